@@ -1,0 +1,66 @@
+#include "cli_common.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "tide/default_map.hpp"
+
+namespace tide::cli {
+
+Map load_map_or_fail(const std::string& path) {
+    auto map = path == kDefaultMapName ? parse_map(default_map_text(), "<default map>") : load_map(path);
+    check(map);
+    return std::move(map.value());
+}
+
+Cell parse_cell(const std::string& text, const std::string& option) {
+    const auto comma = text.find(',');
+    auto parse_int = [&](std::string_view s, int& out) {
+        const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+        return !s.empty() && ec == std::errc() && p == s.data() + s.size();
+    };
+    Cell c;
+    if (comma == std::string::npos || !parse_int(std::string_view(text).substr(0, comma), c.x) ||
+        !parse_int(std::string_view(text).substr(comma + 1), c.y)) {
+        throw Failure{option + " '" + text + "' is not of the form X,Y (two integers)"};
+    }
+    return c;
+}
+
+std::vector<Cell> parse_goals(const std::vector<std::string>& texts) {
+    std::vector<Cell> goals;
+    for (const auto& t : texts) goals.push_back(parse_cell(t, "--goal"));
+    return goals;
+}
+
+FieldParams make_params(double diagonal, int connectivity) {
+    if (!(diagonal >= 1.0 && diagonal <= 2.0)) {
+        throw Failure{"--diagonal " + std::to_string(diagonal) + " is outside 1..2"};
+    }
+    if (connectivity != 4 && connectivity != 8) {
+        throw Failure{"--connectivity " + std::to_string(connectivity) + " must be 4 or 8"};
+    }
+    FieldParams p;
+    p.diagonal_factor = diagonal;
+    p.connectivity = connectivity == 8 ? Connectivity::eight : Connectivity::four;
+    return p;
+}
+
+void add_field_options(CLI::App& cmd, double& diagonal, int& connectivity) {
+    cmd.add_option("--diagonal", diagonal, "Diagonal move length factor, 1..2 (default sqrt 2; 1.4 = textbook)");
+    cmd.add_option("--connectivity", connectivity, "8 (default) or 4 directions");
+}
+
+double median(std::vector<double>& values) {
+    if (values.empty()) return 0.0;
+    std::sort(values.begin(), values.end());
+    const std::size_t n = values.size();
+    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+std::string cell_text(Cell c) {
+    return "(" + std::to_string(c.x) + ", " + std::to_string(c.y) + ")";
+}
+
+}  // namespace tide::cli

@@ -1,0 +1,197 @@
+// tide verify: independent checks of a built field. It does not trust the builder: every claim is
+// re-derived from the cost field alone.
+//  1. walls carry Direction::wall and +inf; goals carry Direction::goal and 0;
+//  2. every reachable non-goal cell has a legal move (on the map, passable, corner rule);
+//  3. following the flow from every reachable cell reaches a goal without a cycle, and the summed
+//     move costs along that walk equal the cell's integration value;
+//  4. Bellman optimality: no legal move offers a cheaper (move cost + neighbour value);
+//  5. unreachable cells have no direction and no passable neighbour with a finite value that a
+//     legal move could use (so they really are cut off).
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+
+#include "cli_common.hpp"
+
+namespace tide::cli {
+namespace {
+
+struct VerifyOptions {
+    std::string map;
+    std::vector<std::string> goals;
+    int random_goals = 0;
+    std::uint64_t seed = 1;
+    double diagonal = 1.4142135623730951;
+    int connectivity = 8;
+};
+
+struct Checker {
+    const CostField& cost;
+    const FlowField& field;
+    double diag;
+    bool eight;
+    std::size_t violations = 0;
+    double max_walk_error = 0.0;
+    double max_bellman_gap = 0.0;
+
+    bool tolerant_equal(double a, double b) const {
+        return std::fabs(a - b) <= 1e-5 * std::max(1.0, std::fabs(b)) + 1e-6;
+    }
+    void fail(int x, int y, const std::string& what) {
+        if (violations < 20) std::fprintf(stderr, "violation at (%d, %d): %s\n", x, y, what.c_str());
+        ++violations;
+    }
+    bool legal(int x, int y, int d) const {
+        const int nx = x + kDirectionDx[d], ny = y + kDirectionDy[d];
+        if (!cost.passable(nx, ny)) return false;
+        if (d & 1) return eight && cost.passable(nx, y) && cost.passable(x, ny);
+        return true;
+    }
+    double move_cost(int x, int y, int d) const {
+        const double c = cost.at(x + kDirectionDx[d], y + kDirectionDy[d]);
+        return (d & 1) ? c * diag : c;
+    }
+
+    void run() {
+        const int w = cost.width(), h = cost.height();
+        const std::size_t n = static_cast<std::size_t>(w) * h;
+        // Pass 1: local rules.
+        for (int y = 0; y < h; ++y) {
+            for (int x = 0; x < w; ++x) {
+                const Direction d = field.direction(x, y);
+                const float v = field.integration(x, y);
+                if (!cost.passable(x, y)) {
+                    if (d != Direction::wall || v != kUnreachable) fail(x, y, "wall without wall code or with a value");
+                    continue;
+                }
+                if (d == Direction::wall) fail(x, y, "passable cell marked as wall");
+                if (d == Direction::goal) {
+                    if (v != 0.0f) fail(x, y, "goal with non-zero value");
+                    continue;
+                }
+                // Best legal move by the optimality rule.
+                double best = std::numeric_limits<double>::infinity();
+                for (int k = 0; k < kDirectionCount; ++k) {
+                    if (!legal(x, y, k)) continue;
+                    const float nv = field.integration(x + kDirectionDx[k], y + kDirectionDy[k]);
+                    if (nv == kUnreachable) continue;
+                    best = std::min(best, move_cost(x, y, k) + static_cast<double>(nv));
+                }
+                if (d == Direction::unreachable) {
+                    if (v != kUnreachable) fail(x, y, "unreachable cell with a finite value");
+                    if (std::isfinite(best))
+                        fail(x, y, "marked unreachable but a legal move leads to a reachable cell");
+                    continue;
+                }
+                if (!is_move(d)) {
+                    fail(x, y, "invalid direction code");
+                    continue;
+                }
+                if (v == kUnreachable) fail(x, y, "cell with a move but an infinite value");
+                const int k = static_cast<int>(d);
+                if (!legal(x, y, k)) {
+                    fail(x, y, "illegal move (off the map, into a wall or cutting a corner)");
+                    continue;
+                }
+                const double chosen = move_cost(x, y, k) + field.integration(x + kDirectionDx[k], y + kDirectionDy[k]);
+                max_bellman_gap = std::max(max_bellman_gap, std::fabs(chosen - best));
+                if (!tolerant_equal(chosen, best)) fail(x, y, "chosen move is not the cheapest legal move");
+                if (!tolerant_equal(best, v)) fail(x, y, "value differs from the best move cost + neighbour value");
+            }
+        }
+        // Pass 2: walk the flow from every reachable cell; memoised, with cycle detection.
+        std::vector<double> walked(n, -1.0);   // summed move costs to the goal, -1 = not yet known
+        std::vector<std::uint8_t> mark(n, 0);  // 1 = on the current walk
+        std::vector<std::size_t> stack;
+        for (std::size_t start = 0; start < n; ++start) {
+            if (walked[start] >= 0.0 || !is_move(field.directions()[start])) continue;
+            std::size_t c = start;
+            stack.clear();
+            bool broken = false;
+            while (walked[c] < 0.0) {
+                const Direction d = field.directions()[c];
+                if (d == Direction::goal) {
+                    walked[c] = 0.0;
+                    break;
+                }
+                if (!is_move(d) || mark[c]) {
+                    broken = true;
+                    fail(static_cast<int>(c % w), static_cast<int>(c / w),
+                         mark[c] ? "the flow runs in a cycle" : "the flow leads to a cell without a move");
+                    break;
+                }
+                mark[c] = 1;
+                stack.push_back(c);
+                const std::int64_t nx = field.next_index(static_cast<int>(c % w), static_cast<int>(c / w));
+                c = static_cast<std::size_t>(nx);
+            }
+            double acc = broken ? std::numeric_limits<double>::quiet_NaN() : walked[c];
+            for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
+                const std::size_t s = *it;
+                mark[s] = 0;
+                const int x = static_cast<int>(s % w), y = static_cast<int>(s / w);
+                acc += move_cost(x, y, static_cast<int>(field.directions()[s]));
+                walked[s] = broken ? std::numeric_limits<double>::infinity() : acc;
+                if (!broken) {
+                    const double v = field.integration(x, y);
+                    max_walk_error = std::max(max_walk_error, std::fabs(acc - v) / std::max(1.0, v));
+                    if (!tolerant_equal(acc, v)) fail(x, y, "summed move costs along the flow differ from the value");
+                }
+            }
+        }
+    }
+};
+
+void run_verify(const VerifyOptions& o) {
+    const Map map = load_map_or_fail(o.map);
+    std::vector<std::vector<Cell>> goal_sets;
+    if (!o.goals.empty()) goal_sets.push_back(parse_goals(o.goals));
+    if (o.random_goals < 0 || o.random_goals > 10000) throw Failure{"--random-goals must be 0..10000"};
+    if (o.random_goals > 0) {
+        std::vector<Cell> free_cells;
+        for (int y = 0; y < map.cost.height(); ++y)
+            for (int x = 0; x < map.cost.width(); ++x)
+                if (map.cost.passable(x, y)) free_cells.push_back({x, y});
+        if (free_cells.empty()) throw Failure{o.map + ": the map has no passable cell"};
+        std::mt19937_64 rng(o.seed);
+        for (int i = 0; i < o.random_goals; ++i) goal_sets.push_back({free_cells[rng() % free_cells.size()]});
+    }
+    if (goal_sets.empty()) throw Failure{"give at least one --goal or --random-goals N"};
+    const FieldParams params = make_params(o.diagonal, o.connectivity);
+    FieldBuilder builder;
+    FlowField field;
+    std::size_t total_violations = 0;
+    for (const auto& goals : goal_sets) {
+        check(builder.build(map.cost, goals, params, field));
+        Checker checker{map.cost, field, params.connectivity == Connectivity::eight ? params.diagonal_factor : 1.0,
+                        params.connectivity == Connectivity::eight};
+        checker.run();
+        std::string goal_list;
+        for (const Cell& g : goals) goal_list += cell_text(g) + " ";
+        std::printf(
+            "verify %s goals %s: %dx%d cells, %zu reachable; checked wall/goal codes, legal moves, "
+            "Bellman optimality (max gap %.3g), flow walks reach a goal without cycles (max relative "
+            "error of summed costs %.3g): %s\n",
+            o.map.c_str(), goal_list.c_str(), map.cost.width(), map.cost.height(), builder.settled_cells(),
+            checker.max_bellman_gap, checker.max_walk_error,
+            checker.violations ? (std::to_string(checker.violations) + " violation(s)").c_str() : "OK");
+        total_violations += checker.violations;
+    }
+    if (total_violations > 0) throw Failure{std::to_string(total_violations) + " violation(s) found"};
+}
+
+}  // namespace
+
+void add_verify_command(CLI::App& app) {
+    auto o = std::make_shared<VerifyOptions>();
+    auto* cmd = app.add_subcommand("verify", "Build fields and check them independently (exit 1 on any violation)");
+    cmd->add_option("--map", o->map, "Map file, or @default")->required();
+    cmd->add_option("--goal", o->goals, "Goal cell X,Y (repeat for several goals in one field)");
+    cmd->add_option("--random-goals", o->random_goals, "Also verify N fields for random single goals");
+    cmd->add_option("--seed", o->seed, "Seed for --random-goals");
+    add_field_options(*cmd, o->diagonal, o->connectivity);
+    cmd->callback([o] { run_verify(*o); });
+}
+
+}  // namespace tide::cli

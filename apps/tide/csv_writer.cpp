@@ -1,0 +1,59 @@
+#include "csv_writer.hpp"
+
+#include <cstdio>
+#include <limits>
+#include <memory>
+
+#include "cli_common.hpp"
+
+namespace tide::cli {
+namespace {
+
+struct FileCloser {
+    void operator()(std::FILE* f) const { std::fclose(f); }
+};
+
+std::unique_ptr<std::FILE, FileCloser> open_for_writing(const std::string& path) {
+    std::unique_ptr<std::FILE, FileCloser> f(std::fopen(path.c_str(), "wb"));
+    if (!f) throw Failure{path + ": cannot open for writing"};
+    return f;
+}
+
+void finish(std::unique_ptr<std::FILE, FileCloser> f, const std::string& path) {
+    if (std::ferror(f.get()) || std::fclose(f.release()) != 0) throw Failure{path + ": write error"};
+}
+
+}  // namespace
+
+void write_dist_csv(const FieldBuilder& builder, const FlowField& field, const std::string& path) {
+    auto f = open_for_writing(path);
+    char buf[32];
+    for (int y = 0; y < field.height(); ++y) {
+        for (int x = 0; x < field.width(); ++x) {
+            const double v = builder.exact_integration(x, y);
+            if (x) std::fputc(',', f.get());
+            if (v == std::numeric_limits<double>::infinity()) {
+                std::fputs("inf", f.get());
+            } else {
+                std::snprintf(buf, sizeof buf, "%.9g", v);
+                std::fputs(buf, f.get());
+            }
+        }
+        std::fputc('\n', f.get());
+    }
+    finish(std::move(f), path);
+}
+
+void write_next_csv(const FlowField& field, const std::string& path) {
+    auto f = open_for_writing(path);
+    for (int y = 0; y < field.height(); ++y) {
+        for (int x = 0; x < field.width(); ++x) {
+            if (x) std::fputc(',', f.get());
+            std::fprintf(f.get(), "%lld", static_cast<long long>(field.next_index(x, y)));
+        }
+        std::fputc('\n', f.get());
+    }
+    finish(std::move(f), path);
+}
+
+}  // namespace tide::cli

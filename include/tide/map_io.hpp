@@ -1,0 +1,70 @@
+#pragma once
+/// \file map_io.hpp
+/// Map and scenario files. All parsers accept LF and CRLF line endings and a missing final
+/// newline; every malformed input yields an Error naming the source, the line and the fault.
+///
+/// Formats (details in docs/formats.md):
+/// - Moving AI `.map`: `type octile`, `height H`, `width W`, `map`, H rows of W characters.
+///   `.` `G` `S` cost 1; `@` `O` `T` `W` wall (water is impassable for Tide's default land unit).
+/// - Tide text map: `tide-map 1`, `width W`, `height H`, `legend C V` lines (V = 1..254 or `wall`),
+///   `map`, H rows. Default legend: `.` 1, `F` 3, `~` 6, `#` wall, `@` wall.
+/// - Moving AI `.scen`: `version 1` (or `1.0`), then rows
+///   `bucket map width height start_x start_y goal_x goal_y optimal_length`.
+
+#include <memory_resource>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tide/cost_field.hpp"
+#include "tide/result.hpp"
+
+namespace tide {
+
+/// Which text format a map was read from.
+enum class MapFormat { moving_ai, tide };
+
+/// A parsed map.
+struct Map {
+    CostField cost;                      ///< The terrain.
+    MapFormat format = MapFormat::tide;  ///< Source format.
+};
+
+/// Parses a map held in memory, detecting the format from the first line. `source` names the
+/// input in error messages (a file path, "<default map>").
+Result<Map> parse_map(std::string_view text, std::string_view source,
+                      std::pmr::memory_resource* memory = std::pmr::get_default_resource());
+
+/// Reads and parses a map file (error when it cannot be read, is over 1 GiB, or is malformed).
+Result<Map> load_map(const std::string& path, std::pmr::memory_resource* memory = std::pmr::get_default_resource());
+
+/// Writes `cost` as a Tide text map, with legend lines for costs outside the default legend.
+/// Error when the map uses more distinct passable costs than single-character symbols can name (92).
+Result<std::string> format_tide_map(const CostField& cost);
+
+/// One row of a Moving AI scenario file.
+struct ScenarioRow {
+    int bucket = 0;
+    std::string map;  ///< The map column as written (a bare name or a path).
+    int map_width = 0;
+    int map_height = 0;
+    Cell start;
+    Cell goal;
+    double optimal = 0.0;  ///< Published optimal length.
+    int line = 0;          ///< 1-based line in the source, for messages.
+};
+
+/// Parses a scenario file held in memory. `source` names it in error messages.
+Result<std::vector<ScenarioRow>> parse_scenarios(std::string_view text, std::string_view source);
+
+/// Reads and parses a scenario file.
+Result<std::vector<ScenarioRow>> load_scenarios(const std::string& path);
+
+/// Checks every row against `cost`: matching width/height, start and goal on the map and passable.
+/// `source` names the scenario file in messages.
+Result<void> check_scenarios(const std::vector<ScenarioRow>& rows, const CostField& cost, std::string_view source);
+
+/// Reads a whole file into a string (error names the path); refuses files over `max_bytes`.
+Result<std::string> read_text_file(const std::string& path, std::size_t max_bytes = std::size_t{1} << 30);
+
+}  // namespace tide

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the build and tests need, when it can (root, or sudo without a
+# password). Prints what is missing otherwise. Called by `make build`, `make run` and `make test`.
+set -euo pipefail
+
+packages=(
+  cmake g++ make pkg-config
+  googletest libgtest-dev libbenchmark-dev   # tests and micro benchmarks
+  libpng-dev                                 # PNG pictures (tide render)
+  libcli11-dev nlohmann-json3-dev            # CLI parsing, JSON reports
+  libboost-graph-dev                         # third-party Dijkstra reference in tide bench
+  libtbb-dev                                 # default job system of the apps
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "install-deps: missing Debian packages: ${missing[*]}"
+if [ "$(id -u)" -eq 0 ]; then
+  sudo_cmd=()
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+  sudo_cmd=(sudo -n)
+else
+  echo "install-deps: not root and no password-less sudo; install them with:"
+  echo "  sudo apt-get install ${missing[*]}"
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

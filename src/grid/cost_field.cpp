@@ -1,0 +1,43 @@
+#include "tide/cost_field.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "tide/assert.hpp"
+
+namespace tide {
+
+Result<CostField> CostField::create(int width, int height, Cost fill, std::pmr::memory_resource* memory) {
+    if (width < 1 || width > kMaxDimension || height < 1 || height > kMaxDimension) {
+        return Error{"map size " + std::to_string(width) + "x" + std::to_string(height) +
+                     " is outside 1..16384 in each dimension"};
+    }
+    if (fill == 0) return Error{"cost 0 is not allowed (passable costs are 1..254, 255 is a wall)"};
+    return CostField(width, height, fill, memory);
+}
+
+Cost CostField::at(int x, int y) const {
+    TIDE_ASSERT(contains(x, y));
+    return cells_[static_cast<std::size_t>(y) * width_ + x];
+}
+
+void CostField::set(int x, int y, Cost cost) {
+    TIDE_ASSERT(contains(x, y));
+    TIDE_ASSERT(cost != 0);
+    cells_[static_cast<std::size_t>(y) * width_ + x] = cost;
+    ++version_;
+}
+
+void CostField::fill_rect(int x0, int y0, int x1, int y1, Cost cost) {
+    TIDE_ASSERT(cost != 0);
+    x0 = std::max(x0, 0);
+    y0 = std::max(y0, 0);
+    x1 = std::min(x1, width_ - 1);
+    y1 = std::min(y1, height_ - 1);
+    for (int y = y0; y <= y1; ++y) {
+        for (int x = x0; x <= x1; ++x) cells_[static_cast<std::size_t>(y) * width_ + x] = cost;
+    }
+    ++version_;
+}
+
+}  // namespace tide
