@@ -152,15 +152,20 @@ public:
 private:
     Result<void> integrate(const CostField& cost, std::span<const Cell> goals, const FieldParams& params);
 
+    struct Link {
+        std::int32_t next;
+        std::int32_t prev;
+    };
     std::pmr::memory_resource* memory_;
-    int pw_ = 0, ph_ = 0;                  // padded size: map plus a one-cell wall border
-    std::pmr::vector<Cost> cost_;          // padded costs (border = wall)
-    std::pmr::vector<double> dist_;        // padded exact distances (+inf = not reached, -1 = wall)
-    std::pmr::vector<std::int32_t> next_;  // bucket queue: intrusive doubly-linked lists
-    std::pmr::vector<std::int32_t> prev_;
-    std::pmr::vector<std::uint8_t> via_;        // padded: best move found so far (the flow), or 8 = none
-    std::pmr::vector<std::int32_t> head_;       // bucket ring heads
-    std::pmr::vector<std::uint64_t> occupied_;  // one bit per non-empty bucket
+    int pw_ = 0, ph_ = 0;            // padded size: map plus a one-cell wall border
+    std::pmr::vector<Cost> cost_;    // padded costs (border = wall)
+    std::pmr::vector<double> dist_;  // padded exact distances (+inf = not reached, -inf = wall)
+    // A byte type that, unlike unsigned char, does not alias everything: stores to it let the
+    // compiler keep the search state in registers.
+    enum class Code : std::uint8_t {};
+    std::pmr::vector<Code> via_;                // padded: best move so far, by tie rank (see the .cpp)
+    std::pmr::vector<Link> links_;              // bucket lists: one node per padded cell, then sentinels
+    std::pmr::vector<std::uint64_t> occupied_;  // one bit per possibly non-empty bucket
     std::size_t settled_ = 0;
 };
 

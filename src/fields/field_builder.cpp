@@ -1,4 +1,4 @@
-// Reverse Dijkstra with an exact bucket queue, and the flow pass.
+// Reverse Dijkstra with an exact bucket queue; the flow is recorded during the search.
 //
 // Why a bucket queue is exact here: every move costs at least w = (smallest passable cost) x
 // min(1, diagonal factor). Buckets are [k*w, (k+1)*w). When bucket k is reached, every queued cell
@@ -6,10 +6,17 @@
 // inside one bucket may be settled in any order (we use LIFO) and the distances are the true
 // least costs, computed in double precision; no approximation. For the same reason every offer
 // made after a cell was settled is larger than its value, so "offer < current value" alone
-// rejects settled cells (and walls, which hold -1) without a per-cell state. Only floor(max move / w) + 3
-// buckets are ever live, so they form a ring; a bitmap of non-empty buckets finds the next one.
+// rejects settled cells (and walls, which hold -inf) without a per-cell state.
 //
-// The grid is padded with a one-cell wall border, so neighbour access needs no bounds checks.
+// Only floor(max move / w) + 3 buckets are ever live, so they form a ring. Each bucket is a
+// circular doubly-linked list threaded through `links_`, with a sentinel node per bucket after the
+// cells; a cell outside every list links to itself, so unlinking needs no branch. A bitmap marks
+// buckets that may be non-empty (bits are cleared lazily) to find the next bucket quickly.
+//
+// The hot loop avoids unpredictable branches: the eight offers of a settled cell are applied with
+// selects (a blocked diagonal offers NaN, which compares false), and only the improved cells, at
+// most eight, go through the queue update. The grid is padded with a one-cell wall border, so
+// neighbour access needs no bounds checks.
 
 #include <algorithm>
 #include <bit>
@@ -22,10 +29,21 @@
 namespace tide {
 namespace {
 
-// Tie rank of each move: straight moves first (E, S, W, N), then diagonals (SE, SW, NW, NE).
-// The extra entries rank "no move yet" (the initial `via` value) last.
-constexpr std::uint8_t kNoMove = kDirectionCount;
-constexpr std::uint8_t kRank[kDirectionCount + 1] = {0, 4, 1, 5, 2, 6, 3, 7, 8};
+constexpr std::uint8_t kGoalCode = static_cast<std::uint8_t>(Direction::goal);
+constexpr std::uint8_t kUnreachableCode = static_cast<std::uint8_t>(Direction::unreachable);
+constexpr std::uint8_t kWallCode = static_cast<std::uint8_t>(Direction::wall);
+static_assert(kWallCode == 10 && kUnreachableCode == 9 && kGoalCode == 8,
+              "the builder writes Direction codes straight into the flow layer");
+
+// During the search `via_` holds moves by tie rank, so the tie rule is one integer compare:
+// straight moves first (E, S, W, N), then diagonals (SE, SW, NW, NE); the goal, unreachable and
+// wall codes (8, 9, 10) rank after every move. The output pass maps ranks back to Direction codes.
+constexpr std::uint8_t kRankE = 0, kRankS = 1, kRankW = 2, kRankN = 3;
+constexpr std::uint8_t kRankSE = 4, kRankSW = 5, kRankNW = 6, kRankNE = 7;
+constexpr std::uint8_t kRankToCode[11] = {0, 2, 4, 6, 1, 3, 5, 7, 8, 9, 10};
+
+// Largest ring any map can need: max move 254 x 2 over min move 1, plus 3.
+constexpr std::size_t kMaxRing = static_cast<std::size_t>(kCostMax) * 2 + 3;
 
 std::string cell_text(Cell c) {
     return "(" + std::to_string(c.x) + ", " + std::to_string(c.y) + ")";
@@ -34,14 +52,7 @@ std::string cell_text(Cell c) {
 }  // namespace
 
 FieldBuilder::FieldBuilder(std::pmr::memory_resource* memory)
-    : memory_(memory),
-      cost_(memory),
-      dist_(memory),
-      next_(memory),
-      prev_(memory),
-      via_(memory),
-      head_(memory),
-      occupied_(memory) {}
+    : memory_(memory), cost_(memory), dist_(memory), via_(memory), links_(memory), occupied_(memory) {}
 
 Result<void> FieldBuilder::integrate(const CostField& cost, std::span<const Cell> goals, const FieldParams& params) {
     const bool eight = params.connectivity == Connectivity::eight;
@@ -65,161 +76,170 @@ Result<void> FieldBuilder::integrate(const CostField& cost, std::span<const Cell
     const std::size_t n = static_cast<std::size_t>(pw_) * ph_;
     cost_.resize(n);
     dist_.resize(n);
-    next_.resize(n);
-    prev_.resize(n);
     via_.resize(n);
+    links_.resize(n + kMaxRing);  // cells, then one sentinel per bucket
 
-    // Padded copy of the costs and the start distances: +inf for open cells, -1 for walls and the
-    // border. A wall's negative distance makes every offer to it fail the `cand < dist` test, and
-    // so does a settled cell's (see the header comment), so the hot loop needs no state array.
-    Cost lo = kCostMax;
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    constexpr double kStartDist[2] = {-kInf, kInf};  // wall, open
+    constexpr std::uint8_t kStartCode[2] = {kWallCode, kUnreachableCode};
+    Cost* const pc = cost_.data();
+    double* const dist = dist_.data();
+    Code* const via = via_.data();
+    Link* const links = links_.data();
+
+    // Padded copy of the costs and the start state: open cells +inf / unreachable, walls and the
+    // border -inf / wall, every cell linked to itself (in no list). Also the cost range.
+    auto init_border = [&](std::size_t i) {
+        pc[i] = kCostWall;
+        dist[i] = -kInf;
+        via[i] = Code{kWallCode};
+        links[i] = {static_cast<std::int32_t>(i), static_cast<std::int32_t>(i)};
+    };
+    for (std::size_t i = 0; i < static_cast<std::size_t>(pw_); ++i) {
+        init_border(i);
+        init_border(n - pw_ + i);
+    }
+    Cost lo = kCostWall;
     Cost hi = 1;
     const Cost* src = cost.cells().data();
-    constexpr double kInf = std::numeric_limits<double>::infinity();
-    std::fill_n(cost_.begin(), pw_, kCostWall);
-    std::fill_n(cost_.begin() + static_cast<std::ptrdiff_t>(n - pw_), pw_, kCostWall);
-    std::fill_n(dist_.begin(), pw_, -1.0);
-    std::fill_n(dist_.begin() + static_cast<std::ptrdiff_t>(n - pw_), pw_, -1.0);
     for (int y = 0; y < h; ++y) {
         const std::size_t r = static_cast<std::size_t>(y + 1) * pw_;
-        Cost* row = cost_.data() + r;
-        double* drow = dist_.data() + r;
-        row[0] = kCostWall;
-        row[pw_ - 1] = kCostWall;
-        drow[0] = -1.0;
-        drow[pw_ - 1] = -1.0;
-        std::copy_n(src + static_cast<std::size_t>(y) * w, w, row + 1);
-        for (int x = 1; x <= w; ++x) {
-            const Cost c = row[x];
-            const bool open = c != kCostWall;
-            drow[x] = open ? kInf : -1.0;
-            if (open) {
-                lo = std::min(lo, c);
-                hi = std::max(hi, c);
-            }
+        init_border(r);
+        init_border(r + pw_ - 1);
+        const Cost* srow = src + static_cast<std::size_t>(y) * w;
+        for (int x = 0; x < w; ++x) {
+            const std::size_t i = r + 1 + static_cast<std::size_t>(x);
+            const Cost c = srow[x];
+            const int open = c != kCostWall;
+            pc[i] = c;
+            dist[i] = kStartDist[open];  // tables, not branches: walls are scattered at random
+            via[i] = Code{kStartCode[open]};
+            links[i] = {static_cast<std::int32_t>(i), static_cast<std::int32_t>(i)};
+            lo = std::min(lo, c);  // a wall's 255 only wins when nothing is open
+            hi = std::max(hi, static_cast<Cost>(c * open));
         }
     }
-    std::fill(via_.begin(), via_.end(), kNoMove);
 
     const double len_diag = eight ? diag : 1.0;
     const double width = static_cast<double>(lo);  // lo x min(1, diag); diag >= 1
     const double inv_width = 1.0 / width;
     const double max_move = static_cast<double>(hi) * len_diag;
     const std::size_t ring = static_cast<std::size_t>(std::floor(max_move / width)) + 3;
-    // Reserve the largest ring any map can need (254 x 2 / 1 + 3 buckets), so a later build on a map
-    // of the same size but a wider cost range allocates nothing either.
-    constexpr std::size_t kMaxRing = static_cast<std::size_t>(kCostMax) * 2 + 3;
-    head_.reserve(kMaxRing);
-    occupied_.reserve((kMaxRing + 63) / 64);
-    head_.assign(ring, -1);
-    occupied_.assign((ring + 63) / 64, 0);
-
-    std::int32_t* const next = next_.data();
-    std::int32_t* const prev = prev_.data();
-    std::int32_t* const head = head_.data();
+    const std::size_t words = (ring + 63) / 64;
+    occupied_.reserve((kMaxRing + 63) / 64);  // so a wider cost range later allocates nothing
+    occupied_.assign(words, 0);
     std::uint64_t* const occupied = occupied_.data();
-    double* const dist = dist_.data();
-    std::uint8_t* const via = via_.data();
-    const Cost* const pc = cost_.data();
+    const auto sentinel = [n](std::size_t s) { return static_cast<std::int32_t>(n + s); };
+    for (std::size_t s = 0; s < ring; ++s) links[n + s] = {sentinel(s), sentinel(s)};
 
-    // A list head's prev holds -(slot + 2), so unlinking never needs a per-cell slot array.
-    auto link = [&](std::int32_t c, std::size_t s) __attribute__((always_inline)) {
-        const std::int32_t old = head[s];
-        next[c] = old;
-        prev[c] = -static_cast<std::int32_t>(s) - 2;
-        if (old >= 0) prev[old] = c;
-        head[s] = c;
-        occupied[s >> 6] |= std::uint64_t{1} << (s & 63);
+    auto unlink = [links](std::int32_t c) __attribute__((always_inline)) {
+        const Link l = links[c];
+        links[l.prev].next = l.next;
+        links[l.next].prev = l.prev;
     };
-    auto unlink = [&](std::int32_t c) __attribute__((always_inline)) {
-        const std::int32_t p = prev[c];
-        const std::int32_t nx = next[c];
-        if (p >= 0) {
-            next[p] = nx;
-        } else {
-            const std::size_t s = static_cast<std::size_t>(-p - 2);
-            head[s] = nx;
-            if (nx < 0) occupied[s >> 6] &= ~(std::uint64_t{1} << (s & 63));
-        }
-        if (nx >= 0) prev[nx] = p;
+    auto link = [&](std::int32_t c, std::size_t s) __attribute__((always_inline)) {
+        const std::int32_t head = sentinel(s);
+        const std::int32_t first = links[head].next;
+        links[c] = {first, head};
+        links[first].prev = c;
+        links[head].next = c;
+        occupied[s >> 6] |= std::uint64_t{1} << (s & 63);
     };
 
     std::size_t queued = 0;
     for (const Cell& g : goals) {
         const std::int32_t c = (g.y + 1) * pw_ + (g.x + 1);
-        if (dist[c] == 0.0) continue;  // duplicate goal
+        if (via[c] == Code{kGoalCode}) continue;  // duplicate goal
         dist[c] = 0.0;
+        via[c] = Code{kGoalCode};
         link(c, 0);
         ++queued;
     }
 
     const std::int32_t off[kDirectionCount] = {1, pw_ + 1, pw_, pw_ - 1, -1, -pw_ - 1, -pw_, -pw_ + 1};
+    // Added to a diagonal offer: 0 when both cells beside the move are open, else NaN (which
+    // compares false with everything, so the offer is never taken).
+    const double kCornerPenalty[2] = {std::numeric_limits<double>::quiet_NaN(), 0.0};
     std::uint64_t bucket = 0;  // absolute bucket number of the slot being drained
     std::size_t slot = 0;      // bucket % ring
     std::size_t settled = 0;
-    const std::size_t words = occupied_.size();
-
-    // Offers `cand` to cell x for its move `dir` (x -> the cell being settled). Every offer that can
-    // be optimal reaches x before x is settled (it comes from a strictly earlier bucket), so keeping
-    // the best offer, with exact ties going to the move of lower rank, yields the flow directly:
-    // the same move a separate "argmin over neighbours" pass would pick, without that pass.
-    auto relax = [&](std::int32_t x, double cand, std::uint8_t dir) __attribute__((always_inline)) {
-        const double old = dist[x];
-        if (cand < old) {
-            if (old != kInf) {
-                unlink(x);
-            } else {
-                ++queued;
-            }
-            dist[x] = cand;
-            via[x] = dir;
-            std::uint64_t b = static_cast<std::uint64_t>(cand * inv_width);
-            if (b <= bucket) b = bucket + 1;  // rounding guard: a move never stays in the current bucket
-            std::size_t s = slot + static_cast<std::size_t>(b - bucket);
-            if (s >= ring) s -= ring;
-            link(x, s);
-        } else if (cand == old && kRank[dir] < kRank[via[x]]) {
-            via[x] = dir;
-        }
+    struct Improvement {
+        std::int32_t cell;
+        std::uint8_t rank;
+        double value;
     };
+    Improvement improved[kDirectionCount];
 
     while (queued > 0) {
-        // Find the next non-empty slot at or after the current one, circularly.
+        // Next non-empty bucket at or after the current one, circularly; stale bits are cleared here.
         const std::size_t start = slot;
-        std::size_t word = start >> 6;
-        std::uint64_t bits = occupied[word] & (~std::uint64_t{0} << (start & 63));
-        while (bits == 0) {  // terminates: queued > 0 means some bit is set
-            word = word + 1 == words ? 0 : word + 1;
-            bits = occupied[word];
+        std::size_t s = start;
+        for (;;) {
+            std::size_t word = s >> 6;
+            std::uint64_t bits = occupied[word] & (~std::uint64_t{0} << (s & 63));
+            while (bits == 0) {  // terminates: queued > 0 means some list is non-empty and marked
+                word = word + 1 == words ? 0 : word + 1;
+                bits = occupied[word];
+            }
+            s = word * 64 + static_cast<std::size_t>(std::countr_zero(bits));
+            if (links[n + s].next != sentinel(s)) break;
+            occupied[word] &= ~(std::uint64_t{1} << (s & 63));
         }
-        slot = word * 64 + static_cast<std::size_t>(std::countr_zero(bits));
-        bucket += (slot + ring - start) % ring;
+        bucket += (s + ring - start) % ring;
+        slot = s;
+        const std::int32_t head = sentinel(slot);
 
-        while (head[slot] >= 0) {
-            const std::int32_t y = head[slot];
+        for (std::int32_t y = links[head].next; y != head; y = links[head].next) {
             unlink(y);
             --queued;
             ++settled;
             const double d = dist[y];
             const double c = static_cast<double>(pc[y]);
             const double orth = d + c;
-            relax(y + off[0], orth, 4);  // the east neighbour reaches y by moving west
-            relax(y + off[2], orth, 6);
-            relax(y + off[4], orth, 0);
-            relax(y + off[6], orth, 2);
+            int count = 0;
+            // Offer to x its move (of tie rank `rank`) into y. Keeping the best offer, with exact ties
+            // going to the move of lower rank, yields the flow directly: every offer that can be
+            // optimal reaches x before x is settled (it comes from a strictly earlier bucket).
+            // Improvements are applied after all eight offers (each neighbour gets one offer).
+            auto offer = [&](std::int32_t x, double cand, std::uint8_t rank) __attribute__((always_inline)) {
+                const double old = dist[x];
+                improved[count] = {x, rank, cand};
+                count += cand < old;
+                if (cand == old) [[unlikely]] {  // an exact tie: the lower rank wins
+                    const auto cur = static_cast<std::uint8_t>(via[x]);
+                    via[x] = Code{std::min(cur, rank)};
+                }
+            };
+            offer(y + off[0], orth, kRankW);  // the east neighbour reaches y by moving west
+            offer(y + off[2], orth, kRankN);
+            offer(y + off[4], orth, kRankE);
+            offer(y + off[6], orth, kRankS);
             if (eight) {
-                // Corner rule: a diagonal offer is +inf (never accepted) unless both cells beside it are open.
+                // Corner rule: a diagonal is offered only when both cells beside it are open.
                 const double dg = d + c * len_diag;
-                const bool e = pc[y + off[0]] != kCostWall;
-                const bool s = pc[y + off[2]] != kCostWall;
-                const bool wv = pc[y + off[4]] != kCostWall;
-                const bool nv = pc[y + off[6]] != kCostWall;
-                relax(y + off[1], (s && e) ? dg : kInf, 5);
-                relax(y + off[3], (s && wv) ? dg : kInf, 7);
-                relax(y + off[5], (nv && wv) ? dg : kInf, 1);
-                relax(y + off[7], (nv && e) ? dg : kInf, 3);
+                const int e = pc[y + off[0]] != kCostWall;
+                const int so = pc[y + off[2]] != kCostWall;
+                const int we = pc[y + off[4]] != kCostWall;
+                const int no = pc[y + off[6]] != kCostWall;
+                offer(y + off[1], dg + kCornerPenalty[so & e], kRankNW);
+                offer(y + off[3], dg + kCornerPenalty[so & we], kRankNE);
+                offer(y + off[5], dg + kCornerPenalty[no & we], kRankSE);
+                offer(y + off[7], dg + kCornerPenalty[no & e], kRankSW);
+            }
+            for (int i = 0; i < count; ++i) {
+                const std::int32_t x = improved[i].cell;
+                dist[x] = improved[i].value;
+                via[x] = Code{improved[i].rank};
+                queued += links[x].next == x;  // linked to itself: first time queued
+                unlink(x);                     // a no-op for a cell in no list
+                std::uint64_t b = static_cast<std::uint64_t>(improved[i].value * inv_width);
+                b = std::max(b, bucket + 1);  // rounding guard: a move never stays in the current bucket
+                std::size_t t = slot + static_cast<std::size_t>(b - bucket);
+                t = t >= ring ? t - ring : t;
+                link(x, t);
             }
         }
+        occupied[slot >> 6] &= ~(std::uint64_t{1} << (slot & 63));
     }
     settled_ = settled;
     return {};
@@ -234,7 +254,7 @@ Result<void> FieldBuilder::build_integration(const CostField& cost, std::span<co
     for (int y = 0; y < h; ++y) {
         const double* row = dist_.data() + static_cast<std::size_t>(y + 1) * pw_ + 1;
         float* dst = out.data() + static_cast<std::size_t>(y) * w;
-        for (int x = 0; x < w; ++x) dst[x] = row[x] < 0.0 ? kUnreachable : static_cast<float>(row[x]);
+        for (int x = 0; x < w; ++x) dst[x] = static_cast<float>(std::fabs(row[x]));  // -inf walls -> +inf
     }
     return {};
 }
@@ -251,21 +271,15 @@ Result<void> FieldBuilder::build(const CostField& cost, std::span<const Cell> go
     out.directions_.resize(cells);
 
     const double* const dist = dist_.data();
-    const std::uint8_t* const via = via_.data();
+    const Code* const via = via_.data();
     for (int y = 0; y < h; ++y) {
         const std::size_t p0 = static_cast<std::size_t>(y + 1) * pw_ + 1;
         float* irow = out.integration_.data() + static_cast<std::size_t>(y) * w;
+        // Walls hold -inf (+inf in the output), cut-off cells +inf; `via` holds the codes by rank.
+        for (int x = 0; x < w; ++x) irow[x] = static_cast<float>(std::fabs(dist[p0 + x]));  // -inf walls -> +inf
         Direction* drow = out.directions_.data() + static_cast<std::size_t>(y) * w;
-        for (int x = 0; x < w; ++x) {
-            const std::size_t p = p0 + static_cast<std::size_t>(x);
-            const double dp = dist[p];
-            // Walls hold -1 and cut-off cells +inf; costs are >= 1, so only goals hold 0.
-            irow[x] = dp < 0.0 ? kUnreachable : static_cast<float>(dp);
-            drow[x] = dp < 0.0                                        ? Direction::wall
-                      : dp == std::numeric_limits<double>::infinity() ? Direction::unreachable
-                      : dp == 0.0                                     ? Direction::goal
-                                                                      : static_cast<Direction>(via[p]);
-        }
+        for (int x = 0; x < w; ++x)
+            drow[x] = static_cast<Direction>(kRankToCode[static_cast<std::uint8_t>(via[p0 + x])]);
     }
     return {};
 }
@@ -273,7 +287,7 @@ Result<void> FieldBuilder::build(const CostField& cost, std::span<const Cell> go
 double FieldBuilder::exact_integration(int x, int y) const {
     TIDE_ASSERT(x >= 0 && y >= 0 && x < pw_ - 2 && y < ph_ - 2);
     const double d = dist_[static_cast<std::size_t>(y + 1) * pw_ + (x + 1)];
-    return d < 0.0 ? std::numeric_limits<double>::infinity() : d;
+    return std::fabs(d);  // walls hold -inf
 }
 
 Result<FlowField> build_flow_field(const CostField& cost, std::span<const Cell> goals, const FieldParams& params) {
