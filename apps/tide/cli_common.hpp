@@ -59,5 +59,6 @@ void add_verify_command(CLI::App& app);
 void add_gen_command(CLI::App& app);
 void add_render_command(CLI::App& app);
 void add_run_command(CLI::App& app);
+void add_bench_command(CLI::App& app);
 
 }  // namespace tide::cli

@@ -1,0 +1,917 @@
+// tide bench: side-by-side benchmark tables. `tide bench fields` times one field build against
+// A* per unit, the textbook build, a 4-direction Dijkstra map and Boost.Graph's Dijkstra, on the
+// classic random maps (several seeds) and on the largest Moving AI maps, in one run.
+//
+// Method: for every map and every row, one untimed warm-up (which also checks the result against
+// Tide's exact distances), then --reps timed repetitions. The figure of a row is the median of
+// all repetitions of all seeds pooled together. Rows run one after the other, each with its own
+// warm-up, as Google Benchmark does.
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <boost/version.hpp>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <numeric>
+#include <sstream>
+#include <thread>
+
+#include "bench_baselines.hpp"
+#include "cli_common.hpp"
+#include "map_gen.hpp"
+#include "tide/astar.hpp"
+
+#ifndef TIDE_GIT_COMMIT
+#define TIDE_GIT_COMMIT "unknown"
+#endif
+#ifndef TIDE_SOURCE_DIR
+#define TIDE_SOURCE_DIR "."
+#endif
+
+namespace tide::cli {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr int kMinReps = 20;
+constexpr double kCheckTolerance = 1e-9;        // relative, baseline distances vs Tide's exact ones
+constexpr std::uint64_t kStartSeed = 0x5EED;    // A* starts: fixed seed (mixed with the map seed)
+constexpr std::size_t kFullAStarCells = 65536;  // A* x1000 only on maps up to 256x256 cells
+// Maps over this many cells are "large" (4096x4096): no A* rows (one A* to the centre expands
+// millions of cells, so even x10 would take minutes per repetition) and only --large-seeds seeds
+// (one 4096x4096 seed already costs about 7 minutes at 20 repetitions per row).
+constexpr std::size_t kLargeMapCells = 1024 * 1024;
+
+struct BenchOptions {
+    std::vector<int> sizes{256, 1024, 4096};
+    int seeds = 3;
+    int large_seeds = 1;
+    int reps = 20;
+    std::string movingai = "../shared/data/movingai";
+    bool movingai_given = false;
+    std::string json;
+    std::string svg;
+    bool quick = false;
+};
+
+/// One row of the table.
+struct RowSpec {
+    const char* key;
+    const char* name;
+    int units;  // A* rows: units per repetition; 0 otherwise
+};
+constexpr RowSpec kRows[] = {
+    {"astar_1", "A* x1", 1},
+    {"astar_10", "A* x10", 10},
+    {"astar_100", "A* x100", 100},
+    {"astar_1000", "A* x1000", 1000},
+    {"textbook", "textbook 8-dir Dijkstra + lowest-neighbour flow (baseline)", 0},
+    {"dijkstra4", "4-dir Dijkstra map (textbook)", 0},
+    {"boost", "Boost.Graph dijkstra_shortest_paths (CSR)", 0},
+    {"tide", "Tide integration + flow (8-dir)", 0},
+    {"tide_integration", "Tide integration only", 0},
+};
+constexpr int kRowCount = static_cast<int>(std::size(kRows));
+
+int row_index(std::string_view key) {
+    for (int i = 0; i < kRowCount; ++i) {
+        if (key == kRows[i].key) return i;
+    }
+    throw Failure{"internal: unknown row " + std::string(key)};
+}
+
+struct RowResult {
+    std::vector<double> samples;           // every timed repetition of every instance, ms
+    std::vector<double> instance_medians;  // one per seed / map file
+    double median_ms = 0.0;
+    bool ran() const { return !samples.empty(); }
+};
+
+/// One benchmark map: a random size (several seeds) or one Moving AI file.
+struct MapCase {
+    std::string name;   // "random 256x256" or the file stem
+    std::string label;  // progress prefix: "256" or the file stem
+    std::string kind;   // "random" or "movingai"
+    int width = 0, height = 0;
+    std::vector<std::uint64_t> seeds;  // random maps
+    std::string path;                  // Moving AI maps
+};
+
+struct MapResult {
+    MapCase map;
+    std::vector<Json> instances;  // seed / file, goal, reachable cells, checks
+    RowResult rows[kRowCount];
+    double memory_bytes_per_cell = 0.0;
+    std::vector<int> astar_units;
+    std::size_t cells() const { return static_cast<std::size_t>(map.width) * map.height; }
+    const RowResult& row(std::string_view key) const { return rows[row_index(key)]; }
+};
+
+// ---- Machine and commit ------------------------------------------------------------------------
+
+std::string trim(std::string s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+    std::size_t b = 0;
+    while (b < s.size() && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+    return s.substr(b);
+}
+
+std::string command_output(const std::string& command) {
+    std::string out;
+    if (FILE* p = popen(command.c_str(), "r")) {
+        char buf[256];
+        while (std::fgets(buf, sizeof buf, p)) out += buf;
+        if (pclose(p) != 0) return {};
+    }
+    return trim(out);
+}
+
+std::string cpu_model() {
+    std::ifstream in("/proc/cpuinfo");
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind("model name", 0) == 0) {
+            const auto colon = line.find(':');
+            if (colon != std::string::npos) return trim(line.substr(colon + 1));
+        }
+    }
+    return "unknown";
+}
+
+std::string compiler_version() {
+#if defined(__clang__)
+    return std::string("clang ") + __VERSION__;
+#elif defined(__GNUC__)
+    return std::string("g++ ") + __VERSION__;
+#else
+    return "unknown";
+#endif
+}
+
+struct Provenance {
+    std::string cpu, compiler, commit, boost;
+    unsigned cores = 0;
+    bool dirty = false;
+};
+
+Provenance provenance() {
+    Provenance p;
+    p.cpu = cpu_model();
+    p.cores = std::thread::hardware_concurrency();
+    p.compiler = compiler_version();
+    p.boost = BOOST_LIB_VERSION;
+    const std::string git = std::string("git -C '") + TIDE_SOURCE_DIR + "' ";
+    p.commit = command_output(git + "rev-parse --short HEAD 2>/dev/null");
+    if (p.commit.empty()) {
+        p.commit = TIDE_GIT_COMMIT;  // configure-time value
+    } else {
+        p.dirty = !command_output(git + "status --porcelain --untracked-files=no 2>/dev/null").empty();
+    }
+    return p;
+}
+
+// ---- Progress on stderr ------------------------------------------------------------------------
+
+class Progress {
+public:
+    void update(const std::string& prefix, const char* row, int done, int total) {
+        const auto now = std::chrono::steady_clock::now();
+        const double since = std::chrono::duration<double>(now - last_).count();
+        if (since < (tty_ ? 0.2 : 2.0) && !(tty_ && done == 0)) return;
+        last_ = now;
+        if (tty_) {
+            std::fprintf(stderr, "\r\033[K[%s] %s %d/%d", prefix.c_str(), row, done, total);
+        } else {
+            std::fprintf(stderr, "[%s] %s %d/%d\n", prefix.c_str(), row, done, total);
+        }
+        std::fflush(stderr);
+    }
+    void clear() {
+        if (tty_) std::fprintf(stderr, "\r\033[K");
+    }
+
+private:
+    bool tty_ = isatty(STDERR_FILENO) != 0;
+    std::chrono::steady_clock::time_point last_{};
+};
+
+// ---- Running one map ---------------------------------------------------------------------------
+
+/// Fails loudly when a baseline disagrees with Tide's exact distances.
+void require_close(double difference, const std::string& what) {
+    if (!(difference <= kCheckTolerance)) {
+        throw Failure{what + " differs from Tide's exact distances: largest relative difference " +
+                      std::to_string(difference) + " (allowed " + std::to_string(kCheckTolerance) + ")"};
+    }
+}
+
+class MapRunner {
+public:
+    MapRunner(MapResult& result, int reps, Progress& progress) : r_(result), reps_(reps), progress_(progress) {}
+
+    void run_instance(const CostField& cost, const std::string& prefix, const std::string& instance_name,
+                      std::uint64_t start_seed) {
+        prefix_ = prefix;
+        const Result<Cell> goal_result = bench_goal(cost);
+        check(goal_result);
+        const Cell goal = *goal_result;
+        const Cell goals[] = {goal};
+        const int w = cost.width(), h = cost.height();
+
+        FieldBuilder builder;
+        FlowField field;
+        check(builder.build(cost, goals, {}, field));
+        r_.memory_bytes_per_cell = std::max(
+            r_.memory_bytes_per_cell, static_cast<double>(field.memory_bytes()) / static_cast<double>(cost.size()));
+        Json checks = Json::object();
+
+        // A* per unit: the same starts for every repetition; x10 uses the first 10 of the x100 starts, etc.
+        const int max_units = r_.astar_units.empty() ? 0 : r_.astar_units.back();
+        const std::vector<Cell> starts = random_reachable_starts(field, goal, max_units, start_seed);
+        if (max_units > 0) {
+            auto finder = PathFinder::create(cost);
+            check(finder);
+            for (int units : r_.astar_units) {
+                const std::span<const Cell> group(starts.data(), static_cast<std::size_t>(units));
+                double expected = 0.0;
+                for (const Cell& s : group) expected += builder.exact_integration(s.x, s.y);
+                const std::string key = "astar_" + std::to_string(units);
+                time_row(
+                    key, [&] { return astar_units(*finder, group, goal); },
+                    [&](double total) {
+                        const double diff = std::abs(total - expected) / std::max(1.0, expected);
+                        require_close(diff, "A* x" + std::to_string(units) + " (summed costs)");
+                        checks[key] = diff;
+                    });
+            }
+        }
+
+        TextbookField textbook;
+        time_row(
+            "textbook",
+            [&] {
+                textbook_field(cost, goal, textbook);
+                return 0.0;
+            },
+            [&](double) {
+                const double diff = max_relative_difference(textbook.dist, builder, w, h);
+                require_close(diff, "the textbook Dijkstra");
+                checks["textbook"] = diff;
+            });
+        textbook = {};
+
+        {
+            FieldBuilder builder4;
+            FieldParams four;
+            four.connectivity = Connectivity::four;
+            check(builder4.build_integration(cost, goals, four, scratch_));
+            std::vector<double> dist4;
+            time_row(
+                "dijkstra4",
+                [&] {
+                    dijkstra_map_4dir(cost, goal, dist4);
+                    return 0.0;
+                },
+                [&](double) {
+                    const double diff = max_relative_difference(dist4, builder4, w, h);
+                    require_close(diff, "the 4-direction Dijkstra map");
+                    checks["dijkstra4"] = diff;
+                });
+        }
+
+        {
+            progress_.update(prefix_, "building the Boost graph", 0, 1);
+            BoostDijkstra boost(cost);
+            time_row(
+                "boost",
+                [&] {
+                    boost.run(goal);
+                    return 0.0;
+                },
+                [&](double) {
+                    const double diff = max_relative_difference(boost.distances(), builder, w, h);
+                    require_close(diff, "Boost.Graph's dijkstra_shortest_paths");
+                    checks["boost"] = diff;
+                });
+        }
+
+        time_row(
+            "tide",
+            [&] {
+                check(builder.build(cost, goals, {}, field));
+                return 0.0;
+            },
+            [](double) {});
+        time_row(
+            "tide_integration",
+            [&] {
+                check(builder.build_integration(cost, goals, {}, scratch_));
+                return 0.0;
+            },
+            [](double) {});
+
+        Json inst = {{"instance", instance_name},
+                     {"goal", {goal.x, goal.y}},
+                     {"reachable_cells", builder.settled_cells()},
+                     {"check_max_relative_difference", checks}};
+        r_.instances.push_back(std::move(inst));
+    }
+
+    void finish() {
+        for (RowResult& row : r_.rows) {
+            std::vector<double> all = row.samples;
+            row.median_ms = median(all);
+        }
+    }
+
+private:
+    template <class Run, class Check>
+    void time_row(const std::string& key, Run&& run, Check&& check_result) {
+        const RowSpec& spec = kRows[row_index(key)];
+        progress_.update(prefix_, spec.name, 0, reps_);
+        check_result(run());  // warm-up, checked
+        RowResult& row = r_.rows[row_index(key)];
+        std::vector<double> mine;
+        mine.reserve(static_cast<std::size_t>(reps_));
+        for (int i = 0; i < reps_; ++i) {
+            const auto t0 = std::chrono::steady_clock::now();
+            sink_ = sink_ + run();
+            mine.push_back(ms_since(t0));
+            progress_.update(prefix_, spec.name, i + 1, reps_);
+        }
+        row.samples.insert(row.samples.end(), mine.begin(), mine.end());
+        row.instance_medians.push_back(median(mine));
+    }
+
+    MapResult& r_;
+    int reps_;
+    Progress& progress_;
+    std::string prefix_;
+    std::pmr::vector<float> scratch_;
+    volatile double sink_ = 0.0;
+};
+
+std::vector<int> astar_units_for(std::size_t cells) {
+    if (cells <= kFullAStarCells) return {1, 10, 100, 1000};
+    if (cells <= kLargeMapCells) return {1, 10, 100};
+    return {};
+}
+
+// ---- Moving AI maps ----------------------------------------------------------------------------
+
+struct MovingAiMap {
+    std::string path, stem;
+    int width, height;
+    std::size_t passable;
+};
+
+/// The three largest maps under `dir` by cell count (ties: more passable cells, then path).
+std::vector<MovingAiMap> largest_movingai_maps(const std::string& dir, std::size_t count) {
+    std::vector<MovingAiMap> maps;
+    std::error_code ec;
+    for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+         !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+        if (!it->is_regular_file() || it->path().extension() != ".map") continue;
+        auto map = load_map(it->path().string());
+        if (!map) continue;  // not a map we can read: not a benchmark candidate
+        const auto cells = map->cost.cells();
+        const auto passable =
+            static_cast<std::size_t>(std::count_if(cells.begin(), cells.end(), [](Cost c) { return c != kCostWall; }));
+        maps.push_back(
+            {it->path().string(), it->path().stem().string(), map->cost.width(), map->cost.height(), passable});
+    }
+    if (ec) throw Failure{"--movingai " + dir + ": " + ec.message()};
+    std::sort(maps.begin(), maps.end(), [](const MovingAiMap& a, const MovingAiMap& b) {
+        const std::size_t ca = static_cast<std::size_t>(a.width) * a.height;
+        const std::size_t cb = static_cast<std::size_t>(b.width) * b.height;
+        if (ca != cb) return ca > cb;
+        if (a.passable != b.passable) return a.passable > b.passable;
+        return a.path < b.path;
+    });
+    if (maps.size() > count) maps.resize(count);
+    return maps;
+}
+
+// ---- Output ------------------------------------------------------------------------------------
+
+std::string format_ms(double ms) {
+    char buf[32];
+    if (ms >= 100.0)
+        std::snprintf(buf, sizeof buf, "%.1f", ms);
+    else if (ms >= 1.0)
+        std::snprintf(buf, sizeof buf, "%.3f", ms);
+    else
+        std::snprintf(buf, sizeof buf, "%.4f", ms);
+    return buf;
+}
+
+std::string format_ratio(double ratio) {
+    char buf[32];
+    if (ratio >= 1.0)
+        std::snprintf(buf, sizeof buf, "%.1fx faster", ratio);
+    else
+        std::snprintf(buf, sizeof buf, ratio >= 0.01 ? "%.2fx" : "%.4fx", ratio);
+    return buf;
+}
+
+void print_table(const MapResult& m, int reps) {
+    const std::size_t instances = m.instances.size();
+    std::printf("\n%s: %dx%d = %zu cells", m.map.name.c_str(), m.map.width, m.map.height, m.cells());
+    if (m.map.kind == "random") {
+        std::printf(", seeds");
+        for (std::size_t i = 0; i < m.map.seeds.size(); ++i) {
+            std::printf("%s%llu", i ? "," : " ", static_cast<unsigned long long>(m.map.seeds[i]));
+        }
+    }
+    std::printf("; goal");
+    for (const Json& inst : m.instances) {
+        std::printf(" (%d, %d)", inst["goal"][0].get<int>(), inst["goal"][1].get<int>());
+    }
+    std::printf("\n  median of %zu timed runs per row (%d per %s, pooled), each row after one warm-up\n",
+                instances * static_cast<std::size_t>(reps), reps, m.map.kind == "random" ? "seed" : "map");
+    const double baseline = m.row("textbook").median_ms;
+    std::printf("  %-60s %12s  %s\n", "row", "median ms", "vs textbook");
+    for (int i = 0; i < kRowCount; ++i) {
+        const RowResult& row = m.rows[i];
+        if (!row.ran()) continue;
+        const std::string ratio =
+            std::string(kRows[i].key) == "textbook" ? "1.0x (baseline)" : format_ratio(baseline / row.median_ms);
+        std::printf("  %-60s %12s  %s\n", kRows[i].name, format_ms(row.median_ms).c_str(), ratio.c_str());
+    }
+    if (m.astar_units.size() < 4) {
+        std::printf("  (A* rows: %s to keep the run bounded)\n", m.astar_units.empty()
+                                                                     ? "none on maps over 1024x1024 cells"
+                                                                     : "x1, x10, x100 only on maps over 256x256 cells");
+    }
+    std::printf("  Boost row: dijkstra_shortest_paths_no_color_map on a 32-bit CSR graph built before timing\n");
+    std::printf("  memory of a finished field: %.2f bytes per cell\n", m.memory_bytes_per_cell);
+}
+
+struct Target {
+    std::string name;
+    std::string figure;  // how the value is computed
+    double value = 0.0;
+    double threshold = 0.0;
+    bool at_least = true;  // value >= threshold passes, else value <= threshold
+    bool ran = false;
+    std::string why_not;
+    bool pass() const { return ran && (at_least ? value >= threshold : value <= threshold); }
+};
+
+const MapResult* find_random(const std::vector<MapResult>& results, int size) {
+    for (const MapResult& m : results) {
+        if (m.map.kind == "random" && m.map.width == size && m.map.height == size) return &m;
+    }
+    return nullptr;
+}
+
+std::vector<Target> evaluate_targets(const std::vector<MapResult>& results) {
+    std::vector<Target> targets;
+    const MapResult* m256 = find_random(results, 256);
+    const MapResult* m4096 = find_random(results, 4096);
+    auto ratio_target = [&](const char* name, const char* other, double threshold) {
+        Target t{
+            name, std::string(other) + " median / Tide integration + flow median, 256x256", 0.0, threshold, true, false,
+            {}};
+        if (!m256) {
+            t.why_not = "needs the 256x256 map (--sizes 256)";
+        } else if (!m256->row(other).ran() || !m256->row("tide").ran()) {
+            t.why_not = std::string("row ") + other + " did not run";
+        } else {
+            t.value = m256->row(other).median_ms / m256->row("tide").median_ms;
+            t.ran = true;
+        }
+        targets.push_back(t);
+    };
+    ratio_target("Tide vs textbook (256x256)", "textbook", 10.0);
+    ratio_target("Tide vs Boost.Graph Dijkstra (256x256)", "boost", 3.0);
+    ratio_target("Tide vs A* x1000 (256x256)", "astar_1000", 300.0);
+
+    Target growth{"growth 4096x4096 build / 256x256 build",
+                  "Tide integration + flow median, 4096 over 256",
+                  0.0,
+                  300.0,
+                  false,
+                  false,
+                  {}};
+    if (m256 && m4096) {
+        growth.value = m4096->row("tide").median_ms / m256->row("tide").median_ms;
+        growth.ran = true;
+    } else {
+        growth.why_not = "needs both 256x256 and 4096x4096 maps";
+    }
+    targets.push_back(growth);
+
+    Target memory{"memory per cell of a finished field",
+                  "FlowField::memory_bytes() / cells, largest over all maps",
+                  0.0,
+                  5.0,
+                  false,
+                  false,
+                  {}};
+    for (const MapResult& m : results) {
+        memory.value = std::max(memory.value, m.memory_bytes_per_cell);
+        memory.ran = true;
+    }
+    if (!memory.ran) memory.why_not = "no map ran";
+    targets.push_back(memory);
+    return targets;
+}
+
+std::string target_line(const Target& t) {
+    char buf[256];
+    if (!t.ran) {
+        std::snprintf(buf, sizeof buf, "NOT RUN  %-42s %s", t.name.c_str(), t.why_not.c_str());
+    } else if (t.at_least) {
+        std::snprintf(buf, sizeof buf, "%-8s %-42s %.1fx (target >= %gx)", t.pass() ? "PASS" : "MISS", t.name.c_str(),
+                      t.value, t.threshold);
+    } else {
+        std::snprintf(buf, sizeof buf, "%-8s %-42s %.2f (target <= %g)", t.pass() ? "PASS" : "MISS", t.name.c_str(),
+                      t.value, t.threshold);
+    }
+    return buf;
+}
+
+/// Measured crossover on the 256x256 map: the smallest group size N for which N A* searches cost more
+/// than one Tide field build, with the per-unit A* time averaged from the x10 and x100 rows.
+struct Crossover {
+    bool ran = false;
+    double per_unit_x10 = 0, per_unit_x100 = 0, per_unit = 0, field_ms = 0;
+    int units = 0;
+};
+
+Crossover measure_crossover(const std::vector<MapResult>& results) {
+    Crossover c;
+    const MapResult* m = find_random(results, 256);
+    if (!m || !m->row("astar_10").ran() || !m->row("astar_100").ran() || !m->row("tide").ran()) return c;
+    c.per_unit_x10 = m->row("astar_10").median_ms / 10.0;
+    c.per_unit_x100 = m->row("astar_100").median_ms / 100.0;
+    c.per_unit = 0.5 * (c.per_unit_x10 + c.per_unit_x100);
+    c.field_ms = m->row("tide").median_ms;
+    c.units = static_cast<int>(std::floor(c.field_ms / c.per_unit)) + 1;
+    c.ran = true;
+    return c;
+}
+
+// ---- SVG chart (hand-written, no dependency) ---------------------------------------------------
+
+std::string svg_escape(const std::string& s) {
+    std::string out;
+    for (char ch : s) {
+        if (ch == '&')
+            out += "&amp;";
+        else if (ch == '<')
+            out += "&lt;";
+        else if (ch == '>')
+            out += "&gt;";
+        else
+            out += ch;
+    }
+    return out;
+}
+
+void write_svg(const std::string& path, const std::vector<MapResult>& results, const Provenance& prov) {
+    std::ostringstream s;
+    const int width = 980;
+    const MapResult* m256 = find_random(results, 256);
+    // Chart 1: horizontal bars, log time axis.
+    const int label_w = 390, plot_w = 440, bar_h = 22, top1 = 60;
+    int bars = 0;
+    double lo = 1e300, hi = 0;
+    if (m256) {
+        for (const RowResult& row : m256->rows) {
+            if (!row.ran()) continue;
+            ++bars;
+            lo = std::min(lo, row.median_ms);
+            hi = std::max(hi, row.median_ms);
+        }
+    }
+    const double d0 = bars ? std::floor(std::log10(lo / 2.0)) : 0.0;  // room for the shortest bar
+    const double d1 = bars ? std::max(d0 + 1.0, std::ceil(std::log10(hi))) : 1.0;
+    const int h1 = bars * (bar_h + 6) + 50;
+    const int top2 = top1 + h1 + 60, plot_h2 = 300;
+    const int height = top2 + plot_h2 + 90;
+    s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
+      << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+    s << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+    s << "<text x=\"10\" y=\"22\" font-size=\"16\" font-weight=\"bold\">tide bench fields: random 256x256 map "
+         "(20% walls, 15% forest, 7% swamp), median ms, log scale</text>\n";
+    s << "<text x=\"10\" y=\"40\" fill=\"#555\">" << svg_escape(prov.cpu) << ", " << prov.cores << " cores, "
+      << svg_escape(prov.compiler) << ", commit " << prov.commit << (prov.dirty ? " (+ uncommitted changes)" : "")
+      << "</text>\n";
+    auto x_of = [&](double ms) { return label_w + plot_w * (std::log10(ms) - d0) / (d1 - d0); };
+    if (m256) {
+        for (double e = d0; e <= d1 + 1e-9; e += 1.0) {
+            const double x = x_of(std::pow(10.0, e));
+            s << "<line x1=\"" << x << "\" y1=\"" << top1 << "\" x2=\"" << x << "\" y2=\"" << top1 + h1 - 40
+              << "\" stroke=\"#ddd\"/>\n";
+            s << "<text x=\"" << x << "\" y=\"" << top1 + h1 - 25 << "\" text-anchor=\"middle\">" << std::pow(10.0, e)
+              << " ms</text>\n";
+        }
+        const double baseline = m256->row("textbook").median_ms;
+        int i = 0;
+        for (int r = 0; r < kRowCount; ++r) {
+            const RowResult& row = m256->rows[r];
+            if (!row.ran()) continue;
+            const std::string key = kRows[r].key;
+            const char* colour = key.rfind("tide", 0) == 0    ? "#2a9d4a"
+                                 : key == "textbook"          ? "#c0392b"
+                                 : key.rfind("astar", 0) == 0 ? "#e69f00"
+                                                              : "#4a6fa5";
+            const double y = top1 + i * (bar_h + 6);
+            const double x = x_of(row.median_ms);
+            s << "<text x=\"" << label_w - 8 << "\" y=\"" << y + 15 << "\" text-anchor=\"end\">"
+              << svg_escape(kRows[r].name) << "</text>\n";
+            s << "<rect x=\"" << label_w << "\" y=\"" << y << "\" width=\"" << std::max(1.0, x - label_w)
+              << "\" height=\"" << bar_h << "\" fill=\"" << colour << "\"/>\n";
+            s << "<text x=\"" << x + 4 << "\" y=\"" << y + 15 << "\">" << format_ms(row.median_ms) << " ms"
+              << (key == "textbook" ? "  (baseline)" : "  (" + format_ratio(baseline / row.median_ms) + ")")
+              << "</text>\n";
+            ++i;
+        }
+    } else {
+        s << "<text x=\"10\" y=\"" << top1 + 15 << "\">(the 256x256 map did not run)</text>\n";
+    }
+
+    // Chart 2: build time vs map cells, log-log, random maps only.
+    std::vector<const MapResult*> random;
+    for (const MapResult& m : results) {
+        if (m.map.kind == "random") random.push_back(&m);
+    }
+    std::sort(random.begin(), random.end(), [](auto* a, auto* b) { return a->cells() < b->cells(); });
+    const char* series[] = {"tide", "tide_integration", "textbook", "dijkstra4", "boost"};
+    const char* legend[] = {"Tide integration + flow", "Tide integration only", "textbook (baseline)",
+                            "4-dir Dijkstra map", "Boost.Graph Dijkstra"};
+    const char* colours[] = {"#2a9d4a", "#85c98f", "#c0392b", "#8e6bb8", "#4a6fa5"};
+    s << "<text x=\"10\" y=\"" << top2 - 25
+      << "\" font-size=\"16\" font-weight=\"bold\">Build time vs map cells (random maps, log-log)</text>\n";
+    const int left2 = 80, w2 = 560;
+    double cx0 = 1e300, cx1 = 0, ty0 = 1e300, ty1 = 0;
+    for (const MapResult* m : random) {
+        cx0 = std::min(cx0, static_cast<double>(m->cells()));
+        cx1 = std::max(cx1, static_cast<double>(m->cells()));
+        for (const char* key : series) {
+            if (!m->row(key).ran()) continue;
+            ty0 = std::min(ty0, m->row(key).median_ms);
+            ty1 = std::max(ty1, m->row(key).median_ms);
+        }
+    }
+    if (!random.empty() && ty1 > 0) {
+        const double ex0 = std::floor(std::log10(cx0)), ex1 = std::max(ex0 + 1, std::ceil(std::log10(cx1)));
+        const double ey0 = std::floor(std::log10(ty0)), ey1 = std::max(ey0 + 1, std::ceil(std::log10(ty1)));
+        auto px = [&](double cells) { return left2 + w2 * (std::log10(cells) - ex0) / (ex1 - ex0); };
+        auto py = [&](double ms) { return top2 + plot_h2 - plot_h2 * (std::log10(ms) - ey0) / (ey1 - ey0); };
+        s << "<rect x=\"" << left2 << "\" y=\"" << top2 << "\" width=\"" << w2 << "\" height=\"" << plot_h2
+          << "\" fill=\"none\" stroke=\"#999\"/>\n";
+        for (double e = ex0; e <= ex1 + 1e-9; e += 1.0) {
+            s << "<line x1=\"" << px(std::pow(10, e)) << "\" y1=\"" << top2 << "\" x2=\"" << px(std::pow(10, e))
+              << "\" y2=\"" << top2 + plot_h2 << "\" stroke=\"#eee\"/>\n";
+            s << "<text x=\"" << px(std::pow(10, e)) << "\" y=\"" << top2 + plot_h2 + 16
+              << "\" text-anchor=\"middle\">1e" << e << "</text>\n";
+        }
+        for (double e = ey0; e <= ey1 + 1e-9; e += 1.0) {
+            s << "<line x1=\"" << left2 << "\" y1=\"" << py(std::pow(10, e)) << "\" x2=\"" << left2 + w2 << "\" y2=\""
+              << py(std::pow(10, e)) << "\" stroke=\"#eee\"/>\n";
+            s << "<text x=\"" << left2 - 6 << "\" y=\"" << py(std::pow(10, e)) + 4 << "\" text-anchor=\"end\">"
+              << std::pow(10, e) << " ms</text>\n";
+        }
+        s << "<text x=\"" << left2 + w2 / 2 << "\" y=\"" << top2 + plot_h2 + 36
+          << "\" text-anchor=\"middle\">map cells</text>\n";
+        for (std::size_t k = 0; k < std::size(series); ++k) {
+            std::string points;
+            for (const MapResult* m : random) {
+                if (!m->row(series[k]).ran()) continue;
+                const double x = px(static_cast<double>(m->cells())), y = py(m->row(series[k]).median_ms);
+                points += std::to_string(x) + "," + std::to_string(y) + " ";
+                s << "<circle cx=\"" << x << "\" cy=\"" << y << "\" r=\"3.5\" fill=\"" << colours[k] << "\"/>\n";
+            }
+            s << "<polyline points=\"" << points << "\" fill=\"none\" stroke=\"" << colours[k]
+              << "\" stroke-width=\"2\"/>\n";
+            const double ly = top2 + 14 + 20.0 * static_cast<double>(k);
+            s << "<rect x=\"" << left2 + w2 + 20 << "\" y=\"" << ly - 10 << "\" width=\"12\" height=\"12\" fill=\""
+              << colours[k] << "\"/>\n";
+            s << "<text x=\"" << left2 + w2 + 38 << "\" y=\"" << ly << "\">" << legend[k] << "</text>\n";
+        }
+    } else {
+        s << "<text x=\"10\" y=\"" << top2 + 15 << "\">(no random map ran)</text>\n";
+    }
+    s << "</svg>\n";
+    std::ofstream out(path);
+    out << s.str();
+    if (!out) throw Failure{"cannot write " + path};
+}
+
+// ---- JSON ---------------------------------------------------------------------------------------
+
+Json to_json(double v) {
+    return std::isfinite(v) ? Json(v) : Json(nullptr);
+}
+
+void write_json(const std::string& path, const BenchOptions& o, const Provenance& prov,
+                const std::vector<MapResult>& results, const std::vector<Target>& targets, const Crossover& cross,
+                double total_s) {
+    Json j;
+    j["tool"] = "tide bench fields";
+    j["machine"] = {{"cpu", prov.cpu}, {"cores", prov.cores}, {"compiler", prov.compiler}, {"boost", prov.boost}};
+    j["commit"] = prov.commit;
+    j["uncommitted_changes"] = prov.dirty;
+    j["options"] = {{"sizes", o.sizes},
+                    {"seeds", o.seeds},
+                    {"large_seeds", o.large_seeds},
+                    {"reps", o.reps},
+                    {"quick", o.quick},
+                    {"movingai", o.movingai},
+                    {"map_spec", {{"walls", 0.20}, {"forest", 0.15}, {"swamp", 0.07}}}};
+    j["method"] = "one warm-up per row, then reps timed runs; median of all runs of all seeds pooled";
+    j["notes"] = {
+        "Boost row: dijkstra_shortest_paths_no_color_map on a compressed_sparse_row_graph with 32-bit "
+        "indices and double weights, built before timing",
+        "A* rows: x1..x1000 on maps up to 256x256 cells, x1..x100 up to 1024x1024, none above",
+        "maps over 1024x1024 cells run only the first large_seeds seeds",
+        "goal: the cell of the largest connected region nearest the map centre"};
+    Json maps = Json::array();
+    for (const MapResult& m : results) {
+        Json jm;
+        jm["name"] = m.map.name;
+        jm["kind"] = m.map.kind;
+        jm["width"] = m.map.width;
+        jm["height"] = m.map.height;
+        jm["cells"] = m.cells();
+        if (m.map.kind == "random") jm["seeds"] = m.map.seeds;
+        if (m.map.kind == "movingai") jm["path"] = m.map.path;
+        jm["instances"] = m.instances;
+        jm["memory_bytes_per_cell"] = m.memory_bytes_per_cell;
+        jm["astar_units"] = m.astar_units;
+        const double baseline = m.row("textbook").median_ms;
+        Json rows = Json::array();
+        for (int i = 0; i < kRowCount; ++i) {
+            const RowResult& row = m.rows[i];
+            if (!row.ran()) continue;
+            rows.push_back({{"key", kRows[i].key},
+                            {"name", kRows[i].name},
+                            {"median_ms", row.median_ms},
+                            {"ratio_vs_textbook", to_json(baseline / row.median_ms)},
+                            {"reps", row.samples.size()},
+                            {"instance_median_ms", row.instance_medians},
+                            {"min_ms", *std::min_element(row.samples.begin(), row.samples.end())},
+                            {"max_ms", *std::max_element(row.samples.begin(), row.samples.end())}});
+        }
+        jm["rows"] = rows;
+        maps.push_back(jm);
+    }
+    j["maps"] = maps;
+    Json jt = Json::array();
+    for (const Target& t : targets) {
+        jt.push_back({{"name", t.name},
+                      {"figure", t.figure},
+                      {"value", t.ran ? to_json(t.value) : Json(nullptr)},
+                      {"threshold", t.threshold},
+                      {"comparison", t.at_least ? ">=" : "<="},
+                      {"status", !t.ran     ? "not run"
+                                 : t.pass() ? "PASS"
+                                            : "MISS"},
+                      {"note", t.why_not}});
+    }
+    j["targets"] = jt;
+    if (cross.ran) {
+        j["crossover"] = {{"map", "random 256x256"},
+                          {"astar_ms_per_unit_from_x10", cross.per_unit_x10},
+                          {"astar_ms_per_unit_from_x100", cross.per_unit_x100},
+                          {"astar_ms_per_unit", cross.per_unit},
+                          {"field_build_ms", cross.field_ms},
+                          {"units", cross.units}};
+    } else {
+        j["crossover"] = nullptr;
+    }
+    j["total_seconds"] = total_s;
+    std::ofstream out(o.json);
+    out << j.dump(2) << "\n";
+    if (!out) throw Failure{"cannot write " + path};
+}
+
+// ---- The command -------------------------------------------------------------------------------
+
+void run_bench_fields(BenchOptions o) {
+    const auto t_start = std::chrono::steady_clock::now();
+    if (o.reps < 1 || o.reps > 100000) throw Failure{"--reps " + std::to_string(o.reps) + " is outside 1..100000"};
+    if (o.reps < kMinReps && !o.quick) {
+        throw Failure{"--reps " + std::to_string(o.reps) + " is below " + std::to_string(kMinReps) +
+                      " (medians need at least 20 runs; --quick allows fewer for smoke tests)"};
+    }
+    if (o.seeds < 1 || o.seeds > 1000) throw Failure{"--seeds " + std::to_string(o.seeds) + " is outside 1..1000"};
+    if (o.large_seeds < 1 || o.large_seeds > 1000) {
+        throw Failure{"--large-seeds " + std::to_string(o.large_seeds) + " is outside 1..1000"};
+    }
+    for (int s : o.sizes) {
+        if (s < 1 || s > kMaxDimension) throw Failure{"--sizes " + std::to_string(s) + " is outside 1..16384"};
+    }
+
+    std::vector<MapCase> cases;
+    for (int s : o.sizes) {
+        MapCase c{"random " + std::to_string(s) + "x" + std::to_string(s), std::to_string(s), "random", s, s, {}, {}};
+        const bool large = static_cast<std::size_t>(s) * s > kLargeMapCells;
+        const int seeds = large ? std::min(o.seeds, o.large_seeds) : o.seeds;
+        for (int k = 1; k <= seeds; ++k) c.seeds.push_back(static_cast<std::uint64_t>(k));
+        cases.push_back(c);
+    }
+    if (!o.movingai.empty()) {
+        if (std::filesystem::is_directory(o.movingai)) {
+            for (const MovingAiMap& m : largest_movingai_maps(o.movingai, 3)) {
+                cases.push_back({"Moving AI " + m.stem, m.stem, "movingai", m.width, m.height, {}, m.path});
+            }
+        } else if (o.movingai_given) {
+            throw Failure{"--movingai " + o.movingai + " is not a directory"};
+        }
+    }
+
+    const Provenance prov = provenance();
+    std::printf("tide bench fields\n");
+    std::printf("machine: %s, %u cores, %s, Boost %s\n", prov.cpu.c_str(), prov.cores, prov.compiler.c_str(),
+                prov.boost.c_str());
+    std::printf("commit:  %s%s\n", prov.commit.c_str(), prov.dirty ? " (+ uncommitted changes)" : "");
+    std::printf("maps:    random maps (20%% walls, 15%% forest cost 3, 7%% swamp cost 6) of sizes");
+    for (int s : o.sizes) std::printf(" %d", s);
+    std::printf(", seeds 1..%d (1..%d over 1024x1024 cells)", o.seeds, std::min(o.seeds, o.large_seeds));
+    if (cases.size() > o.sizes.size()) std::printf("; the 3 largest Moving AI maps in %s", o.movingai.c_str());
+    std::printf(
+        "\nmethod:  goal = cell of the largest region nearest the centre; one warm-up per row (checked\n"
+        "         against Tide's exact distances), then %d timed runs; medians pooled over seeds\n",
+        o.reps);
+    std::fflush(stdout);
+
+    Progress progress;
+    std::vector<MapResult> results;
+    for (const MapCase& c : cases) {
+        MapResult result;
+        result.map = c;
+        result.astar_units = astar_units_for(static_cast<std::size_t>(c.width) * c.height);
+        MapRunner runner(result, o.reps, progress);
+        if (c.kind == "random") {
+            for (std::uint64_t seed : c.seeds) {
+                auto cost = generate_random_map({c.width, c.height, 0.20, 0.15, 0.07, seed});
+                check(cost);
+                runner.run_instance(*cost, c.label + " seed " + std::to_string(seed), "seed " + std::to_string(seed),
+                                    kStartSeed ^ seed);
+            }
+        } else {
+            const Map map = load_map_or_fail(c.path);
+            runner.run_instance(map.cost, c.label, c.path, kStartSeed);
+        }
+        runner.finish();
+        progress.clear();
+        print_table(result, o.reps);
+        std::fflush(stdout);
+        results.push_back(std::move(result));
+    }
+
+    const std::vector<Target> targets = evaluate_targets(results);
+    std::printf("\ntargets:\n");
+    for (const Target& t : targets) std::printf("  %s\n", target_line(t).c_str());
+    const Crossover cross = measure_crossover(results);
+    if (cross.ran) {
+        std::printf(
+            "\nA* vs flow field crossover (random 256x256): one field build %s ms; A* per unit %s ms\n"
+            "  (mean of x10 %s and x100 %s): a field is cheaper from %d units sharing a goal\n",
+            format_ms(cross.field_ms).c_str(), format_ms(cross.per_unit).c_str(), format_ms(cross.per_unit_x10).c_str(),
+            format_ms(cross.per_unit_x100).c_str(), cross.units);
+    }
+    const double total_s = ms_since(t_start) / 1000.0;
+    std::printf("\ntotal time %.1f s\n", total_s);
+    if (!o.json.empty()) write_json(o.json, o, prov, results, targets, cross, total_s);
+    if (!o.svg.empty()) write_svg(o.svg, results, prov);
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app) {
+    auto* bench = app.add_subcommand("bench", "Benchmark tables: Tide against baselines, in one run");
+    bench->require_subcommand(1);
+    auto o = std::make_shared<BenchOptions>();
+    auto* fields = bench->add_subcommand(
+        "fields", "Field build vs A* per unit, the textbook build, a 4-direction Dijkstra map and Boost.Graph");
+    fields->add_option("--sizes", o->sizes, "Random map sizes (side, cells), comma-separated")
+        ->delimiter(',')
+        ->capture_default_str();
+    fields->add_option("--seeds", o->seeds, "Random maps per size (seeds 1..N)")->capture_default_str();
+    fields->add_option("--large-seeds", o->large_seeds, "At most this many seeds on maps over 1024x1024 cells")
+        ->capture_default_str();
+    fields->add_option("--reps", o->reps, "Timed runs per row and seed after one warm-up (at least 20)")
+        ->capture_default_str();
+    auto* mai = fields->add_option("--movingai", o->movingai,
+                                   "Moving AI folder: adds its 3 largest maps (skipped when the default is absent; "
+                                   "'' to disable)");
+    mai->capture_default_str();
+    fields->add_option("--json", o->json, "Write every figure, the machine and the commit as JSON");
+    fields->add_option("--svg", o->svg, "Write a chart: the 256x256 table and build time vs map cells");
+    fields->add_flag("--quick", o->quick, "Allow fewer than 20 runs (smoke tests only)");
+    fields->callback([o, mai] {
+        BenchOptions copy = *o;
+        copy.movingai_given = mai->count() > 0;
+        run_bench_fields(copy);
+    });
+}
+
+}  // namespace tide::cli
