@@ -129,6 +129,29 @@ scen_small)
   expect_fail "scen mismatch exits 1" "differ from the published" "$tide" scen --map small.tmap --scen wrong.scen
   "$tide" scen --map small.tmap --scen ok.scen --json | grep -q '"failures": 0' || fail "scen --json"
   ;;
+bench_smoke)
+  # A tiny run of every row: exit 0, the table and the JSON keys. No timing assertions.
+  "$tide" bench fields --help | grep -q -- "--sizes" || fail "bench fields --help prints no --sizes"
+  out=$("$tide" bench fields --quick --sizes 64 --seeds 1 --reps 3 --json out.json 2>err.txt) ||
+    { cat err.txt; fail "bench fields --quick failed"; }
+  for row in "A\* x1000" "textbook 8-dir Dijkstra" "4-dir Dijkstra map" "Boost.Graph" "Tide integration \+ flow" \
+    "Tide integration only" "^machine: " "^commit: " "memory per cell"; do
+    grep -qE "$row" <<<"$out" || fail "bench output has no line matching /$row/"
+  done
+  [ -s out.json ] || fail "no out.json"
+  for key in '"machine"' '"cpu"' '"cores"' '"compiler"' '"commit"' '"maps"' '"rows"' '"median_ms"' \
+    '"ratio_vs_textbook"' '"reps"' '"targets"' '"status"' '"total_seconds"'; do
+    grep -q "$key" out.json || fail "out.json has no $key"
+  done
+  if command -v jq >/dev/null 2>&1; then
+    jq -e '.maps[0].rows | length == 9' out.json >/dev/null || fail "out.json must hold 9 rows for the 64x64 map"
+    jq -e '[.maps[0].rows[].reps] | all(. == 3)' out.json >/dev/null || fail "every row must record 3 reps"
+    jq -e '[.targets[].status] | length == 5' out.json >/dev/null || fail "out.json must hold 5 target checks"
+  fi
+  grep -q '"reps": 3' out.json || fail "out.json rows must record 3 reps"
+  expect_fail "bench reps below 20" "below 20" "$tide" bench fields --sizes 64 --reps 3
+  expect_fail "bench bad movingai" "not a directory" "$tide" bench fields --quick --sizes 8 --reps 1 --movingai nope
+  ;;
 *)
   fail "unknown case"
   ;;
