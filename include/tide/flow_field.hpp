@@ -142,8 +142,9 @@ public:
     Result<void> build_integration(const CostField& cost, std::span<const Cell> goals, const FieldParams& params,
                                    std::pmr::vector<float>& out);
 
-    /// Least cost from (x, y) to the nearest goal as computed by the last build, in double precision
-    /// (the FlowField stores it as float); +inf for walls and cut-off cells. Valid until the next build.
+    /// Least cost from (x, y) to the nearest goal as computed by the last build, at full precision
+    /// (relative error below 1.5e-8; the FlowField stores it as float); +inf for walls and cut-off
+    /// cells. Valid until the next build.
     double exact_integration(int x, int y) const;
 
     /// Number of cells settled by the last build (reachable cells), for statistics.
@@ -157,9 +158,15 @@ private:
         std::int32_t prev;
     };
     std::pmr::memory_resource* memory_;
-    int pw_ = 0, ph_ = 0;            // padded size: map plus a one-cell wall border
-    std::pmr::vector<Cost> cost_;    // padded costs (border = wall)
-    std::pmr::vector<double> dist_;  // padded exact distances (+inf = not reached, -inf = wall)
+    int pw_ = 0, ph_ = 0;          // padded size: map plus a one-cell wall border
+    std::pmr::vector<Cost> cost_;  // padded costs (border = wall)
+    using Fixed = std::uint64_t;   // distance in units of 2^-25 (see the .cpp)
+    static constexpr int kFractionBits = 25;
+    static constexpr double kFixedOne = static_cast<double>(Fixed{1} << kFractionBits);
+    static constexpr Fixed kNotReached = Fixed{1} << 63;  // above any real value
+    std::pmr::vector<Fixed> dist_;                        // padded distances (walls 0, their code says wall)
+    Fixed orth_price_[256] = {};                          // price of an orthogonal move into a cell of each cost
+    Fixed diag_price_[256] = {};                          // ... and of a diagonal move
     // A byte type that, unlike unsigned char, does not alias everything: stores to it let the
     // compiler keep the search state in registers.
     enum class Code : std::uint8_t {};

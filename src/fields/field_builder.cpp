@@ -1,10 +1,16 @@
 // Reverse Dijkstra with an exact bucket queue; the flow is recorded during the search.
 //
+// Distances are fixed-point integers with 25 fractional bits: an orthogonal move into a cell of
+// cost c adds exactly c, a diagonal one c x factor rounded to 2^-25 (an error below 1.5e-8 per
+// move, and every move costs at least 1, so the relative error of any value stays below 1.5e-8).
+// Integers make comparisons cheap, ties exact (the same moves sum to the same bits in any order)
+// and results bit-identical on every machine. 64 bits hold 16384^2 moves of cost 254 x 2.
+//
 // Why a bucket queue is exact here: every move costs at least w = (smallest passable cost) x
 // min(1, diagonal factor). Buckets are [k*w, (k+1)*w). When bucket k is reached, every queued cell
 // in it is final: any cell settled from it gets at least k*w + w, i.e. a later bucket. So cells
 // inside one bucket may be settled in any order (we use LIFO) and the distances are the true
-// least costs, computed in double precision; no approximation. For the same reason every offer
+// least costs; no approximation. For the same reason every offer
 // made after a cell was settled is larger than its value, so "offer < current value" alone
 // rejects settled cells (and walls, which hold -inf) without a per-cell state.
 //
@@ -41,9 +47,22 @@ static_assert(kWallCode == 10 && kUnreachableCode == 9 && kGoalCode == 8,
 constexpr std::uint8_t kRankE = 0, kRankS = 1, kRankW = 2, kRankN = 3;
 constexpr std::uint8_t kRankSE = 4, kRankSW = 5, kRankNW = 6, kRankNE = 7;
 constexpr std::uint8_t kRankToCode[11] = {0, 2, 4, 6, 1, 3, 5, 7, 8, 9, 10};
+// Rank of the move a neighbour makes into the settled cell, by the neighbour's direction k from
+// it: the east neighbour (k = 0) moves west, the south-east one (k = 1) moves north-west, ...
+constexpr std::uint8_t kOfferRank[kDirectionCount] = {kRankW, kRankNW, kRankN, kRankNE,
+                                                      kRankE, kRankSE, kRankS, kRankSW};
 
 // Largest ring any map can need: max move 254 x 2 over min move 1, plus 3.
 constexpr std::size_t kMaxRing = static_cast<std::size_t>(kCostMax) * 2 + 3;
+
+// Integration value for the float layer: +inf for walls and cut-off cells, selected with a mask
+// (walls are scattered at random, a branch would mispredict).
+inline float to_float(std::uint64_t value, auto code) {
+    const auto f = std::bit_cast<std::uint32_t>(
+        static_cast<float>(static_cast<double>(value) * (1.0 / static_cast<double>(std::uint64_t{1} << 25))));
+    const std::uint32_t cut = 0u - static_cast<std::uint32_t>(static_cast<std::uint8_t>(code) > kGoalCode);
+    return std::bit_cast<float>((f & ~cut) | (std::bit_cast<std::uint32_t>(kUnreachable) & cut));
+}
 
 std::string cell_text(Cell c) {
     return "(" + std::to_string(c.x) + ", " + std::to_string(c.y) + ")";
@@ -79,19 +98,18 @@ Result<void> FieldBuilder::integrate(const CostField& cost, std::span<const Cell
     via_.resize(n);
     links_.resize(n + kMaxRing);  // cells, then one sentinel per bucket
 
-    constexpr double kInf = std::numeric_limits<double>::infinity();
-    constexpr double kStartDist[2] = {-kInf, kInf};  // wall, open
+    constexpr Fixed kStartDist[2] = {0, kNotReached};  // wall, open
     constexpr std::uint8_t kStartCode[2] = {kWallCode, kUnreachableCode};
     Cost* const pc = cost_.data();
-    double* const dist = dist_.data();
+    Fixed* const dist = dist_.data();
     Code* const via = via_.data();
     Link* const links = links_.data();
 
-    // Padded copy of the costs and the start state: open cells +inf / unreachable, walls and the
-    // border -inf / wall, every cell linked to itself (in no list). Also the cost range.
+    // Padded copy of the costs and the start state: open cells "not reached" / unreachable, walls
+    // and the border 0 / wall, every cell linked to itself (in no list). Also the cost range.
     auto init_border = [&](std::size_t i) {
         pc[i] = kCostWall;
-        dist[i] = -kInf;
+        dist[i] = 0;
         via[i] = Code{kWallCode};
         links[i] = {static_cast<std::int32_t>(i), static_cast<std::int32_t>(i)};
     };
@@ -120,11 +138,15 @@ Result<void> FieldBuilder::integrate(const CostField& cost, std::span<const Cell
         }
     }
 
-    const double len_diag = eight ? diag : 1.0;
-    const double width = static_cast<double>(lo);  // lo x min(1, diag); diag >= 1
-    const double inv_width = 1.0 / width;
-    const double max_move = static_cast<double>(hi) * len_diag;
-    const std::size_t ring = static_cast<std::size_t>(std::floor(max_move / width)) + 3;
+    // Move prices in fixed point: orthogonal c exactly, diagonal c x factor rounded to 2^-25.
+    for (int c = 1; c <= kCostMax; ++c) {
+        orth_price_[c] = static_cast<Fixed>(c) << kFractionBits;
+        diag_price_[c] = static_cast<Fixed>(std::llround(c * diag * kFixedOne));
+    }
+    // Bucket width: the largest power of two not above the cheapest move (lo, as diag >= 1).
+    const int shift = kFractionBits + std::bit_width(static_cast<unsigned>(lo)) - 1;
+    const Fixed max_move = eight ? diag_price_[hi] : orth_price_[hi];
+    const std::size_t ring = static_cast<std::size_t>(max_move >> shift) + 3;
     const std::size_t words = (ring + 63) / 64;
     occupied_.reserve((kMaxRing + 63) / 64);  // so a wider cost range later allocates nothing
     occupied_.assign(words, 0);
@@ -150,25 +172,16 @@ Result<void> FieldBuilder::integrate(const CostField& cost, std::span<const Cell
     for (const Cell& g : goals) {
         const std::int32_t c = (g.y + 1) * pw_ + (g.x + 1);
         if (via[c] == Code{kGoalCode}) continue;  // duplicate goal
-        dist[c] = 0.0;
+        dist[c] = 0;
         via[c] = Code{kGoalCode};
         link(c, 0);
         ++queued;
     }
 
     const std::int32_t off[kDirectionCount] = {1, pw_ + 1, pw_, pw_ - 1, -1, -pw_ - 1, -pw_, -pw_ + 1};
-    // Added to a diagonal offer: 0 when both cells beside the move are open, else NaN (which
-    // compares false with everything, so the offer is never taken).
-    const double kCornerPenalty[2] = {std::numeric_limits<double>::quiet_NaN(), 0.0};
     std::uint64_t bucket = 0;  // absolute bucket number of the slot being drained
     std::size_t slot = 0;      // bucket % ring
     std::size_t settled = 0;
-    struct Improvement {
-        std::int32_t cell;
-        std::uint8_t rank;
-        double value;
-    };
-    Improvement improved[kDirectionCount];
 
     while (queued > 0) {
         // Next non-empty bucket at or after the current one, circularly; stale bits are cleared here.
@@ -193,47 +206,54 @@ Result<void> FieldBuilder::integrate(const CostField& cost, std::span<const Cell
             unlink(y);
             --queued;
             ++settled;
-            const double d = dist[y];
-            const double c = static_cast<double>(pc[y]);
-            const double orth = d + c;
-            int count = 0;
-            // Offer to x its move (of tie rank `rank`) into y. Keeping the best offer, with exact ties
-            // going to the move of lower rank, yields the flow directly: every offer that can be
-            // optimal reaches x before x is settled (it comes from a strictly earlier bucket).
-            // Improvements are applied after all eight offers (each neighbour gets one offer).
-            auto offer = [&](std::int32_t x, double cand, std::uint8_t rank) __attribute__((always_inline)) {
-                const double old = dist[x];
-                improved[count] = {x, rank, cand};
-                count += cand < old;
-                if (cand == old) [[unlikely]] {  // an exact tie: the lower rank wins
-                    const auto cur = static_cast<std::uint8_t>(via[x]);
-                    via[x] = Code{std::min(cur, rank)};
-                }
+            const Fixed d = dist[y];
+            const Cost c = pc[y];
+            // Offer each neighbour x its move into y (orthogonal d + c, diagonal d + c * factor).
+            // Keeping the best offer, with exact ties going to the move of lower rank, yields the
+            // flow directly: every offer that can be optimal reaches x before x is settled (it comes
+            // from a strictly earlier bucket). The comparisons only fill bit masks; the (one or two)
+            // improvements are applied afterwards, so no branch depends on a single comparison.
+            Fixed value[kDirectionCount];
+            value[0] = value[2] = value[4] = value[6] = d + orth_price_[c];
+            unsigned better = 0;
+            unsigned tie = 0;
+            auto offer = [&](int k, Fixed cand) __attribute__((always_inline)) {
+                const Fixed old = dist[y + off[k]];
+                better |= static_cast<unsigned>(cand < old) << k;
+                tie |= static_cast<unsigned>(cand == old) << k;
             };
-            offer(y + off[0], orth, kRankW);  // the east neighbour reaches y by moving west
-            offer(y + off[2], orth, kRankN);
-            offer(y + off[4], orth, kRankE);
-            offer(y + off[6], orth, kRankS);
+            offer(0, value[0]);
+            offer(2, value[0]);
+            offer(4, value[0]);
+            offer(6, value[0]);
             if (eight) {
-                // Corner rule: a diagonal is offered only when both cells beside it are open.
-                const double dg = d + c * len_diag;
-                const int e = pc[y + off[0]] != kCostWall;
-                const int so = pc[y + off[2]] != kCostWall;
-                const int we = pc[y + off[4]] != kCostWall;
-                const int no = pc[y + off[6]] != kCostWall;
-                offer(y + off[1], dg + kCornerPenalty[so & e], kRankNW);
-                offer(y + off[3], dg + kCornerPenalty[so & we], kRankNE);
-                offer(y + off[5], dg + kCornerPenalty[no & we], kRankSE);
-                offer(y + off[7], dg + kCornerPenalty[no & e], kRankSW);
+                // Corner rule: a blocked diagonal offers kBlocked (all ones), which is never lower
+                // than or equal to any value.
+                const Fixed dg = d + diag_price_[c];
+                value[1] = value[3] = value[5] = value[7] = dg;
+                const Fixed e = pc[y + off[0]] == kCostWall;
+                const Fixed so = pc[y + off[2]] == kCostWall;
+                const Fixed we = pc[y + off[4]] == kCostWall;
+                const Fixed no = pc[y + off[6]] == kCostWall;
+                offer(1, dg | (0 - (so | e)));
+                offer(3, dg | (0 - (so | we)));
+                offer(5, dg | (0 - (no | we)));
+                offer(7, dg | (0 - (no | e)));
             }
-            for (int i = 0; i < count; ++i) {
-                const std::int32_t x = improved[i].cell;
-                dist[x] = improved[i].value;
-                via[x] = Code{improved[i].rank};
-                queued += links[x].next == x;  // linked to itself: first time queued
-                unlink(x);                     // a no-op for a cell in no list
-                std::uint64_t b = static_cast<std::uint64_t>(improved[i].value * inv_width);
-                b = std::max(b, bucket + 1);  // rounding guard: a move never stays in the current bucket
+            for (unsigned m = tie; m != 0; m &= m - 1) [[unlikely]] {
+                    const int k = std::countr_zero(m);
+                    Code& v = via[y + off[k]];
+                    v = Code{std::min(static_cast<std::uint8_t>(v), kOfferRank[k])};
+                }
+            for (unsigned m = better; m != 0; m &= m - 1) {
+                const int k = std::countr_zero(m);
+                const std::int32_t x = y + off[k];
+                const Fixed v = value[k];
+                dist[x] = v;
+                via[x] = Code{kOfferRank[k]};
+                queued += links[x].next == x;        // linked to itself: first time queued
+                unlink(x);                           // a no-op for a cell in no list
+                const std::uint64_t b = v >> shift;  // > bucket: every move is at least one bucket wide
                 std::size_t t = slot + static_cast<std::size_t>(b - bucket);
                 t = t >= ring ? t - ring : t;
                 link(x, t);
@@ -252,9 +272,9 @@ Result<void> FieldBuilder::build_integration(const CostField& cost, std::span<co
     const int h = cost.height();
     out.resize(static_cast<std::size_t>(w) * h);
     for (int y = 0; y < h; ++y) {
-        const double* row = dist_.data() + static_cast<std::size_t>(y + 1) * pw_ + 1;
+        const std::size_t p0 = static_cast<std::size_t>(y + 1) * pw_ + 1;
         float* dst = out.data() + static_cast<std::size_t>(y) * w;
-        for (int x = 0; x < w; ++x) dst[x] = static_cast<float>(std::fabs(row[x]));  // -inf walls -> +inf
+        for (int x = 0; x < w; ++x) dst[x] = to_float(dist_[p0 + x], via_[p0 + x]);
     }
     return {};
 }
@@ -270,13 +290,13 @@ Result<void> FieldBuilder::build(const CostField& cost, std::span<const Cell> go
     out.integration_.resize(cells);
     out.directions_.resize(cells);
 
-    const double* const dist = dist_.data();
+    const Fixed* const dist = dist_.data();
     const Code* const via = via_.data();
     for (int y = 0; y < h; ++y) {
         const std::size_t p0 = static_cast<std::size_t>(y + 1) * pw_ + 1;
         float* irow = out.integration_.data() + static_cast<std::size_t>(y) * w;
-        // Walls hold -inf (+inf in the output), cut-off cells +inf; `via` holds the codes by rank.
-        for (int x = 0; x < w; ++x) irow[x] = static_cast<float>(std::fabs(dist[p0 + x]));  // -inf walls -> +inf
+        // `via` holds the codes by rank: walls and cut-off cells get +inf.
+        for (int x = 0; x < w; ++x) irow[x] = to_float(dist[p0 + x], via[p0 + x]);
         Direction* drow = out.directions_.data() + static_cast<std::size_t>(y) * w;
         for (int x = 0; x < w; ++x)
             drow[x] = static_cast<Direction>(kRankToCode[static_cast<std::uint8_t>(via[p0 + x])]);
@@ -286,8 +306,9 @@ Result<void> FieldBuilder::build(const CostField& cost, std::span<const Cell> go
 
 double FieldBuilder::exact_integration(int x, int y) const {
     TIDE_ASSERT(x >= 0 && y >= 0 && x < pw_ - 2 && y < ph_ - 2);
-    const double d = dist_[static_cast<std::size_t>(y + 1) * pw_ + (x + 1)];
-    return std::fabs(d);  // walls hold -inf
+    const std::size_t i = static_cast<std::size_t>(y + 1) * pw_ + (x + 1);
+    return static_cast<std::uint8_t>(via_[i]) > kGoalCode ? std::numeric_limits<double>::infinity()
+                                                          : static_cast<double>(dist_[i]) / kFixedOne;
 }
 
 Result<FlowField> build_flow_field(const CostField& cost, std::span<const Cell> goals, const FieldParams& params) {
