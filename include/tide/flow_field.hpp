@@ -158,13 +158,12 @@ private:
         std::int32_t prev;
     };
     std::pmr::memory_resource* memory_;
-    int pw_ = 0, ph_ = 0;          // padded size: map plus a one-cell wall border
-    std::pmr::vector<Cost> cost_;  // padded costs (border = wall)
-    using Fixed = std::uint64_t;   // distance in units of 2^-25 (see the .cpp)
+    int pw_ = 0, ph_ = 0;         // padded size: map plus a one-cell wall border
+    using Fixed = std::uint64_t;  // distance in units of 2^-frac_ (see the .cpp)
     static constexpr int kFractionBits = 25;
-    static constexpr double kFixedOne = static_cast<double>(Fixed{1} << kFractionBits);
-    static constexpr Fixed kNotReached = Fixed{1} << 63;  // above any real value
-    std::pmr::vector<Fixed> dist_;                        // padded distances (walls 0, their code says wall)
+    static constexpr Fixed kNotReached = Fixed{1} << 55;  // above any real value
+    int frac_ = kFractionBits;                            // fraction bits of the last build
+    std::pmr::vector<Fixed> dist_;                        // padded words: (value << 8) | cost; walls 255
     Fixed orth_price_[256] = {};                          // price of an orthogonal move into a cell of each cost
     Fixed diag_price_[256] = {};                          // ... and of a diagonal move
     // A byte type that, unlike unsigned char, does not alias everything: stores to it let the

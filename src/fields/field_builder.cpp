@@ -4,7 +4,9 @@
 // cost c adds exactly c, a diagonal one c x factor rounded to 2^-25 (an error below 1.5e-8 per
 // move, and every move costs at least 1, so the relative error of any value stays below 1.5e-8).
 // Integers make comparisons cheap, ties exact (the same moves sum to the same bits in any order)
-// and results bit-identical on every machine. 64 bits hold 16384^2 moves of cost 254 x 2.
+// and results bit-identical on every machine. Each cell's 64-bit word packs (value << 8) | cost,
+// so the hot loop reads one array for values, costs and walls; values have 55 bits, and the
+// fraction shrinks below 25 bits only for maps whose longest possible path would not fit.
 //
 // Why a bucket queue is exact here: every move costs at least w = (smallest passable cost) x
 // min(1, diagonal factor). Buckets are [k*w, (k+1)*w). When bucket k is reached, every queued cell
@@ -57,9 +59,8 @@ constexpr std::size_t kMaxRing = static_cast<std::size_t>(kCostMax) * 2 + 3;
 
 // Integration value for the float layer: +inf for walls and cut-off cells, selected with a mask
 // (walls are scattered at random, a branch would mispredict).
-inline float to_float(std::uint64_t value, auto code) {
-    const auto f = std::bit_cast<std::uint32_t>(
-        static_cast<float>(static_cast<double>(value) * (1.0 / static_cast<double>(std::uint64_t{1} << 25))));
+inline float to_float(std::uint64_t value, auto code, double scale) {
+    const auto f = std::bit_cast<std::uint32_t>(static_cast<float>(static_cast<double>(value) * scale));
     const std::uint32_t cut = 0u - static_cast<std::uint32_t>(static_cast<std::uint8_t>(code) > kGoalCode);
     return std::bit_cast<float>((f & ~cut) | (std::bit_cast<std::uint32_t>(kUnreachable) & cut));
 }
@@ -71,7 +72,7 @@ std::string cell_text(Cell c) {
 }  // namespace
 
 FieldBuilder::FieldBuilder(std::pmr::memory_resource* memory)
-    : memory_(memory), cost_(memory), dist_(memory), via_(memory), links_(memory), occupied_(memory) {}
+    : memory_(memory), dist_(memory), via_(memory), links_(memory), occupied_(memory) {}
 
 Result<void> FieldBuilder::integrate(const CostField& cost, std::span<const Cell> goals, const FieldParams& params) {
     const bool eight = params.connectivity == Connectivity::eight;
@@ -93,14 +94,12 @@ Result<void> FieldBuilder::integrate(const CostField& cost, std::span<const Cell
     pw_ = w + 2;
     ph_ = h + 2;
     const std::size_t n = static_cast<std::size_t>(pw_) * ph_;
-    cost_.resize(n);
     dist_.resize(n);
     via_.resize(n);
     links_.resize(n + kMaxRing);  // cells, then one sentinel per bucket
 
-    constexpr Fixed kStartDist[2] = {0, kNotReached};  // wall, open
+    constexpr Fixed kStartValue[2] = {0, kNotReached << 8};  // wall, open
     constexpr std::uint8_t kStartCode[2] = {kWallCode, kUnreachableCode};
-    Cost* const pc = cost_.data();
     Fixed* const dist = dist_.data();
     Code* const via = via_.data();
     Link* const links = links_.data();
@@ -108,8 +107,7 @@ Result<void> FieldBuilder::integrate(const CostField& cost, std::span<const Cell
     // Padded copy of the costs and the start state: open cells "not reached" / unreachable, walls
     // and the border 0 / wall, every cell linked to itself (in no list). Also the cost range.
     auto init_border = [&](std::size_t i) {
-        pc[i] = kCostWall;
-        dist[i] = 0;
+        dist[i] = kCostWall;  // value 0, cost 255
         via[i] = Code{kWallCode};
         links[i] = {static_cast<std::int32_t>(i), static_cast<std::int32_t>(i)};
     };
@@ -119,6 +117,7 @@ Result<void> FieldBuilder::integrate(const CostField& cost, std::span<const Cell
     }
     Cost lo = kCostWall;
     Cost hi = 1;
+    std::size_t open_cells = 0;
     const Cost* src = cost.cells().data();
     for (int y = 0; y < h; ++y) {
         const std::size_t r = static_cast<std::size_t>(y + 1) * pw_;
@@ -129,8 +128,8 @@ Result<void> FieldBuilder::integrate(const CostField& cost, std::span<const Cell
             const std::size_t i = r + 1 + static_cast<std::size_t>(x);
             const Cost c = srow[x];
             const int open = c != kCostWall;
-            pc[i] = c;
-            dist[i] = kStartDist[open];  // tables, not branches: walls are scattered at random
+            dist[i] = kStartValue[open] | c;  // tables, not branches: walls are scattered at random
+            open_cells += static_cast<std::size_t>(open);
             via[i] = Code{kStartCode[open]};
             links[i] = {static_cast<std::int32_t>(i), static_cast<std::int32_t>(i)};
             lo = std::min(lo, c);  // a wall's 255 only wins when nothing is open
@@ -138,13 +137,18 @@ Result<void> FieldBuilder::integrate(const CostField& cost, std::span<const Cell
         }
     }
 
-    // Move prices in fixed point: orthogonal c exactly, diagonal c x factor rounded to 2^-25.
+    // Fraction bits: 25, fewer only when the longest possible path (every open cell once at the
+    // dearest move) would not fit the 55 value bits; then 2^-frac is still below 8e-6.
+    const std::uint64_t bound = static_cast<std::uint64_t>(open_cells) * (2u * hi + 1u);
+    frac_ = std::min(kFractionBits, 55 - static_cast<int>(std::bit_width(bound)));
+    const double one = std::ldexp(1.0, frac_);
+    // Move prices in fixed point: orthogonal c exactly, diagonal c x factor rounded to 2^-frac.
     for (int c = 1; c <= kCostMax; ++c) {
-        orth_price_[c] = static_cast<Fixed>(c) << kFractionBits;
-        diag_price_[c] = static_cast<Fixed>(std::llround(c * diag * kFixedOne));
+        orth_price_[c] = static_cast<Fixed>(c) << frac_;
+        diag_price_[c] = static_cast<Fixed>(std::llround(c * diag * one));
     }
     // Bucket width: the largest power of two not above the cheapest move (lo, as diag >= 1).
-    const int shift = kFractionBits + std::bit_width(static_cast<unsigned>(lo)) - 1;
+    const int shift = frac_ + std::bit_width(static_cast<unsigned>(lo)) - 1;
     const Fixed max_move = eight ? diag_price_[hi] : orth_price_[hi];
     const std::size_t ring = static_cast<std::size_t>(max_move >> shift) + 3;
     const std::size_t words = (ring + 63) / 64;
@@ -172,7 +176,7 @@ Result<void> FieldBuilder::integrate(const CostField& cost, std::span<const Cell
     for (const Cell& g : goals) {
         const std::int32_t c = (g.y + 1) * pw_ + (g.x + 1);
         if (via[c] == Code{kGoalCode}) continue;  // duplicate goal
-        dist[c] = 0;
+        dist[c] &= 0xFF;                          // value 0, keep the cost
         via[c] = Code{kGoalCode};
         link(c, 0);
         ++queued;
@@ -206,13 +210,15 @@ Result<void> FieldBuilder::integrate(const CostField& cost, std::span<const Cell
             unlink(y);
             --queued;
             ++settled;
-            const Fixed d = dist[y];
-            const Cost c = pc[y];
+            const Fixed d = dist[y] >> 8;
+            const Fixed c = dist[y] & 0xFF;
             // Offer each neighbour x its move into y (orthogonal d + c, diagonal d + c * factor).
             // Keeping the best offer, with exact ties going to the move of lower rank, yields the
             // flow directly: every offer that can be optimal reaches x before x is settled (it comes
             // from a strictly earlier bucket). The comparisons only fill bit masks; the (one or two)
             // improvements are applied afterwards, so no branch depends on a single comparison.
+            // A word is (value << 8) | cost: an offer v becomes (v << 8) | 0xFF, which is lower than
+            // a word exactly when v is lower than its value, whatever the cost byte.
             Fixed value[kDirectionCount];
             value[0] = value[2] = value[4] = value[6] = d + orth_price_[c];
             unsigned better = 0;
@@ -220,25 +226,27 @@ Result<void> FieldBuilder::integrate(const CostField& cost, std::span<const Cell
             auto offer = [&](int k, Fixed cand) __attribute__((always_inline)) {
                 const Fixed old = dist[y + off[k]];
                 better |= static_cast<unsigned>(cand < old) << k;
-                tie |= static_cast<unsigned>(cand == old) << k;
+                tie |= static_cast<unsigned>(((old ^ cand) >> 8) == 0) << k;
             };
-            offer(0, value[0]);
-            offer(2, value[0]);
-            offer(4, value[0]);
-            offer(6, value[0]);
+            const Fixed orth_word = (value[0] << 8) | 0xFF;
+            offer(0, orth_word);
+            offer(2, orth_word);
+            offer(4, orth_word);
+            offer(6, orth_word);
             if (eight) {
                 // Corner rule: a blocked diagonal offers kBlocked (all ones), which is never lower
                 // than or equal to any value.
                 const Fixed dg = d + diag_price_[c];
                 value[1] = value[3] = value[5] = value[7] = dg;
-                const Fixed e = pc[y + off[0]] == kCostWall;
-                const Fixed so = pc[y + off[2]] == kCostWall;
-                const Fixed we = pc[y + off[4]] == kCostWall;
-                const Fixed no = pc[y + off[6]] == kCostWall;
-                offer(1, dg | (0 - (so | e)));
-                offer(3, dg | (0 - (so | we)));
-                offer(5, dg | (0 - (no | we)));
-                offer(7, dg | (0 - (no | e)));
+                const Fixed dg_word = (dg << 8) | 0xFF;
+                const Fixed e = (dist[y + off[0]] & 0xFF) == kCostWall;
+                const Fixed so = (dist[y + off[2]] & 0xFF) == kCostWall;
+                const Fixed we = (dist[y + off[4]] & 0xFF) == kCostWall;
+                const Fixed no = (dist[y + off[6]] & 0xFF) == kCostWall;
+                offer(1, dg_word | (0 - (so | e)));
+                offer(3, dg_word | (0 - (so | we)));
+                offer(5, dg_word | (0 - (no | we)));
+                offer(7, dg_word | (0 - (no | e)));
             }
             for (unsigned m = tie; m != 0; m &= m - 1) [[unlikely]] {
                     const int k = std::countr_zero(m);
@@ -249,7 +257,7 @@ Result<void> FieldBuilder::integrate(const CostField& cost, std::span<const Cell
                 const int k = std::countr_zero(m);
                 const std::int32_t x = y + off[k];
                 const Fixed v = value[k];
-                dist[x] = v;
+                dist[x] = (v << 8) | (dist[x] & 0xFF);
                 via[x] = Code{kOfferRank[k]};
                 queued += links[x].next == x;        // linked to itself: first time queued
                 unlink(x);                           // a no-op for a cell in no list
@@ -270,11 +278,12 @@ Result<void> FieldBuilder::build_integration(const CostField& cost, std::span<co
     if (auto r = integrate(cost, goals, params); !r) return r;
     const int w = cost.width();
     const int h = cost.height();
+    const double scale = std::ldexp(1.0, -frac_);
     out.resize(static_cast<std::size_t>(w) * h);
     for (int y = 0; y < h; ++y) {
         const std::size_t p0 = static_cast<std::size_t>(y + 1) * pw_ + 1;
         float* dst = out.data() + static_cast<std::size_t>(y) * w;
-        for (int x = 0; x < w; ++x) dst[x] = to_float(dist_[p0 + x], via_[p0 + x]);
+        for (int x = 0; x < w; ++x) dst[x] = to_float(dist_[p0 + x] >> 8, via_[p0 + x], scale);
     }
     return {};
 }
@@ -292,11 +301,12 @@ Result<void> FieldBuilder::build(const CostField& cost, std::span<const Cell> go
 
     const Fixed* const dist = dist_.data();
     const Code* const via = via_.data();
+    const double scale = std::ldexp(1.0, -frac_);
     for (int y = 0; y < h; ++y) {
         const std::size_t p0 = static_cast<std::size_t>(y + 1) * pw_ + 1;
         float* irow = out.integration_.data() + static_cast<std::size_t>(y) * w;
         // `via` holds the codes by rank: walls and cut-off cells get +inf.
-        for (int x = 0; x < w; ++x) irow[x] = to_float(dist[p0 + x], via[p0 + x]);
+        for (int x = 0; x < w; ++x) irow[x] = to_float(dist[p0 + x] >> 8, via[p0 + x], scale);
         Direction* drow = out.directions_.data() + static_cast<std::size_t>(y) * w;
         for (int x = 0; x < w; ++x)
             drow[x] = static_cast<Direction>(kRankToCode[static_cast<std::uint8_t>(via[p0 + x])]);
@@ -308,7 +318,7 @@ double FieldBuilder::exact_integration(int x, int y) const {
     TIDE_ASSERT(x >= 0 && y >= 0 && x < pw_ - 2 && y < ph_ - 2);
     const std::size_t i = static_cast<std::size_t>(y + 1) * pw_ + (x + 1);
     return static_cast<std::uint8_t>(via_[i]) > kGoalCode ? std::numeric_limits<double>::infinity()
-                                                          : static_cast<double>(dist_[i]) / kFixedOne;
+                                                          : std::ldexp(static_cast<double>(dist_[i] >> 8), -frac_);
 }
 
 Result<FlowField> build_flow_field(const CostField& cost, std::span<const Cell> goals, const FieldParams& params) {
