@@ -53,7 +53,7 @@ void run_field(const FieldOptions& o) {
     std::printf("map %s: %dx%d, %zu goal(s), %zu reachable cells, max integration %.6g, first build %.3f ms\n",
                 o.map.c_str(), map.cost.width(), map.cost.height(), goals.size(), reachable,
                 static_cast<double>(max_value), first_ms);
-    if (!o.dist_csv.empty()) write_dist_csv(builder, field, o.dist_csv);
+    if (!o.dist_csv.empty()) write_dist_csv(map.cost, field, params, o.dist_csv);
     if (!o.next_csv.empty()) write_next_csv(field, o.next_csv);
     if (!o.png.empty()) check(render::write_png(render::render_layers(map.cost, field, goals), o.png));
 }

@@ -58,13 +58,14 @@ void run_scen(const ScenOptions& o) {
     const auto t0 = std::chrono::steady_clock::now();
     auto worker = [&] {
         FieldBuilder builder;
-        std::pmr::vector<float> integration;  // the float layer is not used: rows read the exact values
+        FlowField field;
         for (std::size_t g = next++; g < groups.size(); g = next++) {
             const Cell goal = group_goal[g];
-            const auto r = builder.build_integration(map.cost, std::span<const Cell>(&goal, 1), params, integration);
+            const auto r = builder.build(map.cost, std::span<const Cell>(&goal, 1), params, field);
+            // Each row follows its start's flow path and sums the moves in double precision.
             for (std::size_t i : *groups[g]) {
-                const Cell s = rows[i].start;
-                computed[i] = r ? builder.exact_integration(s.x, s.y) : std::numeric_limits<double>::quiet_NaN();
+                computed[i] = r ? flow_path_cost(map.cost, field, params, rows[i].start)
+                                : std::numeric_limits<double>::quiet_NaN();
             }
         }
     };

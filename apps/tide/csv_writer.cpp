@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <limits>
 #include <memory>
+#include <vector>
 
 #include "cli_common.hpp"
 
@@ -25,12 +26,14 @@ void finish(std::unique_ptr<std::FILE, FileCloser> f, const std::string& path) {
 
 }  // namespace
 
-void write_dist_csv(const FieldBuilder& builder, const FlowField& field, const std::string& path) {
+void write_dist_csv(const CostField& cost, const FlowField& field, const FieldParams& params, const std::string& path) {
     auto f = open_for_writing(path);
+    std::vector<double> values(static_cast<std::size_t>(field.width()) * field.height());
+    flow_path_costs(cost, field, params, values);
     char buf[32];
     for (int y = 0; y < field.height(); ++y) {
         for (int x = 0; x < field.width(); ++x) {
-            const double v = builder.exact_integration(x, y);
+            const double v = values[static_cast<std::size_t>(y) * field.width() + x];
             if (x) std::fputc(',', f.get());
             if (v == std::numeric_limits<double>::infinity()) {
                 std::fputs("inf", f.get());

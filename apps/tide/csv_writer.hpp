@@ -7,9 +7,9 @@
 
 namespace tide::cli {
 
-/// H lines of W values: least cost to the nearest goal with 9 significant digits, or `inf`. The
-/// values are the builder's double-precision results of its last build (on `field`'s map).
-void write_dist_csv(const FieldBuilder& builder, const FlowField& field, const std::string& path);
+/// H lines of W values: least cost to the nearest goal with 9 significant digits, or `inf`, summed
+/// in double precision along each cell's flow path (flow_path_costs).
+void write_dist_csv(const CostField& cost, const FlowField& field, const FieldParams& params, const std::string& path);
 
 /// H lines of W integers: y*W+x of the cell the flow moves to, or -1 (goals, walls, unreachable).
 void write_next_csv(const FlowField& field, const std::string& path);

@@ -59,13 +59,22 @@ private:
 /// Which planner suits a group of units sharing one goal.
 enum class Planner { astar_per_unit, flow_field };
 
-/// Group size from which one flow field beats one A* per unit on typical maps, measured by
-/// `tide bench fields` (see docs/PERFORMANCE.md).
-inline constexpr int kFlowFieldCrossoverUnits = 12;
+/// Group size from which one flow field costs less than one A* per unit, measured by
+/// `tide bench fields` on the classic weighted 256x256 map (20% walls, forest 3, swamp 6): one
+/// field build 1.54 ms, A* 0.79 ms per unit, so a field wins from 2 units (docs/PERFORMANCE.md).
+/// On open uniform-cost maps A* is cheaper (random512-10: ~11 units); measure yours and use the
+/// three-argument overload.
+inline constexpr int kFlowFieldCrossoverUnits = 2;
 
-/// Picks A* per unit for small groups and a flow field from kFlowFieldCrossoverUnits units on.
+/// Picks A* per unit below kFlowFieldCrossoverUnits units sharing a goal, a flow field from there on.
 constexpr Planner choose_planner(int units_sharing_goal) noexcept {
     return units_sharing_goal >= kFlowFieldCrossoverUnits ? Planner::flow_field : Planner::astar_per_unit;
+}
+
+/// Picks the cheaper plan from the host's own measurements: a field when one build costs no more
+/// than `units_sharing_goal` A* searches.
+constexpr Planner choose_planner(int units_sharing_goal, double field_build_ms, double astar_ms_per_unit) noexcept {
+    return field_build_ms <= units_sharing_goal * astar_ms_per_unit ? Planner::flow_field : Planner::astar_per_unit;
 }
 
 }  // namespace tide

@@ -175,6 +175,16 @@ private:
     std::size_t settled_ = 0;
 };
 
+/// Cost of following the flow from `cell` to its goal, summed move by move in double precision:
+/// the cell's integration value to full precision (the builder's fixed point rounds each diagonal
+/// price to 2^-25). +inf for walls and cut-off cells. `cost` and `params` must be the build's.
+/// O(length of the path).
+double flow_path_cost(const CostField& cost, const FlowField& field, const FieldParams& params, Cell cell);
+
+/// flow_path_cost() for every cell at once, row-major into `out` (size W*H), in O(W*H): each path
+/// is walked once and shared suffixes are reused.
+void flow_path_costs(const CostField& cost, const FlowField& field, const FieldParams& params, std::span<double> out);
+
 /// Convenience: builds a fresh field with a temporary builder.
 Result<FlowField> build_flow_field(const CostField& cost, std::span<const Cell> goals, const FieldParams& params = {});
 

@@ -1,4 +1,7 @@
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <vector>
 
 #include "tide/assert.hpp"
 #include "tide/flow_field.hpp"
@@ -67,6 +70,70 @@ Vec2 FlowField::sample(Vec2 p) const {
     }
     const float inv = 1.0f / std::sqrt(len2);
     return {vx * inv, vy * inv};
+}
+
+namespace {
+
+double move_price(const CostField& cost, const FieldParams& params, int x, int y, int d) {
+    const double c = cost.at(x + kDirectionDx[d], y + kDirectionDy[d]);
+    return (d & 1) ? c * params.diagonal_factor : c;
+}
+
+}  // namespace
+
+double flow_path_cost(const CostField& cost, const FlowField& field, const FieldParams& params, Cell cell) {
+    TIDE_ASSERT(cost.width() == field.width() && cost.height() == field.height());
+    double sum = 0.0;
+    int x = cell.x, y = cell.y;
+    // A field's flow has no cycle, so a path visits at most W*H cells; the bound guards misuse.
+    for (std::size_t steps = 0; steps <= static_cast<std::size_t>(field.width()) * field.height(); ++steps) {
+        const Direction d = field.direction(x, y);
+        if (d == Direction::goal) return sum;
+        if (!is_move(d)) return std::numeric_limits<double>::infinity();
+        const int k = static_cast<int>(d);
+        sum += move_price(cost, params, x, y, k);
+        x += kDirectionDx[k];
+        y += kDirectionDy[k];
+    }
+    return std::numeric_limits<double>::infinity();
+}
+
+void flow_path_costs(const CostField& cost, const FlowField& field, const FieldParams& params, std::span<double> out) {
+    const int w = field.width();
+    const std::size_t n = static_cast<std::size_t>(w) * field.height();
+    TIDE_ASSERT(cost.width() == w && cost.height() == field.height() && out.size() == n);
+    constexpr double kUnknown = -1.0;
+    std::fill(out.begin(), out.end(), kUnknown);
+    std::vector<std::size_t> path;
+    for (std::size_t start = 0; start < n; ++start) {
+        if (out[start] != kUnknown) continue;
+        // Walk until a cell whose cost is known (or a goal / no-move cell), then unwind.
+        std::size_t c = start;
+        path.clear();
+        double base = 0.0;
+        for (;;) {
+            if (out[c] != kUnknown) {
+                base = out[c];
+                break;
+            }
+            const Direction d = field.directions()[c];
+            if (d == Direction::goal) {
+                out[c] = base = 0.0;
+                break;
+            }
+            if (!is_move(d) || path.size() > n) {
+                out[c] = base = std::numeric_limits<double>::infinity();
+                break;
+            }
+            path.push_back(c);
+            c = static_cast<std::size_t>(field.next_index(static_cast<int>(c % w), static_cast<int>(c / w)));
+        }
+        for (auto it = path.rbegin(); it != path.rend(); ++it) {
+            const int x = static_cast<int>(*it % w), y = static_cast<int>(*it / w);
+            base += move_price(cost, params, x, y, static_cast<int>(field.direction(x, y)));
+            out[*it] = base;
+        }
+    }
 }
 
 }  // namespace tide

@@ -127,6 +127,9 @@ TEST(Planner, SmallGroupsUseAStarLargeGroupsAField) {
     EXPECT_EQ(choose_planner(kFlowFieldCrossoverUnits - 1), Planner::astar_per_unit);
     EXPECT_EQ(choose_planner(kFlowFieldCrossoverUnits), Planner::flow_field);
     EXPECT_EQ(choose_planner(200000), Planner::flow_field);
+    // From measurements: a 1.5 ms field against 0.1 ms per A* pays off from 15 units.
+    EXPECT_EQ(choose_planner(14, 1.5, 0.1), Planner::astar_per_unit);
+    EXPECT_EQ(choose_planner(15, 1.5, 0.1), Planner::flow_field);
 }
 
 }  // namespace
