@@ -61,10 +61,10 @@ enum class Planner { astar_per_unit, flow_field };
 
 /// Group size from which one flow field costs less than one A* per unit, measured by
 /// `tide bench fields` on the classic weighted 256x256 map (20% walls, forest 3, swamp 6): one
-/// field build 1.54 ms, A* 0.79 ms per unit, so a field wins from 2 units (docs/PERFORMANCE.md).
-/// On open uniform-cost maps A* is cheaper (random512-10: ~11 units); measure yours and use the
+/// field build 1.5-1.65 ms, A* 0.79-0.82 ms per unit: a field wins from 2-3 units (docs/PERFORMANCE.md).
+/// On open uniform-cost maps A* is cheaper (random512-10: ~14 units); measure yours and use the
 /// three-argument overload.
-inline constexpr int kFlowFieldCrossoverUnits = 2;
+inline constexpr int kFlowFieldCrossoverUnits = 3;
 
 /// Picks A* per unit below kFlowFieldCrossoverUnits units sharing a goal, a flow field from there on.
 constexpr Planner choose_planner(int units_sharing_goal) noexcept {
