@@ -175,42 +175,15 @@ std::optional<Error> check_all_text(std::string_view source, const std::vector<L
     return std::nullopt;
 }
 
-Result<Map> parse_movingai(std::string_view source, const std::vector<Line>& lines, std::pmr::memory_resource* memory) {
+// Reads the header after the first line (width, height and, in Tide maps, legend lines) up to
+// "map", then the rows. Both formats share this; only Tide maps accept legend lines.
+Result<Map> parse_header_and_rows(std::string_view source, const std::vector<Line>& lines, MapFormat format,
+                                  std::pmr::memory_resource* memory) {
+    const bool tide = format == MapFormat::tide;
+    Legend legend = tide ? tide_default_legend() : movingai_legend();
     int width = 0;
     int height = 0;
-    std::size_t i = 1;  // line 0 is "type octile"
-    for (; i < lines.size(); ++i) {
-        const auto fields = split_fields(lines[i].text);
-        if (fields.empty()) continue;
-        if (fields.size() == 1 && fields[0] == "map") break;
-        if (fields.size() == 2 && (fields[0] == "height" || fields[0] == "width")) {
-            auto n = parse_dimension(source, lines[i], fields[1], fields[0]);
-            if (!n) return n.error();
-            (fields[0] == "height" ? height : width) = *n;
-            continue;
-        }
-        return error_at(source, lines[i].number,
-                        "expected 'height H', 'width W' or 'map', found '" + std::string(trim(lines[i].text)) + "'");
-    }
-    if (i >= lines.size()) return error_at(source, lines.back().number, "missing 'map' line");
-    if (height == 0) return error_at(source, lines[i].number, "missing 'height' line before 'map'");
-    if (width == 0) return error_at(source, lines[i].number, "missing 'width' line before 'map'");
-    auto field = parse_rows(source, lines, i + 1, width, height, movingai_legend(), memory);
-    if (!field) return field.error();
-    return Map{std::move(field.value()), MapFormat::moving_ai};
-}
-
-Result<Map> parse_tide(std::string_view source, const std::vector<Line>& lines, std::pmr::memory_resource* memory) {
-    const auto version = split_fields(lines[0].text);
-    if (version.size() != 2 || version[1] != "1") {
-        return error_at(
-            source, lines[0].number,
-            "unsupported tide-map version '" + std::string(trim(lines[0].text)) + "' (expected 'tide-map 1')");
-    }
-    Legend legend = tide_default_legend();
-    int width = 0;
-    int height = 0;
-    std::size_t i = 1;
+    std::size_t i = 1;  // line 0 is "type octile" or "tide-map 1"
     for (; i < lines.size(); ++i) {
         const std::string_view text = lines[i].text;
         const auto fields = split_fields(text);
@@ -222,38 +195,53 @@ Result<Map> parse_tide(std::string_view source, const std::vector<Line>& lines, 
             (fields[0] == "height" ? height : width) = *n;
             continue;
         }
-        if (fields[0] == "legend") {
-            if (fields.size() != 3 || fields[1].size() != 1) {
-                return error_at(source, lines[i].number,
-                                "expected 'legend C V' with C one character and V a cost 1..254 or 'wall', found '" +
-                                    std::string(trim(text)) + "'");
-            }
-            const char ch = fields[1][0];
-            int cost = 0;
-            if (fields[2] == "wall") {
-                cost = kCostWall;
-            } else {
-                const auto v = parse_number<long long>(fields[2]);
-                if (!v || *v < 1 || *v > kCostMax) {
-                    return error_at(source, lines[i].number,
-                                    "legend cost '" + std::string(fields[2]) + "' for " + describe_char(ch) +
-                                        " is not 1..254 or 'wall'");
+        if (tide) {
+            if (fields[0] == "legend") {
+                if (fields.size() != 3 || fields[1].size() != 1) {
+                    return error_at(
+                        source, lines[i].number,
+                        "expected 'legend C V' with C one character and V a cost 1..254 or 'wall', found '" +
+                            std::string(trim(text)) + "'");
                 }
-                cost = static_cast<int>(*v);
+                const char ch = fields[1][0];
+                int cost = 0;
+                if (fields[2] == "wall") {
+                    cost = kCostWall;
+                } else {
+                    const auto v = parse_number<long long>(fields[2]);
+                    if (!v || *v < 1 || *v > kCostMax) {
+                        return error_at(source, lines[i].number,
+                                        "legend cost '" + std::string(fields[2]) + "' for " + describe_char(ch) +
+                                            " is not 1..254 or 'wall'");
+                    }
+                    cost = static_cast<int>(*v);
+                }
+                legend[static_cast<unsigned char>(ch)] = cost;
+                continue;
             }
-            legend[static_cast<unsigned char>(ch)] = cost;
-            continue;
+            return error_at(
+                source, lines[i].number,
+                "expected 'width W', 'height H', 'legend C V' or 'map', found '" + std::string(trim(text)) + "'");
         }
-        return error_at(
-            source, lines[i].number,
-            "expected 'width W', 'height H', 'legend C V' or 'map', found '" + std::string(trim(text)) + "'");
+        return error_at(source, lines[i].number,
+                        "expected 'height H', 'width W' or 'map', found '" + std::string(trim(text)) + "'");
     }
     if (i >= lines.size()) return error_at(source, lines.back().number, "missing 'map' line");
-    if (width == 0) return error_at(source, lines[i].number, "missing 'width' line before 'map'");
     if (height == 0) return error_at(source, lines[i].number, "missing 'height' line before 'map'");
+    if (width == 0) return error_at(source, lines[i].number, "missing 'width' line before 'map'");
     auto field = parse_rows(source, lines, i + 1, width, height, legend, memory);
     if (!field) return field.error();
-    return Map{std::move(field.value()), MapFormat::tide};
+    return Map{std::move(field.value()), format};
+}
+
+Result<Map> parse_tide(std::string_view source, const std::vector<Line>& lines, std::pmr::memory_resource* memory) {
+    const auto version = split_fields(lines[0].text);
+    if (version.size() != 2 || version[1] != "1") {
+        return error_at(
+            source, lines[0].number,
+            "unsupported tide-map version '" + std::string(trim(lines[0].text)) + "' (expected 'tide-map 1')");
+    }
+    return parse_header_and_rows(source, lines, MapFormat::tide, memory);
 }
 
 }  // namespace
@@ -271,7 +259,7 @@ Result<Map> parse_map(std::string_view text, std::string_view source, std::pmr::
             return error_at(source, body[0].number,
                             "unsupported map type '" + std::string(head[1]) + "' (expected 'octile')");
         }
-        return parse_movingai(source, body, memory);
+        return parse_header_and_rows(source, body, MapFormat::moving_ai, memory);
     }
     if (!head.empty() && head[0] == "tide-map") return parse_tide(source, body, memory);
     return error_at(source, body[0].number,
