@@ -143,7 +143,8 @@ public:
                                    std::pmr::vector<float>& out);
 
     /// Least cost from (x, y) to the nearest goal as computed by the last build, at full precision
-    /// (relative error below 1.5e-8; the FlowField stores it as float); +inf for walls and cut-off
+    /// (relative error below 1.5e-8, or 4e-6 on maps of over ~1e8 open cells with dear costs; the
+    /// FlowField stores it as float; flow_path_cost() sums in double); +inf for walls and cut-off
     /// cells. Valid until the next build.
     double exact_integration(int x, int y) const;
 
