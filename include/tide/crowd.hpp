@@ -1,0 +1,138 @@
+#pragma once
+/// \file crowd.hpp
+/// Crowd steering: agents follow flow fields with inertia, keep apart, slow down in costly
+/// terrain, never enter walls and settle at the goal. Positions and velocities are in cell units
+/// (cell (x, y) covers [x, x+1) x [y, y+1)), time in seconds.
+///
+/// Determinism: a step reads only the previous state and writes each agent's new state into its
+/// own slot, so the result is bit-identical for any job system and thread count.
+
+#include <cstdint>
+#include <memory>
+#include <memory_resource>
+#include <vector>
+
+#include "tide/cost_field.hpp"
+#include "tide/flow_field.hpp"
+#include "tide/jobs.hpp"
+#include "tide/result.hpp"
+
+namespace tide {
+
+/// Crowd settings (defaults as in the classic reference). Plain data.
+struct CrowdParams {
+    float radius = 0.16f;           ///< Default agent radius, cells.
+    float max_speed = 3.0f;         ///< Default top speed on cost-1 ground, cells/s.
+    float max_force = 12.0f;        ///< Largest steering acceleration, cells/s^2.
+    float separation = 6.0f;        ///< Strength of the push between overlapping agents.
+    float separation_range = 1.5f;  ///< Agents push apart within this many times (ri + rj).
+    float arrival_distance = 1.0f;  ///< Cost-to-go below which an agent is at its goal.
+    float settle_distance = 3.0f;   ///< Base cost-to-go within which touching an arrived mate stops a
+                                    ///< unit (plus the radius of the group's packed arrived blob).
+    float stuck_progress = 0.1f;    ///< Less cost-to-go progress than this in stuck_seconds: stuck.
+    float stuck_seconds = 1.0f;     ///< Window of the stuck check, s.
+    float max_substep = 0.02f;      ///< Longer steps are split so nothing tunnels through a wall, s.
+};
+
+/// What an agent is doing.
+enum class AgentState : std::uint8_t {
+    moving,   ///< Following its group's field.
+    arrived,  ///< At the goal (or stopped against arrived mates): stays put.
+    no_path,  ///< Its cell cannot reach the goal: stands still until a path opens.
+};
+
+/// A handle to an agent: an index and a generation, so a stale handle is detected.
+struct AgentId {
+    std::uint32_t index = 0;
+    std::uint32_t generation = 0;
+    friend bool operator==(const AgentId&, const AgentId&) = default;
+};
+
+/// A group of agents following one field (one goal or goal set).
+using GroupId = std::uint32_t;
+
+/// Per-step counters.
+struct CrowdStats {
+    std::size_t agents = 0;         ///< Live agents.
+    std::size_t arrived = 0;        ///< In AgentState::arrived.
+    std::size_t no_path = 0;        ///< In AgentState::no_path.
+    std::size_t stuck = 0;          ///< Moving agents flagged stuck (little progress for stuck_seconds).
+    std::size_t wall_contacts = 0;  ///< Agent-substeps whose disc was pushed out of a wall.
+};
+
+/// The crowd. Holds a pointer to the cost field (the host keeps it alive and may edit it between
+/// steps) and shared, immutable fields per group. Not thread-safe: one thread calls its methods;
+/// step() spreads its own work over the job system.
+class Crowd {
+public:
+    /// A crowd on `cost` (must outlive the crowd) with `params`; buffers from `memory`.
+    Crowd(const CostField& cost, const CrowdParams& params = {},
+          std::pmr::memory_resource* memory = std::pmr::get_default_resource());
+
+    /// Adds a group following `field` (built on the crowd's cost field); error when the size differs.
+    Result<GroupId> add_group(std::shared_ptr<const FlowField> field);
+    /// Replaces a group's field (goal moved, terrain edited); takes effect at the next step.
+    Result<void> set_group_field(GroupId group, std::shared_ptr<const FlowField> field);
+
+    /// Adds an agent at `position` in `group`; refuses NaN/infinite positions, positions off the
+    /// map or inside a wall, a radius outside (0, 0.5] or a speed outside (0, 100].
+    Result<AgentId> add_agent(Vec2 position, GroupId group, float radius = -1.0f, float max_speed = -1.0f);
+    /// Removes an agent; error for a stale or unknown handle.
+    Result<void> remove_agent(AgentId id);
+    /// Moves an agent (teleport); same checks as add_agent. Velocity is reset.
+    Result<void> set_position(AgentId id, Vec2 position);
+
+    /// Advances by `dt` seconds (split into sub-steps of at most max_substep); error for dt <= 0,
+    /// NaN or infinite, or dt over 10 s.
+    Result<void> step(float dt, JobSystem& jobs);
+    /// step() on the calling thread.
+    Result<void> step(float dt);
+
+    /// Live agent count.
+    std::size_t size() const noexcept { return live_; }
+    /// Position of an agent (asserts on a stale handle).
+    Vec2 position(AgentId id) const;
+    /// Velocity of an agent, cells/s.
+    Vec2 velocity(AgentId id) const;
+    /// Velocity the agent steered toward in the last step (flow direction x speed), cells/s.
+    Vec2 desired_velocity(AgentId id) const;
+    /// State of an agent.
+    AgentState state(AgentId id) const;
+    /// True when the handle names a live agent.
+    bool valid(AgentId id) const noexcept;
+    /// Simulated seconds since the crowd was made.
+    double time() const noexcept { return time_; }
+    /// Counters after the last step.
+    const CrowdStats& stats() const noexcept { return stats_; }
+    /// 64-bit FNV-1a hash of every live agent's slot, position, velocity and state bits.
+    std::uint64_t state_hash() const;
+    /// Handles of all live agents, in slot order.
+    std::vector<AgentId> agents() const;
+
+private:
+    void substep(float dt, JobSystem& jobs);
+    void build_hash();
+    Result<void> check_position(Vec2 p) const;
+    std::size_t slot(AgentId id) const;
+
+    const CostField* cost_;
+    CrowdParams params_;
+    std::pmr::memory_resource* memory_;
+    std::vector<std::shared_ptr<const FlowField>> groups_;
+    // Structure of arrays, one slot per agent (dead slots have alive_ == 0).
+    std::pmr::vector<float> px_, py_, vx_, vy_, nx_, ny_, nvx_, nvy_, dvx_, dvy_;
+    std::pmr::vector<float> radius_, speed_, progress_ref_, progress_clock_;
+    std::pmr::vector<std::uint32_t> group_, generation_;
+    std::pmr::vector<std::uint8_t> alive_, state_, nstate_, stuck_, wall_hit_;
+    std::pmr::vector<std::uint32_t> free_;
+    std::vector<float> settle_;  // per group: cost-to-go within which the stopping chain reaction acts
+    // Spatial hash: buckets of hash_cell_ cells, agents sorted by bucket (counting sort).
+    float hash_cell_ = 1.0f;
+    int hash_w_ = 0, hash_h_ = 0;
+    std::pmr::vector<std::uint32_t> bucket_start_, bucket_items_;
+    std::size_t live_ = 0;
+    double time_ = 0.0;
+    CrowdStats stats_;
+};
+
+}  // namespace tide

@@ -1,0 +1,44 @@
+#pragma once
+/// \file jobs.hpp
+/// The job-system hook: Tide's parallel work (the crowd step) runs through this small interface,
+/// so a host engine can hand in its own scheduler (Jolt passes its JobSystem* the same way).
+/// Results never depend on how the work is split: every range writes only its own outputs.
+
+#include <cstddef>
+
+namespace tide {
+
+/// A range task: process items [begin, end). `context` is the caller's data.
+using RangeTask = void (*)(void* context, std::size_t begin, std::size_t end);
+
+/// Parallel-for over index ranges. Implementations must call `task` on disjoint ranges covering
+/// [0, count) exactly once and return only when all calls finished. Thread-safe to call from one
+/// thread at a time.
+class JobSystem {
+public:
+    virtual ~JobSystem() = default;
+    /// Runs `task(context, b, e)` over [0, count) in ranges of about `grain` items.
+    virtual void parallel_for(std::size_t count, std::size_t grain, RangeTask task, void* context) = 0;
+    /// Number of threads that may run ranges at once (1 for the serial system).
+    virtual int max_concurrency() const = 0;
+};
+
+/// The default: runs every range on the calling thread, in order.
+class SerialJobSystem final : public JobSystem {
+public:
+    /// Calls `task` once over the whole range.
+    void parallel_for(std::size_t count, std::size_t, RangeTask task, void* context) override {
+        if (count > 0) task(context, 0, count);
+    }
+    /// Always 1.
+    int max_concurrency() const override { return 1; }
+};
+
+/// Calls `fn(begin, end)` over [0, count) through `jobs` (a lambda-friendly wrapper; no allocation).
+template <class Fn>
+void parallel_for(JobSystem& jobs, std::size_t count, std::size_t grain, Fn& fn) {
+    jobs.parallel_for(
+        count, grain, [](void* ctx, std::size_t b, std::size_t e) { (*static_cast<Fn*>(ctx))(b, e); }, &fn);
+}
+
+}  // namespace tide

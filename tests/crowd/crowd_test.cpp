@@ -1,0 +1,246 @@
+// Crowd scenarios that assert outcomes: arrival through a door, swamp slow-down, wall safety,
+// settling, sealing and reopening, moving the goal, determinism, and refused input.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "support/test_maps.hpp"
+#include "tide/crowd.hpp"
+
+namespace tide {
+namespace {
+
+std::shared_ptr<const FlowField> field_for(const CostField& cost, Cell goal) {
+    auto f = build_flow_field(cost, std::span<const Cell>(&goal, 1));
+    EXPECT_TRUE(f.ok());
+    return std::make_shared<const FlowField>(std::move(f.value()));
+}
+
+// A job system on std::threads that splits the range into `threads` chunks.
+class ThreadJobs final : public JobSystem {
+public:
+    explicit ThreadJobs(int threads) : threads_(threads) {}
+    void parallel_for(std::size_t count, std::size_t, RangeTask task, void* context) override {
+        std::vector<std::thread> pool;
+        const std::size_t chunk = (count + threads_ - 1) / threads_;
+        for (int t = 0; t < threads_; ++t) {
+            const std::size_t b = t * chunk, e = std::min(count, b + chunk);
+            if (b < e) pool.emplace_back([=] { task(context, b, e); });
+        }
+        for (auto& th : pool) th.join();
+    }
+    int max_concurrency() const override { return threads_; }
+
+private:
+    int threads_;
+};
+
+// Wall cells an agent's centre is in, or whose disc overlaps a wall cell by more than 5% of the radius.
+int penetrations(const Crowd& crowd, const CostField& cost, float radius) {
+    int bad = 0;
+    for (AgentId id : crowd.agents()) {
+        const Vec2 p = crowd.position(id);
+        if (!std::isfinite(p.x) || !std::isfinite(p.y)) return 1 << 30;
+        if (!cost.passable(static_cast<int>(p.x), static_cast<int>(p.y))) {
+            ++bad;
+            continue;
+        }
+        for (int y = static_cast<int>(p.y) - 1; y <= static_cast<int>(p.y) + 1; ++y) {
+            for (int x = static_cast<int>(p.x) - 1; x <= static_cast<int>(p.x) + 1; ++x) {
+                if (cost.passable(x, y)) continue;
+                const float qx = std::clamp(p.x, float(x), float(x + 1)), qy = std::clamp(p.y, float(y), float(y + 1));
+                const float d = std::hypot(p.x - qx, p.y - qy);
+                if (d < radius * 0.95f) ++bad;
+            }
+        }
+    }
+    return bad;
+}
+
+// A 40x20 room split by a wall at x = 20 with a door of `door` cells; goal on the right.
+CostField door_map(int door) {
+    CostField cost = std::move(CostField::create(40, 20).value());
+    cost.fill_rect(20, 0, 20, 19, kCostWall);
+    cost.fill_rect(20, 10 - door / 2, 20, 10 - door / 2 + door - 1, kCostPlain);
+    return cost;
+}
+
+TEST(Crowd, ThousandAgentsThroughAFourCellDoorAllArrive) {
+    CostField cost = door_map(4);
+    Crowd crowd(cost);
+    const GroupId g = crowd.add_group(field_for(cost, {34, 10})).value();
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<float> ux(0.5f, 18.5f), uy(0.5f, 19.5f);
+    for (int i = 0; i < 1000; ++i) ASSERT_TRUE(crowd.add_agent({ux(rng), uy(rng)}, g).ok());
+    for (int s = 0; s < 60 * 90 && crowd.stats().arrived < 1000; ++s) ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
+    EXPECT_EQ(crowd.stats().arrived, 1000u) << "after " << crowd.time() << " s";
+    EXPECT_EQ(penetrations(crowd, cost, 0.16f), 0);
+}
+
+TEST(Crowd, SwampIsSixTimesSlower) {
+    // A straight corridor: plain on the left half, swamp on the right half; goal at the far end.
+    CostField cost = std::move(CostField::create(60, 3).value());
+    cost.fill_rect(0, 0, 59, 0, kCostWall);
+    cost.fill_rect(0, 2, 59, 2, kCostWall);
+    cost.fill_rect(30, 1, 59, 1, kCostSwamp);
+    Crowd crowd(cost);
+    const GroupId g = crowd.add_group(field_for(cost, {59, 1})).value();
+    const AgentId a = crowd.add_agent({2.5f, 1.5f}, g).value();
+    float plain = 0.0f, swamp = 0.0f;
+    for (int s = 0; s < 60 * 40; ++s) {
+        ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
+        const Vec2 p = crowd.position(a);
+        if (p.x > 10.0f && p.x < 25.0f) plain = std::max(plain, crowd.velocity(a).x);
+        if (p.x > 35.0f && p.x < 50.0f) swamp = std::max(swamp, crowd.velocity(a).x);
+    }
+    ASSERT_GT(plain, 2.9f);
+    ASSERT_GT(swamp, 0.0f);
+    EXPECT_NEAR(plain / swamp, 6.0f, 0.1f);
+}
+
+TEST(Crowd, WallSafetyOnTheRandomBenchmarkMap) {
+    // 2,000 agents for 20 s on a 128x128 map of the benchmark kind (the 10,000 x 60 s version runs in tide sim).
+    CostField cost = std::move(CostField::create(128, 128).value());
+    std::mt19937 rng(5);
+    for (Cost& v : cost.cells()) {
+        const int r = static_cast<int>(rng() % 100);
+        v = r < 20 ? kCostWall : r < 35 ? kCostForest : r < 42 ? kCostSwamp : kCostPlain;
+    }
+    cost.set(64, 64, kCostPlain);
+    Crowd crowd(cost);
+    const GroupId g = crowd.add_group(field_for(cost, {64, 64})).value();
+    while (crowd.size() < 2000) {
+        const Vec2 p{static_cast<float>(rng() % 12800) / 100.0f, static_cast<float>(rng() % 12800) / 100.0f};
+        (void)crowd.add_agent(p, g);  // positions in walls are refused; try again
+    }
+    for (int s = 0; s < 60 * 20; ++s) {
+        ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
+        if (s % 60 == 0) {
+            ASSERT_EQ(penetrations(crowd, cost, 0.16f), 0) << "at step " << s;
+        }
+    }
+    EXPECT_EQ(penetrations(crowd, cost, 0.16f), 0);
+}
+
+TEST(Crowd, ArrivedGroupSettles) {
+    CostField cost = std::move(CostField::create(40, 40).value());
+    Crowd crowd(cost);
+    const GroupId g = crowd.add_group(field_for(cost, {20, 20})).value();
+    std::mt19937 rng(2);
+    std::uniform_real_distribution<float> u(2.0f, 38.0f);
+    for (int i = 0; i < 200; ++i) ASSERT_TRUE(crowd.add_agent({u(rng), u(rng)}, g).ok());
+    for (int s = 0; s < 60 * 30; ++s) ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
+    float mean_speed = 0.0f;
+    for (AgentId id : crowd.agents()) mean_speed += std::hypot(crowd.velocity(id).x, crowd.velocity(id).y);
+    mean_speed /= 200.0f;
+    EXPECT_EQ(crowd.stats().arrived, 200u);
+    EXPECT_LT(mean_speed, 0.05f);
+}
+
+TEST(Crowd, SealedDoorStopsAgentsAndReopeningLetsThemThrough) {
+    CostField cost = door_map(4);
+    Crowd crowd(cost);
+    const GroupId g = crowd.add_group(field_for(cost, {34, 10})).value();
+    for (int i = 0; i < 50; ++i) ASSERT_TRUE(crowd.add_agent({2.5f + (i % 10), 3.5f + (i / 10) * 2.0f}, g).ok());
+    cost.fill_rect(20, 0, 20, 19, kCostWall);  // seal
+    ASSERT_TRUE(crowd.set_group_field(g, field_for(cost, {34, 10})).ok());
+    for (int s = 0; s < 60 * 5; ++s) ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
+    EXPECT_EQ(crowd.stats().no_path, 50u);
+    for (AgentId id : crowd.agents()) EXPECT_LT(std::hypot(crowd.velocity(id).x, crowd.velocity(id).y), 0.01f);
+    EXPECT_EQ(penetrations(crowd, cost, 0.16f), 0);
+    cost.fill_rect(20, 8, 20, 11, kCostPlain);  // reopen
+    ASSERT_TRUE(crowd.set_group_field(g, field_for(cost, {34, 10})).ok());
+    for (int s = 0; s < 60 * 40 && crowd.stats().arrived < 50; ++s) ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
+    EXPECT_EQ(crowd.stats().arrived, 50u);
+}
+
+TEST(Crowd, MovingTheGoalTurnsEveryoneAtTheNextStep) {
+    CostField cost = std::move(CostField::create(40, 40).value());
+    Crowd crowd(cost);
+    const GroupId g = crowd.add_group(field_for(cost, {38, 20})).value();
+    for (int i = 0; i < 30; ++i) ASSERT_TRUE(crowd.add_agent({10.5f + (i % 6), 15.5f + (i / 6)}, g).ok());
+    ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
+    std::vector<Vec2> before;
+    for (AgentId id : crowd.agents()) before.push_back(crowd.desired_velocity(id));
+    ASSERT_TRUE(crowd.set_group_field(g, field_for(cost, {1, 20})).ok());
+    ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
+    std::size_t k = 0;
+    for (AgentId id : crowd.agents()) {
+        const Vec2 now = crowd.desired_velocity(id);
+        EXPECT_GT(before[k].x, 0.0f);
+        EXPECT_LT(now.x, 0.0f) << "agent " << k << " still heads east";
+        ++k;
+    }
+}
+
+TEST(Crowd, DeterministicAcrossThreadCountsAndRuns) {
+    auto run = [](int threads) {
+        CostField cost = door_map(2);
+        Crowd crowd(cost);
+        const GroupId g = crowd.add_group(field_for(cost, {34, 10})).value();
+        std::mt19937 rng(9);
+        std::uniform_real_distribution<float> ux(0.5f, 18.5f), uy(0.5f, 19.5f);
+        for (int i = 0; i < 3000; ++i) (void)crowd.add_agent({ux(rng), uy(rng)}, g);
+        ThreadJobs jobs(threads);
+        for (int s = 0; s < 120; ++s) EXPECT_TRUE(crowd.step(1.0f / 60.0f, jobs).ok());
+        return crowd.state_hash();
+    };
+    const std::uint64_t one = run(1);
+    EXPECT_EQ(one, run(2));
+    EXPECT_EQ(one, run(8));
+    EXPECT_EQ(one, run(1));
+}
+
+TEST(Crowd, BadInputIsRefused) {
+    CostField cost = door_map(4);
+    Crowd crowd(cost);
+    const GroupId g = crowd.add_group(field_for(cost, {34, 10})).value();
+    const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+    auto refused = [&](Vec2 p, const char* what) {
+        auto r = crowd.add_agent(p, g);
+        ASSERT_FALSE(r.ok()) << p.x << "," << p.y;
+        EXPECT_NE(r.error().message.find(what), std::string::npos) << r.error().message;
+    };
+    refused({nan, 1.0f}, "not finite");
+    refused({1.0f, inf}, "not finite");
+    refused({-0.5f, 1.0f}, "outside the 40x20 map");
+    refused({40.0f, 1.0f}, "outside");
+    refused({20.5f, 1.5f}, "inside a wall");
+    EXPECT_FALSE(crowd.add_agent({1.5f, 1.5f}, 7).ok());
+    EXPECT_FALSE(crowd.add_agent({1.5f, 1.5f}, g, 0.0f).ok());
+    EXPECT_FALSE(crowd.add_agent({1.5f, 1.5f}, g, 0.9f).ok());
+    EXPECT_FALSE(crowd.add_agent({1.5f, 1.5f}, g, 0.2f, nan).ok());
+    for (float dt : {0.0f, -1.0f, nan, inf, 11.0f}) EXPECT_FALSE(crowd.step(dt).ok()) << dt;
+    const AgentId a = crowd.add_agent({1.5f, 1.5f}, g).value();
+    ASSERT_TRUE(crowd.remove_agent(a).ok());
+    EXPECT_FALSE(crowd.remove_agent(a).ok()) << "stale handle";
+    EXPECT_FALSE(crowd.valid(a));
+    const AgentId b = crowd.add_agent({1.5f, 1.5f}, g).value();
+    EXPECT_EQ(b.index, a.index);
+    EXPECT_NE(b.generation, a.generation);
+    EXPECT_FALSE(crowd.set_position(b, {20.5f, 1.5f}).ok());
+    CostField other = std::move(CostField::create(5, 5).value());
+    EXPECT_FALSE(crowd.add_group(field_for(other, {1, 1})).ok());
+}
+
+TEST(Crowd, LargeStepIsSplitAndDoesNotTunnel) {
+    // A one-cell wall between the agent and the goal: a 2 s step at full speed must not cross it.
+    CostField cost = std::move(CostField::create(20, 5).value());
+    cost.fill_rect(10, 0, 10, 4, kCostWall);
+    cost.fill_rect(10, 2, 10, 2, kCostPlain);
+    Crowd crowd(cost);
+    const GroupId g = crowd.add_group(field_for(cost, {18, 2})).value();
+    const AgentId a = crowd.add_agent({8.5f, 0.5f}, g).value();
+    for (int s = 0; s < 5; ++s) ASSERT_TRUE(crowd.step(2.0f).ok());
+    EXPECT_EQ(penetrations(crowd, cost, 0.16f), 0);
+    EXPECT_EQ(crowd.state(a), AgentState::arrived);
+}
+
+}  // namespace
+}  // namespace tide
