@@ -60,5 +60,6 @@ void add_gen_command(CLI::App& app);
 void add_render_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
+void add_sim_command(CLI::App& app);
 
 }  // namespace tide::cli

@@ -335,7 +335,8 @@ void Crowd::substep(float dt, JobSystem& jobs) {
             }
 
             // Neighbours: separation push, and the stopping chain reaction near the goal.
-            float sx = 0.0f, sy = 0.0f;
+            float sx = 0.0f, sy = 0.0f;  // separation within the interaction range
+            float ox = 0.0f, oy = 0.0f;  // real overlaps only (what still moves a standing agent)
             const int bx = std::min(hash_w_ - 1, static_cast<int>(x / hash_cell_));
             const int by = std::min(hash_h_ - 1, static_cast<int>(y / hash_cell_));
             for (int qy = std::max(0, by - 1); qy <= std::min(hash_h_ - 1, by + 1); ++qy) {
@@ -358,6 +359,10 @@ void Crowd::substep(float dt, JobSystem& jobs) {
                         const float push = (range - d) / range;
                         sx += dx / d * push;
                         sy += dy / d * push;
+                        if (d < rr) {
+                            ox += dx / d * (rr - d) / rr;
+                            oy += dy / d * (rr - d) / rr;
+                        }
                         if (st == AgentState::moving && d < rr * 1.05f && group_[j] == group_[i] &&
                             state_[j] == static_cast<std::uint8_t>(AgentState::arrived) &&
                             to_go <= settle_[group_[i]]) {
@@ -382,12 +387,10 @@ void Crowd::substep(float dt, JobSystem& jobs) {
                 ax = (dvx - vx) * kSteerRate + sx * P.separation;
                 ay = (dvy - vy) * kSteerRate + sy * P.separation;
             } else {
-                // Arrived or cut off: brake to a stop; only a real overlap still pushes (no jitter).
-                ax = -vx * kSteerRate;
-                ay = -vy * kSteerRate;
-                const float overlap_push = 0.5f * P.separation;
-                ax += sx * overlap_push * (sx * sx + sy * sy > 0.36f ? 1.0f : 0.0f);
-                ay += sy * overlap_push * (sx * sx + sy * sy > 0.36f ? 1.0f : 0.0f);
+                // Arrived or cut off: brake to a stop; only a real overlap still pushes, so the
+                // pack spreads until nobody overlaps and then stands still (no jitter).
+                ax = -vx * kSteerRate + ox * P.separation * kSteerRate;
+                ay = -vy * kSteerRate + oy * P.separation * kSteerRate;
             }
             const float a = std::sqrt(ax * ax + ay * ay);
             if (a > P.max_force) {
@@ -402,13 +405,13 @@ void Crowd::substep(float dt, JobSystem& jobs) {
                 vx *= vmax / v;
                 vy *= vmax / v;
             }
-            if (st != AgentState::moving && v < 1e-3f) vx = vy = 0.0f;  // settle exactly
+            if (st != AgentState::moving && v < 1e-3f && ox * ox + oy * oy < 1e-6f) vx = vy = 0.0f;  // settle exactly
 
             // Move, then push the disc out of walls and the map border, dropping the velocity into them.
-            const float ox = x, oy = y;
+            const float safe_x = x, safe_y = y;
             x += vx * dt;
             y += vy * dt;
-            const std::uint8_t hit = push_out_of_walls(cost, r, ox, oy, x, y, vx, vy) ? 1 : 0;
+            const std::uint8_t hit = push_out_of_walls(cost, r, safe_x, safe_y, x, y, vx, vy) ? 1 : 0;
 
             // Stuck: little progress toward the goal during the last window.
             float clock = progress_clock_[i] + dt;

@@ -152,6 +152,31 @@ bench_smoke)
   expect_fail "bench reps below 20" "below 20" "$tide" bench fields --sizes 64 --reps 3
   expect_fail "bench bad movingai" "not a directory" "$tide" bench fields --quick --sizes 8 --reps 1 --movingai nope
   ;;
+sim_wall_safety)
+  # The wall-safety scenario: 10,000 agents for 60 simulated seconds on the 256x256 benchmark map.
+  "$tide" gen --seed 1 --out r256.tmap || fail "gen"
+  "$tide" sim --map r256.tmap --goal 128,128 --agents 10000 --seconds 60 --json sim.json --png sim.png >out.txt 2>/dev/null ||
+    { cat out.txt; fail "sim failed"; }
+  for key in agents arrived_fraction arrived_by_second mean_arrival_s max_arrival_s no_path stuck wall_penetrations \
+    max_overlap mean_step_ms max_step_ms state_hash; do
+    grep -q "\"$key\"" sim.json || fail "sim.json has no $key"
+  done
+  grep -qE '"wall_penetrations": 0,?$' sim.json || fail "wall penetrations: $(grep wall_penetrations sim.json)"
+  grep -qE '"nan": false,?$' sim.json || fail "NaN positions"
+  grep -qE '"state_hash": "[0-9a-f]{16}"' sim.json || fail "state hash is not 16 hex digits"
+  [ "$(head -c 8 sim.png | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] || fail "sim.png is not a PNG"
+  # Same seed, same result, whatever the thread count.
+  h1=$("$tide" sim --map @default --goal 54,18 --agents 500 --seconds 5 --threads 1 2>/dev/null | grep -o 'state hash [0-9a-f]*')
+  h2=$("$tide" sim --map @default --goal 54,18 --agents 500 --seconds 5 --threads 2 2>/dev/null | grep -o 'state hash [0-9a-f]*')
+  [ -n "$h1" ] && [ "$h1" = "$h2" ] || fail "state hash differs between 1 and 2 threads: '$h1' vs '$h2'"
+  ;;
+sim_bad_inputs)
+  expect_fail "sim goal on wall" "is on a wall" "$tide" sim --map @default --goal 14,0 --agents 10
+  expect_fail "sim zero agents" "outside 1..1000000" "$tide" sim --map @default --goal 54,18 --agents 0
+  expect_fail "sim negative dt" "--dt must be" "$tide" sim --map @default --goal 54,18 --dt -1
+  expect_fail "sim bad spawn" "is not X0,Y0,X1,Y1" "$tide" sim --map @default --goal 54,18 --spawn 5,5,1,1
+  expect_fail "sim spawn in a wall" "could not find free positions" "$tide" sim --map @default --goal 54,18 --agents 5 --spawn 14,0,15.9,10
+  ;;
 *)
   fail "unknown case"
   ;;

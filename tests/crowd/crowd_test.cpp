@@ -141,6 +141,14 @@ TEST(Crowd, ArrivedGroupSettles) {
     mean_speed /= 200.0f;
     EXPECT_EQ(crowd.stats().arrived, 200u);
     EXPECT_LT(mean_speed, 0.05f);
+    float worst = 0.0f;  // deepest pair overlap, in radii
+    const auto ids = crowd.agents();
+    for (std::size_t a = 0; a < ids.size(); ++a)
+        for (std::size_t b = a + 1; b < ids.size(); ++b) {
+            const Vec2 p = crowd.position(ids[a]), q = crowd.position(ids[b]);
+            worst = std::max(worst, (0.32f - std::hypot(p.x - q.x, p.y - q.y)) / 0.16f);
+        }
+    EXPECT_LT(worst, 0.3f);
 }
 
 TEST(Crowd, SealedDoorStopsAgentsAndReopeningLetsThemThrough) {

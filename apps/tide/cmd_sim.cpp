@@ -1,0 +1,225 @@
+// tide sim: spawn agents, run the crowd, report arrival, safety and timing; optional picture of
+// every trajectory.
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "cli_common.hpp"
+#include "map_gen.hpp"
+#include "render.hpp"
+#include "tbb_jobs.hpp"
+#include "tide/crowd.hpp"
+
+namespace tide::cli {
+namespace {
+
+struct SimOptions {
+    std::string map;
+    std::vector<std::string> goals;
+    int agents = 1000;
+    std::string spawn;
+    double seconds = 30.0;
+    double dt = 1.0 / 60.0;
+    int threads = 0;
+    std::uint64_t seed = 1;
+    std::string json, png;
+};
+
+// Agent-substeps count as wall penetrations when the centre is in a wall cell or the disc overlaps
+// a wall cell by more than 5% of the radius.
+bool penetrates(const CostField& cost, Vec2 p, float r) {
+    if (!std::isfinite(p.x) || !std::isfinite(p.y)) return true;
+    if (!cost.passable(static_cast<int>(p.x), static_cast<int>(p.y))) return true;
+    for (int y = static_cast<int>(p.y) - 1; y <= static_cast<int>(p.y) + 1; ++y) {
+        for (int x = static_cast<int>(p.x) - 1; x <= static_cast<int>(p.x) + 1; ++x) {
+            if (cost.passable(x, y)) continue;
+            const float qx = std::clamp(p.x, float(x), float(x + 1)), qy = std::clamp(p.y, float(y), float(y + 1));
+            if (std::hypot(p.x - qx, p.y - qy) < r * 0.95f) return true;
+        }
+    }
+    return false;
+}
+
+void run_sim(const SimOptions& o) {
+    const Map map = load_map_or_fail(o.map);
+    const CostField& cost = map.cost;
+    const std::vector<Cell> goals = parse_goals(o.goals);
+    if (o.agents < 1 || o.agents > 1000000)
+        throw Failure{"--agents " + std::to_string(o.agents) + " is outside 1..1000000"};
+    if (!(o.seconds > 0 && o.seconds <= 3600)) throw Failure{"--seconds must be in (0, 3600]"};
+    if (!(o.dt > 0 && o.dt <= 1.0)) throw Failure{"--dt must be in (0, 1]"};
+    if (o.threads < 0 || o.threads > 256) throw Failure{"--threads must be 0..256"};
+    float x0 = 0, y0 = 0, x1 = static_cast<float>(cost.width()), y1 = static_cast<float>(cost.height());
+    if (!o.spawn.empty()) {
+        float v[4];
+        if (std::sscanf(o.spawn.c_str(), "%f,%f,%f,%f", &v[0], &v[1], &v[2], &v[3]) != 4 || !(v[0] < v[2]) ||
+            !(v[1] < v[3])) {
+            throw Failure{"--spawn '" + o.spawn + "' is not X0,Y0,X1,Y1 with X0 < X1 and Y0 < Y1"};
+        }
+        x0 = std::max(0.0f, v[0]);
+        y0 = std::max(0.0f, v[1]);
+        x1 = std::min(x1, v[2]);
+        y1 = std::min(y1, v[3]);
+    }
+    auto field = build_flow_field(cost, goals);
+    check(field);
+    Crowd crowd(cost);
+    const GroupId group = crowd.add_group(std::make_shared<const FlowField>(std::move(field.value()))).value();
+    SplitMix64 rng{o.seed};
+    std::size_t attempts = 0;
+    while (crowd.size() < static_cast<std::size_t>(o.agents)) {
+        if (++attempts > static_cast<std::size_t>(o.agents) * 1000) {
+            throw Failure{"could not find free positions for " + std::to_string(o.agents) +
+                          " agents in the spawn area"};
+        }
+        const Vec2 p{x0 + static_cast<float>(rng.uniform()) * (x1 - x0),
+                     y0 + static_cast<float>(rng.uniform()) * (y1 - y0)};
+        (void)crowd.add_agent(p, group);  // refused in walls: draw again
+    }
+    const std::vector<AgentId> ids = crowd.agents();
+    TbbJobSystem jobs(o.threads);
+    const int steps = static_cast<int>(std::ceil(o.seconds / o.dt));
+    const int per_second = std::max(1, static_cast<int>(std::lround(1.0 / o.dt)));
+    std::vector<double> arrival(ids.size(), -1.0);
+    std::vector<double> arrived_by_second;
+    std::vector<std::vector<Vec2>> trails(o.png.empty() ? 0 : ids.size());
+    std::size_t penetrations = 0;
+    double max_overlap = 0.0, sum_ms = 0.0, max_ms = 0.0;
+    bool nan = false;
+    auto measure_overlap = [&] {  // deepest pair overlap, in radii (grid of 1-cell buckets)
+        std::vector<std::vector<std::size_t>> grid(static_cast<std::size_t>(cost.width()) * cost.height());
+        for (std::size_t k = 0; k < ids.size(); ++k) {
+            const Vec2 p = crowd.position(ids[k]);
+            grid[static_cast<std::size_t>(p.y) * cost.width() + static_cast<std::size_t>(p.x)].push_back(k);
+        }
+        const float r = 0.16f;
+        for (std::size_t k = 0; k < ids.size(); ++k) {
+            const Vec2 p = crowd.position(ids[k]);
+            for (int y = static_cast<int>(p.y) - 1; y <= static_cast<int>(p.y) + 1; ++y)
+                for (int x = static_cast<int>(p.x) - 1; x <= static_cast<int>(p.x) + 1; ++x) {
+                    if (!cost.contains(x, y)) continue;
+                    for (std::size_t j : grid[static_cast<std::size_t>(y) * cost.width() + x]) {
+                        if (j <= k) continue;
+                        const Vec2 q = crowd.position(ids[j]);
+                        const double d = std::hypot(p.x - q.x, p.y - q.y);
+                        max_overlap = std::max(max_overlap, (2.0 * r - d) / r);
+                    }
+                }
+        }
+    };
+    for (int s = 1; s <= steps; ++s) {
+        const auto t0 = std::chrono::steady_clock::now();
+        check(crowd.step(static_cast<float>(o.dt), jobs));
+        const double ms = ms_since(t0);
+        sum_ms += ms;
+        max_ms = std::max(max_ms, ms);
+        std::size_t arrived = 0;
+        for (std::size_t k = 0; k < ids.size(); ++k) {
+            const Vec2 p = crowd.position(ids[k]);
+            nan |= !std::isfinite(p.x) || !std::isfinite(p.y);
+            penetrations += penetrates(cost, p, 0.16f);
+            if (crowd.state(ids[k]) == AgentState::arrived) {
+                ++arrived;
+                if (arrival[k] < 0) arrival[k] = crowd.time();
+            }
+            if (!trails.empty() && s % 6 == 0) trails[k].push_back(p);
+        }
+        if (s % per_second == 0 || s == steps) {
+            arrived_by_second.push_back(static_cast<double>(arrived) / ids.size());
+            measure_overlap();
+            std::fprintf(stderr, "\r[sim] %.0f s: %.1f%% arrived", crowd.time(), 100.0 * arrived_by_second.back());
+        }
+    }
+    std::fprintf(stderr, "\n");
+    double mean_arrival = 0.0, max_arrival = 0.0;
+    std::size_t n_arrived = 0;
+    for (double t : arrival) {
+        if (t >= 0) {
+            mean_arrival += t;
+            max_arrival = std::max(max_arrival, t);
+            ++n_arrived;
+        }
+    }
+    mean_arrival = n_arrived ? mean_arrival / n_arrived : 0.0;
+    char hash[17];
+    std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(crowd.state_hash()));
+    const CrowdStats& st = crowd.stats();
+    nlohmann::json report = {{"map", o.map},
+                             {"agents", ids.size()},
+                             {"seconds", crowd.time()},
+                             {"dt", o.dt},
+                             {"threads", jobs.max_concurrency()},
+                             {"arrived_fraction", arrived_by_second.empty() ? 0.0 : arrived_by_second.back()},
+                             {"arrived_by_second", arrived_by_second},
+                             {"mean_arrival_s", mean_arrival},
+                             {"max_arrival_s", max_arrival},
+                             {"no_path", st.no_path},
+                             {"stuck", st.stuck},
+                             {"wall_penetrations", penetrations},
+                             {"nan", nan},
+                             {"max_overlap", max_overlap},
+                             {"mean_step_ms", sum_ms / steps},
+                             {"max_step_ms", max_ms},
+                             {"state_hash", hash}};
+    std::printf("agents %zu, %.1f s simulated at dt %.4f on %d thread(s)\n", ids.size(), crowd.time(), o.dt,
+                jobs.max_concurrency());
+    std::printf("arrived %.1f%% (mean %.2f s, max %.2f s), no path %zu, stuck %zu\n",
+                100.0 * report["arrived_fraction"].get<double>(), mean_arrival, max_arrival, st.no_path, st.stuck);
+    std::printf("wall penetrations %zu, NaN %s, deepest overlap %.2f radii\n", penetrations, nan ? "yes" : "no",
+                max_overlap);
+    std::printf("step %.3f ms mean, %.3f ms max; state hash %s\n", sum_ms / steps, max_ms, hash);
+    if (!o.json.empty()) {
+        std::ofstream f(o.json);
+        if (!(f << report.dump(1) << "\n")) throw Failure{o.json + ": cannot write"};
+    }
+    if (!o.png.empty()) {
+        // Terrain, then every trajectory (one colour per agent, cycling), goals in red.
+        const int px = std::max(1, std::min(16, 1600 / std::max(cost.width(), cost.height())));
+        render::Image img(cost.width() * px, cost.height() * px, {240, 238, 228});
+        for (int y = 0; y < cost.height(); ++y)
+            for (int x = 0; x < cost.width(); ++x) {
+                const Cost c = cost.at(x, y);
+                const render::Rgb col = c == kCostWall     ? render::Rgb{40, 44, 52}
+                                        : c == kCostPlain  ? render::Rgb{232, 230, 205}
+                                        : c == kCostForest ? render::Rgb{120, 160, 110}
+                                        : c == kCostSwamp  ? render::Rgb{150, 130, 90}
+                                                           : render::Rgb{190, 190, 190};
+                img.fill_rect(x * px, y * px, px, px, col);
+            }
+        for (std::size_t k = 0; k < trails.size(); ++k) {
+            const render::Rgb col{static_cast<std::uint8_t>(40 + (k * 53) % 180),
+                                  static_cast<std::uint8_t>(60 + (k * 97) % 150),
+                                  static_cast<std::uint8_t>(120 + (k * 31) % 130)};
+            for (std::size_t t = 1; t < trails[k].size(); ++t) {
+                img.line(static_cast<int>(trails[k][t - 1].x * px), static_cast<int>(trails[k][t - 1].y * px),
+                         static_cast<int>(trails[k][t].x * px), static_cast<int>(trails[k][t].y * px), col);
+            }
+        }
+        for (const Cell& g : goals) img.fill_rect(g.x * px - px, g.y * px - px, 3 * px, 3 * px, {220, 30, 30});
+        check(render::write_png(img, o.png));
+    }
+    if (nan) throw Failure{"NaN positions appeared"};
+}
+
+}  // namespace
+
+void add_sim_command(CLI::App& app) {
+    auto o = std::make_shared<SimOptions>();
+    auto* cmd = app.add_subcommand("sim", "Run a crowd to the goal(s) and report arrival, safety and step times");
+    cmd->add_option("--map", o->map, "Map file, or @default")->required();
+    cmd->add_option("--goal", o->goals, "Goal cell X,Y (repeat for several)")->required();
+    cmd->add_option("--agents", o->agents, "Number of agents (default 1000)");
+    cmd->add_option("--spawn", o->spawn, "Spawn rectangle X0,Y0,X1,Y1 in cells (default: whole map)");
+    cmd->add_option("--seconds", o->seconds, "Simulated seconds (default 30)");
+    cmd->add_option("--dt", o->dt, "Step in seconds (default 1/60)");
+    cmd->add_option("--threads", o->threads, "Worker threads (default: all cores)");
+    cmd->add_option("--seed", o->seed, "Spawn seed (default 1)");
+    cmd->add_option("--json", o->json, "Write the report as JSON");
+    cmd->add_option("--png", o->png, "Draw the map with every agent's trajectory");
+    cmd->callback([o] { run_sim(*o); });
+}
+
+}  // namespace tide::cli
