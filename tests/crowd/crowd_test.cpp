@@ -83,6 +83,33 @@ TEST(Crowd, ThousandAgentsThroughAFourCellDoorAllArrive) {
     EXPECT_EQ(penetrations(crowd, cost, 0.16f), 0);
 }
 
+TEST(Crowd, TwoHundredAgentsThroughATwoCellPassageDoNotDeadlock) {
+    CostField cost = door_map(2);
+    Crowd crowd(cost);
+    const GroupId g = crowd.add_group(field_for(cost, {34, 10})).value();
+    std::mt19937 rng(4);
+    std::uniform_real_distribution<float> ux(0.5f, 18.5f), uy(0.5f, 19.5f);
+    for (int i = 0; i < 200; ++i) ASSERT_TRUE(crowd.add_agent({ux(rng), uy(rng)}, g).ok());
+    for (int s = 0; s < 60 * 90 && crowd.stats().arrived < 200; ++s) ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
+    EXPECT_EQ(crowd.stats().arrived, 200u) << "after " << crowd.time() << " s";
+}
+
+TEST(Crowd, CounterFlowInAThreeCellCorridor) {
+    // Two groups of 100 swap the ends of a 3-cell-wide corridor between two rooms.
+    CostField cost = std::move(CostField::create(60, 21).value());
+    cost.fill_rect(15, 0, 44, 8, kCostWall);
+    cost.fill_rect(15, 12, 44, 20, kCostWall);
+    Crowd crowd(cost);
+    const GroupId east = crowd.add_group(field_for(cost, {54, 10})).value();
+    const GroupId west = crowd.add_group(field_for(cost, {5, 10})).value();
+    for (int i = 0; i < 100; ++i) {
+        ASSERT_TRUE(crowd.add_agent({1.5f + (i % 10), 5.5f + (i / 10)}, east).ok());
+        ASSERT_TRUE(crowd.add_agent({48.5f + (i % 10), 5.5f + (i / 10)}, west).ok());
+    }
+    for (int s = 0; s < 60 * 120 && crowd.stats().arrived < 200; ++s) ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
+    EXPECT_EQ(crowd.stats().arrived, 200u) << "after " << crowd.time() << " s, stuck " << crowd.stats().stuck;
+}
+
 TEST(Crowd, SwampIsSixTimesSlower) {
     // A straight corridor: plain on the left half, swamp on the right half; goal at the far end.
     CostField cost = std::move(CostField::create(60, 3).value());
@@ -129,17 +156,20 @@ TEST(Crowd, WallSafetyOnTheRandomBenchmarkMap) {
 }
 
 TEST(Crowd, ArrivedGroupSettles) {
-    CostField cost = std::move(CostField::create(40, 40).value());
+    // 500 agents: once all have arrived, 3 simulated seconds later the pack stands still.
+    CostField cost = std::move(CostField::create(60, 60).value());
     Crowd crowd(cost);
-    const GroupId g = crowd.add_group(field_for(cost, {20, 20})).value();
+    const GroupId g = crowd.add_group(field_for(cost, {30, 30})).value();
     std::mt19937 rng(2);
-    std::uniform_real_distribution<float> u(2.0f, 38.0f);
-    for (int i = 0; i < 200; ++i) ASSERT_TRUE(crowd.add_agent({u(rng), u(rng)}, g).ok());
-    for (int s = 0; s < 60 * 30; ++s) ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
+    std::uniform_real_distribution<float> u(2.0f, 58.0f);
+    for (int i = 0; i < 500; ++i) ASSERT_TRUE(crowd.add_agent({u(rng), u(rng)}, g).ok());
+    for (int s = 0; s < 60 * 60 && crowd.stats().arrived < 500; ++s) ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
+    ASSERT_EQ(crowd.stats().arrived, 500u) << "after " << crowd.time() << " s";
+    for (int s = 0; s < 60 * 3; ++s) ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
     float mean_speed = 0.0f;
     for (AgentId id : crowd.agents()) mean_speed += std::hypot(crowd.velocity(id).x, crowd.velocity(id).y);
-    mean_speed /= 200.0f;
-    EXPECT_EQ(crowd.stats().arrived, 200u);
+    mean_speed /= 500.0f;
+    EXPECT_EQ(crowd.stats().arrived, 500u);
     EXPECT_LT(mean_speed, 0.05f);
     float worst = 0.0f;  // deepest pair overlap, in radii
     const auto ids = crowd.agents();
