@@ -61,5 +61,6 @@ void add_render_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_sim_command(CLI::App& app);
+void add_bench_crowd_command(CLI::App& bench);
 
 }  // namespace tide::cli

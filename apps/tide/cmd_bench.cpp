@@ -926,6 +926,7 @@ void add_bench_command(CLI::App& app) {
         copy.movingai_given = mai->count() > 0;
         run_bench_fields(copy);
     });
+    add_bench_crowd_command(*bench);
 }
 
 }  // namespace tide::cli
