@@ -126,10 +126,15 @@ private:
     std::pmr::vector<std::uint8_t> alive_, state_, nstate_, stuck_, wall_hit_;
     std::pmr::vector<std::uint32_t> free_;
     std::vector<float> settle_;  // per group: cost-to-go within which the stopping chain reaction acts
-    // Spatial hash: buckets of hash_cell_ cells, agents sorted by bucket (counting sort).
+    // Spatial hash: grid cells of hash_cell_ cells hashed into a table sized by the agent count,
+    // agents sorted by bucket (stable counting sort).
     float hash_cell_ = 1.0f;
     int hash_w_ = 0, hash_h_ = 0;
     std::pmr::vector<std::uint32_t> bucket_start_, bucket_items_;
+    std::size_t hash_mask_ = 63;
+    std::size_t hash_bucket(int bx, int by) const noexcept {
+        return (static_cast<std::size_t>(bx) * 73856093u ^ static_cast<std::size_t>(by) * 19349663u) & hash_mask_;
+    }
     std::size_t live_ = 0;
     double time_ = 0.0;
     CrowdStats stats_;

@@ -6,6 +6,7 @@
 #include "tide/crowd.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -280,12 +281,15 @@ void Crowd::build_hash() {
     hash_cell_ = std::max(1.0f, 2.0f * max_r * params_.separation_range);
     hash_w_ = static_cast<int>(std::ceil(static_cast<float>(cost_->width()) / hash_cell_));
     hash_h_ = static_cast<int>(std::ceil(static_cast<float>(cost_->height()) / hash_cell_));
-    const std::size_t buckets = static_cast<std::size_t>(hash_w_) * hash_h_;
+    // The table is sized by the agent count, not the map: grid cells hash into it, so a big map
+    // with few agents costs little. Collisions only add candidates that the distance test drops.
+    const std::size_t buckets = std::bit_ceil(std::max<std::size_t>(64, 2 * live_));
+    hash_mask_ = buckets - 1;
     bucket_start_.assign(buckets + 1, 0);
     auto bucket_of = [&](std::size_t i) {
         const int bx = std::min(hash_w_ - 1, static_cast<int>(px_[i] / hash_cell_));
         const int by = std::min(hash_h_ - 1, static_cast<int>(py_[i] / hash_cell_));
-        return static_cast<std::size_t>(by) * hash_w_ + bx;
+        return hash_bucket(bx, by);
     };
     for (std::size_t i = 0; i < alive_.size(); ++i) {
         if (alive_[i]) ++bucket_start_[bucket_of(i) + 1];
@@ -339,9 +343,13 @@ void Crowd::substep(float dt, JobSystem& jobs) {
             float ox = 0.0f, oy = 0.0f;  // real overlaps only (what still moves a standing agent)
             const int bx = std::min(hash_w_ - 1, static_cast<int>(x / hash_cell_));
             const int by = std::min(hash_h_ - 1, static_cast<int>(y / hash_cell_));
+            std::size_t seen[9];  // buckets already scanned: two grid cells may share one
+            int n_seen = 0;
             for (int qy = std::max(0, by - 1); qy <= std::min(hash_h_ - 1, by + 1); ++qy) {
                 for (int qx = std::max(0, bx - 1); qx <= std::min(hash_w_ - 1, bx + 1); ++qx) {
-                    const std::size_t b = static_cast<std::size_t>(qy) * hash_w_ + qx;
+                    const std::size_t b = hash_bucket(qx, qy);
+                    if (std::find(seen, seen + n_seen, b) != seen + n_seen) continue;
+                    seen[n_seen++] = b;
                     for (std::uint32_t k = bucket_start_[b]; k < bucket_start_[b + 1]; ++k) {
                         const std::uint32_t j = bucket_items_[k];
                         if (j == i) continue;
