@@ -10,6 +10,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev            # CLI parsing, JSON reports
   libboost-graph-dev                         # third-party Dijkstra reference in tide bench
   libtbb-dev                                 # default job system of the apps
+  libgif-dev                                 # tide sim --gif animations
 )
 
 missing=()

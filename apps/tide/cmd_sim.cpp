@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_common.hpp"
+#include "gif_writer.hpp"
 #include "map_gen.hpp"
 #include "render.hpp"
 #include "tbb_jobs.hpp"
@@ -25,8 +26,24 @@ struct SimOptions {
     double dt = 1.0 / 60.0;
     int threads = 0;
     std::uint64_t seed = 1;
-    std::string json, png;
+    std::string json, png, gif;
 };
+
+// Palette of the animation: terrain, then agent states.
+enum GifColor : std::uint8_t {
+    kGifPlain,
+    kGifWall,
+    kGifForest,
+    kGifSwamp,
+    kGifOther,
+    kGifGoal,
+    kGifMoving,
+    kGifArrived,
+    kGifNoPath
+};
+const std::vector<GifWriter::Color> kGifPalette = {{232, 230, 205}, {40, 44, 52},    {120, 160, 110},
+                                                   {150, 130, 90},  {190, 190, 190}, {220, 30, 30},
+                                                   {30, 80, 200},   {20, 150, 60},   {130, 130, 130}};
 
 // Agent-substeps count as wall penetrations when the centre is in a wall cell or the disc overlaps
 // a wall cell by more than 5% of the radius.
@@ -84,6 +101,47 @@ void run_sim(const SimOptions& o) {
     const int steps = static_cast<int>(std::ceil(o.seconds / o.dt));
     const int per_second = std::max(1, static_cast<int>(std::lround(1.0 / o.dt)));
     std::vector<double> arrival(ids.size(), -1.0);
+    // Animation: a frame every 0.1 simulated seconds (at most 600), terrain drawn once.
+    GifWriter gif;
+    std::vector<std::uint8_t> terrain_frame, frame;
+    const int gpx = std::max(1, std::min(8, 640 / std::max(cost.width(), cost.height())));
+    const int gif_every = std::max(1, static_cast<int>(std::lround(0.1 / o.dt)));
+    const int gif_w = cost.width() * gpx, gif_h = cost.height() * gpx;
+    if (!o.gif.empty()) {
+        check(gif.open(o.gif, gif_w, gif_h, kGifPalette));
+        terrain_frame.resize(static_cast<std::size_t>(gif_w) * gif_h);
+        for (int y = 0; y < gif_h; ++y)
+            for (int x = 0; x < gif_w; ++x) {
+                const Cost c = cost.at(x / gpx, y / gpx);
+                terrain_frame[static_cast<std::size_t>(y) * gif_w + x] = c == kCostWall     ? kGifWall
+                                                                         : c == kCostPlain  ? kGifPlain
+                                                                         : c == kCostForest ? kGifForest
+                                                                         : c == kCostSwamp  ? kGifSwamp
+                                                                                            : kGifOther;
+            }
+        for (const Cell& g : goals)
+            for (int y = g.y * gpx; y < (g.y + 1) * gpx; ++y)
+                for (int x = g.x * gpx; x < (g.x + 1) * gpx; ++x)
+                    terrain_frame[static_cast<std::size_t>(y) * gif_w + x] = kGifGoal;
+    }
+    auto add_gif_frame = [&] {
+        frame = terrain_frame;
+        const int dot = std::max(1, gpx / 3);
+        for (const AgentId id : ids) {
+            const Vec2 p = crowd.position(id);
+            const AgentState st = crowd.state(id);
+            const std::uint8_t col = st == AgentState::arrived   ? kGifArrived
+                                     : st == AgentState::no_path ? kGifNoPath
+                                                                 : kGifMoving;
+            const int cx = static_cast<int>(p.x * gpx), cy = static_cast<int>(p.y * gpx);
+            for (int y = cy - dot / 2; y <= cy + dot / 2; ++y)
+                for (int x = cx - dot / 2; x <= cx + dot / 2; ++x)
+                    if (x >= 0 && y >= 0 && x < gif_w && y < gif_h)
+                        frame[static_cast<std::size_t>(y) * gif_w + x] = col;
+        }
+        check(gif.add_frame(frame, 10));
+    };
+    if (!o.gif.empty()) add_gif_frame();
     std::vector<double> arrived_by_second;
     std::vector<std::vector<Vec2>> trails(o.png.empty() ? 0 : ids.size());
     std::size_t penetrations = 0;
@@ -127,6 +185,7 @@ void run_sim(const SimOptions& o) {
             }
             if (!trails.empty() && s % 6 == 0) trails[k].push_back(p);
         }
+        if (!o.gif.empty() && s % gif_every == 0 && s / gif_every <= 600) add_gif_frame();
         if (s % per_second == 0 || s == steps) {
             arrived_by_second.push_back(static_cast<double>(arrived) / ids.size());
             measure_overlap();
@@ -201,6 +260,7 @@ void run_sim(const SimOptions& o) {
         for (const Cell& g : goals) img.fill_rect(g.x * px - px, g.y * px - px, 3 * px, 3 * px, {220, 30, 30});
         check(render::write_png(img, o.png));
     }
+    if (!o.gif.empty()) check(gif.close());
     if (nan) throw Failure{"NaN positions appeared"};
 }
 
@@ -219,6 +279,7 @@ void add_sim_command(CLI::App& app) {
     cmd->add_option("--seed", o->seed, "Spawn seed (default 1)");
     cmd->add_option("--json", o->json, "Write the report as JSON");
     cmd->add_option("--png", o->png, "Draw the map with every agent's trajectory");
+    cmd->add_option("--gif", o->gif, "Write an animation (a frame every 0.1 s, at most 600)");
     cmd->callback([o] { run_sim(*o); });
 }
 

@@ -165,6 +165,9 @@ sim_wall_safety)
   grep -qE '"nan": false,?$' sim.json || fail "NaN positions"
   grep -qE '"state_hash": "[0-9a-f]{16}"' sim.json || fail "state hash is not 16 hex digits"
   [ "$(head -c 8 sim.png | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] || fail "sim.png is not a PNG"
+  "$tide" sim --map @default --goal 54,18 --agents 100 --seconds 3 --gif sim.gif >/dev/null 2>&1 || fail "sim --gif"
+  [ "$(head -c 6 sim.gif)" = "GIF89a" ] || fail "sim.gif is not a GIF89a file"
+  [ "$(stat -c %s sim.gif)" -gt 10000 ] || fail "sim.gif is suspiciously small (30 frames expected)"
   # Same seed, same result, whatever the thread count.
   h1=$("$tide" sim --map @default --goal 54,18 --agents 500 --seconds 5 --threads 1 2>/dev/null | grep -o 'state hash [0-9a-f]*')
   h2=$("$tide" sim --map @default --goal 54,18 --agents 500 --seconds 5 --threads 2 2>/dev/null | grep -o 'state hash [0-9a-f]*')
