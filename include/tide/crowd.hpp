@@ -130,7 +130,7 @@ private:
     // agents sorted by bucket (stable counting sort).
     float hash_cell_ = 1.0f;
     int hash_w_ = 0, hash_h_ = 0;
-    std::pmr::vector<std::uint32_t> bucket_start_, bucket_items_;
+    std::pmr::vector<std::uint32_t> bucket_start_, bucket_items_, fill_;
     std::size_t hash_mask_ = 63;
     std::size_t hash_bucket(int bx, int by) const noexcept {
         return (static_cast<std::size_t>(bx) * 73856093u ^ static_cast<std::size_t>(by) * 19349663u) & hash_mask_;

@@ -28,9 +28,11 @@ constexpr float kSteerRate = 8.0f;  // 1/s: how fast velocity closes on the desi
 bool push_out_of_walls(const CostField& cost, float r, float ox, float oy, float& x, float& y, float& vx, float& vy) {
     bool hit = false;
     for (int pass = 0; pass < 2; ++pass) {
-        const int gx = static_cast<int>(std::floor(x)), gy = static_cast<int>(std::floor(y));
-        for (int wy = gy - 1; wy <= gy + 1; ++wy) {
-            for (int wx = gx - 1; wx <= gx + 1; ++wx) {
+        // Only the cells the disc's bounding box touches (usually one, at most four: r <= 0.5).
+        const int x0 = static_cast<int>(std::floor(x - r)), x1 = static_cast<int>(std::floor(x + r));
+        const int y0 = static_cast<int>(std::floor(y - r)), y1 = static_cast<int>(std::floor(y + r));
+        for (int wy = y0; wy <= y1; ++wy) {
+            for (int wx = x0; wx <= x1; ++wx) {
                 if (cost.passable(wx, wy)) continue;
                 const float qx = std::clamp(x, static_cast<float>(wx), static_cast<float>(wx + 1));
                 const float qy = std::clamp(y, static_cast<float>(wy), static_cast<float>(wy + 1));
@@ -101,7 +103,8 @@ Crowd::Crowd(const CostField& cost, const CrowdParams& params, std::pmr::memory_
       wall_hit_(memory),
       free_(memory),
       bucket_start_(memory),
-      bucket_items_(memory) {}
+      bucket_items_(memory),
+      fill_(memory) {}
 
 Result<GroupId> Crowd::add_group(std::shared_ptr<const FlowField> field) {
     if (!field || field->width() != cost_->width() || field->height() != cost_->height()) {
@@ -297,7 +300,8 @@ void Crowd::build_hash() {
     for (std::size_t b = 0; b < buckets; ++b) bucket_start_[b + 1] += bucket_start_[b];
     bucket_items_.resize(live_);
     // Counting sort, stable in slot order: neighbour sums run in a fixed order.
-    std::pmr::vector<std::uint32_t> fill(bucket_start_.begin(), bucket_start_.end() - 1, memory_);
+    fill_.assign(bucket_start_.begin(), bucket_start_.end() - 1);
+    std::uint32_t* const fill = fill_.data();
     for (std::size_t i = 0; i < alive_.size(); ++i) {
         if (alive_[i]) bucket_items_[fill[bucket_of(i)]++] = static_cast<std::uint32_t>(i);
     }
