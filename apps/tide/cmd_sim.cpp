@@ -240,13 +240,7 @@ void run_sim(const SimOptions& o) {
         render::Image img(cost.width() * px, cost.height() * px, {240, 238, 228});
         for (int y = 0; y < cost.height(); ++y)
             for (int x = 0; x < cost.width(); ++x) {
-                const Cost c = cost.at(x, y);
-                const render::Rgb col = c == kCostWall     ? render::Rgb{40, 44, 52}
-                                        : c == kCostPlain  ? render::Rgb{232, 230, 205}
-                                        : c == kCostForest ? render::Rgb{120, 160, 110}
-                                        : c == kCostSwamp  ? render::Rgb{150, 130, 90}
-                                                           : render::Rgb{190, 190, 190};
-                img.fill_rect(x * px, y * px, px, px, col);
+                img.fill_rect(x * px, y * px, px, px, render::terrain_colour(cost.at(x, y)));
             }
         for (std::size_t k = 0; k < trails.size(); ++k) {
             const render::Rgb col{static_cast<std::uint8_t>(40 + (k * 53) % 180),

@@ -51,21 +51,6 @@ Rgb grey_for_cost(Cost c) {
     return {v, v, v};
 }
 
-Rgb terrain_colour(Cost c) {
-    switch (c) {
-        case kCostPlain:
-            return kPlain;
-        case kCostForest:
-            return kForest;
-        case kCostSwamp:
-            return kSwamp;
-        case kCostWall:
-            return kWall;
-        default:
-            return grey_for_cost(c);
-    }
-}
-
 bool is_other_cost(Cost c) {
     return c != kCostPlain && c != kCostForest && c != kCostSwamp && c != kCostWall;
 }
@@ -539,6 +524,21 @@ Image render_layers(const CostField& cost, const FlowField& field, std::span<con
         }
     }
     return image;
+}
+
+Rgb terrain_colour(Cost c) {
+    switch (c) {
+        case kCostPlain:
+            return kPlain;
+        case kCostForest:
+            return kForest;
+        case kCostSwamp:
+            return kSwamp;
+        case kCostWall:
+            return kWall;
+        default:
+            return grey_for_cost(c);
+    }
 }
 
 }  // namespace tide::render

@@ -22,6 +22,9 @@ struct RenderOptions {
     int arrow_stride = 0;
 };
 
+/// Colour of a cost on the terrain panel: plain, forest, swamp, a grey ramp for other costs, walls dark.
+Rgb terrain_colour(Cost c);
+
 /// Draws three panels side by side, each under a title and above a legend: "terrain" (cost colours:
 /// plain, forest, swamp, a grey ramp for other costs, walls dark), "integration" (viridis heat map of
 /// the cost to the goal normalised by the largest finite value, walls dark, unreachable cells hatched

@@ -12,8 +12,7 @@ namespace tide::cli {
 /// Runs ranges on a oneTBB arena of `threads` threads (0 = all cores).
 class TbbJobSystem final : public JobSystem {
 public:
-    explicit TbbJobSystem(int threads = 0)
-        : arena_(threads > 0 ? threads : tbb::task_arena::automatic), threads_(threads) {}
+    explicit TbbJobSystem(int threads = 0) : arena_(threads > 0 ? threads : tbb::task_arena::automatic) {}
     void parallel_for(std::size_t count, std::size_t grain, RangeTask task, void* context) override {
         arena_.execute([&] {
             tbb::parallel_for(tbb::blocked_range<std::size_t>(0, count, grain > 0 ? grain : 1),
@@ -24,7 +23,6 @@ public:
 
 private:
     tbb::task_arena arena_;
-    int threads_;
 };
 
 }  // namespace tide::cli

@@ -117,7 +117,6 @@ private:
 
     const CostField* cost_;
     CrowdParams params_;
-    std::pmr::memory_resource* memory_;
     std::vector<std::shared_ptr<const FlowField>> groups_;
     // Structure of arrays, one slot per agent (dead slots have alive_ == 0).
     std::pmr::vector<float> px_, py_, vx_, vy_, nx_, ny_, nvx_, nvy_, dvx_, dvy_;

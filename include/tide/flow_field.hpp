@@ -158,7 +158,6 @@ private:
         std::int32_t next;
         std::int32_t prev;
     };
-    std::pmr::memory_resource* memory_;
     int pw_ = 0, ph_ = 0;         // padded size: map plus a one-cell wall border
     using Fixed = std::uint64_t;  // distance in units of 2^-frac_ (see the .cpp)
     static constexpr int kFractionBits = 25;

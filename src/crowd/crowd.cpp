@@ -79,7 +79,6 @@ bool push_out_of_walls(const CostField& cost, float r, float ox, float oy, float
 Crowd::Crowd(const CostField& cost, const CrowdParams& params, std::pmr::memory_resource* memory)
     : cost_(&cost),
       params_(params),
-      memory_(memory),
       px_(memory),
       py_(memory),
       vx_(memory),

@@ -72,7 +72,7 @@ std::string cell_text(Cell c) {
 }  // namespace
 
 FieldBuilder::FieldBuilder(std::pmr::memory_resource* memory)
-    : memory_(memory), dist_(memory), via_(memory), links_(memory), occupied_(memory) {}
+    : dist_(memory), via_(memory), links_(memory), occupied_(memory) {}
 
 Result<void> FieldBuilder::integrate(const CostField& cost, std::span<const Cell> goals, const FieldParams& params) {
     const bool eight = params.connectivity == Connectivity::eight;
