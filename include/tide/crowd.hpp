@@ -98,6 +98,8 @@ public:
     Vec2 desired_velocity(AgentId id) const;
     /// State of an agent.
     AgentState state(AgentId id) const;
+    /// True when a moving agent made little progress during the last stuck window.
+    bool stuck(AgentId id) const;
     /// True when the handle names a live agent.
     bool valid(AgentId id) const noexcept;
     /// Simulated seconds since the crowd was made.

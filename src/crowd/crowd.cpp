@@ -221,6 +221,10 @@ AgentState Crowd::state(AgentId id) const {
     return static_cast<AgentState>(state_[slot(id)]);
 }
 
+bool Crowd::stuck(AgentId id) const {
+    return stuck_[slot(id)] != 0;
+}
+
 std::vector<AgentId> Crowd::agents() const {
     std::vector<AgentId> out;
     out.reserve(live_);

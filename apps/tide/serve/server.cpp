@@ -1,0 +1,740 @@
+// `tide serve` networking and simulation loop; see server.hpp and docs/protocol.md.
+
+#include "server.hpp"
+
+#include <atomic>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/websocket.hpp>
+#include <chrono>
+#include <cstdio>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <unordered_map>
+#include <variant>
+#include <nlohmann/json.hpp>
+
+#include "../tbb_jobs.hpp"
+#include "protocol.hpp"
+#include "tide/map_io.hpp"
+#include "web_assets.hpp"
+#include "world.hpp"
+
+namespace tide::serve {
+namespace {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace websocket = beast::websocket;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+using Clock = std::chrono::steady_clock;
+
+constexpr std::size_t kHardMessageLimit = 1 << 20;        // larger frames: the connection is failed (1009)
+constexpr std::size_t kMaxUploadBytes = 64u << 20;        // POST /api/map body
+constexpr std::size_t kMaxQueuedBytes = 64u << 20;        // a client this far behind is dropped
+
+// A query from an HTTP request, answered by the simulation thread.
+struct ApiQuery {
+    bool agents = false;
+    std::size_t limit = 1000;
+    std::function<void(std::string)> reply;  // called on the simulation thread
+};
+// A map parsed from an upload, to be swapped in.
+struct LoadParsed {
+    std::string name;
+    std::shared_ptr<CostField> cost;
+};
+struct Inbound {
+    std::uint64_t session = 0;  // 0: not from a WebSocket client
+    std::variant<Command, ApiQuery, LoadParsed> what;
+};
+
+struct Outgoing {
+    std::shared_ptr<const std::string> data;
+    bool binary = false;
+    bool agents = false;  // latest-wins: a newer agents frame replaces one not yet sent
+};
+
+std::string_view mime_of(std::string_view path) {
+    auto ends = [&](std::string_view s) { return path.size() >= s.size() && path.substr(path.size() - s.size()) == s; };
+    if (ends(".html")) return "text/html; charset=utf-8";
+    if (ends(".js") || ends(".mjs")) return "text/javascript; charset=utf-8";
+    if (ends(".css")) return "text/css; charset=utf-8";
+    if (ends(".svg")) return "image/svg+xml";
+    if (ends(".png")) return "image/png";
+    if (ends(".json")) return "application/json";
+    return "application/octet-stream";
+}
+
+}  // namespace
+
+struct Server::Impl {
+    class WsSession;
+    class HttpSession;
+
+    ServerOptions opt;
+    net::io_context ioc{1};
+    tcp::acceptor acceptor{ioc};
+    std::unique_ptr<cli::TbbJobSystem> jobs;
+    std::unique_ptr<World> world;  // simulation thread only (after start())
+    std::thread sim;
+    std::atomic<bool> stopping{false};
+    std::atomic<bool> stopped{false};
+    std::atomic<std::size_t> clients{0};
+    std::atomic<double> tick_hz{0.0};
+    unsigned short bound_port = 0;
+
+    std::mutex in_mutex;
+    std::vector<Inbound> inbox;
+
+    // Io thread only.
+    std::unordered_map<std::uint64_t, std::weak_ptr<WsSession>> sessions;
+    std::uint64_t next_session = 1;
+    // Last world/fields messages, sent to every new client (io thread only).
+    std::shared_ptr<const std::string> last_world, last_fields, last_goals, last_params, last_paused;
+
+    explicit Impl(ServerOptions o) : opt(std::move(o)) {}
+
+    void log(const std::string& s) const {
+        if (opt.log) std::fprintf(stderr, "tide serve: %s\n", s.c_str());
+    }
+
+    void push(Inbound in) {
+        std::lock_guard lock(in_mutex);
+        if (inbox.size() < 100000) inbox.push_back(std::move(in));  // bounded: flood limits keep it far below
+    }
+
+    // --- io thread ------------------------------------------------------------------------
+    void broadcast(std::shared_ptr<const std::string> data, bool binary, bool agents);
+    void send_to(std::uint64_t session, std::shared_ptr<const std::string> data);
+    void accept();
+    void close_all();
+
+    // --- simulation thread ----------------------------------------------------------------
+    void sim_loop();
+    void post_broadcast(std::string s, bool binary, bool agents = false, int remember = 0) {
+        auto data = std::make_shared<const std::string>(std::move(s));
+        net::post(ioc, [this, data, binary, agents, remember] {
+            if (remember == 1) last_world = data;
+            if (remember == 2) last_fields = data;
+            if (remember == 3) last_goals = data;
+            if (remember == 4) last_params = data;
+            if (remember == 5) last_paused = data;
+            broadcast(data, binary, agents);
+        });
+    }
+    void post_error(std::uint64_t session, const std::string& message, const std::string& request) {
+        if (session == 0) return;
+        auto data = std::make_shared<const std::string>(error_json(message, request));
+        net::post(ioc, [this, session, data] { send_to(session, data); });
+    }
+    void post_world_state(bool fields_too) {
+        post_broadcast(world_json(*world, builtin_map_names(), kMaxAgents), false, false, 1);
+        post_broadcast(goals_json(*world), false, false, 3);
+        post_broadcast(params_json(*world), false, false, 4);
+        post_broadcast(paused_json(*world), false, false, 5);
+        if (fields_too) post_broadcast(encode_fields(*world), true, false, 2);
+    }
+};
+
+// =================================================================================================
+// WebSocket session
+
+class Server::Impl::WsSession : public std::enable_shared_from_this<WsSession> {
+public:
+    WsSession(Impl& server, tcp::socket socket, std::uint64_t id)
+        : server_(server), ws_(std::move(socket)), id_(id) {}
+
+    void run(http::request<http::string_body> req) {
+        ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
+        ws_.read_message_max(kHardMessageLimit);
+        ws_.auto_fragment(false);
+        ws_.async_accept(req, [self = shared_from_this()](beast::error_code ec) { self->on_accept(ec); });
+    }
+
+    void send(std::shared_ptr<const std::string> data, bool binary, bool agents) {
+        if (closed_) return;
+        if (agents) {
+            // Latest wins: replace an agents frame still waiting (not the one being written).
+            for (std::size_t k = writing_ ? 1 : 0; k < queue_.size(); ++k) {
+                if (queue_[k].agents) {
+                    queued_bytes_ -= queue_[k].data->size();
+                    queue_[k].data = data;
+                    queued_bytes_ += data->size();
+                    return;
+                }
+            }
+        }
+        queued_bytes_ += data->size();
+        queue_.push_back({std::move(data), binary, agents});
+        if (queued_bytes_ > kMaxQueuedBytes) {
+            server_.log("client " + std::to_string(id_) + " is too slow to keep up; disconnecting it");
+            close();
+            return;
+        }
+        if (!writing_) write_next();
+    }
+
+    void close() {
+        if (closed_) return;
+        closed_ = true;
+        if (registered_) {
+            server_.sessions.erase(id_);
+            server_.clients.fetch_sub(1);
+        }
+        beast::error_code ec;
+        beast::get_lowest_layer(ws_).socket().shutdown(tcp::socket::shutdown_both, ec);
+        beast::get_lowest_layer(ws_).socket().close(ec);
+    }
+
+private:
+    void on_accept(beast::error_code ec) {
+        if (ec) {
+            server_.log("WebSocket handshake failed: " + ec.message());
+            return;
+        }
+        server_.sessions[id_] = weak_from_this();
+        server_.clients.fetch_add(1);
+        registered_ = true;
+        // The new client gets the current world at once.
+        for (const auto& m : {server_.last_world, server_.last_goals, server_.last_params, server_.last_paused}) {
+            if (m) send(m, false, false);
+        }
+        if (server_.last_fields) send(server_.last_fields, true, false);
+        read();
+    }
+
+    void read() {
+        ws_.async_read(buffer_, [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+    }
+
+    void on_read(beast::error_code ec) {
+        if (ec) {
+            if (ec == websocket::error::message_too_big) {
+                server_.log("client " + std::to_string(id_) + " sent a message over 1 MiB; connection closed");
+            }
+            if (registered_ && !closed_) {
+                closed_ = true;
+                server_.sessions.erase(id_);
+                server_.clients.fetch_sub(1);
+            }
+            return;  // closed by the peer, or failed: the session ends when its handlers are gone
+        }
+        const bool text = ws_.got_text();
+        std::string msg = beast::buffers_to_string(buffer_.data());
+        buffer_.consume(buffer_.size());
+        handle(text, msg);
+        if (!closed_) read();
+    }
+
+    bool flood(bool paint) {
+        auto& times = paint ? paint_times_ : other_times_;
+        const int limit = paint ? server_.opt.paint_per_second : server_.opt.other_per_second;
+        const auto now = Clock::now();
+        while (!times.empty() && now - times.front() >= std::chrono::seconds(1)) times.pop_front();
+        if (static_cast<int>(times.size()) >= limit) return true;
+        times.push_back(now);
+        return false;
+    }
+
+    void reply_error(const std::string& message, const std::string& request) {
+        send(std::make_shared<const std::string>(error_json(message, request)), false, false);
+    }
+
+    void handle(bool text, const std::string& msg) {
+        if (!text) return reply_error("binary messages are not accepted; send JSON text", "");
+        ParsedMessage parsed = parse_client_message(msg);
+        if (flood(parsed.type == "paint")) {
+            return reply_error(std::string(parsed.type == "paint" ? "too many paint" : "too many") +
+                                   " messages: at most " +
+                                   std::to_string(parsed.type == "paint" ? server_.opt.paint_per_second
+                                                                         : server_.opt.other_per_second) +
+                                   " per second; message dropped",
+                               parsed.type);
+        }
+        if (!parsed.command) return reply_error(parsed.command.error().message, parsed.type);
+        if (const auto* ping = std::get_if<PingCmd>(&*parsed.command)) {
+            nlohmann::json j{{"type", "pong"}, {"id", ping->id}};
+            return send(std::make_shared<const std::string>(j.dump()), false, false);
+        }
+        server_.push({id_, std::move(*parsed.command)});
+    }
+
+    void write_next() {
+        if (queue_.empty() || closed_) {
+            writing_ = false;
+            return;
+        }
+        writing_ = true;
+        const Outgoing& o = queue_.front();
+        ws_.binary(o.binary);
+        ws_.async_write(net::buffer(*o.data), [self = shared_from_this()](beast::error_code ec, std::size_t) {
+            self->on_write(ec);
+        });
+    }
+
+    void on_write(beast::error_code ec) {
+        if (!queue_.empty()) {
+            queued_bytes_ -= queue_.front().data->size();
+            queue_.pop_front();
+        }
+        if (ec) {
+            writing_ = false;
+            if (!closed_) close();
+            return;
+        }
+        write_next();
+    }
+
+    Impl& server_;
+    websocket::stream<beast::tcp_stream> ws_;
+    beast::flat_buffer buffer_;
+    std::uint64_t id_;
+    std::deque<Outgoing> queue_;
+    std::size_t queued_bytes_ = 0;
+    bool writing_ = false;
+    bool closed_ = false;
+    bool registered_ = false;
+    std::deque<Clock::time_point> paint_times_, other_times_;
+};
+
+void Server::Impl::broadcast(std::shared_ptr<const std::string> data, bool binary, bool agents) {
+    std::vector<std::shared_ptr<WsSession>> live;
+    for (auto& [id, weak] : sessions) {
+        if (auto s = weak.lock()) live.push_back(std::move(s));
+    }
+    for (auto& s : live) s->send(data, binary, agents);
+}
+
+void Server::Impl::send_to(std::uint64_t session, std::shared_ptr<const std::string> data) {
+    const auto it = sessions.find(session);
+    if (it == sessions.end()) return;
+    if (auto s = it->second.lock()) s->send(std::move(data), false, false);
+}
+
+// =================================================================================================
+// HTTP session: static page files, the small JSON API, and the WebSocket upgrade.
+
+class Server::Impl::HttpSession : public std::enable_shared_from_this<HttpSession> {
+public:
+    HttpSession(Impl& server, tcp::socket socket) : server_(server), stream_(std::move(socket)) {}
+
+    void run() { read(); }
+
+private:
+    void read() {
+        parser_.emplace();
+        parser_->body_limit(kMaxUploadBytes);
+        stream_.expires_after(std::chrono::seconds(30));
+        http::async_read(stream_, buffer_, *parser_,
+                         [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+    }
+
+    void on_read(beast::error_code ec) {
+        if (ec == http::error::end_of_stream) return close();
+        if (ec == http::error::body_limit) {
+            return respond_text(http::status::payload_too_large, "upload over 64 MiB refused\n", false);
+        }
+        if (ec) return;
+        http::request<http::string_body> req = parser_->release();
+        if (websocket::is_upgrade(req)) {
+            if (req.target() != "/ws") return respond_text(http::status::not_found, "WebSocket endpoint is /ws\n", false);
+            stream_.expires_never();
+            auto ws = std::make_shared<WsSession>(server_, stream_.release_socket(), server_.next_session++);
+            ws->run(std::move(req));
+            return;
+        }
+        handle(std::move(req));
+    }
+
+    void handle(http::request<http::string_body> req) {
+        const std::string target(req.target());
+        const std::string path = target.substr(0, target.find('?'));
+        const std::string query = target.find('?') == std::string::npos ? "" : target.substr(target.find('?') + 1);
+        keep_alive_ = req.keep_alive();
+        if (path == "/api/state" || path == "/api/agents") {
+            if (req.method() != http::verb::get) return respond_text(http::status::method_not_allowed, "GET only\n");
+            ApiQuery q;
+            q.agents = path == "/api/agents";
+            if (auto v = param(query, "limit"); !v.empty()) {
+                char* end = nullptr;
+                const long n = std::strtol(v.c_str(), &end, 10);
+                if (*end != '\0' || n < 0 || n > kMaxAgents) {
+                    return respond_json(http::status::bad_request,
+                                        error_json("limit '" + v + "' is not an integer in 0..200000", "agents"));
+                }
+                q.limit = static_cast<std::size_t>(n);
+            }
+            auto self = shared_from_this();
+            q.reply = [self](std::string body) {
+                net::post(self->stream_.get_executor(), [self, body = std::move(body)]() mutable {
+                    self->respond_json(http::status::ok, std::move(body));
+                });
+            };
+            server_.push({0, std::move(q)});
+            return;
+        }
+        if (path == "/api/map") {
+            if (req.method() != http::verb::post) return respond_text(http::status::method_not_allowed, "POST only\n");
+            std::string name = param(query, "name");
+            if (name.empty()) name = "upload";
+            if (name.size() > 200) name.resize(200);
+            auto map = parse_map(req.body(), name);
+            if (!map) {
+                return respond_json(http::status::bad_request,
+                                    nlohmann::json{{"ok", false}, {"error", map.error().message}}.dump(
+                                        -1, ' ', false, nlohmann::json::error_handler_t::replace));
+            }
+            if (!central_goal(map->cost)) {
+                return respond_json(http::status::bad_request,
+                                    nlohmann::json{{"ok", false}, {"error", name + ": the map has no passable cell"}}
+                                        .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+            }
+            server_.push({0, LoadParsed{name, std::make_shared<CostField>(std::move(map->cost))}});
+            return respond_json(http::status::ok, R"({"ok":true})");
+        }
+        if (req.method() != http::verb::get && req.method() != http::verb::head) {
+            return respond_text(http::status::method_not_allowed, "GET only\n");
+        }
+        const std::string file = path == "/" ? "index.html" : path.substr(1);
+        std::string body;
+        bool found = false;
+        if (!server_.opt.web_root.empty()) {
+            // Development: files from disk, only plain names inside the folder.
+            if (file.find("..") == std::string::npos && file.find('/') == std::string::npos) {
+                std::ifstream in(std::filesystem::path(server_.opt.web_root) / file, std::ios::binary);
+                if (in) {
+                    std::ostringstream s;
+                    s << in.rdbuf();
+                    body = s.str();
+                    found = true;
+                }
+            }
+        } else {
+            for (const WebAsset& a : web_assets()) {
+                if (a.path == file) {
+                    body.assign(a.data);
+                    found = true;
+                }
+            }
+        }
+        if (!found) return respond_text(http::status::not_found, "not found: " + path + "\n");
+        http::response<http::string_body> res{http::status::ok, 11};
+        res.set(http::field::content_type, std::string(mime_of(file)));
+        res.set(http::field::cache_control, "no-cache");
+        res.keep_alive(keep_alive_);
+        res.body() = std::move(body);
+        res.prepare_payload();
+        write(std::move(res));
+    }
+
+    static std::string param(const std::string& query, const std::string& key) {
+        std::size_t pos = 0;
+        while (pos <= query.size()) {
+            const std::size_t amp = std::min(query.find('&', pos), query.size());
+            const std::string part = query.substr(pos, amp - pos);
+            if (part.rfind(key + "=", 0) == 0) return url_decode(part.substr(key.size() + 1));
+            pos = amp + 1;
+        }
+        return {};
+    }
+
+    static std::string url_decode(const std::string& s) {
+        std::string out;
+        for (std::size_t i = 0; i < s.size(); ++i) {
+            if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
+                std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
+                out.push_back(static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16)));
+                i += 2;
+            } else {
+                out.push_back(s[i] == '+' ? ' ' : s[i]);
+            }
+        }
+        return out;
+    }
+
+    void respond_text(http::status status, std::string text, bool keep = true) {
+        http::response<http::string_body> res{status, 11};
+        res.set(http::field::content_type, "text/plain; charset=utf-8");
+        res.keep_alive(keep && keep_alive_);
+        res.body() = std::move(text);
+        res.prepare_payload();
+        write(std::move(res));
+    }
+
+    void respond_json(http::status status, std::string body) {
+        http::response<http::string_body> res{status, 11};
+        res.set(http::field::content_type, "application/json");
+        res.set(http::field::cache_control, "no-store");
+        res.keep_alive(keep_alive_);
+        res.body() = std::move(body);
+        res.prepare_payload();
+        write(std::move(res));
+    }
+
+    void write(http::response<http::string_body> res) {
+        auto sp = std::make_shared<http::response<http::string_body>>(std::move(res));
+        const bool keep = sp->keep_alive();
+        http::async_write(stream_, *sp, [self = shared_from_this(), sp, keep](beast::error_code ec, std::size_t) {
+            if (ec) return;
+            if (!keep) return self->close();
+            self->read();
+        });
+    }
+
+    void close() {
+        beast::error_code ec;
+        stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+    }
+
+    Impl& server_;
+    beast::tcp_stream stream_;
+    beast::flat_buffer buffer_;
+    std::optional<http::request_parser<http::string_body>> parser_;
+    bool keep_alive_ = true;
+};
+
+void Server::Impl::accept() {
+    acceptor.async_accept([this](beast::error_code ec, tcp::socket socket) {
+        if (stopping) return;
+        if (!ec) {
+            std::make_shared<HttpSession>(*this, std::move(socket))->run();
+        } else {
+            log("accept failed: " + ec.message());
+        }
+        accept();
+    });
+}
+
+void Server::Impl::close_all() {
+    beast::error_code ec;
+    acceptor.close(ec);
+    std::vector<std::shared_ptr<WsSession>> live;
+    for (auto& [id, weak] : sessions) {
+        if (auto s = weak.lock()) live.push_back(std::move(s));
+    }
+    for (auto& s : live) s->close();
+    sessions.clear();
+}
+
+// =================================================================================================
+// Simulation thread
+
+void Server::Impl::sim_loop() {
+    using namespace std::chrono;
+    const auto period = duration_cast<Clock::duration>(duration<double>(1.0 / opt.tick_hz));
+    const auto agent_period = duration_cast<Clock::duration>(duration<double>(1.0 / opt.agent_fps));
+    const float dt = static_cast<float>(1.0 / opt.tick_hz);
+    auto next = Clock::now();
+    auto last_agents = Clock::now() - agent_period, last_fields = Clock::now(), last_stats = Clock::now();
+    auto rate_start = Clock::now();
+    int rate_ticks = 0;
+    bool fields_dirty = false;
+    std::uint64_t sent_terrain = world->terrain_version();
+    std::vector<Inbound> batch;
+    while (!stopping) {
+        std::this_thread::sleep_until(next);
+        next += period;
+        if (Clock::now() - next > milliseconds(250)) next = Clock::now();  // fell far behind: do not race to catch up
+        {
+            std::lock_guard lock(in_mutex);
+            batch.swap(inbox);
+        }
+        bool step_once = false;
+        for (Inbound& in : batch) {
+            if (auto* q = std::get_if<ApiQuery>(&in.what)) {
+                q->reply(q->agents ? agents_json(*world, q->limit)
+                                   : state_json(*world, tick_hz.load(), clients.load()));
+                continue;
+            }
+            if (auto* lp = std::get_if<LoadParsed>(&in.what)) {
+                const auto goal = central_goal(*lp->cost);
+                const int count = static_cast<int>(world->agents().size());
+                if (auto r = world->load(lp->name, std::move(*lp->cost), {*goal}, count); !r) {
+                    log("map " + lp->name + " refused: " + r.error().message);
+                    continue;
+                }
+                log("loaded map " + lp->name);
+                post_world_state(true);
+                sent_terrain = world->terrain_version();
+                fields_dirty = false;
+                continue;
+            }
+            const Command& cmd = std::get<Command>(in.what);
+            Result<void> r;
+            std::string type;
+            std::visit(
+                [&](const auto& c) {
+                    using T = std::decay_t<decltype(c)>;
+                    if constexpr (std::is_same_v<T, SetGoalsCmd>) {
+                        type = "set_goals";
+                        r = world->set_goals(c.goals);
+                        if (r) post_broadcast(goals_json(*world), false, false, 3);
+                    } else if constexpr (std::is_same_v<T, PaintCmd>) {
+                        type = "paint";
+                        r = world->paint(c.x, c.y, c.radius, c.cost);
+                    } else if constexpr (std::is_same_v<T, SpawnCmd>) {
+                        type = "spawn";
+                        r = world->spawn(c.count);
+                    } else if constexpr (std::is_same_v<T, ParamsCmd>) {
+                        type = "params";
+                        UnitParams p = world->params();
+                        if (c.speed) p.speed = *c.speed;
+                        if (c.separation) p.separation = *c.separation;
+                        if (c.radius) p.radius = *c.radius;
+                        r = world->set_params(p);
+                        if (r) post_broadcast(params_json(*world), false, false, 4);
+                    } else if constexpr (std::is_same_v<T, PauseCmd>) {
+                        type = "pause";
+                        world->set_paused(c.paused);
+                        post_broadcast(paused_json(*world), false, false, 5);
+                    } else if constexpr (std::is_same_v<T, StepCmd>) {
+                        type = "step";
+                        step_once = true;
+                    } else if constexpr (std::is_same_v<T, LoadMapCmd>) {
+                        type = "load_map";
+                        auto m = make_builtin_map(c.name);
+                        if (!m) {
+                            r = m.error();
+                            return;
+                        }
+                        const int count = static_cast<int>(world->agents().size());
+                        r = world->load(c.name, std::move(m->cost), std::move(m->goals), count);
+                        if (r) {
+                            post_world_state(true);
+                            sent_terrain = world->terrain_version();
+                            fields_dirty = false;
+                        }
+                    } else if constexpr (std::is_same_v<T, PingCmd>) {
+                        type = "ping";
+                    }
+                },
+                cmd);
+            if (!r) post_error(in.session, r.error().message, type);
+        }
+        batch.clear();
+
+        if (world->poll_build()) fields_dirty = true;
+        if (world->terrain_version() != sent_terrain) fields_dirty = true;
+        if (auto r = world->tick(dt, step_once); !r) log("step failed: " + r.error().message);
+
+        const auto now = Clock::now();
+        ++rate_ticks;
+        if (now - rate_start >= seconds(1)) {
+            tick_hz = rate_ticks / duration<double>(now - rate_start).count();
+            rate_ticks = 0;
+            rate_start = now;
+        }
+        const std::size_t n_clients = clients.load();
+        if (n_clients > 0 && now - last_agents >= agent_period - milliseconds(2)) {
+            last_agents = now;
+            post_broadcast(encode_agents(*world), true, true);
+        }
+        // Fields at most 10 per second (fewer on big maps: a 1024x1024 frame is 4 MiB).
+        const double cells = static_cast<double>(world->cost().size());
+        const auto field_period = milliseconds(static_cast<int>(std::max(100.0, cells / 4096.0)));
+        if (fields_dirty && now - last_fields >= field_period) {
+            last_fields = now;
+            fields_dirty = false;
+            sent_terrain = world->terrain_version();
+            post_broadcast(encode_fields(*world), true, false, 2);
+        }
+        if (now - last_stats >= milliseconds(250)) {
+            last_stats = now;
+            post_broadcast(stats_json(*world, tick_hz.load(), n_clients), false);
+        }
+    }
+}
+
+// =================================================================================================
+
+Server::Server(ServerOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+
+Server::~Server() {
+    stop();
+    if (impl_->sim.joinable()) impl_->sim.join();
+}
+
+Result<void> Server::start() {
+    Impl& s = *impl_;
+    if (!(s.opt.tick_hz >= 1.0 && s.opt.tick_hz <= 1000.0)) {
+        return Error{"tick rate " + std::to_string(s.opt.tick_hz) + " Hz is outside 1..1000"};
+    }
+    s.opt.agent_fps = std::clamp(s.opt.agent_fps, 1.0, std::min(30.0, s.opt.tick_hz));
+    if (s.opt.agents < 0 || s.opt.agents > kMaxAgents) {
+        return Error{"--agents " + std::to_string(s.opt.agents) + " is outside 0.." + std::to_string(kMaxAgents)};
+    }
+    std::string name = "default";
+    BuiltinMap map{CostField::create(1, 1).value(), {}};
+    if (s.opt.map_path.empty()) {
+        auto m = make_builtin_map("default");
+        if (!m) return m.error();
+        map = std::move(*m);
+    } else {
+        auto m = load_map(s.opt.map_path);
+        if (!m) return m.error();
+        auto goal = central_goal(m->cost);
+        if (!goal) return Error{s.opt.map_path + ": the map has no passable cell"};
+        name = std::filesystem::path(s.opt.map_path).filename().string();
+        map = BuiltinMap{std::move(m->cost), {*goal}};
+    }
+    s.jobs = std::make_unique<cli::TbbJobSystem>(s.opt.threads);
+    s.world = std::make_unique<World>(*s.jobs);
+    if (auto r = s.world->load(name, std::move(map.cost), std::move(map.goals), s.opt.agents); !r) return r;
+
+    beast::error_code ec;
+    const auto address = net::ip::make_address(s.opt.host, ec);
+    if (ec) return Error{"--host '" + s.opt.host + "' is not an IP address"};
+    const tcp::endpoint endpoint{address, s.opt.port};
+    s.acceptor.open(endpoint.protocol(), ec);
+    if (!ec) s.acceptor.set_option(net::socket_base::reuse_address(true), ec);
+    if (!ec) s.acceptor.bind(endpoint, ec);
+    if (!ec) s.acceptor.listen(net::socket_base::max_listen_connections, ec);
+    if (ec) return Error{"cannot listen on " + s.opt.host + ":" + std::to_string(s.opt.port) + ": " + ec.message()};
+    s.bound_port = s.acceptor.local_endpoint().port();
+
+    // Initial messages for the first clients.
+    s.last_world = std::make_shared<const std::string>(world_json(*s.world, builtin_map_names(), kMaxAgents));
+    s.last_goals = std::make_shared<const std::string>(goals_json(*s.world));
+    s.last_params = std::make_shared<const std::string>(params_json(*s.world));
+    s.last_paused = std::make_shared<const std::string>(paused_json(*s.world));
+    s.last_fields = std::make_shared<const std::string>(encode_fields(*s.world));
+    s.accept();
+    s.sim = std::thread([&s] { s.sim_loop(); });
+    return {};
+}
+
+unsigned short Server::port() const {
+    return impl_->bound_port;
+}
+
+void Server::run() {
+    Impl& s = *impl_;
+    if (s.stopped) return;
+    auto guard = net::make_work_guard(s.ioc);
+    s.ioc.run();
+}
+
+void Server::stop() {
+    Impl& s = *impl_;
+    if (s.stopping.exchange(true)) return;
+    if (s.sim.joinable() && s.sim.get_id() != std::this_thread::get_id()) s.sim.join();
+    // Close everything on the io thread, then let run() return.
+    net::post(s.ioc, [&s] {
+        s.close_all();
+        s.stopped = true;
+        s.ioc.stop();
+    });
+}
+
+}  // namespace tide::serve

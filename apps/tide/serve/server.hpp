@@ -1,0 +1,55 @@
+#pragma once
+// `tide serve`: one world simulated at a fixed tick on its own thread, served over HTTP and
+// WebSocket with Boost.Beast (docs/protocol.md). The Asio event loop runs on the thread that calls
+// run(); every session lives on it, so sessions need no locks. The simulation thread talks to it
+// through a command queue (in) and posted broadcasts (out).
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "tide/result.hpp"
+
+namespace tide::serve {
+
+/// Server settings.
+struct ServerOptions {
+    std::string host = "127.0.0.1";  ///< Address to listen on (loopback unless asked).
+    unsigned short port = 8080;      ///< TCP port; 0 picks a free one (see Server::port()).
+    std::string map_path;            ///< Map file to start with; empty = the embedded default map.
+    int agents = 1000;               ///< Units spawned at start (0..kMaxAgents).
+    int threads = 0;                 ///< Simulation threads (0 = all cores).
+    double tick_hz = 60.0;           ///< Simulation rate.
+    double agent_fps = 30.0;         ///< Agent frames sent per second (at most the tick rate).
+    std::string web_root;            ///< Development only: serve page files from this folder.
+    int paint_per_second = 300;      ///< Flood limit for paint messages, per client.
+    int other_per_second = 120;      ///< Flood limit for other messages, per client.
+    bool log = true;                 ///< Print connections and errors to stderr.
+};
+
+/// The demo server.
+class Server {
+public:
+    /// A server with `options`; nothing runs until start().
+    explicit Server(ServerOptions options);
+    ~Server();
+    Server(const Server&) = delete;
+    Server& operator=(const Server&) = delete;
+
+    /// Loads the map, binds and listens, starts the simulation thread. Error names the map file
+    /// or the address that failed.
+    Result<void> start();
+    /// The port actually bound (after start()).
+    unsigned short port() const;
+    /// Runs the network loop on the calling thread until stop().
+    void run();
+    /// Stops everything (any thread, idempotent): closes the listener and every connection, ends
+    /// the simulation thread; run() then returns.
+    void stop();
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tide::serve
