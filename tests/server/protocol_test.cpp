@@ -1,0 +1,94 @@
+// Client message validation of tide serve: every refused case names what is wrong.
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "protocol.hpp"
+
+namespace tide::serve {
+namespace {
+
+std::string refused(const std::string& text) {
+    const ParsedMessage m = parse_client_message(text);
+    EXPECT_FALSE(m.command.ok()) << text;
+    return m.command.ok() ? std::string() : m.command.error().message;
+}
+
+TEST(Protocol, RefusesMalformedMessages) {
+    EXPECT_NE(refused("not json").find("not valid JSON"), std::string::npos);
+    EXPECT_NE(refused("[1,2]").find("not a JSON object"), std::string::npos);
+    EXPECT_NE(refused(R"({"x":1})").find("no string 'type'"), std::string::npos);
+    EXPECT_NE(refused(R"({"type":7})").find("no string 'type'"), std::string::npos);
+    EXPECT_NE(refused(R"({"type":"explode"})").find("unknown message type 'explode'"), std::string::npos);
+    EXPECT_NE(refused(R"({"type":"pause","paused":true,"extra":1})").find("unknown field 'extra'"), std::string::npos);
+    EXPECT_EQ(parse_client_message(R"({"type":"explode"})").type, "explode");
+}
+
+TEST(Protocol, RefusesOversizedMessages) {
+    std::string big = R"({"type":"ping","id":1,"pad":")" + std::string(kMaxMessageBytes, 'x') + "\"}";
+    EXPECT_NE(refused(big).find("over the 65536-byte limit"), std::string::npos);
+}
+
+TEST(Protocol, RefusesOutOfRangeValues) {
+    EXPECT_NE(refused(R"({"type":"paint","x":1,"y":1,"radius":17,"terrain":"wall"})").find("'radius' = 17"),
+              std::string::npos);
+    EXPECT_NE(refused(R"({"type":"paint","x":-1,"y":1,"radius":0,"terrain":"wall"})").find("'x' = -1"),
+              std::string::npos);
+    EXPECT_NE(refused(R"({"type":"paint","x":1.5,"y":1,"radius":0,"terrain":"wall"})").find("must be an integer"),
+              std::string::npos);
+    EXPECT_NE(refused(R"({"type":"paint","x":18446744073709551615,"y":1,"radius":0,"terrain":"wall"})")
+                  .find("outside"),
+              std::string::npos);
+    EXPECT_NE(refused(R"({"type":"paint","x":1,"y":1,"radius":0,"terrain":"lava"})").find("'lava'"),
+              std::string::npos);
+    EXPECT_NE(refused(R"({"type":"paint","x":1,"y":1,"radius":0})").find("'terrain'"), std::string::npos);
+    EXPECT_NE(refused(R"({"type":"spawn","count":200001})").find("200001"), std::string::npos);
+    EXPECT_NE(refused(R"({"type":"spawn","count":-5})").find("-5"), std::string::npos);
+    EXPECT_NE(refused(R"({"type":"spawn"})").find("missing 'count'"), std::string::npos);
+    EXPECT_NE(refused(R"({"type":"params","speed":0})").find("'speed'"), std::string::npos);
+    EXPECT_NE(refused(R"({"type":"params","radius":0.9})").find("'radius'"), std::string::npos);
+    EXPECT_NE(refused(R"({"type":"params","separation":"high"})").find("must be a number"), std::string::npos);
+    EXPECT_NE(refused(R"({"type":"params"})").find("nothing to change"), std::string::npos);
+    EXPECT_NE(refused(R"({"type":"pause","paused":1})").find("true or false"), std::string::npos);
+    EXPECT_NE(refused(R"({"type":"load_map","name":"atlantis"})").find("'atlantis'"), std::string::npos);
+    EXPECT_NE(refused(R"({"type":"ping"})").find("'id'"), std::string::npos);
+}
+
+TEST(Protocol, RefusesBadGoalLists) {
+    EXPECT_NE(refused(R"({"type":"set_goals","goals":[]})").find("0 goals"), std::string::npos);
+    std::string many = R"({"type":"set_goals","goals":[)";
+    for (int i = 0; i < 17; ++i) many += std::string(i ? "," : "") + "[1," + std::to_string(i) + "]";
+    EXPECT_NE(refused(many + "]}").find("17 goals"), std::string::npos);
+    EXPECT_NE(refused(R"({"type":"set_goals","goals":[[1]]})").find("not [x, y]"), std::string::npos);
+    EXPECT_NE(refused(R"({"type":"set_goals","goals":[[1,-2]]})").find("outside any map"), std::string::npos);
+    EXPECT_NE(refused(R"({"type":"set_goals","goals":"here"})").find("must be an array"), std::string::npos);
+}
+
+TEST(Protocol, AcceptsValidMessages) {
+    auto m = parse_client_message(R"({"type":"paint","x":3,"y":4,"radius":2,"terrain":"swamp"})");
+    ASSERT_TRUE(m.command.ok()) << m.command.error().message;
+    const auto& p = std::get<PaintCmd>(*m.command);
+    EXPECT_EQ(p.x, 3);
+    EXPECT_EQ(p.y, 4);
+    EXPECT_EQ(p.radius, 2);
+    EXPECT_EQ(p.cost, kCostSwamp);
+    m = parse_client_message(R"({"type":"set_goals","goals":[[1,2],[3,4]]})");
+    ASSERT_TRUE(m.command.ok());
+    EXPECT_EQ(std::get<SetGoalsCmd>(*m.command).goals, (std::vector<Cell>{{1, 2}, {3, 4}}));
+    m = parse_client_message(R"({"type":"params","speed":4.5})");
+    ASSERT_TRUE(m.command.ok());
+    EXPECT_FLOAT_EQ(*std::get<ParamsCmd>(*m.command).speed, 4.5f);
+    EXPECT_FALSE(std::get<ParamsCmd>(*m.command).radius.has_value());
+    EXPECT_TRUE(parse_client_message(R"({"type":"spawn","count":200000})").command.ok());
+    EXPECT_TRUE(parse_client_message(R"({"type":"load_map","name":"maze"})").command.ok());
+    EXPECT_TRUE(parse_client_message(R"({"type":"step"})").command.ok());
+}
+
+TEST(Protocol, ErrorReplyIsJson) {
+    EXPECT_EQ(error_json("bad \"x\"", "paint"), R"({"message":"bad \"x\"","request":"paint","type":"error"})");
+    EXPECT_EQ(error_json("no type", ""), R"({"message":"no type","request":null,"type":"error"})");
+}
+
+}  // namespace
+}  // namespace tide::serve

@@ -1,0 +1,294 @@
+// tide serve over real sockets on loopback: refused messages get error replies, floods are cut,
+// oversized frames close only their own connection, 50 clients at once, clients dropping
+// mid-stream, the HTTP API, and a clean shutdown.
+
+#include <gtest/gtest.h>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/websocket.hpp>
+#include <chrono>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "server.hpp"
+
+namespace tide::serve {
+namespace {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace websocket = beast::websocket;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+using namespace std::chrono_literals;
+
+struct Running {
+    Server server;
+    std::thread thread;
+    explicit Running(ServerOptions o = {}) : server(with_defaults(std::move(o))) {
+        auto r = server.start();
+        EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
+        thread = std::thread([this] { server.run(); });
+    }
+    ~Running() {
+        server.stop();
+        thread.join();
+    }
+    static ServerOptions with_defaults(ServerOptions o) {
+        o.port = 0;
+        o.log = false;
+        o.threads = 1;
+        if (o.agents == ServerOptions{}.agents) o.agents = 300;
+        return o;
+    }
+};
+
+struct Message {
+    std::string data;
+    bool binary = false;
+};
+
+// A WebSocket client with timeouts (async operations run for a bounded time).
+struct Client {
+    net::io_context ioc;
+    websocket::stream<beast::tcp_stream> ws{ioc};
+    beast::flat_buffer buffer;
+
+    explicit Client(unsigned short port) {
+        beast::get_lowest_layer(ws).connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
+        ws.handshake("127.0.0.1", "/ws");
+    }
+    // Next message within `timeout`; nullopt on timeout or a closed connection.
+    std::optional<Message> read(std::chrono::milliseconds timeout = 3000ms) {
+        beast::error_code result = net::error::would_block;
+        ws.async_read(buffer, [&](beast::error_code ec, std::size_t) { result = ec; });
+        ioc.restart();
+        ioc.run_for(timeout);
+        if (result == net::error::would_block) {
+            beast::get_lowest_layer(ws).cancel();
+            ioc.restart();
+            ioc.run_for(500ms);
+            return std::nullopt;
+        }
+        if (result) return std::nullopt;
+        Message m{beast::buffers_to_string(buffer.data()), ws.got_binary()};
+        buffer.consume(buffer.size());
+        return m;
+    }
+    void send(const std::string& text) {
+        ws.text(true);
+        ws.write(net::buffer(text));
+    }
+    // Reads until a JSON message of `type` (other messages skipped); empty object on timeout.
+    nlohmann::json wait_json(const std::string& type, std::chrono::milliseconds timeout = 3000ms) {
+        const auto end = std::chrono::steady_clock::now() + timeout;
+        while (std::chrono::steady_clock::now() < end) {
+            auto m = read(std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now()));
+            if (!m) return {};
+            if (m->binary) continue;
+            auto j = nlohmann::json::parse(m->data, nullptr, false);
+            if (j.is_object() && j.value("type", "") == type) return j;
+        }
+        return {};
+    }
+    // Reads until a binary frame of `type`; false on timeout.
+    bool wait_frame(int type, std::chrono::milliseconds timeout = 3000ms) {
+        const auto end = std::chrono::steady_clock::now() + timeout;
+        while (std::chrono::steady_clock::now() < end) {
+            auto m = read(std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now()));
+            if (!m) return false;
+            if (m->binary && !m->data.empty() && m->data[0] == type) return true;
+        }
+        return false;
+    }
+};
+
+struct HttpReply {
+    int status = 0;
+    std::string body;
+};
+
+HttpReply http_request(unsigned short port, http::verb verb, const std::string& target, const std::string& body = "") {
+    net::io_context ioc;
+    beast::tcp_stream stream(ioc);
+    stream.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
+    http::request<http::string_body> req{verb, target, 11};
+    req.set(http::field::host, "127.0.0.1");
+    req.body() = body;
+    req.prepare_payload();
+    http::write(stream, req);
+    beast::flat_buffer buffer;
+    http::response<http::string_body> res;
+    http::read(stream, buffer, res);
+    return {static_cast<int>(res.result_int()), res.body()};
+}
+
+nlohmann::json state(unsigned short port) {
+    const HttpReply r = http_request(port, http::verb::get, "/api/state");
+    EXPECT_EQ(r.status, 200);
+    return nlohmann::json::parse(r.body);
+}
+
+TEST(Server, NewClientGetsTheWorldTheFieldsAndAgentFrames) {
+    Running s;
+    Client c(s.server.port());
+    const auto world = c.wait_json("world");
+    ASSERT_FALSE(world.empty());
+    EXPECT_EQ(world["map"], "default");
+    EXPECT_EQ(world["width"], 64);
+    EXPECT_EQ(world["agents"], 300);
+    EXPECT_TRUE(c.wait_frame(2));
+    EXPECT_TRUE(c.wait_frame(1));
+    EXPECT_FALSE(c.wait_json("stats").empty());
+}
+
+TEST(Server, EveryRefusedMessageGetsAnErrorReply) {
+    Running s;
+    Client c(s.server.port());
+    ASSERT_FALSE(c.wait_json("world").empty());
+    const std::pair<std::string, std::string> cases[] = {
+        {"not json", "not valid JSON"},
+        {R"({"type":"explode"})", "unknown message type"},
+        {R"({"type":"spawn","count":1000000})", "outside 0..200000"},
+        {R"({"type":"set_goals","goals":[[500,5]]})", "outside the 64x40 map"},
+        {R"({"type":"set_goals","goals":[[14,3]]})", "on a wall"},
+        {R"({"type":"paint","x":64,"y":0,"radius":0,"terrain":"wall"})", "outside the 64x40 map"},
+        {R"({"type":"params","radius":2})", "'radius'"},
+        {R"({"type":"ping","id":1,"pad":")" + std::string(100 * 1024, 'x') + "\"}", "65536-byte limit"},
+    };
+    for (const auto& [msg, expected] : cases) {
+        c.send(msg);
+        const auto e = c.wait_json("error");
+        ASSERT_FALSE(e.empty()) << msg.substr(0, 60);
+        EXPECT_NE(e["message"].get<std::string>().find(expected), std::string::npos)
+            << msg.substr(0, 60) << " -> " << e["message"];
+    }
+    // A binary message is refused too.
+    c.ws.binary(true);
+    c.ws.write(net::buffer(std::string("\x01\x02", 2)));
+    EXPECT_NE(c.wait_json("error")["message"].get<std::string>().find("binary"), std::string::npos);
+    // Nothing changed, and the connection still works.
+    const auto st = state(s.server.port());
+    EXPECT_EQ(st["goals"], nlohmann::json::parse("[[54,18]]"));
+    EXPECT_EQ(st["stats"]["agents"], 300);
+    c.send(R"({"type":"ping","id":42})");
+    EXPECT_EQ(c.wait_json("pong")["id"], 42);
+}
+
+TEST(Server, AGiantMessageClosesOnlyItsOwnConnection) {
+    Running s;
+    Client bad(s.server.port()), good(s.server.port());
+    ASSERT_FALSE(good.wait_json("world").empty());
+    bad.send(std::string(2 << 20, ' '));  // 2 MiB: over the hard frame limit
+    bool closed = false;
+    for (int i = 0; i < 200 && !closed; ++i) closed = !bad.read(1000ms).has_value();
+    EXPECT_TRUE(closed);
+    good.send(R"({"type":"ping","id":7})");
+    EXPECT_EQ(good.wait_json("pong")["id"], 7);
+    Client again(s.server.port());
+    EXPECT_FALSE(again.wait_json("world").empty());
+}
+
+TEST(Server, PaintFloodIsCutAndOthersAreUnaffected) {
+    Running s;
+    Client flood(s.server.port()), other(s.server.port());
+    ASSERT_FALSE(flood.wait_json("world").empty());
+    for (int i = 0; i < 500; ++i) flood.send(R"({"type":"paint","x":30,"y":30,"radius":0,"terrain":"plain"})");
+    int refused = 0;
+    for (auto e = flood.wait_json("error", 1000ms); !e.empty(); e = flood.wait_json("error", 1000ms)) {
+        if (e["message"].get<std::string>().find("too many paint messages") != std::string::npos) ++refused;
+    }
+    EXPECT_GE(refused, 150);  // at most 300 of the 500 fit in one second
+    other.send(R"({"type":"ping","id":3})");
+    EXPECT_EQ(other.wait_json("pong")["id"], 3);
+}
+
+TEST(Server, FiftyClientsAtOnceAndHalfDropMidStream) {
+    Running s;
+    std::vector<std::unique_ptr<Client>> clients;
+    for (int i = 0; i < 50; ++i) clients.push_back(std::make_unique<Client>(s.server.port()));
+    for (auto& c : clients) ASSERT_TRUE(c->wait_frame(1, 5000ms));
+    // Half vanish without a close handshake, some in the middle of reading a frame.
+    for (int i = 0; i < 25; ++i) {
+        beast::error_code ec;
+        beast::get_lowest_layer(clients[i]->ws).socket().shutdown(tcp::socket::shutdown_both, ec);
+        beast::get_lowest_layer(clients[i]->ws).socket().close(ec);
+    }
+    for (int i = 25; i < 50; ++i) {
+        for (int k = 0; k < 3; ++k) ASSERT_TRUE(clients[i]->wait_frame(1, 5000ms)) << "client " << i;
+    }
+    std::size_t n = 0;
+    for (int tries = 0; tries < 50; ++tries) {
+        n = state(s.server.port())["stats"]["clients"];
+        if (n == 25) break;
+        for (int i = 25; i < 50; ++i) clients[i]->read(20ms);  // keep the others reading
+    }
+    EXPECT_EQ(n, 25u);
+}
+
+TEST(Server, HttpApiAndMapUpload) {
+    Running s;
+    const unsigned short port = s.server.port();
+    EXPECT_EQ(state(port)["map"], "default");
+    const HttpReply agents = http_request(port, http::verb::get, "/api/agents?limit=5");
+    ASSERT_EQ(agents.status, 200);
+    EXPECT_EQ(nlohmann::json::parse(agents.body)["x"].size(), 5u);
+    EXPECT_EQ(http_request(port, http::verb::get, "/api/agents?limit=abc").status, 400);
+    EXPECT_EQ(http_request(port, http::verb::get, "/nothing-here.js").status, 404);
+    EXPECT_EQ(http_request(port, http::verb::get, "/../CMakeLists.txt").status, 404);
+    const HttpReply page = http_request(port, http::verb::get, "/");
+    EXPECT_EQ(page.status, 200);
+    EXPECT_NE(page.body.find("<html"), std::string::npos);
+
+    const HttpReply bad = http_request(port, http::verb::post, "/api/map?name=broken.map",
+                                       "type octile\nheight 2\nwidth 3\nmap\n...\n..\n");
+    EXPECT_EQ(bad.status, 400);
+    EXPECT_NE(nlohmann::json::parse(bad.body)["error"].get<std::string>().find("broken.map:"), std::string::npos);
+    EXPECT_EQ(state(port)["map"], "default");
+
+    const HttpReply good = http_request(port, http::verb::post, "/api/map?name=tiny.map",
+                                        "type octile\nheight 3\nwidth 4\nmap\n....\n.@@.\n....\n");
+    EXPECT_EQ(good.status, 200);
+    nlohmann::json st;
+    for (int i = 0; i < 100; ++i) {
+        st = state(port);
+        if (st["map"] == "tiny.map") break;
+    }
+    EXPECT_EQ(st["map"], "tiny.map");
+    EXPECT_EQ(st["width"], 4);
+}
+
+TEST(Server, StopsCleanlyWithClientsConnected) {
+    auto s = std::make_unique<Running>();
+    Client c(s->server.port());
+    ASSERT_TRUE(c.wait_frame(1));
+    const auto t0 = std::chrono::steady_clock::now();
+    s.reset();  // stop() + join
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 3s);
+    bool closed = false;
+    for (int i = 0; i < 100 && !closed; ++i) closed = !c.read(200ms).has_value();
+    EXPECT_TRUE(closed);
+}
+
+TEST(Server, RefusesBadStartOptions) {
+    ServerOptions o;
+    o.port = 0;
+    o.log = false;
+    o.agents = 300000;
+    EXPECT_FALSE(Server(o).start().ok());
+    o.agents = 10;
+    o.map_path = "/nonexistent/x.map";
+    auto r = Server(o).start();
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find("/nonexistent/x.map"), std::string::npos);
+    o.map_path.clear();
+    o.host = "not-an-address";
+    EXPECT_FALSE(Server(o).start().ok());
+}
+
+}  // namespace
+}  // namespace tide::serve
