@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build and tests need, when it can (root, or sudo without a
-# password). Prints what is missing otherwise. Called by `make build`, `make run` and `make test`.
+# password). Prints what is missing otherwise. Called by `make build` and `make run`; `make test`
+# calls it with --test, which adds what the browser end-to-end tests need (Chromium, Node.js).
 set -euo pipefail
 
 packages=(
@@ -9,9 +10,17 @@ packages=(
   libpng-dev                                 # PNG pictures (tide render)
   libcli11-dev nlohmann-json3-dev            # CLI parsing, JSON reports
   libboost-graph-dev                         # third-party Dijkstra reference in tide bench
+  libboost-dev                               # Boost.Beast/Asio: HTTP and WebSocket of tide serve
   libtbb-dev                                 # default job system of the apps
   libgif-dev                                 # tide sim --gif animations
 )
+if [ "${1:-}" = "--test" ]; then
+  packages+=(chromium)                       # headless browser of the end-to-end tests
+  # Node.js and npm run Playwright; a machine may already have them from elsewhere (nodesource).
+  if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    packages+=(nodejs npm)
+  fi
+fi
 
 missing=()
 for p in "${packages[@]}"; do
