@@ -1,0 +1,101 @@
+// The WebSocket connection to `tide serve` (docs/protocol.md): JSON text frames both ways, binary
+// agents (type 1) and fields (type 2) frames from the server. Reconnects on its own.
+
+const kAgentsFrame = 1, kFieldsFrame = 2;
+
+/**
+ * Decodes a binary server frame into typed-array views over the received buffer (no copy, no
+ * per-agent objects). Returns null for an unknown or truncated frame.
+ */
+export function decodeFrame(buffer) {
+    if (buffer.byteLength < 8) return null;
+    const dv = new DataView(buffer);
+    const type = dv.getUint8(0);
+    if (type === kAgentsFrame) {
+        if (buffer.byteLength < 20) return null;
+        const count = dv.getUint32(4, true);
+        if (buffer.byteLength < 20 + 5 * count) return null;
+        return {
+            kind: 'agents',
+            count,
+            tick: dv.getUint32(8, true),
+            scaleX: dv.getFloat32(12, true),
+            scaleY: dv.getFloat32(16, true),
+            positions: new Uint16Array(buffer, 20, 2 * count), // x0, y0, x1, y1, ...
+            states: new Uint8Array(buffer, 20 + 4 * count, count),
+        };
+    }
+    if (type === kFieldsFrame) {
+        if (buffer.byteLength < 24) return null;
+        const width = dv.getUint32(4, true), height = dv.getUint32(8, true);
+        const n = width * height;
+        if (buffer.byteLength < 24 + 4 * n) return null;
+        return {
+            kind: 'fields',
+            width,
+            height,
+            version: dv.getUint32(12, true),
+            integrationScale: dv.getFloat32(16, true),
+            buildMs: dv.getFloat32(20, true),
+            integration: new Uint16Array(buffer, 24, n), // 65535 = unreachable or wall
+            costs: new Uint8Array(buffer, 24 + 2 * n, n), // 1..254, 255 = wall
+            directions: new Uint8Array(buffer, 24 + 3 * n, n), // 0..7 moves, 8 goal, 9 unreachable, 10 wall
+        };
+    }
+    return null;
+}
+
+/**
+ * One connection that reopens itself after a close (0.5 s, doubling up to 4 s).
+ * handlers: onMessage(json), onFrame(decoded), onStatus(connected: boolean).
+ */
+export class Connection {
+    constructor(url, handlers) {
+        this.url = url;
+        this.handlers = handlers;
+        this.socket = null;
+        this.connected = false;
+        this.retryMs = 500;
+    }
+
+    open() {
+        const socket = new WebSocket(this.url);
+        socket.binaryType = 'arraybuffer';
+        this.socket = socket;
+        socket.onopen = () => {
+            this.connected = true;
+            this.retryMs = 500;
+            this.handlers.onStatus(true);
+        };
+        socket.onmessage = (event) => {
+            if (typeof event.data === 'string') {
+                let message;
+                try {
+                    message = JSON.parse(event.data);
+                } catch {
+                    return;
+                }
+                this.handlers.onMessage(message);
+            } else {
+                const frame = decodeFrame(event.data);
+                if (frame) this.handlers.onFrame(frame);
+            }
+        };
+        socket.onclose = () => {
+            if (this.socket !== socket) return;
+            this.socket = null;
+            if (this.connected) this.handlers.onStatus(false);
+            this.connected = false;
+            setTimeout(() => this.open(), this.retryMs);
+            this.retryMs = Math.min(this.retryMs * 2, 4000);
+        };
+        socket.onerror = () => socket.close();
+    }
+
+    /** Sends one client message; false when not connected (the message is dropped). */
+    send(message) {
+        if (!this.connected || !this.socket) return false;
+        this.socket.send(JSON.stringify(message));
+        return true;
+    }
+}

@@ -1,0 +1,540 @@
+// The canvas: a view (zoom and pan) over the map, drawn for software rendering.
+//
+// Layers, cheapest first per animation frame:
+//  - background: terrain or heat map, hatching of unreachable cells, grid lines, flow arrows and
+//    integration numbers, for the current view. Rebuilt into a Uint32Array only when the view, the
+//    fields or a toggle change (arrows and numbers are drawn with the 2D API on an offscreen canvas
+//    and read back once).
+//  - frame: each animation frame copies the background into the frame ImageData (one
+//    Uint32Array.set), blends the trails, stamps every unit as a small disc from precomputed pixel
+//    offsets, and puts the image once.
+//  - overlay: goals and the brush outline with the 2D API on top.
+
+import { colours, css, mix, rgb, terrainColour, unitColours, unitRims, viridis, kCostWall } from './palette.js';
+
+const kDirDx = [1, 1, 0, -1, -1, -1, 0, 1];
+const kDirDy = [0, 1, 1, 1, 0, -1, -1, -1];
+const kGoalDir = 8, kUnreachableDir = 9;
+const kUnreachableQ = 65535;
+
+/** Smallest cell size in device pixels at which flow arrows are drawn. */
+export const kArrowMinCell = 8;
+/** Smallest cell size in device pixels at which integration values are written. */
+export const kNumbersMinCell = 28;
+const kGridMinCell = 10;
+const kMaxCell = 160;
+
+export class View {
+    constructor(canvas) {
+        this.canvas = canvas;
+        this.ctx = canvas.getContext('2d', { alpha: false });
+        this.back = document.createElement('canvas'); // background composition (arrows, numbers)
+        this.backCtx = this.back.getContext('2d', { willReadFrequently: true });
+        this.dpr = 1;
+
+        // World and fields.
+        this.width = 0;
+        this.height = 0;
+        this.goals = [];
+        this.fields = null;
+        this.maxIntegration = 0;
+
+        // Agents: the latest frame, plus the previous positions for trails.
+        this.agents = null;
+        this.prevPositions = new Uint16Array(0);
+        this.prevCount = -1;
+
+        // Options.
+        this.showHeat = false;
+        this.showNumbers = true;
+        this.showArrows = true;
+        this.showTrails = false;
+        this.unitRadius = 0.16; // cells
+        this.brush = null; // {x, y, radius} cell and radius of the paint brush under the cursor
+
+        // View: device pixels per cell and the device-pixel position of the map's corner.
+        this.scale = 1;
+        this.ox = 0;
+        this.oy = 0;
+        this.userMoved = false;
+
+        this.dirty = true; // background needs a rebuild
+        this.pixelW = 0;
+        this.pixelH = 0;
+        this.agentsDrawn = 0;
+    }
+
+    // ---- Inputs ------------------------------------------------------------------------------------
+
+    /** New map dimensions; refits the view when they differ (or when `refit`). */
+    setWorld(width, height, goals, refit) {
+        const changed = width !== this.width || height !== this.height;
+        this.width = width;
+        this.height = height;
+        this.goals = goals.map((g) => [g[0], g[1]]);
+        if (changed || refit) {
+            this.fields = null;
+            this.fit();
+        }
+        this.clearTrails();
+        this.dirty = true;
+    }
+
+    setGoals(goals) {
+        this.goals = goals.map((g) => [g[0], g[1]]);
+    }
+
+    setFields(fields) {
+        if (fields.width !== this.width || fields.height !== this.height) {
+            // A fields frame for a map whose world message has not been seen (e.g. loaded elsewhere).
+            this.width = fields.width;
+            this.height = fields.height;
+            this.fit();
+        }
+        this.fields = fields;
+        let max = 0;
+        for (let i = 0, n = fields.integration.length; i < n; i++) {
+            const q = fields.integration[i];
+            if (q !== kUnreachableQ && q > max) max = q;
+        }
+        this.maxIntegration = max;
+        this.dirty = true;
+    }
+
+    setAgents(frame) {
+        if (this.showTrails && this.frame) this.drawTrailSegments(frame);
+        this.agents = frame;
+    }
+
+    setOption(name, value) {
+        this[name] = value;
+        if (name === 'showTrails') this.clearTrails();
+        this.dirty = true;
+    }
+
+    // ---- View ----------------------------------------------------------------------------------------
+
+    resize() {
+        const dpr = Math.min(window.devicePixelRatio || 1, 2);
+        const rect = this.canvas.getBoundingClientRect();
+        const w = Math.max(1, Math.round(rect.width * dpr)), h = Math.max(1, Math.round(rect.height * dpr));
+        if (w === this.pixelW && h === this.pixelH && dpr === this.dpr) return;
+        this.dpr = dpr;
+        this.pixelW = this.canvas.width = this.back.width = w;
+        this.pixelH = this.canvas.height = this.back.height = h;
+        this.frame = this.ctx.createImageData(w, h);
+        this.frame32 = new Uint32Array(this.frame.data.buffer);
+        this.bg32 = new Uint32Array(w * h);
+        this.trail = null;
+        if (!this.userMoved) this.fit();
+        this.dirty = true;
+    }
+
+    fitScale() {
+        if (!this.width || !this.height) return 1;
+        return Math.min(this.pixelW / this.width, this.pixelH / this.height) * 0.97;
+    }
+
+    fit() {
+        this.userMoved = false;
+        this.scale = this.fitScale();
+        this.ox = (this.pixelW - this.width * this.scale) / 2;
+        this.oy = (this.pixelH - this.height * this.scale) / 2;
+        this.clearTrails();
+        this.dirty = true;
+    }
+
+    /** Zooms by `factor` keeping the point under client position (cx, cy) fixed. */
+    zoomAt(clientX, clientY, factor) {
+        const [px, py] = this.toPixel(clientX, clientY);
+        const min = Math.min(this.fitScale() / 4, 1), next = Math.min(Math.max(this.scale * factor, min), kMaxCell);
+        const f = next / this.scale;
+        this.ox = px - (px - this.ox) * f;
+        this.oy = py - (py - this.oy) * f;
+        this.scale = next;
+        this.userMoved = true;
+        this.clearTrails();
+        this.dirty = true;
+    }
+
+    /** Pans by a client-pixel delta. */
+    panBy(dx, dy) {
+        this.ox += dx * this.dpr;
+        this.oy += dy * this.dpr;
+        this.userMoved = true;
+        this.clearTrails();
+        this.dirty = true;
+    }
+
+    toPixel(clientX, clientY) {
+        const rect = this.canvas.getBoundingClientRect();
+        return [(clientX - rect.left) * this.dpr, (clientY - rect.top) * this.dpr];
+    }
+
+    /** The cell under a client position: [x, y] (possibly off the map). */
+    cellAt(clientX, clientY) {
+        const [px, py] = this.toPixel(clientX, clientY);
+        return [Math.floor((px - this.ox) / this.scale), Math.floor((py - this.oy) / this.scale)];
+    }
+
+    /** Client coordinates of a cell's centre. */
+    cellToClient(x, y) {
+        const rect = this.canvas.getBoundingClientRect();
+        return [rect.left + (this.ox + (x + 0.5) * this.scale) / this.dpr,
+            rect.top + (this.oy + (y + 0.5) * this.scale) / this.dpr];
+    }
+
+    contains(x, y) {
+        return x >= 0 && y >= 0 && x < this.width && y < this.height;
+    }
+
+    costAt(x, y) {
+        return this.fields && this.contains(x, y) ? this.fields.costs[y * this.width + x] : 0;
+    }
+
+    /** The integration value of a cell (cost units), or Infinity when unreachable or a wall. */
+    integrationAt(x, y) {
+        if (!this.fields || !this.contains(x, y)) return Infinity;
+        const q = this.fields.integration[y * this.width + x];
+        return q === kUnreachableQ ? Infinity : q * this.fields.integrationScale;
+    }
+
+    /** Half side of a goal marker in client pixels. */
+    goalHalf() {
+        return Math.max(7, Math.min(18, (this.scale / this.dpr) * 0.45));
+    }
+
+    /** Index of the goal whose marker is under the client position, or -1. */
+    goalAt(clientX, clientY) {
+        const half = this.goalHalf() + 2;
+        for (let i = this.goals.length - 1; i >= 0; i--) {
+            const [gx, gy] = this.cellToClient(this.goals[i][0], this.goals[i][1]);
+            if (Math.abs(clientX - gx) <= half && Math.abs(clientY - gy) <= half) return i;
+        }
+        return -1;
+    }
+
+    // ---- Background ----------------------------------------------------------------------------------
+
+    /** Per-cell colours for the current mode (cached until the fields or the mode change). */
+    cellColours() {
+        const arrows = this.showArrows && this.scale >= kArrowMinCell;
+        const key = `${this.showHeat}/${arrows}`;
+        if (this.colourCache && this.colourCache.fields === this.fields && this.colourCache.key === key &&
+            this.colourCache.base.length === this.width * this.height) {
+            return this.colourCache;
+        }
+        this.colourCache = { fields: this.fields, key, ...this.computeCellColours(arrows) };
+        return this.colourCache;
+    }
+
+    computeCellColours(arrows) {
+        const n = this.width * this.height;
+        const base = new Uint32Array(n), hatch = new Uint8Array(n);
+        const f = this.fields;
+        if (!f) {
+            base.fill(colours.outside);
+            return { base, hatch };
+        }
+        const terrainLut = new Uint32Array(256);
+        for (let c = 1; c < 256; c++) {
+            const t = terrainColour(c);
+            // Passable terrain fades toward white under the arrows so they read on forest too.
+            terrainLut[c] = arrows && c !== kCostWall ? mix(t, colours.white, 0.45) : t;
+        }
+        const inv = this.maxIntegration > 0 ? 1 / this.maxIntegration : 0;
+        for (let i = 0; i < n; i++) {
+            const c = f.costs[i];
+            const q = f.integration[i];
+            if (c === kCostWall) {
+                base[i] = this.showHeat ? colours.heatWall : colours.wall;
+            } else if (q === kUnreachableQ || f.directions[i] === kUnreachableDir) {
+                hatch[i] = 1;
+                base[i] = this.showHeat ? colours.hatchB : mix(terrainLut[c], rgb(150, 150, 150), 0.5);
+            } else {
+                base[i] = this.showHeat ? viridis(q * inv) : terrainLut[c];
+            }
+        }
+        return { base, hatch };
+    }
+
+    rebuildBackground() {
+        const W = this.pixelW, H = this.pixelH, w = this.width, h = this.height, s = this.scale;
+        const bg = this.bg32;
+        const { base, hatch } = this.cellColours();
+        const grid = s >= kGridMinCell;
+        const gridLut = new Map();
+        const gridColour = (c) => {
+            let g = gridLut.get(c);
+            if (g === undefined) gridLut.set(c, (g = mix(c, colours.ink, 0.1)));
+            return g;
+        };
+        // Column and row -> cell (or -1), and whether the pixel is a cell's last (grid line).
+        const colCell = new Int32Array(W), colEdge = new Uint8Array(W);
+        for (let px = 0; px < W; px++) {
+            const cx = Math.floor((px + 0.5 - this.ox) / s);
+            colCell[px] = cx >= 0 && cx < w ? cx : -1;
+            colEdge[px] = grid && Math.floor((px + 1.5 - this.ox) / s) !== cx ? 1 : 0;
+        }
+        const hatchOn = this.showHeat ? colours.hatchA : 0;
+        for (let py = 0; py < H; py++) {
+            const cy = Math.floor((py + 0.5 - this.oy) / s);
+            const row = py * W;
+            if (cy < 0 || cy >= h) {
+                bg.fill(colours.outside, row, row + W);
+                continue;
+            }
+            const rowEdge = grid && Math.floor((py + 1.5 - this.oy) / s) !== cy;
+            const cellRow = cy * w;
+            for (let px = 0; px < W; px++) {
+                const cx = colCell[px];
+                if (cx < 0) {
+                    bg[row + px] = colours.outside;
+                    continue;
+                }
+                const i = cellRow + cx;
+                let c = base[i];
+                if (hatch[i] && ((px + py) / 3 | 0) % 2 === 0) {
+                    c = hatchOn || mix(c, colours.hatchA, 0.45);
+                }
+                if (rowEdge || colEdge[px]) c = gridColour(c);
+                bg[row + px] = c;
+            }
+        }
+        const arrows = this.showArrows && s >= kArrowMinCell && this.fields;
+        const numbers = this.showNumbers && s >= kNumbersMinCell && this.fields;
+        if (arrows || numbers) {
+            // Draw on the background with the 2D API once, then read the pixels back.
+            const img = new ImageData(new Uint8ClampedArray(bg.buffer, 0, W * H * 4), W, H);
+            this.backCtx.putImageData(img, 0, 0);
+            const [x0, y0, x1, y1] = this.visibleCells();
+            if (arrows) this.drawArrows(this.backCtx, x0, y0, x1, y1);
+            if (numbers) this.drawNumbers(this.backCtx, x0, y0, x1, y1);
+            bg.set(new Uint32Array(this.backCtx.getImageData(0, 0, W, H).data.buffer));
+        }
+        this.dirty = false;
+    }
+
+    visibleCells() {
+        const s = this.scale;
+        return [Math.max(0, Math.floor(-this.ox / s)), Math.max(0, Math.floor(-this.oy / s)),
+            Math.min(this.width, Math.ceil((this.pixelW - this.ox) / s)),
+            Math.min(this.height, Math.ceil((this.pixelH - this.oy) / s))];
+    }
+
+    drawArrows(ctx, x0, y0, x1, y1) {
+        const s = this.scale, w = this.width, dirs = this.fields.directions;
+        const half = 0.36 * s, head = 0.3 * s;
+        const c = Math.cos(0.49), sn = Math.sin(0.49);
+        ctx.beginPath();
+        for (let y = y0; y < y1; y++) {
+            for (let x = x0; x < x1; x++) {
+                const d = dirs[y * w + x];
+                if (d > 7) continue;
+                const len = d & 1 ? Math.SQRT1_2 : 1;
+                const vx = kDirDx[d] * len, vy = kDirDy[d] * len;
+                const cx = this.ox + (x + 0.5) * s, cy = this.oy + (y + 0.5) * s;
+                const tx = cx + vx * half, ty = cy + vy * half;
+                ctx.moveTo(cx - vx * half, cy - vy * half);
+                ctx.lineTo(tx, ty);
+                ctx.moveTo(tx + head * (-vx * c + vy * sn), ty + head * (-vx * sn - vy * c));
+                ctx.lineTo(tx, ty);
+                ctx.lineTo(tx + head * (-vx * c - vy * sn), ty + head * (vx * sn - vy * c));
+            }
+        }
+        ctx.strokeStyle = css(colours.arrow);
+        ctx.globalAlpha = 0.8;
+        ctx.lineWidth = Math.min(3 * this.dpr, Math.max(1, s / 16));
+        ctx.lineCap = 'round';
+        ctx.lineJoin = 'round';
+        ctx.stroke();
+        ctx.globalAlpha = 1;
+    }
+
+    drawNumbers(ctx, x0, y0, x1, y1) {
+        const s = this.scale, w = this.width, f = this.fields;
+        const size = Math.min(14 * this.dpr, Math.max(8, s * 0.24));
+        ctx.font = `${size}px ui-monospace, monospace`;
+        ctx.textBaseline = 'top';
+        ctx.textAlign = 'left';
+        const inv = this.maxIntegration > 0 ? 1 / this.maxIntegration : 0;
+        for (let y = y0; y < y1; y++) {
+            for (let x = x0; x < x1; x++) {
+                const i = y * w + x;
+                const q = f.integration[i];
+                if (q === kUnreachableQ) continue;
+                const v = q * f.integrationScale;
+                const text = v < 1000 ? v.toFixed(1) : v.toFixed(0);
+                // Light text on the dark end of the heat map, dark text elsewhere.
+                ctx.fillStyle = this.showHeat && q * inv < 0.55 ? 'rgba(255,255,255,0.92)' : 'rgba(20,20,30,0.85)';
+                ctx.fillText(text, this.ox + x * s + 2 * this.dpr, this.oy + y * s + 2 * this.dpr);
+            }
+        }
+    }
+
+    // ---- Trails --------------------------------------------------------------------------------------
+
+    clearTrails() {
+        this.trail = null;
+        this.prevCount = -1;
+    }
+
+    /** Fades the trail buffer and draws each unit's last move into it (1-pixel lines, by index). */
+    drawTrailSegments(frame) {
+        const W = this.pixelW, H = this.pixelH;
+        if (!this.trail) {
+            this.trail = new Uint8Array(W * H);
+            this.fadeLut = new Uint8Array(256);
+            for (let v = 0; v < 256; v++) this.fadeLut[v] = v < 12 ? 0 : Math.floor(v * 0.9);
+        }
+        const trail = this.trail, lut = this.fadeLut;
+        const t32 = new Uint32Array(trail.buffer);
+        for (let i = 0, n = t32.length; i < n; i++) {
+            if (t32[i] === 0) continue;
+            const b = i * 4;
+            trail[b] = lut[trail[b]];
+            trail[b + 1] = lut[trail[b + 1]];
+            trail[b + 2] = lut[trail[b + 2]];
+            trail[b + 3] = lut[trail[b + 3]];
+        }
+        const n = frame.count, pos = frame.positions;
+        if (n === this.prevCount) {
+            const prev = this.prevPositions;
+            const kx = frame.scaleX * this.scale, ky = frame.scaleY * this.scale, ox = this.ox, oy = this.oy;
+            const maxJump = Math.max(4, this.scale * 2);
+            for (let i = 0; i < n; i++) {
+                let x0 = ox + prev[2 * i] * kx, y0 = oy + prev[2 * i + 1] * ky;
+                const x1 = ox + pos[2 * i] * kx, y1 = oy + pos[2 * i + 1] * ky;
+                const dx = x1 - x0, dy = y1 - y0;
+                const steps = Math.ceil(Math.max(Math.abs(dx), Math.abs(dy)));
+                if (steps === 0 || steps > maxJump) continue;
+                const sx = dx / steps, sy = dy / steps;
+                for (let k = 0; k <= steps; k++, x0 += sx, y0 += sy) {
+                    const px = x0 | 0, py = y0 | 0;
+                    if (px >= 0 && py >= 0 && px < W && py < H) trail[py * W + px] = 255;
+                }
+            }
+        }
+        if (this.prevPositions.length < pos.length) this.prevPositions = new Uint16Array(pos.length);
+        this.prevPositions.set(pos);
+        this.prevCount = n;
+    }
+
+    blendTrails(frame32) {
+        const trail = this.trail, t32 = new Uint32Array(trail.buffer);
+        const tr = 40, tg = 70, tb = 190; // trail colour (a lighter unit blue)
+        for (let i = 0, n = t32.length; i < n; i++) {
+            if (t32[i] === 0) continue;
+            for (let k = 0; k < 4; k++) {
+                const p = i * 4 + k, a = trail[p];
+                if (a === 0) continue;
+                const c = frame32[p], t = a * (0.75 / 255);
+                const r = c & 255, g = (c >>> 8) & 255, b = (c >>> 16) & 255;
+                frame32[p] = ((255 << 24) | ((b + (tb - b) * t) << 16) | ((g + (tg - g) * t) << 8) | (r + (tr - r) * t)) >>> 0;
+            }
+        }
+    }
+
+    // ---- Frame ---------------------------------------------------------------------------------------
+
+    /** Pixel offsets of a unit disc of radius r pixels: inner and rim lists, for a row stride W. */
+    discFor(r, W) {
+        if (this.disc && this.disc.r === r && this.disc.W === W) return this.disc;
+        const inner = [], rim = [], dxs = [], dys = [], rims = [];
+        const rr = (r + 0.5) * (r + 0.5);
+        for (let dy = -r; dy <= r; dy++) {
+            for (let dx = -r; dx <= r; dx++) {
+                const d2 = dx * dx + dy * dy;
+                if (d2 > rr) continue;
+                const isRim = r >= 2 && d2 > (r - 0.5) * (r - 0.5);
+                (isRim ? rim : inner).push(dy * W + dx);
+                dxs.push(dx);
+                dys.push(dy);
+                rims.push(isRim ? 1 : 0);
+            }
+        }
+        this.disc = { r, W, inner: Int32Array.from(inner), rim: Int32Array.from(rim),
+            dxs: Int32Array.from(dxs), dys: Int32Array.from(dys), rims: Uint8Array.from(rims) };
+        return this.disc;
+    }
+
+    stampUnits(frame32) {
+        const a = this.agents;
+        this.agentsDrawn = 0;
+        if (!a) return;
+        const W = this.pixelW, H = this.pixelH, n = a.count, pos = a.positions, st = a.states;
+        const kx = a.scaleX * this.scale, ky = a.scaleY * this.scale, ox = this.ox, oy = this.oy;
+        const r = Math.max(1, Math.round(this.unitRadius * this.scale - 0.25));
+        const disc = this.discFor(r, W);
+        const inner = disc.inner, rim = disc.rim, ni = inner.length, nr = rim.length;
+        let drawn = 0;
+        for (let i = 0; i < n; i++) {
+            const px = (ox + pos[2 * i] * kx) | 0, py = (oy + pos[2 * i + 1] * ky) | 0;
+            if (px < -r || py < -r || px >= W + r || py >= H + r) continue;
+            const s = st[i] & 3;
+            const colour = unitColours[s], rimColour = unitRims[s];
+            drawn++;
+            if (px >= r && py >= r && px < W - r && py < H - r) {
+                const base = py * W + px;
+                for (let k = 0; k < ni; k++) frame32[base + inner[k]] = colour;
+                for (let k = 0; k < nr; k++) frame32[base + rim[k]] = rimColour;
+            } else {
+                const dxs = disc.dxs, dys = disc.dys, rims = disc.rims;
+                for (let k = 0; k < dxs.length; k++) {
+                    const x = px + dxs[k], y = py + dys[k];
+                    if (x >= 0 && y >= 0 && x < W && y < H) frame32[y * W + x] = rims[k] ? rimColour : colour;
+                }
+            }
+        }
+        this.agentsDrawn = drawn;
+    }
+
+    drawGoal(ctx, x, y, half) {
+        ctx.fillStyle = css(colours.ink);
+        ctx.fillRect(x - half - 2, y - half - 2, 2 * half + 4, 2 * half + 4);
+        ctx.fillStyle = '#fff';
+        ctx.fillRect(x - half - 1, y - half - 1, 2 * half + 2, 2 * half + 2);
+        ctx.fillStyle = css(colours.goal);
+        ctx.fillRect(x - half, y - half, 2 * half, 2 * half);
+        ctx.fillStyle = '#fff';
+        ctx.font = `bold ${Math.round(half * 1.5)}px system-ui, sans-serif`;
+        ctx.textAlign = 'center';
+        ctx.textBaseline = 'middle';
+        ctx.fillText('G', x, y + half * 0.08);
+    }
+
+    drawOverlay() {
+        const ctx = this.ctx, s = this.scale;
+        if (this.brush && this.contains(this.brush.x, this.brush.y)) {
+            const cx = this.ox + (this.brush.x + 0.5) * s, cy = this.oy + (this.brush.y + 0.5) * s;
+            ctx.lineWidth = this.dpr;
+            ctx.strokeStyle = 'rgba(255,255,255,0.9)';
+            ctx.setLineDash([4 * this.dpr, 3 * this.dpr]);
+            ctx.beginPath();
+            if (this.brush.radius === 0) ctx.rect(cx - s / 2, cy - s / 2, s, s);
+            else ctx.arc(cx, cy, (this.brush.radius + 0.5) * s, 0, 2 * Math.PI);
+            ctx.stroke();
+            ctx.strokeStyle = 'rgba(0,0,0,0.7)';
+            ctx.lineDashOffset = 3.5 * this.dpr;
+            ctx.stroke();
+            ctx.setLineDash([]);
+            ctx.lineDashOffset = 0;
+        }
+        const half = this.goalHalf() * this.dpr;
+        for (const [gx, gy] of this.goals) {
+            this.drawGoal(ctx, Math.round(this.ox + (gx + 0.5) * s), Math.round(this.oy + (gy + 0.5) * s), Math.round(half));
+        }
+    }
+
+    /** Draws one animation frame. */
+    render() {
+        if (!this.frame) return;
+        if (this.dirty) this.rebuildBackground();
+        const frame32 = this.frame32;
+        frame32.set(this.bg32);
+        if (this.showTrails && this.trail) this.blendTrails(frame32);
+        this.stampUnits(frame32);
+        this.ctx.putImageData(this.frame, 0, 0);
+        this.drawOverlay();
+    }
+}
