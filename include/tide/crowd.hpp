@@ -71,7 +71,8 @@ public:
 
     /// Adds a group following `field` (built on the crowd's cost field); error when the size differs.
     Result<GroupId> add_group(std::shared_ptr<const FlowField> field);
-    /// Replaces a group's field (goal moved, terrain edited); takes effect at the next step.
+    /// Replaces a group's field (goal moved, terrain edited); takes effect at the next step. The
+    /// members' stuck windows restart (progress is measured against the new field).
     Result<void> set_group_field(GroupId group, std::shared_ptr<const FlowField> field);
 
     /// Adds an agent at `position` in `group`; refuses NaN/infinite positions, positions off the

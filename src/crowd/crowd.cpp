@@ -120,6 +120,14 @@ Result<void> Crowd::set_group_field(GroupId group, std::shared_ptr<const FlowFie
         return Error{"group field must be built on the crowd's map"};
     }
     groups_[group] = std::move(field);
+    // Progress toward the old goal means nothing now: restart every member's stuck window.
+    for (std::size_t i = 0; i < alive_.size(); ++i) {
+        if (alive_[i] && group_[i] == group) {
+            progress_ref_[i] = std::numeric_limits<float>::infinity();
+            progress_clock_[i] = 0.0f;
+            stuck_[i] = 0;
+        }
+    }
     return {};
 }
 

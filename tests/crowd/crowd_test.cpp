@@ -217,6 +217,20 @@ TEST(Crowd, MovingTheGoalTurnsEveryoneAtTheNextStep) {
     }
 }
 
+TEST(Crowd, MovingTheGoalDoesNotFlagUnitsStuck) {
+    // Cost-to-go jumps when the goal moves; progress must be measured against the new field.
+    CostField cost = std::move(CostField::create(60, 20).value());
+    Crowd crowd(cost);
+    const GroupId g = crowd.add_group(field_for(cost, {58, 10})).value();
+    for (int i = 0; i < 40; ++i) ASSERT_TRUE(crowd.add_agent({38.5f + (i % 8), 6.5f + (i / 8)}, g).ok());
+    for (int i = 0; i < 50; ++i) ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());  // 0.83 s: windows part-way
+    ASSERT_TRUE(crowd.set_group_field(g, field_for(cost, {1, 10})).ok());
+    for (int i = 0; i < 90; ++i) {
+        ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
+        ASSERT_EQ(crowd.stats().stuck, 0u) << "after " << i + 1 << " steps";
+    }
+}
+
 TEST(Crowd, DeterministicAcrossThreadCountsAndRuns) {
     auto run = [](int threads) {
         CostField cost = door_map(2);

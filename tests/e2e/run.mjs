@@ -8,7 +8,6 @@
 
 import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
@@ -66,17 +65,6 @@ const results = [];
 function pass(name, detail) {
     results.push({ name, ok: true, detail });
     console.log(`e2e: PASS ${name}${detail ? ` (${detail})` : ''} [${elapsed()}]`);
-}
-
-function freePort() {
-    return new Promise((resolve, reject) => {
-        const server = createServer();
-        server.once('error', reject);
-        server.listen(0, '127.0.0.1', () => {
-            const { port } = server.address();
-            server.close(() => resolve(port));
-        });
-    });
 }
 
 /** Starts `tide serve` and resolves with its base URL once it prints its listening line. */
@@ -343,7 +331,7 @@ async function main() {
     try {
         let base = opts.url;
         if (!base) {
-            const started = startServer(opts, await freePort(), serverOutput);
+            const started = startServer(opts, 0, serverOutput)  // port 0: the server picks a free one and prints it;
             server = started.child;
             base = await started.url;
         }
