@@ -180,6 +180,32 @@ sim_bad_inputs)
   expect_fail "sim bad spawn" "is not X0,Y0,X1,Y1" "$tide" sim --map @default --goal 54,18 --spawn 5,5,1,1
   expect_fail "sim spawn in a wall" "could not find free positions" "$tide" sim --map @default --goal 54,18 --agents 5 --spawn 14,0,15.9,10
   ;;
+serve_lifecycle)
+  # tide serve: refuses bad options with a clear message; serves the compiled-in page from any
+  # directory; Ctrl-C (SIGINT) stops it cleanly with exit status 0.
+  expect_fail "serve missing map" "nope.map" "$tide" serve --map nope.map --port 0
+  expect_fail "serve too many agents" "outside 0..200000" "$tide" serve --agents 300000 --port 0
+  expect_fail "serve bad host" "not an IP address" "$tide" serve --host example.invalid --port 0
+  expect_fail "serve bad port" "outside 0..65535" "$tide" serve --port 70000
+  "$tide" serve --port 0 --agents 100 >serve.out 2>serve.err &
+  pid=$!
+  url=""
+  for _ in $(seq 1 100); do
+    url=$(grep -o 'http://127.0.0.1:[0-9]*/' serve.out 2>/dev/null | head -1)
+    [ -n "$url" ] && break
+    sleep 0.1
+  done
+  [ -n "$url" ] || { kill "$pid"; fail "no listening line: $(cat serve.out serve.err)"; }
+  page=$(curl -sf "$url") || { kill "$pid"; fail "GET / failed"; }
+  grep -q "<html" <<<"$page" || { kill "$pid"; fail "GET / is not the page"; }
+  curl -sf "${url}app.js" >/dev/null || { kill "$pid"; fail "GET /app.js failed"; }
+  kill -INT "$pid"
+  wait "$pid"
+  rc=$?
+  [ "$rc" -eq 0 ] || fail "tide serve exited with $rc after SIGINT: $(cat serve.err)"
+  grep -q "stopped" serve.out || fail "no 'stopped' line after SIGINT"
+  echo "ok: served $url and stopped on SIGINT"
+  ;;
 *)
   fail "unknown case"
   ;;
