@@ -110,8 +110,13 @@ public:
     std::vector<AgentId> agents() const;
 
 private:
-    void substep(float dt, JobSystem& jobs);
-    void build_hash();
+    /// One agent as its neighbours see it, copied in bucket order so neighbour scans stream.
+    struct Neighbour {
+        float x, y, radius;
+        std::uint32_t slot;
+    };
+    void substep(float dt, JobSystem& jobs, bool count_stats);
+    void build_hash(JobSystem& jobs);
     Result<void> check_position(Vec2 p) const;
     std::size_t slot(AgentId id) const;
 
@@ -125,14 +130,22 @@ private:
     std::pmr::vector<std::uint8_t> alive_, state_, nstate_, stuck_, wall_hit_;
     std::pmr::vector<std::uint32_t> free_;
     std::vector<float> settle_;  // per group: cost-to-go within which the stopping chain reaction acts
-    // Spatial hash: grid cells of hash_cell_ cells hashed into a table sized by the agent count,
-    // agents sorted by bucket (stable counting sort).
+    float max_radius_ = 0.0f;    // largest live radius; recomputed after a removal (max_radius_dirty_)
+    bool max_radius_dirty_ = false;
+    // Spatial hash: grid cells of hash_cell_ cells, agents sorted by bucket (stable counting sort).
+    // The grid is wrapped onto a torus of (hash_mask_x_ + 1) x (hash_mask_y_ + 1) buckets, powers
+    // of two of at least 4 each, sized by the agent count: a small map is stored whole, a big map
+    // with few agents costs little. The 3x3 cells around an agent never share a bucket, and a row
+    // of them that does not wrap is one contiguous run of sorted agents.
     float hash_cell_ = 1.0f;
     int hash_w_ = 0, hash_h_ = 0;
-    std::pmr::vector<std::uint32_t> bucket_start_, bucket_items_, fill_;
-    std::size_t hash_mask_ = 63;
-    std::size_t hash_bucket(int bx, int by) const noexcept {
-        return (static_cast<std::size_t>(bx) * 73856093u ^ static_cast<std::size_t>(by) * 19349663u) & hash_mask_;
+    std::uint32_t hash_mask_x_ = 7, hash_mask_y_ = 7;
+    int hash_shift_ = 3;  // log2(hash_mask_x_ + 1)
+    std::pmr::vector<std::uint32_t> bucket_start_, bucket_items_, key_;
+    std::pmr::vector<Neighbour> sorted_;  // sorted_[k] describes agent bucket_items_[k]
+    std::uint32_t hash_bucket(int bx, int by) const noexcept {
+        return (static_cast<std::uint32_t>(bx) & hash_mask_x_) |
+               ((static_cast<std::uint32_t>(by) & hash_mask_y_) << hash_shift_);
     }
     std::size_t live_ = 0;
     double time_ = 0.0;

@@ -6,6 +6,7 @@
 #include "tide/crowd.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -20,6 +21,13 @@ std::string vec_text(Vec2 p) {
     return "(" + std::to_string(p.x) + ", " + std::to_string(p.y) + ")";
 }
 
+// floor() for values well inside the int range (positions), without the libm call that x86-64
+// needs before SSE4.1; exactly static_cast<int>(std::floor(v)) there.
+inline int floor_to_int(float v) {
+    const int i = static_cast<int>(v);
+    return i - (static_cast<float>(i) > v ? 1 : 0);
+}
+
 constexpr float kSteerRate = 8.0f;  // 1/s: how fast velocity closes on the desired one, before the force bound
 
 // Pushes a disc of radius r at (x, y) out of the wall and off-map cells around it, removing the
@@ -28,9 +36,10 @@ constexpr float kSteerRate = 8.0f;  // 1/s: how fast velocity closes on the desi
 bool push_out_of_walls(const CostField& cost, float r, float ox, float oy, float& x, float& y, float& vx, float& vy) {
     bool hit = false;
     for (int pass = 0; pass < 2; ++pass) {
+        if (pass == 1 && !hit) break;  // nothing moved: a second pass would find the same
         // Only the cells the disc's bounding box touches (usually one, at most four: r <= 0.5).
-        const int x0 = static_cast<int>(std::floor(x - r)), x1 = static_cast<int>(std::floor(x + r));
-        const int y0 = static_cast<int>(std::floor(y - r)), y1 = static_cast<int>(std::floor(y + r));
+        const int x0 = floor_to_int(x - r), x1 = floor_to_int(x + r);
+        const int y0 = floor_to_int(y - r), y1 = floor_to_int(y + r);
         for (int wy = y0; wy <= y1; ++wy) {
             for (int wx = x0; wx <= x1; ++wx) {
                 if (cost.passable(wx, wy)) continue;
@@ -41,7 +50,7 @@ bool push_out_of_walls(const CostField& cost, float r, float ox, float oy, float
                 if (d2 >= r * r) continue;
                 hit = true;
                 if (d2 < 1e-12f) {
-                    if (!cost.passable(static_cast<int>(std::floor(x)), static_cast<int>(std::floor(y)))) {
+                    if (!cost.passable(floor_to_int(x), floor_to_int(y))) {
                         x = ox;  // centre inside the wall: back to the last safe point
                         y = oy;
                         vx = vy = 0.0f;
@@ -103,7 +112,8 @@ Crowd::Crowd(const CostField& cost, const CrowdParams& params, std::pmr::memory_
       free_(memory),
       bucket_start_(memory),
       bucket_items_(memory),
-      fill_(memory) {}
+      key_(memory),
+      sorted_(memory) {}
 
 Result<GroupId> Crowd::add_group(std::shared_ptr<const FlowField> field) {
     if (!field || field->width() != cost_->width() || field->height() != cost_->height()) {
@@ -157,6 +167,7 @@ Result<AgentId> Crowd::add_agent(Vec2 position, GroupId group, float radius, flo
             v->push_back(0.0f);
         group_.push_back(0);
         generation_.push_back(0);
+        key_.push_back(0);
         for (auto* v : {&alive_, &state_, &nstate_, &stuck_, &wall_hit_}) v->push_back(0);
     }
     // A disc overlapping a wall cell is nudged out, so agents start clear of walls.
@@ -173,6 +184,7 @@ Result<AgentId> Crowd::add_agent(Vec2 position, GroupId group, float radius, flo
     alive_[i] = 1;
     state_[i] = nstate_[i] = static_cast<std::uint8_t>(AgentState::moving);
     stuck_[i] = 0;
+    max_radius_ = std::max(max_radius_, radius);
     ++live_;
     return AgentId{static_cast<std::uint32_t>(i), generation_[i]};
 }
@@ -194,6 +206,7 @@ Result<void> Crowd::remove_agent(AgentId id) {
     ++generation_[id.index];
     free_.push_back(id.index);
     --live_;
+    max_radius_dirty_ = true;
     return {};
 }
 
@@ -261,82 +274,121 @@ Result<void> Crowd::step(float dt, JobSystem& jobs) {
     const int n = std::max(1, static_cast<int>(std::ceil(dt / params_.max_substep)));
     const float sub = dt / static_cast<float>(n);
     stats_ = {};
-    for (int k = 0; k < n; ++k) substep(sub, jobs);
+    for (int k = 0; k < n; ++k) substep(sub, jobs, k == n - 1);
     time_ += dt;
     stats_.agents = live_;
-    for (std::size_t i = 0; i < alive_.size(); ++i) {
-        if (!alive_[i]) continue;
-        stats_.arrived += state_[i] == static_cast<std::uint8_t>(AgentState::arrived);
-        stats_.no_path += state_[i] == static_cast<std::uint8_t>(AgentState::no_path);
-        stats_.stuck += stuck_[i];
-        stats_.wall_contacts += wall_hit_[i];
-    }
     return {};
 }
 
-void Crowd::build_hash() {
-    float max_r = 0.0f;
-    for (std::size_t i = 0; i < alive_.size(); ++i) {
-        if (alive_[i]) max_r = std::max(max_r, radius_[i]);
+namespace {
+constexpr std::uint32_t kDeadKey = 0xffffffffu;  // key_ of an empty slot
+}  // namespace
+
+void Crowd::build_hash(JobSystem& jobs) {
+    if (max_radius_dirty_) {
+        max_radius_ = 0.0f;
+        for (std::size_t i = 0; i < alive_.size(); ++i) {
+            if (alive_[i]) max_radius_ = std::max(max_radius_, radius_[i]);
+        }
+        max_radius_dirty_ = false;
     }
     // Buckets at least as wide as the largest interaction range, so 3x3 buckets cover it.
-    hash_cell_ = std::max(1.0f, 2.0f * max_r * params_.separation_range);
+    hash_cell_ = std::max(1.0f, 2.0f * max_radius_ * params_.separation_range);
     hash_w_ = static_cast<int>(std::ceil(static_cast<float>(cost_->width()) / hash_cell_));
     hash_h_ = static_cast<int>(std::ceil(static_cast<float>(cost_->height()) / hash_cell_));
-    // The table is sized by the agent count, not the map: grid cells hash into it, so a big map
-    // with few agents costs little. Collisions only add candidates that the distance test drops.
-    const std::size_t buckets = std::bit_ceil(std::max<std::size_t>(64, 2 * live_));
-    hash_mask_ = buckets - 1;
-    bucket_start_.assign(buckets + 1, 0);
-    auto bucket_of = [&](std::size_t i) {
-        const int bx = std::min(hash_w_ - 1, static_cast<int>(px_[i] / hash_cell_));
-        const int by = std::min(hash_h_ - 1, static_cast<int>(py_[i] / hash_cell_));
-        return hash_bucket(bx, by);
+    // The torus has about 2 buckets per agent (at least 64) but no more than the grid needs;
+    // cells it folds together only add candidates the distance test drops (they are at least
+    // two bucket widths apart).
+    const std::size_t buckets_max = std::bit_ceil(std::max<std::size_t>(64, 2 * live_));
+    std::uint32_t tw = std::max<std::uint32_t>(4, std::bit_ceil(static_cast<std::uint32_t>(hash_w_)));
+    std::uint32_t th = std::max<std::uint32_t>(4, std::bit_ceil(static_cast<std::uint32_t>(hash_h_)));
+    while (static_cast<std::size_t>(tw) * th > buckets_max && std::max(tw, th) > 4) (tw >= th ? tw : th) /= 2;
+    hash_mask_x_ = tw - 1;
+    hash_mask_y_ = th - 1;
+    hash_shift_ = std::countr_zero(tw);
+    const std::size_t buckets = static_cast<std::size_t>(tw) * th;
+    const float cell = hash_cell_;
+    const int hw = hash_w_, hh = hash_h_;
+    auto keys = [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+            if (!alive_[i]) {
+                key_[i] = kDeadKey;
+                continue;
+            }
+            const int bx = std::min(hw - 1, static_cast<int>(px_[i] / cell));
+            const int by = std::min(hh - 1, static_cast<int>(py_[i] / cell));
+            key_[i] = hash_bucket(bx, by);
+        }
     };
+    parallel_for(jobs, alive_.size(), 4096, keys);
+
+    // Counting sort, stable in slot order: neighbour sums run in a fixed order. Counts go to
+    // start[key + 2]; after the prefix sum start[key + 1] is the bucket's first index, and the
+    // scatter advances it to the bucket's end, leaving start[b] .. start[b + 1] as bucket b.
+    // The same pass sums the arrived agents' areas per group (in slot order, for settle_).
+    bucket_start_.assign(buckets + 2, 0);
+    settle_.assign(groups_.size(), 0.0f);
+    std::uint32_t* const start = bucket_start_.data();
+    const std::uint32_t* const key = key_.data();
     for (std::size_t i = 0; i < alive_.size(); ++i) {
-        if (alive_[i]) ++bucket_start_[bucket_of(i) + 1];
+        if (key[i] == kDeadKey) continue;
+        ++start[key[i] + 2];
+        if (state_[i] == static_cast<std::uint8_t>(AgentState::arrived)) settle_[group_[i]] += radius_[i] * radius_[i];
     }
-    for (std::size_t b = 0; b < buckets; ++b) bucket_start_[b + 1] += bucket_start_[b];
+    for (std::size_t b = 3; b < buckets + 2; ++b) start[b] += start[b - 1];
     bucket_items_.resize(live_);
-    // Counting sort, stable in slot order: neighbour sums run in a fixed order.
-    fill_.assign(bucket_start_.begin(), bucket_start_.end() - 1);
-    std::uint32_t* const fill = fill_.data();
+    std::uint32_t* const items = bucket_items_.data();
     for (std::size_t i = 0; i < alive_.size(); ++i) {
-        if (alive_[i]) bucket_items_[fill[bucket_of(i)]++] = static_cast<std::uint32_t>(i);
+        if (key[i] != kDeadKey) items[start[key[i] + 1]++] = static_cast<std::uint32_t>(i);
     }
+    // What neighbour scans read, copied in bucket order.
+    sorted_.resize(live_);
+    auto gather = [&](std::size_t begin, std::size_t end) {
+        for (std::size_t k = begin; k < end; ++k) {
+            const std::uint32_t i = items[k];
+            sorted_[k] = {px_[i], py_[i], radius_[i], i};
+        }
+    };
+    parallel_for(jobs, live_, 4096, gather);
 }
 
-void Crowd::substep(float dt, JobSystem& jobs) {
-    build_hash();
+void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
+    build_hash(jobs);
     // The blob of arrived agents grows with the group: a unit stops against an arrived mate within
     // settle_distance plus the radius of a disc packed with the group's arrived agents.
-    settle_.assign(groups_.size(), 0.0f);
-    for (std::size_t i = 0; i < alive_.size(); ++i) {
-        if (alive_[i] && state_[i] == static_cast<std::uint8_t>(AgentState::arrived)) {
-            settle_[group_[i]] += radius_[i] * radius_[i];
-        }
-    }
     for (float& s : settle_) s = params_.settle_distance + 2.0f * std::sqrt(s / 0.6f);
     const CostField& cost = *cost_;
     const CrowdParams& P = params_;
     const int W = cost.width(), H = cost.height();
+    const Cost* const cells = cost.cells().data();
+    const Neighbour* const nb = sorted_.data();
+    const std::uint32_t* const start = bucket_start_.data();
+    const int hw = hash_w_, hh = hash_h_;
+    const float hash_cell = hash_cell_;
+    std::atomic<std::size_t> n_arrived{0}, n_no_path{0}, n_stuck{0}, n_wall{0};
+    // Agents run in bucket order (neighbours of consecutive agents overlap, so the scans hit the
+    // cache); each writes only its own slot.
     auto body = [&](std::size_t begin, std::size_t end) {
-        for (std::size_t i = begin; i < end; ++i) {
-            if (!alive_[i]) continue;
-            const FlowField& field = *groups_[group_[i]];
-            float x = px_[i], y = py_[i], vx = vx_[i], vy = vy_[i];
-            const float r = radius_[i];
+        std::size_t arrived = 0, no_path = 0, stuck_count = 0, walls = 0;
+        for (std::size_t k = begin; k < end; ++k) {
+            const std::uint32_t i = nb[k].slot;
+            const std::uint32_t group = group_[i];
+            const FlowField& field = *groups_[group];
+            float x = nb[k].x, y = nb[k].y, vx = vx_[i], vy = vy_[i];
+            const float r = nb[k].radius;
             const int cx = std::clamp(static_cast<int>(x), 0, W - 1), cy = std::clamp(static_cast<int>(y), 0, H - 1);
-            const Cost c = cost.at(cx, cy);
+            const std::size_t c_index = static_cast<std::size_t>(cy) * W + cx;
+            const Cost c = cells[c_index];
             const float terrain = c == kCostWall ? 1.0f : static_cast<float>(c);
-            const float to_go = field.integration(cx, cy);
+            const float to_go = field.integration()[c_index];
+            const float settle = settle_[group];
             auto st = static_cast<AgentState>(state_[i]);
 
             // State: cut off, arrived (and re-activated when the goal moved away), moving.
             if (to_go == kUnreachable) {
                 st = AgentState::no_path;
             } else if (st == AgentState::arrived) {
-                if (to_go > settle_[group_[i]] + 1.0f) st = AgentState::moving;
+                if (to_go > settle + 1.0f) st = AgentState::moving;
             } else {
                 st = to_go <= P.arrival_distance ? AgentState::arrived : AgentState::moving;
             }
@@ -344,41 +396,46 @@ void Crowd::substep(float dt, JobSystem& jobs) {
             // Neighbours: separation push, and the stopping chain reaction near the goal.
             float sx = 0.0f, sy = 0.0f;  // separation within the interaction range
             float ox = 0.0f, oy = 0.0f;  // real overlaps only (what still moves a standing agent)
-            const int bx = std::min(hash_w_ - 1, static_cast<int>(x / hash_cell_));
-            const int by = std::min(hash_h_ - 1, static_cast<int>(y / hash_cell_));
-            std::size_t seen[9];  // buckets already scanned: two grid cells may share one
-            int n_seen = 0;
-            for (int qy = std::max(0, by - 1); qy <= std::min(hash_h_ - 1, by + 1); ++qy) {
-                for (int qx = std::max(0, bx - 1); qx <= std::min(hash_w_ - 1, bx + 1); ++qx) {
-                    const std::size_t b = hash_bucket(qx, qy);
-                    if (std::find(seen, seen + n_seen, b) != seen + n_seen) continue;
-                    seen[n_seen++] = b;
-                    for (std::uint32_t k = bucket_start_[b]; k < bucket_start_[b + 1]; ++k) {
-                        const std::uint32_t j = bucket_items_[k];
-                        if (j == i) continue;
-                        float dx = x - px_[j], dy = y - py_[j];
-                        const float rr = r + radius_[j];
-                        const float range = rr * P.separation_range;
-                        float d2 = dx * dx + dy * dy;
-                        if (d2 >= range * range) continue;
-                        if (d2 < 1e-12f) {  // exactly on top of each other: split by slot order
-                            dx = i < j ? 1e-3f : -1e-3f;
-                            dy = 0.0f;
-                            d2 = dx * dx;
-                        }
-                        const float d = std::sqrt(d2);
-                        const float push = (range - d) / range;
-                        sx += dx / d * push;
-                        sy += dy / d * push;
-                        if (d < rr) {
-                            ox += dx / d * (rr - d) / rr;
-                            oy += dy / d * (rr - d) / rr;
-                        }
-                        if (st == AgentState::moving && d < rr * 1.05f && group_[j] == group_[i] &&
-                            state_[j] == static_cast<std::uint8_t>(AgentState::arrived) &&
-                            to_go <= settle_[group_[i]]) {
-                            st = AgentState::arrived;  // bumped into a settled mate near the goal
-                        }
+            auto scan = [&](std::uint32_t from, std::uint32_t to) {
+                for (std::uint32_t k2 = from; k2 < to; ++k2) {
+                    if (k2 == k) continue;
+                    float dx = x - nb[k2].x, dy = y - nb[k2].y;
+                    const float rr = r + nb[k2].radius;
+                    const float range = rr * P.separation_range;
+                    float d2 = dx * dx + dy * dy;
+                    if (d2 >= range * range) continue;
+                    const std::uint32_t j = nb[k2].slot;
+                    if (d2 < 1e-12f) {  // exactly on top of each other: split by slot order
+                        dx = i < j ? 1e-3f : -1e-3f;
+                        dy = 0.0f;
+                        d2 = dx * dx;
+                    }
+                    const float d = std::sqrt(d2);
+                    const float push = (range - d) / range;
+                    sx += dx / d * push;
+                    sy += dy / d * push;
+                    if (d < rr) {
+                        ox += dx / d * (rr - d) / rr;
+                        oy += dy / d * (rr - d) / rr;
+                    }
+                    if (st == AgentState::moving && d < rr * 1.05f && group_[j] == group &&
+                        state_[j] == static_cast<std::uint8_t>(AgentState::arrived) && to_go <= settle) {
+                        st = AgentState::arrived;  // bumped into a settled mate near the goal
+                    }
+                }
+            };
+            const int bx = std::min(hw - 1, static_cast<int>(x / hash_cell));
+            const int by = std::min(hh - 1, static_cast<int>(y / hash_cell));
+            const int qx0 = std::max(0, bx - 1), qx1 = std::min(hw - 1, bx + 1);
+            const int qy0 = std::max(0, by - 1), qy1 = std::min(hh - 1, by + 1);
+            for (int qy = qy0; qy <= qy1; ++qy) {
+                const std::uint32_t b0 = hash_bucket(qx0, qy), b1 = hash_bucket(qx1, qy);
+                if (b0 <= b1) {
+                    scan(start[b0], start[b1 + 1]);  // the row's buckets are adjacent
+                } else {
+                    for (int qx = qx0; qx <= qx1; ++qx) {  // the row wraps around the torus
+                        const std::uint32_t b = hash_bucket(qx, qy);
+                        scan(start[b], start[b + 1]);
                     }
                 }
             }
@@ -444,9 +501,25 @@ void Crowd::substep(float dt, JobSystem& jobs) {
             stuck_[i] = stuck;
             progress_ref_[i] = ref;
             progress_clock_[i] = clock;
+            arrived += st == AgentState::arrived;
+            no_path += st == AgentState::no_path;
+            stuck_count += stuck;
+            walls += hit;
+        }
+        if (count_stats) {  // integer sums: the same for any split
+            n_arrived.fetch_add(arrived, std::memory_order_relaxed);
+            n_no_path.fetch_add(no_path, std::memory_order_relaxed);
+            n_stuck.fetch_add(stuck_count, std::memory_order_relaxed);
+            n_wall.fetch_add(walls, std::memory_order_relaxed);
         }
     };
-    parallel_for(jobs, alive_.size(), 1024, body);
+    parallel_for(jobs, live_, 1024, body);
+    if (count_stats) {
+        stats_.arrived = n_arrived.load();
+        stats_.no_path = n_no_path.load();
+        stats_.stuck = n_stuck.load();
+        stats_.wall_contacts = n_wall.load();
+    }
     px_.swap(nx_);
     py_.swap(ny_);
     vx_.swap(nvx_);
