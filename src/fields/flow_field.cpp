@@ -60,8 +60,9 @@ Vec2 FlowField::sample(Vec2 p) const {
     const int cy[4] = {y0, y0, y0 + 1, y0 + 1};
     float vx = 0.0f;
     float vy = 0.0f;
+    const bool inside = x0 >= 0 && y0 >= 0 && x0 + 1 < width_ && y0 + 1 < height_;  // all four on the map
     for (int i = 0; i < 4; ++i) {
-        if (!contains(cx[i], cy[i])) continue;
+        if (!inside && !contains(cx[i], cy[i])) continue;
         const Direction d = directions_[static_cast<std::size_t>(cy[i]) * width_ + cx[i]];
         if (!is_move(d)) continue;  // walls, goals and cut-off cells carry no direction
         vx += weight[i] * kUnit[static_cast<int>(d)].x;
