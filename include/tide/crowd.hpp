@@ -156,6 +156,7 @@ private:
     std::uint32_t hash_mask_x_ = 7, hash_mask_y_ = 7;
     int hash_shift_ = 3;  // log2(hash_mask_x_ + 1)
     std::pmr::vector<std::uint32_t> bucket_start_, key_, order_, order_key_;
+    std::pmr::vector<std::uint32_t> arrived_slots_;  // scratch: slots of arrived agents, for settle_
     std::uint32_t hash_bucket(int bx, int by) const noexcept {
         return (static_cast<std::uint32_t>(bx) & hash_mask_x_) |
                ((static_cast<std::uint32_t>(by) & hash_mask_y_) << hash_shift_);

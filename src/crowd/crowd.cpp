@@ -103,7 +103,8 @@ Crowd::Crowd(const CostField& cost, const CrowdParams& params, std::pmr::memory_
       bucket_start_(memory),
       key_(memory),
       order_(memory),
-      order_key_(memory) {}
+      order_key_(memory),
+      arrived_slots_(memory) {}
 
 Result<GroupId> Crowd::add_group(std::shared_ptr<const FlowField> field) {
     if (!field || field->width() != cost_->width() || field->height() != cost_->height()) {
@@ -326,14 +327,18 @@ void Crowd::sort_agents(JobSystem& jobs) {
     };
     parallel_for(jobs, n, 4096, keys);
 
-    // The arrived agents' areas per group (for settle_), summed in slot order as always.
+    // The arrived agents' areas per group (for settle_), summed in slot order as always: their
+    // slots are collected in a sequential pass over the entries (few agents are arrived while a
+    // crowd is on the move) and sorted.
     settle_.assign(groups_.size(), 0.0f);
-    for (std::size_t i = 0; i < alive_.size(); ++i) {
-        if (!alive_[i]) continue;
+    arrived_slots_.clear();
+    for (std::size_t e = 0; e < n; ++e) {
+        if (a_.state[e] == static_cast<std::uint8_t>(AgentState::arrived)) arrived_slots_.push_back(a_.slot[e]);
+    }
+    std::sort(arrived_slots_.begin(), arrived_slots_.end());
+    for (const std::uint32_t i : arrived_slots_) {
         const std::size_t e = index_[i];
-        if (a_.state[e] == static_cast<std::uint8_t>(AgentState::arrived)) {
-            settle_[a_.group[e]] += a_.radius[e] * a_.radius[e];
-        }
+        settle_[a_.group[e]] += a_.radius[e] * a_.radius[e];
     }
 
     // Counting sort by bucket. Counts go to start[key + 2]; after the prefix sum start[key + 1]
