@@ -111,11 +111,21 @@ public:
 
 private:
     /// Per-agent state, one entry per live agent, kept in bucket order (re-sorted every sub-step,
-    /// so neighbours sit side by side); slot_ maps an entry to its handle's slot.
+    /// so neighbours sit side by side); `slot` maps an entry to its handle's slot.
     struct Agents {
         explicit Agents(std::pmr::memory_resource* m)
-            : px(m), py(m), vx(m), vy(m), radius(m), speed(m), progress_ref(m), progress_clock(m), group(m),
-              slot(m), state(m), stuck(m) {}
+            : px(m),
+              py(m),
+              vx(m),
+              vy(m),
+              radius(m),
+              speed(m),
+              progress_ref(m),
+              progress_clock(m),
+              group(m),
+              slot(m),
+              state(m),
+              stuck(m) {}
         std::pmr::vector<float> px, py, vx, vy, radius, speed, progress_ref, progress_clock;
         std::pmr::vector<std::uint32_t> group, slot;
         std::pmr::vector<std::uint8_t> state, stuck;
