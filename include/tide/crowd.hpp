@@ -113,29 +113,66 @@ public:
     std::vector<AgentId> agents() const;
 
 private:
-    void substep(float dt, JobSystem& jobs);
-    void build_hash();
+    /// Per-agent state, one entry per live agent, kept in bucket order (re-sorted every sub-step,
+    /// so neighbours sit side by side); `slot` maps an entry to its handle's slot.
+    struct Agents {
+        explicit Agents(std::pmr::memory_resource* m)
+            : px(m),
+              py(m),
+              vx(m),
+              vy(m),
+              radius(m),
+              speed(m),
+              progress_ref(m),
+              progress_clock(m),
+              group(m),
+              slot(m),
+              state(m),
+              stuck(m) {}
+        std::pmr::vector<float> px, py, vx, vy, radius, speed, progress_ref, progress_clock;
+        std::pmr::vector<std::uint32_t> group, slot;
+        std::pmr::vector<std::uint8_t> state, stuck;
+        /// Calls fn(vector) for every member.
+        template <class Fn>
+        void each(Fn&& fn) {
+            for (auto* v : {&px, &py, &vx, &vy, &radius, &speed, &progress_ref, &progress_clock}) fn(*v);
+            for (auto* v : {&group, &slot}) fn(*v);
+            for (auto* v : {&state, &stuck}) fn(*v);
+        }
+    };
+    void substep(float dt, JobSystem& jobs, bool count_stats);
+    void sort_agents(JobSystem& jobs);
     Result<void> check_position(Vec2 p) const;
-    std::size_t slot(AgentId id) const;
+    std::size_t index_of(AgentId id) const;
 
     const CostField* cost_;
     CrowdParams params_;
     std::vector<std::shared_ptr<const FlowField>> groups_;
-    // Structure of arrays, one slot per agent (dead slots have alive_ == 0).
-    std::pmr::vector<float> px_, py_, vx_, vy_, nx_, ny_, nvx_, nvy_, dvx_, dvy_;
-    std::pmr::vector<float> radius_, speed_, progress_ref_, progress_clock_;
-    std::pmr::vector<std::uint32_t> group_, generation_;
-    std::pmr::vector<std::uint8_t> alive_, state_, nstate_, stuck_, wall_hit_;
-    std::pmr::vector<std::uint32_t> free_;
+    // By slot (AgentId::index): liveness, generation, and where the agent sits in a_.
+    std::pmr::vector<std::uint32_t> generation_, index_, free_;
+    std::pmr::vector<std::uint8_t> alive_;
+    // By entry (bucket order): the state (a_), its re-sorted copy (sorted_), and what a sub-step
+    // writes besides a_ (next positions and states; desired velocities, wall contacts).
+    Agents a_, sorted_;
+    std::pmr::vector<float> nx_, ny_, dvx_, dvy_;
+    std::pmr::vector<std::uint8_t> nstate_, wall_hit_;
     std::vector<float> settle_;  // per group: cost-to-go within which the stopping chain reaction acts
-    // Spatial hash: grid cells of hash_cell_ cells hashed into a table sized by the agent count,
-    // agents sorted by bucket (stable counting sort).
+    float max_radius_ = 0.0f;    // largest live radius; recomputed after a removal (max_radius_dirty_)
+    bool max_radius_dirty_ = false;
+    // Spatial hash: grid cells of hash_cell_ cells, agents sorted by bucket, then slot.
+    // The grid is wrapped onto a torus of (hash_mask_x_ + 1) x (hash_mask_y_ + 1) buckets, powers
+    // of two of at least 4 each, sized by the agent count: a small map is stored whole, a big map
+    // with few agents costs little. The 3x3 cells around an agent never share a bucket, and a row
+    // of them that does not wrap is one contiguous run of sorted agents.
     float hash_cell_ = 1.0f;
     int hash_w_ = 0, hash_h_ = 0;
-    std::pmr::vector<std::uint32_t> bucket_start_, bucket_items_, fill_;
-    std::size_t hash_mask_ = 63;
-    std::size_t hash_bucket(int bx, int by) const noexcept {
-        return (static_cast<std::size_t>(bx) * 73856093u ^ static_cast<std::size_t>(by) * 19349663u) & hash_mask_;
+    std::uint32_t hash_mask_x_ = 7, hash_mask_y_ = 7;
+    int hash_shift_ = 3;  // log2(hash_mask_x_ + 1)
+    std::pmr::vector<std::uint32_t> bucket_start_, key_, order_, order_key_;
+    std::pmr::vector<std::uint32_t> arrived_slots_;  // scratch: slots of arrived agents, for settle_
+    std::uint32_t hash_bucket(int bx, int by) const noexcept {
+        return (static_cast<std::uint32_t>(bx) & hash_mask_x_) |
+               ((static_cast<std::uint32_t>(by) & hash_mask_y_) << hash_shift_);
     }
     std::size_t live_ = 0;
     double time_ = 0.0;

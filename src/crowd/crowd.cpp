@@ -6,6 +6,7 @@
 #include "tide/crowd.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -20,6 +21,13 @@ std::string vec_text(Vec2 p) {
     return "(" + std::to_string(p.x) + ", " + std::to_string(p.y) + ")";
 }
 
+// floor() for values well inside the int range (positions), without the libm call that x86-64
+// needs before SSE4.1; exactly static_cast<int>(std::floor(v)) there.
+inline int floor_to_int(float v) {
+    const int i = static_cast<int>(v);
+    return i - (static_cast<float>(i) > v ? 1 : 0);
+}
+
 constexpr float kSteerRate = 8.0f;  // 1/s: how fast velocity closes on the desired one, before the force bound
 
 // Pushes a disc of radius r at (x, y) out of the wall and off-map cells around it, removing the
@@ -28,9 +36,10 @@ constexpr float kSteerRate = 8.0f;  // 1/s: how fast velocity closes on the desi
 bool push_out_of_walls(const CostField& cost, float r, float ox, float oy, float& x, float& y, float& vx, float& vy) {
     bool hit = false;
     for (int pass = 0; pass < 2; ++pass) {
+        if (pass == 1 && !hit) break;  // nothing moved: a second pass would find the same
         // Only the cells the disc's bounding box touches (usually one, at most four: r <= 0.5).
-        const int x0 = static_cast<int>(std::floor(x - r)), x1 = static_cast<int>(std::floor(x + r));
-        const int y0 = static_cast<int>(std::floor(y - r)), y1 = static_cast<int>(std::floor(y + r));
+        const int x0 = floor_to_int(x - r), x1 = floor_to_int(x + r);
+        const int y0 = floor_to_int(y - r), y1 = floor_to_int(y + r);
         for (int wy = y0; wy <= y1; ++wy) {
             for (int wx = x0; wx <= x1; ++wx) {
                 if (cost.passable(wx, wy)) continue;
@@ -41,7 +50,7 @@ bool push_out_of_walls(const CostField& cost, float r, float ox, float oy, float
                 if (d2 >= r * r) continue;
                 hit = true;
                 if (d2 < 1e-12f) {
-                    if (!cost.passable(static_cast<int>(std::floor(x)), static_cast<int>(std::floor(y)))) {
+                    if (!cost.passable(floor_to_int(x), floor_to_int(y))) {
                         x = ox;  // centre inside the wall: back to the last safe point
                         y = oy;
                         vx = vy = 0.0f;
@@ -79,31 +88,23 @@ bool push_out_of_walls(const CostField& cost, float r, float ox, float oy, float
 Crowd::Crowd(const CostField& cost, const CrowdParams& params, std::pmr::memory_resource* memory)
     : cost_(&cost),
       params_(params),
-      px_(memory),
-      py_(memory),
-      vx_(memory),
-      vy_(memory),
+      generation_(memory),
+      index_(memory),
+      free_(memory),
+      alive_(memory),
+      a_(memory),
+      sorted_(memory),
       nx_(memory),
       ny_(memory),
-      nvx_(memory),
-      nvy_(memory),
       dvx_(memory),
       dvy_(memory),
-      radius_(memory),
-      speed_(memory),
-      progress_ref_(memory),
-      progress_clock_(memory),
-      group_(memory),
-      generation_(memory),
-      alive_(memory),
-      state_(memory),
       nstate_(memory),
-      stuck_(memory),
       wall_hit_(memory),
-      free_(memory),
       bucket_start_(memory),
-      bucket_items_(memory),
-      fill_(memory) {}
+      key_(memory),
+      order_(memory),
+      order_key_(memory),
+      arrived_slots_(memory) {}
 
 Result<GroupId> Crowd::add_group(std::shared_ptr<const FlowField> field) {
     if (!field || field->width() != cost_->width() || field->height() != cost_->height()) {
@@ -154,79 +155,103 @@ Result<AgentId> Crowd::add_agent(Vec2 position, GroupId group, float radius, flo
     if (!(max_speed > 0.0f && max_speed <= 100.0f)) {
         return Error{"agent speed " + std::to_string(max_speed) + " is outside (0, 100]"};
     }
-    std::size_t i;
+    std::uint32_t slot;
     if (!free_.empty()) {
-        i = free_.back();
+        slot = free_.back();
         free_.pop_back();
     } else {
-        i = px_.size();
-        for (auto* v : {&px_, &py_, &vx_, &vy_, &nx_, &ny_, &nvx_, &nvy_, &dvx_, &dvy_, &radius_, &speed_,
-                        &progress_ref_, &progress_clock_})
-            v->push_back(0.0f);
-        group_.push_back(0);
+        slot = static_cast<std::uint32_t>(alive_.size());
         generation_.push_back(0);
-        for (auto* v : {&alive_, &state_, &nstate_, &stuck_, &wall_hit_}) v->push_back(0);
+        index_.push_back(0);
+        alive_.push_back(0);
     }
     // A disc overlapping a wall cell is nudged out, so agents start clear of walls.
     float vx0 = 0.0f, vy0 = 0.0f;
     push_out_of_walls(*cost_, radius, position.x, position.y, position.x, position.y, vx0, vy0);
-    px_[i] = nx_[i] = position.x;
-    py_[i] = ny_[i] = position.y;
-    vx_[i] = vy_[i] = nvx_[i] = nvy_[i] = dvx_[i] = dvy_[i] = 0.0f;
-    radius_[i] = radius;
-    speed_[i] = max_speed;
-    progress_ref_[i] = std::numeric_limits<float>::infinity();
-    progress_clock_[i] = 0.0f;
-    group_[i] = group;
-    alive_[i] = 1;
-    state_[i] = nstate_[i] = static_cast<std::uint8_t>(AgentState::moving);
-    stuck_[i] = 0;
+    // New entries go last; the next sub-step sorts them into place.
+    a_.px.push_back(position.x);
+    a_.py.push_back(position.y);
+    a_.vx.push_back(0.0f);
+    a_.vy.push_back(0.0f);
+    a_.radius.push_back(radius);
+    a_.speed.push_back(max_speed);
+    a_.progress_ref.push_back(std::numeric_limits<float>::infinity());
+    a_.progress_clock.push_back(0.0f);
+    a_.group.push_back(group);
+    a_.slot.push_back(slot);
+    a_.state.push_back(static_cast<std::uint8_t>(AgentState::moving));
+    a_.stuck.push_back(0);
+    dvx_.push_back(0.0f);
+    dvy_.push_back(0.0f);
+    wall_hit_.push_back(0);
+    alive_[slot] = 1;
+    index_[slot] = static_cast<std::uint32_t>(live_);
+    max_radius_ = std::max(max_radius_, radius);
     ++live_;
-    return AgentId{static_cast<std::uint32_t>(i), generation_[i]};
+    return AgentId{slot, generation_[slot]};
 }
 
 bool Crowd::valid(AgentId id) const noexcept {
     return id.index < alive_.size() && alive_[id.index] && generation_[id.index] == id.generation;
 }
 
-std::size_t Crowd::slot(AgentId id) const {
+std::size_t Crowd::index_of(AgentId id) const {
     TIDE_ASSERT(valid(id));
-    return id.index;
+    return index_[id.index];
 }
 
 Result<void> Crowd::remove_agent(AgentId id) {
     if (!valid(id))
         return Error{"agent " + std::to_string(id.index) + " (generation " + std::to_string(id.generation) +
                      ") is not a live agent"};
+    // The last entry moves into the hole (entry order never affects results: each sub-step
+    // sorts by bucket and slot).
+    const std::size_t e = index_[id.index], last = live_ - 1;
+    if (e != last) {
+        a_.each([&](auto& v) { v[e] = v[last]; });
+        dvx_[e] = dvx_[last];
+        dvy_[e] = dvy_[last];
+        wall_hit_[e] = wall_hit_[last];
+        index_[a_.slot[e]] = static_cast<std::uint32_t>(e);
+    }
+    a_.each([](auto& v) { v.pop_back(); });
+    dvx_.pop_back();
+    dvy_.pop_back();
+    wall_hit_.pop_back();
     alive_[id.index] = 0;
     ++generation_[id.index];
     free_.push_back(id.index);
     --live_;
+    max_radius_dirty_ = true;
     return {};
 }
 
 Result<void> Crowd::set_position(AgentId id, Vec2 position) {
     if (!valid(id)) return Error{"agent " + std::to_string(id.index) + " is not a live agent"};
     if (auto r = check_position(position); !r) return r;
+    const std::size_t e = index_[id.index];
     float vx0 = 0.0f, vy0 = 0.0f;
-    push_out_of_walls(*cost_, radius_[id.index], position.x, position.y, position.x, position.y, vx0, vy0);
-    px_[id.index] = position.x;
-    py_[id.index] = position.y;
-    vx_[id.index] = vy_[id.index] = 0.0f;
+    push_out_of_walls(*cost_, a_.radius[e], position.x, position.y, position.x, position.y, vx0, vy0);
+    a_.px[e] = position.x;
+    a_.py[e] = position.y;
+    a_.vx[e] = a_.vy[e] = 0.0f;
     return {};
 }
 
 Vec2 Crowd::position(AgentId id) const {
-    return {px_[slot(id)], py_[slot(id)]};
+    const std::size_t e = index_of(id);
+    return {a_.px[e], a_.py[e]};
 }
 Vec2 Crowd::velocity(AgentId id) const {
-    return {vx_[slot(id)], vy_[slot(id)]};
+    const std::size_t e = index_of(id);
+    return {a_.vx[e], a_.vy[e]};
 }
 Vec2 Crowd::desired_velocity(AgentId id) const {
-    return {dvx_[slot(id)], dvy_[slot(id)]};
+    const std::size_t e = index_of(id);
+    return {dvx_[e], dvy_[e]};
 }
 AgentState Crowd::state(AgentId id) const {
-    return static_cast<AgentState>(state_[slot(id)]);
+    return static_cast<AgentState>(a_.state[index_of(id)]);
 }
 
 bool Crowd::stuck(AgentId id) const {
@@ -251,12 +276,13 @@ std::uint64_t Crowd::state_hash() const {
     for (std::size_t i = 0; i < alive_.size(); ++i) {
         if (!alive_[i]) continue;
         const std::uint32_t idx = static_cast<std::uint32_t>(i);
+        const std::size_t e = index_[i];
         mix(&idx, sizeof idx);
-        mix(&px_[i], sizeof(float));
-        mix(&py_[i], sizeof(float));
-        mix(&vx_[i], sizeof(float));
-        mix(&vy_[i], sizeof(float));
-        mix(&state_[i], 1);
+        mix(&a_.px[e], sizeof(float));
+        mix(&a_.py[e], sizeof(float));
+        mix(&a_.vx[e], sizeof(float));
+        mix(&a_.vy[e], sizeof(float));
+        mix(&a_.state[e], 1);
     }
     return h;
 }
@@ -273,82 +299,167 @@ Result<void> Crowd::step(float dt, JobSystem& jobs) {
     const int n = std::max(1, static_cast<int>(std::ceil(dt / params_.max_substep)));
     const float sub = dt / static_cast<float>(n);
     stats_ = {};
-    for (int k = 0; k < n; ++k) substep(sub, jobs);
+    for (int k = 0; k < n; ++k) substep(sub, jobs, k == n - 1);
     time_ += dt;
     stats_.agents = live_;
-    for (std::size_t i = 0; i < alive_.size(); ++i) {
-        if (!alive_[i]) continue;
-        stats_.arrived += state_[i] == static_cast<std::uint8_t>(AgentState::arrived);
-        stats_.no_path += state_[i] == static_cast<std::uint8_t>(AgentState::no_path);
-        stats_.stuck += stuck_[i];
-        stats_.wall_contacts += wall_hit_[i];
-    }
     return {};
 }
 
-void Crowd::build_hash() {
-    float max_r = 0.0f;
-    for (std::size_t i = 0; i < alive_.size(); ++i) {
-        if (alive_[i]) max_r = std::max(max_r, radius_[i]);
+void Crowd::sort_agents(JobSystem& jobs) {
+    const std::size_t n = live_;
+    if (max_radius_dirty_) {
+        max_radius_ = 0.0f;
+        for (std::size_t e = 0; e < n; ++e) max_radius_ = std::max(max_radius_, a_.radius[e]);
+        max_radius_dirty_ = false;
     }
     // Buckets at least as wide as the largest interaction range, so 3x3 buckets cover it.
-    hash_cell_ = std::max(1.0f, 2.0f * max_r * params_.separation_range);
+    hash_cell_ = std::max(1.0f, 2.0f * max_radius_ * params_.separation_range);
     hash_w_ = static_cast<int>(std::ceil(static_cast<float>(cost_->width()) / hash_cell_));
     hash_h_ = static_cast<int>(std::ceil(static_cast<float>(cost_->height()) / hash_cell_));
-    // The table is sized by the agent count, not the map: grid cells hash into it, so a big map
-    // with few agents costs little. Collisions only add candidates that the distance test drops.
-    const std::size_t buckets = std::bit_ceil(std::max<std::size_t>(64, 2 * live_));
-    hash_mask_ = buckets - 1;
-    bucket_start_.assign(buckets + 1, 0);
-    auto bucket_of = [&](std::size_t i) {
-        const int bx = std::min(hash_w_ - 1, static_cast<int>(px_[i] / hash_cell_));
-        const int by = std::min(hash_h_ - 1, static_cast<int>(py_[i] / hash_cell_));
-        return hash_bucket(bx, by);
+    // The torus has about 2 buckets per agent (at least 64) but no more than the grid needs;
+    // cells it folds together only add candidates the distance test drops (they are at least
+    // two bucket widths apart).
+    const std::size_t buckets_max = std::bit_ceil(std::max<std::size_t>(64, 2 * n));
+    std::uint32_t tw = std::max<std::uint32_t>(4, std::bit_ceil(static_cast<std::uint32_t>(hash_w_)));
+    std::uint32_t th = std::max<std::uint32_t>(4, std::bit_ceil(static_cast<std::uint32_t>(hash_h_)));
+    while (static_cast<std::size_t>(tw) * th > buckets_max && std::max(tw, th) > 4) (tw >= th ? tw : th) /= 2;
+    hash_mask_x_ = tw - 1;
+    hash_mask_y_ = th - 1;
+    hash_shift_ = std::countr_zero(tw);
+    const std::size_t buckets = static_cast<std::size_t>(tw) * th;
+    const float cell = hash_cell_;
+    const int hw = hash_w_, hh = hash_h_;
+    key_.resize(n);
+    auto keys = [&](std::size_t begin, std::size_t end) {
+        for (std::size_t e = begin; e < end; ++e) {
+            const int bx = std::min(hw - 1, static_cast<int>(a_.px[e] / cell));
+            const int by = std::min(hh - 1, static_cast<int>(a_.py[e] / cell));
+            key_[e] = hash_bucket(bx, by);
+        }
     };
-    for (std::size_t i = 0; i < alive_.size(); ++i) {
-        if (alive_[i]) ++bucket_start_[bucket_of(i) + 1];
+    parallel_for(jobs, n, 4096, keys);
+
+    // The arrived agents' areas per group (for settle_), summed in slot order as always: their
+    // slots are collected in a sequential pass over the entries (few agents are arrived while a
+    // crowd is on the move) and sorted.
+    settle_.assign(groups_.size(), 0.0f);
+    arrived_slots_.clear();
+    for (std::size_t e = 0; e < n; ++e) {
+        if (a_.state[e] == static_cast<std::uint8_t>(AgentState::arrived)) arrived_slots_.push_back(a_.slot[e]);
     }
-    for (std::size_t b = 0; b < buckets; ++b) bucket_start_[b + 1] += bucket_start_[b];
-    bucket_items_.resize(live_);
-    // Counting sort, stable in slot order: neighbour sums run in a fixed order.
-    fill_.assign(bucket_start_.begin(), bucket_start_.end() - 1);
-    std::uint32_t* const fill = fill_.data();
-    for (std::size_t i = 0; i < alive_.size(); ++i) {
-        if (alive_[i]) bucket_items_[fill[bucket_of(i)]++] = static_cast<std::uint32_t>(i);
+    std::sort(arrived_slots_.begin(), arrived_slots_.end());
+    for (const std::uint32_t i : arrived_slots_) {
+        const std::size_t e = index_[i];
+        settle_[a_.group[e]] += a_.radius[e] * a_.radius[e];
     }
+
+    // Counting sort by bucket. Counts go to start[key + 2]; after the prefix sum start[key + 1]
+    // is the bucket's first index, and the scatter advances it to the bucket's end, leaving
+    // start[b] .. start[b + 1] as bucket b. The entries are still in last sub-step's order, so
+    // the scatter reads and writes almost sequentially.
+    bucket_start_.assign(buckets + 2, 0);
+    std::uint32_t* const start = bucket_start_.data();
+    const std::uint32_t* const key = key_.data();
+    for (std::size_t e = 0; e < n; ++e) ++start[key[e] + 2];
+    for (std::size_t b = 3; b < buckets + 2; ++b) start[b] += start[b - 1];
+    order_.resize(n);
+    order_key_.resize(n);
+    std::uint32_t* const order = order_.data();
+    std::uint32_t* const order_key = order_key_.data();
+    for (std::size_t e = 0; e < n; ++e) {
+        const std::uint32_t k = start[key[e] + 1]++;
+        order[k] = static_cast<std::uint32_t>(e);
+        order_key[k] = key[e];
+    }
+    // Within a bucket, slot order: neighbour sums then run in an order that depends only on the
+    // agents (row, column, slot), never on the entry order. Insertion sort: only agents that
+    // changed bucket are out of place.
+    const std::uint32_t* const slot_of = a_.slot.data();
+    for (std::size_t k = 1; k < n; ++k) {
+        const std::uint32_t e = order[k], b = order_key[k], s = slot_of[e];
+        std::size_t m = k;
+        while (m > 0 && order_key[m - 1] == b && slot_of[order[m - 1]] > s) {
+            order[m] = order[m - 1];
+            --m;
+        }
+        order[m] = e;
+    }
+
+    // Move every entry to its sorted place (sorted_ <- a_ permuted), then swap.
+    for (auto* v : {&sorted_.px, &sorted_.py, &sorted_.vx, &sorted_.vy, &sorted_.radius, &sorted_.speed,
+                    &sorted_.progress_ref, &sorted_.progress_clock})
+        v->resize(n);
+    for (auto* v : {&sorted_.group, &sorted_.slot}) v->resize(n);
+    for (auto* v : {&sorted_.state, &sorted_.stuck}) v->resize(n);
+    auto gather = [&](std::size_t begin, std::size_t end) {
+        for (std::size_t k = begin; k < end; ++k) {
+            const std::uint32_t e = order[k];
+            sorted_.px[k] = a_.px[e];
+            sorted_.py[k] = a_.py[e];
+            sorted_.vx[k] = a_.vx[e];
+            sorted_.vy[k] = a_.vy[e];
+            sorted_.radius[k] = a_.radius[e];
+            sorted_.speed[k] = a_.speed[e];
+            sorted_.progress_ref[k] = a_.progress_ref[e];
+            sorted_.progress_clock[k] = a_.progress_clock[e];
+            sorted_.group[k] = a_.group[e];
+            sorted_.slot[k] = a_.slot[e];
+            sorted_.state[k] = a_.state[e];
+            sorted_.stuck[k] = a_.stuck[e];
+            index_[a_.slot[e]] = static_cast<std::uint32_t>(k);
+        }
+    };
+    parallel_for(jobs, n, 4096, gather);
+    std::swap(a_, sorted_);
 }
 
-void Crowd::substep(float dt, JobSystem& jobs) {
-    build_hash();
+void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
+    sort_agents(jobs);
     // The blob of arrived agents grows with the group: a unit stops against an arrived mate within
     // settle_distance plus the radius of a disc packed with the group's arrived agents.
-    settle_.assign(groups_.size(), 0.0f);
-    for (std::size_t i = 0; i < alive_.size(); ++i) {
-        if (alive_[i] && state_[i] == static_cast<std::uint8_t>(AgentState::arrived)) {
-            settle_[group_[i]] += radius_[i] * radius_[i];
-        }
-    }
     for (float& s : settle_) s = params_.settle_distance + 2.0f * std::sqrt(s / 0.6f);
+    const std::size_t n = live_;
+    nx_.resize(n);
+    ny_.resize(n);
+    nstate_.resize(n);
     const CostField& cost = *cost_;
     const CrowdParams& P = params_;
     const int W = cost.width(), H = cost.height();
+    const Cost* const cells = cost.cells().data();
+    const std::uint32_t* const start = bucket_start_.data();
+    const float* const npx = a_.px.data();
+    const float* const npy = a_.py.data();
+    const float* const nr = a_.radius.data();
+    const std::uint32_t* const nslot = a_.slot.data();
+    const std::uint32_t* const ngroup = a_.group.data();
+    const std::uint8_t* const nst = a_.state.data();
+    const int hw = hash_w_, hh = hash_h_;
+    const float hash_cell = hash_cell_;
+    std::atomic<std::size_t> n_arrived{0}, n_no_path{0}, n_stuck{0}, n_wall{0};
+    // Entries are in bucket order, so an agent's neighbours are a few runs next to its own entry.
+    // Every agent reads the previous state (a_, nothing writes positions or states there) and
+    // writes only its own entry.
     auto body = [&](std::size_t begin, std::size_t end) {
-        for (std::size_t i = begin; i < end; ++i) {
-            if (!alive_[i]) continue;
-            const FlowField& field = *groups_[group_[i]];
-            float x = px_[i], y = py_[i], vx = vx_[i], vy = vy_[i];
-            const float r = radius_[i];
+        std::size_t arrived = 0, no_path = 0, stuck_count = 0, walls = 0;
+        for (std::size_t k = begin; k < end; ++k) {
+            const std::uint32_t i = nslot[k];
+            const std::uint32_t group = ngroup[k];
+            const FlowField& field = *groups_[group];
+            float x = npx[k], y = npy[k], vx = a_.vx[k], vy = a_.vy[k];
+            const float r = nr[k];
             const int cx = std::clamp(static_cast<int>(x), 0, W - 1), cy = std::clamp(static_cast<int>(y), 0, H - 1);
-            const Cost c = cost.at(cx, cy);
+            const std::size_t c_index = static_cast<std::size_t>(cy) * W + cx;
+            const Cost c = cells[c_index];
             const float terrain = c == kCostWall ? 1.0f : static_cast<float>(c);
-            const float to_go = field.integration(cx, cy);
-            auto st = static_cast<AgentState>(state_[i]);
+            const float to_go = field.integration()[c_index];
+            const float settle = settle_[group];
+            auto st = static_cast<AgentState>(nst[k]);
 
             // State: cut off, arrived (and re-activated when the goal moved away), moving.
             if (to_go == kUnreachable) {
                 st = AgentState::no_path;
             } else if (st == AgentState::arrived) {
-                if (to_go > settle_[group_[i]] + 1.0f) st = AgentState::moving;
+                if (to_go > settle + 1.0f) st = AgentState::moving;
             } else {
                 st = to_go <= P.arrival_distance ? AgentState::arrived : AgentState::moving;
             }
@@ -356,25 +467,29 @@ void Crowd::substep(float dt, JobSystem& jobs) {
             // Neighbours: separation push, and the stopping chain reaction near the goal.
             float sx = 0.0f, sy = 0.0f;  // separation within the interaction range
             float ox = 0.0f, oy = 0.0f;  // real overlaps only (what still moves a standing agent)
-            const int bx = std::min(hash_w_ - 1, static_cast<int>(x / hash_cell_));
-            const int by = std::min(hash_h_ - 1, static_cast<int>(y / hash_cell_));
-            std::size_t seen[9];  // buckets already scanned: two grid cells may share one
-            int n_seen = 0;
-            for (int qy = std::max(0, by - 1); qy <= std::min(hash_h_ - 1, by + 1); ++qy) {
-                for (int qx = std::max(0, bx - 1); qx <= std::min(hash_w_ - 1, bx + 1); ++qx) {
-                    const std::size_t b = hash_bucket(qx, qy);
-                    if (std::find(seen, seen + n_seen, b) != seen + n_seen) continue;
-                    seen[n_seen++] = b;
-                    for (std::uint32_t k = bucket_start_[b]; k < bucket_start_[b + 1]; ++k) {
-                        const std::uint32_t j = bucket_items_[k];
-                        if (j == i) continue;
-                        float dx = x - px_[j], dy = y - py_[j];
-                        const float rr = r + radius_[j];
+            // A run of candidates is filtered without branches (most fail the range test, which
+            // a branch would mispredict), then the hits are summed in run order.
+            auto scan = [&](std::uint32_t from, std::uint32_t to) {
+                constexpr std::uint32_t kBlock = 64;
+                std::uint32_t hits[kBlock];
+                while (from < to) {
+                    const std::uint32_t stop = std::min(to, from + kBlock);
+                    std::uint32_t n_hits = 0;
+                    for (std::uint32_t k2 = from; k2 < stop; ++k2) {
+                        const float dx = x - npx[k2], dy = y - npy[k2];
+                        const float range = (r + nr[k2]) * P.separation_range;
+                        hits[n_hits] = k2;
+                        n_hits += (dx * dx + dy * dy < range * range) & (k2 != k);
+                    }
+                    from = stop;
+                    for (std::uint32_t h = 0; h < n_hits; ++h) {
+                        const std::uint32_t k2 = hits[h];
+                        float dx = x - npx[k2], dy = y - npy[k2];
+                        const float rr = r + nr[k2];
                         const float range = rr * P.separation_range;
                         float d2 = dx * dx + dy * dy;
-                        if (d2 >= range * range) continue;
                         if (d2 < 1e-12f) {  // exactly on top of each other: split by slot order
-                            dx = i < j ? 1e-3f : -1e-3f;
+                            dx = i < nslot[k2] ? 1e-3f : -1e-3f;
                             dy = 0.0f;
                             d2 = dx * dx;
                         }
@@ -386,11 +501,25 @@ void Crowd::substep(float dt, JobSystem& jobs) {
                             ox += dx / d * (rr - d) / rr;
                             oy += dy / d * (rr - d) / rr;
                         }
-                        if (st == AgentState::moving && d < rr * 1.05f && group_[j] == group_[i] &&
-                            state_[j] == static_cast<std::uint8_t>(AgentState::arrived) &&
-                            to_go <= settle_[group_[i]]) {
+                        if (st == AgentState::moving && d < rr * 1.05f && ngroup[k2] == group &&
+                            nst[k2] == static_cast<std::uint8_t>(AgentState::arrived) && to_go <= settle) {
                             st = AgentState::arrived;  // bumped into a settled mate near the goal
                         }
+                    }
+                }
+            };
+            const int bx = std::min(hw - 1, static_cast<int>(x / hash_cell));
+            const int by = std::min(hh - 1, static_cast<int>(y / hash_cell));
+            const int qx0 = std::max(0, bx - 1), qx1 = std::min(hw - 1, bx + 1);
+            const int qy0 = std::max(0, by - 1), qy1 = std::min(hh - 1, by + 1);
+            for (int qy = qy0; qy <= qy1; ++qy) {
+                const std::uint32_t b0 = hash_bucket(qx0, qy), b1 = hash_bucket(qx1, qy);
+                if (b0 <= b1) {
+                    scan(start[b0], start[b1 + 1]);  // the row's buckets are adjacent
+                } else {
+                    for (int qx = qx0; qx <= qx1; ++qx) {  // the row wraps around the torus
+                        const std::uint32_t b = hash_bucket(qx, qy);
+                        scan(start[b], start[b + 1]);
                     }
                 }
             }
@@ -401,7 +530,7 @@ void Crowd::substep(float dt, JobSystem& jobs) {
             if (st == AgentState::moving) {
                 const Vec2 f = field.sample({x, y});
                 const float slow = std::min(1.0f, (to_go + 0.25f) / 1.5f);
-                const float speed = speed_[i] / terrain * slow;
+                const float speed = a_.speed[k] / terrain * slow;
                 dvx = f.x * speed;
                 dvy = f.y * speed;
             }
@@ -422,7 +551,7 @@ void Crowd::substep(float dt, JobSystem& jobs) {
             }
             vx += ax * dt;
             vy += ay * dt;
-            const float vmax = speed_[i] / terrain;
+            const float vmax = a_.speed[k] / terrain;
             const float v = std::sqrt(vx * vx + vy * vy);
             if (v > vmax) {
                 vx *= vmax / v;
@@ -437,33 +566,47 @@ void Crowd::substep(float dt, JobSystem& jobs) {
             const std::uint8_t hit = push_out_of_walls(cost, r, safe_x, safe_y, x, y, vx, vy) ? 1 : 0;
 
             // Stuck: little progress toward the goal during the last window.
-            float clock = progress_clock_[i] + dt;
-            float ref = progress_ref_[i];
-            std::uint8_t stuck = stuck_[i];
+            float clock = a_.progress_clock[k] + dt;
+            float ref = a_.progress_ref[k];
+            std::uint8_t stuck = a_.stuck[k];
             if (clock >= P.stuck_seconds || !std::isfinite(ref)) {
                 stuck = st == AgentState::moving && std::isfinite(ref) && ref - to_go < P.stuck_progress;
                 ref = to_go;
                 clock = 0.0f;
             }
-            nx_[i] = x;
-            ny_[i] = y;
-            nvx_[i] = vx;
-            nvy_[i] = vy;
-            dvx_[i] = dvx;
-            dvy_[i] = dvy;
-            nstate_[i] = static_cast<std::uint8_t>(st);
-            wall_hit_[i] = hit;
-            stuck_[i] = stuck;
-            progress_ref_[i] = ref;
-            progress_clock_[i] = clock;
+            nx_[k] = x;
+            ny_[k] = y;
+            a_.vx[k] = vx;  // only this agent reads its velocity
+            a_.vy[k] = vy;
+            dvx_[k] = dvx;
+            dvy_[k] = dvy;
+            nstate_[k] = static_cast<std::uint8_t>(st);
+            wall_hit_[k] = hit;
+            a_.stuck[k] = stuck;
+            a_.progress_ref[k] = ref;
+            a_.progress_clock[k] = clock;
+            arrived += st == AgentState::arrived;
+            no_path += st == AgentState::no_path;
+            stuck_count += stuck;
+            walls += hit;
+        }
+        if (count_stats) {  // integer sums: the same for any split
+            n_arrived.fetch_add(arrived, std::memory_order_relaxed);
+            n_no_path.fetch_add(no_path, std::memory_order_relaxed);
+            n_stuck.fetch_add(stuck_count, std::memory_order_relaxed);
+            n_wall.fetch_add(walls, std::memory_order_relaxed);
         }
     };
-    parallel_for(jobs, alive_.size(), 1024, body);
-    px_.swap(nx_);
-    py_.swap(ny_);
-    vx_.swap(nvx_);
-    vy_.swap(nvy_);
-    state_.swap(nstate_);
+    parallel_for(jobs, n, 1024, body);
+    if (count_stats) {
+        stats_.arrived = n_arrived.load();
+        stats_.no_path = n_no_path.load();
+        stats_.stuck = n_stuck.load();
+        stats_.wall_contacts = n_wall.load();
+    }
+    a_.px.swap(nx_);
+    a_.py.swap(ny_);
+    a_.state.swap(nstate_);
 }
 
 }  // namespace tide

@@ -13,6 +13,13 @@ constexpr float kInvSqrt2 = 0.70710678118654752f;
 constexpr Vec2 kUnit[kDirectionCount] = {{1, 0},  {kInvSqrt2, kInvSqrt2},   {0, 1},  {-kInvSqrt2, kInvSqrt2},
                                          {-1, 0}, {-kInvSqrt2, -kInvSqrt2}, {0, -1}, {kInvSqrt2, -kInvSqrt2}};
 
+// floor() for values well inside the int range, without the libm call (x86-64 has no floor
+// instruction before SSE4.1); exactly static_cast<int>(std::floor(v)) there.
+inline int floor_to_int(float v) {
+    const int i = static_cast<int>(v);
+    return i - (static_cast<float>(i) > v ? 1 : 0);
+}
+
 }  // namespace
 
 float FlowField::integration(int x, int y) const {
@@ -44,8 +51,8 @@ Vec2 FlowField::sample(Vec2 p) const {
     // Cell centres sit at (i + 0.5, j + 0.5): the four cells around p start at floor(p - 0.5).
     const float fx = p.x - 0.5f;
     const float fy = p.y - 0.5f;
-    const int x0 = static_cast<int>(std::floor(fx));
-    const int y0 = static_cast<int>(std::floor(fy));
+    const int x0 = floor_to_int(fx);
+    const int y0 = floor_to_int(fy);
     const float tx = fx - static_cast<float>(x0);
     const float ty = fy - static_cast<float>(y0);
     const float weight[4] = {(1 - tx) * (1 - ty), tx * (1 - ty), (1 - tx) * ty, tx * ty};
@@ -53,8 +60,9 @@ Vec2 FlowField::sample(Vec2 p) const {
     const int cy[4] = {y0, y0, y0 + 1, y0 + 1};
     float vx = 0.0f;
     float vy = 0.0f;
+    const bool inside = x0 >= 0 && y0 >= 0 && x0 + 1 < width_ && y0 + 1 < height_;  // all four on the map
     for (int i = 0; i < 4; ++i) {
-        if (!contains(cx[i], cy[i])) continue;
+        if (!inside && !contains(cx[i], cy[i])) continue;
         const Direction d = directions_[static_cast<std::size_t>(cy[i]) * width_ + cx[i]];
         if (!is_move(d)) continue;  // walls, goals and cut-off cells carry no direction
         vx += weight[i] * kUnit[static_cast<int>(d)].x;
