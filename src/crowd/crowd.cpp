@@ -122,11 +122,11 @@ Result<void> Crowd::set_group_field(GroupId group, std::shared_ptr<const FlowFie
     }
     groups_[group] = std::move(field);
     // Progress toward the old goal means nothing now: restart every member's stuck window.
-    for (std::size_t i = 0; i < alive_.size(); ++i) {
-        if (alive_[i] && group_[i] == group) {
-            progress_ref_[i] = std::numeric_limits<float>::infinity();
-            progress_clock_[i] = 0.0f;
-            stuck_[i] = 0;
+    for (std::size_t e = 0; e < live_; ++e) {
+        if (a_.group[e] == group) {
+            a_.progress_ref[e] = std::numeric_limits<float>::infinity();
+            a_.progress_clock[e] = 0.0f;
+            a_.stuck[e] = 0;
         }
     }
     return {};
@@ -255,7 +255,7 @@ AgentState Crowd::state(AgentId id) const {
 }
 
 bool Crowd::stuck(AgentId id) const {
-    return stuck_[slot(id)] != 0;
+    return a_.stuck[index_of(id)] != 0;
 }
 
 std::vector<AgentId> Crowd::agents() const {
