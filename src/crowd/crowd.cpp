@@ -28,6 +28,7 @@ inline int floor_to_int(float v) {
     return i - (static_cast<float>(i) > v ? 1 : 0);
 }
 
+constexpr float kOverlapShare = 0.5f;  // of a pair's overlap depth each agent resolves per sub-step
 constexpr float kSteerRate = 8.0f;  // 1/s: how fast velocity closes on the desired one, before the force bound
 
 // Pushes a disc of radius r at (x, y) out of the wall and off-map cells around it, removing the
@@ -467,6 +468,7 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             // Neighbours: separation push, and the stopping chain reaction near the goal.
             float sx = 0.0f, sy = 0.0f;  // separation within the interaction range
             float ox = 0.0f, oy = 0.0f;  // real overlaps only (what still moves a standing agent)
+            float px_fix = 0.0f, py_fix = 0.0f;  // overlap depth along the pair directions, cells
             // A run of candidates is filtered without branches (most fail the range test, which
             // a branch would mispredict), then the hits are summed in run order.
             auto scan = [&](std::uint32_t from, std::uint32_t to) {
@@ -500,6 +502,8 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
                         if (d < rr) {
                             ox += dx / d * (rr - d) / rr;
                             oy += dy / d * (rr - d) / rr;
+                            px_fix += dx / d * (rr - d);
+                            py_fix += dy / d * (rr - d);
                         }
                         if (st == AgentState::moving && d < rr * 1.05f && ngroup[k2] == group &&
                             nst[k2] == static_cast<std::uint8_t>(AgentState::arrived) && to_go <= settle) {
@@ -563,6 +567,21 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             const float safe_x = x, safe_y = y;
             x += vx * dt;
             y += vy * dt;
+            // Overlap resolution on positions (velocity untouched): each agent of an overlapping
+            // pair moves away by a share of the depth, at most a quarter radius per sub-step, so a
+            // crowd squeezed by its own steering cannot pile up on one spot. Jacobi-style (from the
+            // previous positions only), hence still bit-identical for any thread count.
+            {
+                float fx = px_fix * kOverlapShare, fy = py_fix * kOverlapShare;
+                const float f2 = fx * fx + fy * fy, cap = 0.5f * r;
+                if (f2 > cap * cap) {
+                    const float k = cap / std::sqrt(f2);
+                    fx *= k;
+                    fy *= k;
+                }
+                x += fx;
+                y += fy;
+            }
             const std::uint8_t hit = push_out_of_walls(cost, r, safe_x, safe_y, x, y, vx, vy) ? 1 : 0;
 
             // Stuck: little progress toward the goal during the last window.
