@@ -5,8 +5,6 @@
 #include <atomic>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/signal_set.hpp>
-#include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
@@ -122,14 +120,19 @@ struct Server::Impl {
 
     // --- simulation thread ----------------------------------------------------------------
     void sim_loop();
-    void post_broadcast(std::string s, bool binary, bool agents = false, int remember = 0) {
+    // Which "last message" slot a broadcast also fills, so that new clients start up to date.
+    enum class Keep { none, world, fields, goals, params, paused };
+    void post_broadcast(std::string s, bool binary, bool agents = false, Keep keep = Keep::none) {
         auto data = std::make_shared<const std::string>(std::move(s));
-        net::post(ioc, [this, data, binary, agents, remember] {
-            if (remember == 1) last_world = data;
-            if (remember == 2) last_fields = data;
-            if (remember == 3) last_goals = data;
-            if (remember == 4) last_params = data;
-            if (remember == 5) last_paused = data;
+        net::post(ioc, [this, data, binary, agents, keep] {
+            switch (keep) {
+                case Keep::world: last_world = data; break;
+                case Keep::fields: last_fields = data; break;
+                case Keep::goals: last_goals = data; break;
+                case Keep::params: last_params = data; break;
+                case Keep::paused: last_paused = data; break;
+                case Keep::none: break;
+            }
             broadcast(data, binary, agents);
         });
     }
@@ -139,11 +142,11 @@ struct Server::Impl {
         net::post(ioc, [this, session, data] { send_to(session, data); });
     }
     void post_world_state(bool fields_too) {
-        post_broadcast(world_json(*world, builtin_map_names(), kMaxAgents), false, false, 1);
-        post_broadcast(goals_json(*world), false, false, 3);
-        post_broadcast(params_json(*world), false, false, 4);
-        post_broadcast(paused_json(*world), false, false, 5);
-        if (fields_too) post_broadcast(encode_fields(*world), true, false, 2);
+        post_broadcast(world_json(*world, builtin_map_names(), kMaxAgents), false, false, Keep::world);
+        post_broadcast(goals_json(*world), false, false, Keep::goals);
+        post_broadcast(params_json(*world), false, false, Keep::params);
+        post_broadcast(paused_json(*world), false, false, Keep::paused);
+        if (fields_too) post_broadcast(encode_fields(*world), true, false, Keep::fields);
     }
 };
 
@@ -579,7 +582,7 @@ void Server::Impl::sim_loop() {
                     if constexpr (std::is_same_v<T, SetGoalsCmd>) {
                         type = "set_goals";
                         r = world->set_goals(c.goals);
-                        if (r) post_broadcast(goals_json(*world), false, false, 3);
+                        if (r) post_broadcast(goals_json(*world), false, false, Keep::goals);
                     } else if constexpr (std::is_same_v<T, PaintCmd>) {
                         type = "paint";
                         r = world->paint(c.x, c.y, c.radius, c.cost);
@@ -593,11 +596,11 @@ void Server::Impl::sim_loop() {
                         if (c.separation) p.separation = *c.separation;
                         if (c.radius) p.radius = *c.radius;
                         r = world->set_params(p);
-                        if (r) post_broadcast(params_json(*world), false, false, 4);
+                        if (r) post_broadcast(params_json(*world), false, false, Keep::params);
                     } else if constexpr (std::is_same_v<T, PauseCmd>) {
                         type = "pause";
                         world->set_paused(c.paused);
-                        post_broadcast(paused_json(*world), false, false, 5);
+                        post_broadcast(paused_json(*world), false, false, Keep::paused);
                     } else if constexpr (std::is_same_v<T, StepCmd>) {
                         type = "step";
                         step_once = true;
@@ -647,7 +650,7 @@ void Server::Impl::sim_loop() {
             last_fields = now;
             fields_dirty = false;
             sent_terrain = world->terrain_version();
-            post_broadcast(encode_fields(*world), true, false, 2);
+            post_broadcast(encode_fields(*world), true, false, Keep::fields);
         }
         if (now - last_stats >= milliseconds(250)) {
             last_stats = now;
