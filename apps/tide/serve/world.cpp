@@ -135,6 +135,7 @@ Result<void> World::load(std::string name, CostField cost, std::vector<Cell> goa
     field_ = std::make_shared<const FlowField>(std::move(*field));
     ++terrain_version_;
     stats_.field_version = ++requested_version_;
+    build_pending_ = false;
     crowd_.reset();  // pointed at the old cost field
     rebuild_crowd({});
     return spawn(agents);
@@ -149,10 +150,14 @@ Result<void> World::set_goals(std::vector<Cell> goals) {
 }
 
 void World::request_build() {
-    worker_.request(std::make_shared<const CostField>(*cost_), goals_, ++requested_version_);
+    build_pending_ = true;  // sent by the next poll_build(): the edits of one tick share a copy
 }
 
 bool World::poll_build() {
+    if (build_pending_) {
+        build_pending_ = false;
+        worker_.request(std::make_shared<const CostField>(*cost_), goals_, ++requested_version_);
+    }
     auto built = worker_.take();
     if (!built || built->version <= stats_.field_version) return false;
     field_ = std::move(built->field);
@@ -163,6 +168,7 @@ bool World::poll_build() {
 }
 
 void World::finish_builds() {
+    poll_build();  // sends a pending request
     worker_.wait_idle();
     poll_build();
 }

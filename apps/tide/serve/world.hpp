@@ -102,7 +102,9 @@ public:
     Result<void> set_params(const UnitParams& params);
     /// Pauses or resumes tick().
     void set_paused(bool paused) noexcept { paused_ = paused; }
-    /// Swaps in a finished field build (if any); true when the field changed.
+    /// Once per tick: hands the tick's edits (paint, goals) to the field worker as one request
+    /// (one copy of the terrain however many edits), and swaps in a finished build if there is
+    /// one; true when the field changed.
     bool poll_build();
     /// Advances the crowd by dt unless paused (or `force`, for single steps).
     Result<void> tick(float dt, bool force = false);
@@ -139,6 +141,7 @@ private:
     bool paused_ = false;
     WorldStats stats_;
     std::uint64_t requested_version_ = 0;
+    bool build_pending_ = false;  // edits not yet sent to the worker
     std::uint64_t terrain_version_ = 0;
     FieldWorker worker_;
 };
