@@ -65,7 +65,8 @@ void add_serve_command(CLI::App& app) {
     cmd->add_option("--tick", opts->server.tick_hz, "Simulation rate, Hz (default 60)");
     cmd->add_option("--web-root", opts->server.web_root,
                     "Development: serve the page from this folder instead of the compiled-in copy");
-    cmd->add_flag("--quiet", [opts](std::int64_t) { opts->server.log = false; }, "No connection log on stderr");
+    cmd->add_flag(
+        "--quiet", [opts](std::int64_t) { opts->server.log = false; }, "No connection log on stderr");
     cmd->callback([opts] { run_serve(*opts); });
 }
 

@@ -29,7 +29,7 @@ inline int floor_to_int(float v) {
 }
 
 constexpr float kOverlapShare = 0.5f;  // of a pair's overlap depth each agent resolves per sub-step
-constexpr float kSteerRate = 8.0f;  // 1/s: how fast velocity closes on the desired one, before the force bound
+constexpr float kSteerRate = 8.0f;     // 1/s: how fast velocity closes on the desired one, before the force bound
 
 // Pushes a disc of radius r at (x, y) out of the wall and off-map cells around it, removing the
 // velocity component into them. Returns true when it touched a wall. (ox, oy) is the last safe
@@ -466,8 +466,8 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             }
 
             // Neighbours: separation push, and the stopping chain reaction near the goal.
-            float sx = 0.0f, sy = 0.0f;  // separation within the interaction range
-            float ox = 0.0f, oy = 0.0f;  // real overlaps only (what still moves a standing agent)
+            float sx = 0.0f, sy = 0.0f;          // separation within the interaction range
+            float ox = 0.0f, oy = 0.0f;          // real overlaps only (what still moves a standing agent)
             float px_fix = 0.0f, py_fix = 0.0f;  // overlap depth along the pair directions, cells
             // A run of candidates is filtered without branches (most fail the range test, which
             // a branch would mispredict), then the hits are summed in run order.

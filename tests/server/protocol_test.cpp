@@ -37,11 +37,9 @@ TEST(Protocol, RefusesOutOfRangeValues) {
               std::string::npos);
     EXPECT_NE(refused(R"({"type":"paint","x":1.5,"y":1,"radius":0,"terrain":"wall"})").find("must be an integer"),
               std::string::npos);
-    EXPECT_NE(refused(R"({"type":"paint","x":18446744073709551615,"y":1,"radius":0,"terrain":"wall"})")
-                  .find("outside"),
+    EXPECT_NE(refused(R"({"type":"paint","x":18446744073709551615,"y":1,"radius":0,"terrain":"wall"})").find("outside"),
               std::string::npos);
-    EXPECT_NE(refused(R"({"type":"paint","x":1,"y":1,"radius":0,"terrain":"lava"})").find("'lava'"),
-              std::string::npos);
+    EXPECT_NE(refused(R"({"type":"paint","x":1,"y":1,"radius":0,"terrain":"lava"})").find("'lava'"), std::string::npos);
     EXPECT_NE(refused(R"({"type":"paint","x":1,"y":1,"radius":0})").find("'terrain'"), std::string::npos);
     EXPECT_NE(refused(R"({"type":"spawn","count":200001})").find("200001"), std::string::npos);
     EXPECT_NE(refused(R"({"type":"spawn","count":-5})").find("-5"), std::string::npos);

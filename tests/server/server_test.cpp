@@ -87,7 +87,8 @@ struct Client {
     nlohmann::json wait_json(const std::string& type, std::chrono::milliseconds timeout = 3000ms) {
         const auto end = std::chrono::steady_clock::now() + timeout;
         while (std::chrono::steady_clock::now() < end) {
-            auto m = read(std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now()));
+            auto m =
+                read(std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now()));
             if (!m) return {};
             if (m->binary) continue;
             auto j = nlohmann::json::parse(m->data, nullptr, false);
@@ -99,7 +100,8 @@ struct Client {
     bool wait_frame(int type, std::chrono::milliseconds timeout = 3000ms) {
         const auto end = std::chrono::steady_clock::now() + timeout;
         while (std::chrono::steady_clock::now() < end) {
-            auto m = read(std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now()));
+            auto m =
+                read(std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now()));
             if (!m) return false;
             if (m->binary && !m->data.empty() && m->data[0] == type) return true;
         }

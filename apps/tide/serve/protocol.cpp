@@ -52,8 +52,8 @@ Result<std::optional<float>> get_opt_float(const json& j, std::string_view type,
     if (!it->is_number()) return Error{std::string(type) + ": '" + key + "' must be a number"};
     const double v = it->get<double>();
     if (!std::isfinite(v) || v < lo || v > hi) {
-        return Error{std::string(type) + ": '" + key + "' = " + it->dump() + " is outside " + json(lo).dump() +
-                     ".." + json(hi).dump()};
+        return Error{std::string(type) + ": '" + key + "' = " + it->dump() + " is outside " + json(lo).dump() + ".." +
+                     json(hi).dump()};
     }
     return std::optional<float>{static_cast<float>(v)};
 }
@@ -74,12 +74,10 @@ Result<Command> parse_command(const json& j, const std::string& type) {
             if (!g.is_array() || g.size() != 2 || !g[0].is_number_integer() || !g[1].is_number_integer()) {
                 return Error{"set_goals: goal " + g.dump().substr(0, 80) + " is not [x, y] with integers"};
             }
-            const long long x = g[0].is_number_unsigned() && g[0].get<unsigned long long>() > kMaxCoord
-                                    ? -1
-                                    : g[0].get<long long>();
-            const long long y = g[1].is_number_unsigned() && g[1].get<unsigned long long>() > kMaxCoord
-                                    ? -1
-                                    : g[1].get<long long>();
+            const long long x =
+                g[0].is_number_unsigned() && g[0].get<unsigned long long>() > kMaxCoord ? -1 : g[0].get<long long>();
+            const long long y =
+                g[1].is_number_unsigned() && g[1].get<unsigned long long>() > kMaxCoord ? -1 : g[1].get<long long>();
             if (x < 0 || y < 0 || x > kMaxCoord || y > kMaxCoord) {
                 return Error{"set_goals: goal " + g.dump() + " is outside any map"};
             }
@@ -343,8 +341,16 @@ std::string agents_json(const World& world, std::size_t limit) {
         if (s == 0 && crowd.stuck(ids[i])) s = 3;
         st.push_back(s);
     }
-    json j{{"count", n}, {"total", ids.size()}, {"tick", world.stats().tick}, {"x", x}, {"y", y},
-           {"vx", vx},   {"vy", vy},           {"dvx", dvx},                  {"dvy", dvy}, {"state", st}};
+    json j{{"count", n},
+           {"total", ids.size()},
+           {"tick", world.stats().tick},
+           {"x", x},
+           {"y", y},
+           {"vx", vx},
+           {"vy", vy},
+           {"dvx", dvx},
+           {"dvy", dvy},
+           {"state", st}};
     return j.dump();
 }
 

@@ -17,16 +17,29 @@ namespace tide::serve {
 /// Largest client message, bytes.
 inline constexpr std::size_t kMaxMessageBytes = 64 * 1024;
 
-struct SetGoalsCmd { std::vector<Cell> goals; };          ///< Replace the goal set.
-struct PaintCmd { int x = 0, y = 0, radius = 0; Cost cost = kCostPlain; };  ///< Paint a disc.
-struct SpawnCmd { int count = 0; };                       ///< Respawn units.
-struct ParamsCmd {                                        ///< Change unit settings (absent = keep).
+struct SetGoalsCmd {
+    std::vector<Cell> goals;
+};  ///< Replace the goal set.
+struct PaintCmd {
+    int x = 0, y = 0, radius = 0;
+    Cost cost = kCostPlain;
+};  ///< Paint a disc.
+struct SpawnCmd {
+    int count = 0;
+};                  ///< Respawn units.
+struct ParamsCmd {  ///< Change unit settings (absent = keep).
     std::optional<float> speed, separation, radius;
 };
-struct PauseCmd { bool paused = false; };                 ///< Pause or resume.
-struct StepCmd {};                                        ///< One tick while paused.
-struct LoadMapCmd { std::string name; };                  ///< Switch to a built-in map.
-struct PingCmd { double id = 0; };                        ///< Answered with pong.
+struct PauseCmd {
+    bool paused = false;
+};                  ///< Pause or resume.
+struct StepCmd {};  ///< One tick while paused.
+struct LoadMapCmd {
+    std::string name;
+};  ///< Switch to a built-in map.
+struct PingCmd {
+    double id = 0;
+};  ///< Answered with pong.
 
 /// A validated client command.
 using Command = std::variant<SetGoalsCmd, PaintCmd, SpawnCmd, ParamsCmd, PauseCmd, StepCmd, LoadMapCmd, PingCmd>;

@@ -15,11 +15,11 @@
 #include <fstream>
 #include <functional>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 #include <unordered_map>
 #include <variant>
-#include <nlohmann/json.hpp>
 
 #include "../tbb_jobs.hpp"
 #include "protocol.hpp"
@@ -37,9 +37,9 @@ namespace net = boost::asio;
 using tcp = net::ip::tcp;
 using Clock = std::chrono::steady_clock;
 
-constexpr std::size_t kHardMessageLimit = 1 << 20;        // larger frames: the connection is failed (1009)
-constexpr std::size_t kMaxUploadBytes = 64u << 20;        // POST /api/map body
-constexpr std::size_t kMaxQueuedBytes = 64u << 20;        // a client this far behind is dropped
+constexpr std::size_t kHardMessageLimit = 1 << 20;  // larger frames: the connection is failed (1009)
+constexpr std::size_t kMaxUploadBytes = 64u << 20;  // POST /api/map body
+constexpr std::size_t kMaxQueuedBytes = 64u << 20;  // a client this far behind is dropped
 
 // A query from an HTTP request, answered by the simulation thread.
 struct ApiQuery {
@@ -126,12 +126,23 @@ struct Server::Impl {
         auto data = std::make_shared<const std::string>(std::move(s));
         net::post(ioc, [this, data, binary, agents, keep] {
             switch (keep) {
-                case Keep::world: last_world = data; break;
-                case Keep::fields: last_fields = data; break;
-                case Keep::goals: last_goals = data; break;
-                case Keep::params: last_params = data; break;
-                case Keep::paused: last_paused = data; break;
-                case Keep::none: break;
+                case Keep::world:
+                    last_world = data;
+                    break;
+                case Keep::fields:
+                    last_fields = data;
+                    break;
+                case Keep::goals:
+                    last_goals = data;
+                    break;
+                case Keep::params:
+                    last_params = data;
+                    break;
+                case Keep::paused:
+                    last_paused = data;
+                    break;
+                case Keep::none:
+                    break;
             }
             broadcast(data, binary, agents);
         });
@@ -155,8 +166,7 @@ struct Server::Impl {
 
 class Server::Impl::WsSession : public std::enable_shared_from_this<WsSession> {
 public:
-    WsSession(Impl& server, tcp::socket socket, std::uint64_t id)
-        : server_(server), ws_(std::move(socket)), id_(id) {}
+    WsSession(Impl& server, tcp::socket socket, std::uint64_t id) : server_(server), ws_(std::move(socket)), id_(id) {}
 
     void run(http::request<http::string_body> req) {
         ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
@@ -281,9 +291,8 @@ private:
         writing_ = true;
         const Outgoing& o = queue_.front();
         ws_.binary(o.binary);
-        ws_.async_write(net::buffer(*o.data), [self = shared_from_this()](beast::error_code ec, std::size_t) {
-            self->on_write(ec);
-        });
+        ws_.async_write(net::buffer(*o.data),
+                        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_write(ec); });
     }
 
     void on_write(beast::error_code ec) {
@@ -351,7 +360,8 @@ private:
         if (ec) return;
         http::request<http::string_body> req = parser_->release();
         if (websocket::is_upgrade(req)) {
-            if (req.target() != "/ws") return respond_text(http::status::not_found, "WebSocket endpoint is /ws\n", false);
+            if (req.target() != "/ws")
+                return respond_text(http::status::not_found, "WebSocket endpoint is /ws\n", false);
             stream_.expires_never();
             auto ws = std::make_shared<WsSession>(server_, stream_.release_socket(), server_.next_session++);
             ws->run(std::move(req));
@@ -399,9 +409,10 @@ private:
                                         -1, ' ', false, nlohmann::json::error_handler_t::replace));
             }
             if (!central_goal(map->cost)) {
-                return respond_json(http::status::bad_request,
-                                    nlohmann::json{{"ok", false}, {"error", name + ": the map has no passable cell"}}
-                                        .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+                return respond_json(
+                    http::status::bad_request,
+                    nlohmann::json{{"ok", false}, {"error", name + ": the map has no passable cell"}}.dump(
+                        -1, ' ', false, nlohmann::json::error_handler_t::replace));
             }
             server_.push({0, LoadParsed{name, std::make_shared<CostField>(std::move(map->cost))}});
             return respond_json(http::status::ok, R"({"ok":true})");

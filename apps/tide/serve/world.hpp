@@ -75,10 +75,10 @@ private:
 
 /// Counters shown on the page.
 struct WorldStats {
-    CrowdStats crowd;             ///< Units, arrived, no path, stuck.
-    double field_ms = 0.0;        ///< Build time of the current field.
-    double step_ms = 0.0;         ///< Last simulation step.
-    std::uint64_t tick = 0;       ///< Ticks simulated.
+    CrowdStats crowd;                 ///< Units, arrived, no path, stuck.
+    double field_ms = 0.0;            ///< Build time of the current field.
+    double step_ms = 0.0;             ///< Last simulation step.
+    std::uint64_t tick = 0;           ///< Ticks simulated.
     std::uint64_t field_version = 0;  ///< Version of the field in use.
 };
 
@@ -109,15 +109,15 @@ public:
     /// Advances the crowd by dt unless paused (or `force`, for single steps).
     Result<void> tick(float dt, bool force = false);
 
-    const std::string& name() const noexcept { return name_; }          ///< Map name.
-    const CostField& cost() const noexcept { return *cost_; }           ///< Current terrain.
-    const std::vector<Cell>& goals() const noexcept { return goals_; }  ///< Current goals.
-    const FlowField& field() const noexcept { return *field_; }         ///< Field in use.
-    const Crowd& crowd() const noexcept { return *crowd_; }             ///< The units.
-    const std::vector<AgentId>& agents() const noexcept { return agents_; }  ///< Units in slot order.
-    const UnitParams& params() const noexcept { return params_; }      ///< Unit settings.
-    bool paused() const noexcept { return paused_; }                    ///< Paused?
-    const WorldStats& stats() const noexcept { return stats_; }         ///< Counters.
+    const std::string& name() const noexcept { return name_; }                   ///< Map name.
+    const CostField& cost() const noexcept { return *cost_; }                    ///< Current terrain.
+    const std::vector<Cell>& goals() const noexcept { return goals_; }           ///< Current goals.
+    const FlowField& field() const noexcept { return *field_; }                  ///< Field in use.
+    const Crowd& crowd() const noexcept { return *crowd_; }                      ///< The units.
+    const std::vector<AgentId>& agents() const noexcept { return agents_; }      ///< Units in slot order.
+    const UnitParams& params() const noexcept { return params_; }                ///< Unit settings.
+    bool paused() const noexcept { return paused_; }                             ///< Paused?
+    const WorldStats& stats() const noexcept { return stats_; }                  ///< Counters.
     std::uint64_t terrain_version() const noexcept { return terrain_version_; }  ///< Bumped by paint/load.
     /// Waits for the pending field build and swaps it in (tests).
     void finish_builds();
