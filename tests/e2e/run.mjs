@@ -207,6 +207,30 @@ async function checkGoalDrag(page, base, out) {
     pass('dragging the goal re-steers the crowd', `${changed} of ${compared} moving agents changed direction; goal now (${kDraggedGoal})`);
 }
 
+async function checkGoalAddRemove(page, base) {
+    // Shift-click adds a second goal (nearest-exit behaviour); a plain click on it removes it.
+    const extra = [40, 36];
+    const p = await cellPoint(page, extra[0], extra[1]);
+    await page.keyboard.down('Shift');
+    await page.mouse.click(p.x, p.y);
+    await page.keyboard.up('Shift');
+    const added = await waitFor(async () => {
+        const s = await getJson(base, '/api/state');
+        return { done: s.goals.length === 2, goals: s.goals };
+    }, 3000);
+    check(added.done && JSON.stringify(added.goals) === JSON.stringify([kDraggedGoal, extra]),
+        `after a shift-click at (${extra}), /api/state goals are ${JSON.stringify(added.goals)}`);
+    await page.waitForTimeout(300);
+    await page.mouse.click(p.x, p.y);
+    const removed = await waitFor(async () => {
+        const s = await getJson(base, '/api/state');
+        return { done: s.goals.length === 1, goals: s.goals };
+    }, 3000);
+    check(removed.done && JSON.stringify(removed.goals) === JSON.stringify([kDraggedGoal]),
+        `after clicking the goal at (${extra}), /api/state goals are ${JSON.stringify(removed.goals)}`);
+    pass('shift-click adds a goal and a click removes it', `goals ${JSON.stringify(added.goals)} -> ${JSON.stringify(removed.goals)}`);
+}
+
 async function checkGap(page, base, out) {
     const behind = (a, i) => a.x[i] < kGap.x0 - 0.5;
     // Respawn (random cells) so that units stand behind the wall again, then seal straight away.
@@ -351,6 +375,7 @@ async function main() {
 
         await checkLoaded(page, out);
         await checkGoalDrag(page, base, out);
+        await checkGoalAddRemove(page, base);
         await checkGap(page, base, out);
         await checkBadMap(page, base, out);
         await checkFrameRate(page, out);
