@@ -363,20 +363,7 @@ const std::vector<std::string>& builtin_map_names() {
 }
 
 std::optional<Cell> central_goal(const CostField& cost) {
-    const int cx = cost.width() / 2, cy = cost.height() / 2;
-    std::optional<Cell> best;
-    long best_d = 0;
-    for (int y = 0; y < cost.height(); ++y) {
-        for (int x = 0; x < cost.width(); ++x) {
-            if (!cost.passable(x, y)) continue;
-            const long d = static_cast<long>(x - cx) * (x - cx) + static_cast<long>(y - cy) * (y - cy);
-            if (!best || d < best_d) {
-                best = Cell{x, y};
-                best_d = d;
-            }
-        }
-    }
-    return best;
+    return nearest_passable(cost, {cost.width() / 2, cost.height() / 2});
 }
 
 CostField generate_maze(int cells_x, int cells_y, std::uint64_t seed) {

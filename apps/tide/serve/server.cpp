@@ -120,30 +120,13 @@ struct Server::Impl {
 
     // --- simulation thread ----------------------------------------------------------------
     void sim_loop();
-    // Which "last message" slot a broadcast also fills, so that new clients start up to date.
-    enum class Keep { none, world, fields, goals, params, paused };
-    void post_broadcast(std::string s, bool binary, bool agents = false, Keep keep = Keep::none) {
+    // A broadcast; `keep` (when set) names the last-message slot it also fills, so that new
+    // clients start up to date.
+    using Slot = std::shared_ptr<const std::string> Impl::*;
+    void post_broadcast(std::string s, bool binary, bool agents = false, Slot keep = nullptr) {
         auto data = std::make_shared<const std::string>(std::move(s));
         net::post(ioc, [this, data, binary, agents, keep] {
-            switch (keep) {
-                case Keep::world:
-                    last_world = data;
-                    break;
-                case Keep::fields:
-                    last_fields = data;
-                    break;
-                case Keep::goals:
-                    last_goals = data;
-                    break;
-                case Keep::params:
-                    last_params = data;
-                    break;
-                case Keep::paused:
-                    last_paused = data;
-                    break;
-                case Keep::none:
-                    break;
-            }
+            if (keep) this->*keep = data;
             broadcast(data, binary, agents);
         });
     }
@@ -153,11 +136,11 @@ struct Server::Impl {
         net::post(ioc, [this, session, data] { send_to(session, data); });
     }
     void post_world_state(bool fields_too) {
-        post_broadcast(world_json(*world, builtin_map_names(), kMaxAgents), false, false, Keep::world);
-        post_broadcast(goals_json(*world), false, false, Keep::goals);
-        post_broadcast(params_json(*world), false, false, Keep::params);
-        post_broadcast(paused_json(*world), false, false, Keep::paused);
-        if (fields_too) post_broadcast(encode_fields(*world), true, false, Keep::fields);
+        post_broadcast(world_json(*world, builtin_map_names(), kMaxAgents), false, false, &Impl::last_world);
+        post_broadcast(goals_json(*world), false, false, &Impl::last_goals);
+        post_broadcast(params_json(*world), false, false, &Impl::last_params);
+        post_broadcast(paused_json(*world), false, false, &Impl::last_paused);
+        if (fields_too) post_broadcast(encode_fields(*world), true, false, &Impl::last_fields);
     }
 };
 
@@ -200,17 +183,22 @@ public:
 
     void close() {
         if (closed_) return;
-        closed_ = true;
-        if (registered_) {
-            server_.sessions.erase(id_);
-            server_.clients.fetch_sub(1);
-        }
+        unregister();
         beast::error_code ec;
         beast::get_lowest_layer(ws_).socket().shutdown(tcp::socket::shutdown_both, ec);
         beast::get_lowest_layer(ws_).socket().close(ec);
     }
 
 private:
+    // Marks the session closed and, once, takes it off the server's list and client count.
+    void unregister() {
+        if (registered_ && !closed_) {
+            server_.sessions.erase(id_);
+            server_.clients.fetch_sub(1);
+        }
+        closed_ = true;
+    }
+
     void on_accept(beast::error_code ec) {
         if (ec) {
             server_.log("WebSocket handshake failed: " + ec.message());
@@ -236,11 +224,7 @@ private:
             if (ec == websocket::error::message_too_big) {
                 server_.log("client " + std::to_string(id_) + " sent a message over 1 MiB; connection closed");
             }
-            if (registered_ && !closed_) {
-                closed_ = true;
-                server_.sessions.erase(id_);
-                server_.clients.fetch_sub(1);
-            }
+            unregister();
             return;  // closed by the peer, or failed: the session ends when its handlers are gone
         }
         const bool text = ws_.got_text();
@@ -593,7 +577,7 @@ void Server::Impl::sim_loop() {
                     if constexpr (std::is_same_v<T, SetGoalsCmd>) {
                         type = "set_goals";
                         r = world->set_goals(c.goals);
-                        if (r) post_broadcast(goals_json(*world), false, false, Keep::goals);
+                        if (r) post_broadcast(goals_json(*world), false, false, &Impl::last_goals);
                     } else if constexpr (std::is_same_v<T, PaintCmd>) {
                         type = "paint";
                         r = world->paint(c.x, c.y, c.radius, c.cost);
@@ -607,11 +591,11 @@ void Server::Impl::sim_loop() {
                         if (c.separation) p.separation = *c.separation;
                         if (c.radius) p.radius = *c.radius;
                         r = world->set_params(p);
-                        if (r) post_broadcast(params_json(*world), false, false, Keep::params);
+                        if (r) post_broadcast(params_json(*world), false, false, &Impl::last_params);
                     } else if constexpr (std::is_same_v<T, PauseCmd>) {
                         type = "pause";
                         world->set_paused(c.paused);
-                        post_broadcast(paused_json(*world), false, false, Keep::paused);
+                        post_broadcast(paused_json(*world), false, false, &Impl::last_paused);
                     } else if constexpr (std::is_same_v<T, StepCmd>) {
                         type = "step";
                         step_once = true;
@@ -661,7 +645,7 @@ void Server::Impl::sim_loop() {
             last_fields = now;
             fields_dirty = false;
             sent_terrain = world->terrain_version();
-            post_broadcast(encode_fields(*world), true, false, Keep::fields);
+            post_broadcast(encode_fields(*world), true, false, &Impl::last_fields);
         }
         if (now - last_stats >= milliseconds(250)) {
             last_stats = now;
@@ -717,12 +701,9 @@ Result<void> Server::start() {
     if (ec) return Error{"cannot listen on " + s.opt.host + ":" + std::to_string(s.opt.port) + ": " + ec.message()};
     s.bound_port = s.acceptor.local_endpoint().port();
 
-    // Initial messages for the first clients.
-    s.last_world = std::make_shared<const std::string>(world_json(*s.world, builtin_map_names(), kMaxAgents));
-    s.last_goals = std::make_shared<const std::string>(goals_json(*s.world));
-    s.last_params = std::make_shared<const std::string>(params_json(*s.world));
-    s.last_paused = std::make_shared<const std::string>(paused_json(*s.world));
-    s.last_fields = std::make_shared<const std::string>(encode_fields(*s.world));
+    // The world's messages for the first clients: posted before the first accept, so the event
+    // loop stores them before any session can start.
+    s.post_world_state(true);
     s.accept();
     s.sim = std::thread([&s] { s.sim_loop(); });
     return {};

@@ -173,27 +173,28 @@ void World::finish_builds() {
     poll_build();
 }
 
-std::optional<Vec2> World::nearest_free(Vec2 p) const {
-    // Rings of growing Chebyshev radius around the cell; the first passable cell found, nearest by
-    // squared distance within its ring.
-    const int cx = static_cast<int>(p.x), cy = static_cast<int>(p.y);
-    const int limit = std::max(cost_->width(), cost_->height());
-    for (int r = 1; r <= limit; ++r) {
-        std::optional<Cell> best;
-        long best_d = 0;
-        for (int y = cy - r; y <= cy + r; ++y) {
-            for (int x = cx - r; x <= cx + r; ++x) {
-                if (std::max(std::abs(x - cx), std::abs(y - cy)) != r || !cost_->passable(x, y)) continue;
-                const long d = static_cast<long>(x - cx) * (x - cx) + static_cast<long>(y - cy) * (y - cy);
-                if (!best || d < best_d) {
+std::optional<Cell> nearest_passable(const CostField& cost, Cell from) {
+    // Rings of growing Chebyshev radius r: every cell of ring r is at least r away, so once the
+    // best squared distance is below r * r no further ring can beat it. Ties: the first cell in
+    // row-major order.
+    std::optional<Cell> best;
+    long best_d = 0;
+    const int limit = std::max(cost.width(), cost.height()) + std::max(std::abs(from.x), std::abs(from.y));
+    for (int r = 0; r <= limit && (!best || static_cast<long>(r) * r <= best_d); ++r) {
+        for (int y = from.y - r; y <= from.y + r; ++y) {
+            const int step = (y == from.y - r || y == from.y + r) ? 1 : 2 * r;  // ring cells only
+            for (int x = from.x - r; x <= from.x + r; x += std::max(1, step)) {
+                if (!cost.passable(x, y)) continue;
+                const long d =
+                    static_cast<long>(x - from.x) * (x - from.x) + static_cast<long>(y - from.y) * (y - from.y);
+                if (!best || d < best_d || (d == best_d && (y < best->y || (y == best->y && x < best->x)))) {
                     best = Cell{x, y};
                     best_d = d;
                 }
             }
         }
-        if (best) return Vec2{static_cast<float>(best->x) + 0.5f, static_cast<float>(best->y) + 0.5f};
     }
-    return std::nullopt;
+    return best;
 }
 
 Result<void> World::paint(int x, int y, int radius, Cost cost) {
@@ -229,7 +230,8 @@ Result<void> World::paint(int x, int y, int radius, Cost cost) {
                 keep.push_back(id);
                 continue;
             }
-            if (auto q = nearest_free(p); q && crowd_->set_position(id, *q)) {
+            const auto q = nearest_passable(*cost_, {static_cast<int>(p.x), static_cast<int>(p.y)});
+            if (q && crowd_->set_position(id, {static_cast<float>(q->x) + 0.5f, static_cast<float>(q->y) + 0.5f})) {
                 keep.push_back(id);
             } else {
                 (void)crowd_->remove_agent(id);

@@ -82,6 +82,10 @@ struct WorldStats {
     std::uint64_t field_version = 0;  ///< Version of the field in use.
 };
 
+/// The passable cell nearest `from` (Euclidean; ties: first in row-major order); none on an
+/// all-wall map. `from` may lie off the map.
+std::optional<Cell> nearest_passable(const CostField& cost, Cell from);
+
 /// The simulated world.
 class World {
 public:
@@ -127,7 +131,6 @@ private:
     void request_build();
     CrowdParams crowd_params() const;
     void rebuild_crowd(const std::vector<Vec2>& positions);
-    std::optional<Vec2> nearest_free(Vec2 p) const;
 
     JobSystem* jobs_;
     std::uint64_t rng_state_;
