@@ -2,27 +2,49 @@
 // The apps' default job system: oneTBB (Debian's libtbb-dev) behind tide::JobSystem.
 
 #include <tbb/blocked_range.h>
+#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <thread>
 
 #include "tide/jobs.hpp"
 
 namespace tide::cli {
 
-/// Runs ranges on a oneTBB arena of `threads` threads (0 = all cores).
+/// Ranges run on a oneTBB arena of `threads` threads (0 = all cores), the calling thread included;
+/// background tasks (field builds) on a second arena of `background` worker threads (0 = all
+/// cores), so a long build never holds up a crowd step's parallel-for and the other way round.
+/// oneTBB keeps cores - 1 workers by default, too few for both arenas; a global_control raises
+/// the limit while the job system lives (background tasks then share the cores with the step).
 class TbbJobSystem final : public JobSystem {
 public:
-    explicit TbbJobSystem(int threads = 0) : arena_(threads > 0 ? threads : tbb::task_arena::automatic) {}
+    explicit TbbJobSystem(int threads = 0, int background = 0)
+        : threads_(threads > 0 ? threads : hardware()),
+          background_(background > 0 ? background : hardware()),
+          workers_(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads_ + background_)),
+          arena_(threads_),
+          background_arena_(background_, 0) {}
     void parallel_for(std::size_t count, std::size_t grain, RangeTask task, void* context) override {
         arena_.execute([&] {
             tbb::parallel_for(tbb::blocked_range<std::size_t>(0, count, grain > 0 ? grain : 1),
                               [&](const tbb::blocked_range<std::size_t>& r) { task(context, r.begin(), r.end()); });
         });
     }
-    int max_concurrency() const override { return arena_.max_concurrency(); }
+    int max_concurrency() const override { return threads_; }
+    void enqueue(Task task, void* context) override {
+        background_arena_.enqueue([task, context] { task(context); });
+    }
+    int background_concurrency() const override { return background_; }
 
 private:
+    static int hardware() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+    int threads_;
+    int background_;
+    tbb::global_control workers_;
     tbb::task_arena arena_;
+    tbb::task_arena background_arena_;
 };
 
 }  // namespace tide::cli

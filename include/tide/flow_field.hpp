@@ -142,6 +142,10 @@ public:
     Result<void> build_integration(const CostField& cost, std::span<const Cell> goals, const FieldParams& params,
                                    std::pmr::vector<float>& out);
 
+    /// The field of a goal set that lies entirely in walls: every passable cell unreachable, walls
+    /// marked as walls (what a planner shows when terrain edits bury every goal).
+    void build_unreachable(const CostField& cost, FlowField& out);
+
     /// Least cost from (x, y) to the nearest goal as computed by the last build, at full precision
     /// (relative error below 1.5e-8, or 4e-6 on maps of over ~1e8 open cells with dear costs; the
     /// FlowField stores it as float; flow_path_cost() sums in double); +inf for walls and cut-off

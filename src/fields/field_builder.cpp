@@ -314,6 +314,19 @@ Result<void> FieldBuilder::build(const CostField& cost, std::span<const Cell> go
     return {};
 }
 
+void FieldBuilder::build_unreachable(const CostField& cost, FlowField& out) {
+    const std::size_t cells = cost.size();
+    out.width_ = cost.width();
+    out.height_ = cost.height();
+    out.integration_.assign(cells, kUnreachable);
+    out.directions_.resize(cells);
+    const auto c = cost.cells();
+    for (std::size_t i = 0; i < cells; ++i)
+        out.directions_[i] = c[i] == kCostWall ? Direction::wall : Direction::unreachable;
+    pw_ = ph_ = 0;  // nothing searched: exact_integration() has no values to give
+    settled_ = 0;
+}
+
 double FieldBuilder::exact_integration(int x, int y) const {
     TIDE_ASSERT(x >= 0 && y >= 0 && x < pw_ - 2 && y < ph_ - 2);
     const std::size_t i = static_cast<std::size_t>(y + 1) * pw_ + (x + 1);

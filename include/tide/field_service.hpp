@@ -1,0 +1,174 @@
+#pragma once
+/// \file field_service.hpp
+/// The field service: many orders at once. Hosts ask for the field toward a goal set and get a
+/// ticket at once; fields are built in the background on the host's job system, cached by
+/// (goal set, options, terrain version) under a byte budget, and published whole at a point the
+/// host chooses. Terrain edits go through the service, which rebuilds what the tickets need.
+///
+/// Lifecycle of a ticket: `request()` -> (build queued or running, or answered from the cache)
+/// -> the field is *ready* -> `publish()` makes it `current()` (or at once with auto_publish).
+/// A ticket is a standing request: after a terrain edit or a `retarget()`, `current()` keeps
+/// returning the field it has until the new one is published, so units never stop waiting.
+///
+/// Threads: every member function may be called from any thread at any time; builds run on
+/// `JobSystem::enqueue` tasks. A published `FlowField` is immutable and shared: a reader that holds
+/// the `shared_ptr` keeps it valid however many newer fields appear.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <memory_resource>
+#include <span>
+#include <vector>
+
+#include "tide/cost_field.hpp"
+#include "tide/flow_field.hpp"
+#include "tide/jobs.hpp"
+#include "tide/result.hpp"
+
+namespace tide {
+
+/// Movement class of the units a field is for (unit size and terrain rules). Part of every cache
+/// key. Every class currently plans on the terrain as it is; class-specific terrain comes with
+/// unit sizes.
+using MovementClass = std::uint8_t;
+
+/// What a field is built for, besides its goals. Plain settings.
+struct FieldOptions {
+    FieldParams params;                ///< Diagonal factor, 8 or 4 directions.
+    MovementClass movement_class = 0;  ///< Unit class (see MovementClass).
+    int priority = 0;                  ///< Queued builds run highest priority first, then oldest first.
+};
+
+/// A handle to a standing field request: an index and a generation, so a released ticket is
+/// detected instead of naming another request.
+struct FieldTicket {
+    std::uint32_t index = 0;
+    std::uint32_t generation = 0;
+    friend bool operator==(const FieldTicket&, const FieldTicket&) = default;
+};
+
+/// Where a ticket stands.
+struct TicketStatus {
+    bool live = false;        ///< False for a released or unknown ticket (everything below is then zero).
+    bool has_field = false;   ///< current() returns a field.
+    bool up_to_date = false;  ///< current() answers the ticket's latest goals and options on the current terrain.
+    bool ready = false;       ///< A newer field is finished and waits for publish().
+    bool building = false;    ///< A build the ticket waits for is running.
+    bool queued = false;      ///< A build the ticket waits for has not started yet.
+    std::uint64_t field_terrain_version = 0;  ///< Terrain version current() was built on.
+    std::uint32_t blocked_goals = 0;          ///< Goals that are walls on the current terrain (left out of the builds).
+};
+
+/// One field made visible by publish(), for the callback.
+struct Publication {
+    FieldTicket ticket;                               ///< Whose field changed.
+    std::shared_ptr<const FlowField> field;           ///< The field now current.
+    std::uint64_t terrain_version = 0;                ///< Terrain it was built on.
+    bool up_to_date = false;                          ///< Answers the ticket's latest request on the current terrain.
+    bool from_cache = false;                          ///< Answered from the cache, no build.
+    std::chrono::steady_clock::time_point requested;  ///< When the ticket asked (request, retarget or terrain edit).
+    std::chrono::steady_clock::time_point ready;      ///< When the field was finished (or found in the cache).
+};
+
+/// Service counters. Lookups count requests, retargets and the re-requests of terrain edits.
+struct FieldServiceStats {
+    std::uint64_t requests = 0;          ///< request() and retarget() calls accepted.
+    std::uint64_t hits = 0;              ///< Lookups answered from the cache.
+    std::uint64_t misses = 0;            ///< Lookups that needed a build (new, or joined one in flight).
+    std::uint64_t coalesced = 0;         ///< Misses that joined a build already queued or running.
+    std::uint64_t builds = 0;            ///< Builds finished.
+    std::uint64_t builds_cancelled = 0;  ///< Queued builds dropped before they started: nobody waits any more.
+    std::uint64_t evictions = 0;         ///< Fields dropped from the cache to keep within the budget.
+    std::uint64_t invalidations = 0;     ///< Cached fields dropped because the terrain changed.
+    std::uint64_t publications = 0;      ///< Ticket updates made visible.
+    std::size_t bytes_cached = 0;        ///< Bytes of the fields in the cache (never above budget_bytes).
+    std::size_t peak_bytes_cached = 0;   ///< Largest bytes_cached so far.
+    std::size_t fields_cached = 0;       ///< Fields in the cache.
+    std::size_t budget_bytes = 0;        ///< The cache budget.
+    std::size_t bytes_spare = 0;         ///< Freed field buffers kept for the next builds (bounded, not cached).
+    std::size_t queued = 0;              ///< Builds waiting for a worker.
+    std::size_t running = 0;             ///< Builds in progress.
+    std::size_t tickets = 0;             ///< Live tickets.
+    std::uint64_t terrain_version = 0;   ///< Version of the current terrain (0 at creation, +1 per edit).
+};
+
+/// Called once per publication. From publish() on the thread that calls it; with auto_publish
+/// from the worker that finished the build. Must not block for long; may call the service.
+using PublishCallback = std::function<void(const Publication&)>;
+
+/// How a service runs. Plain settings.
+struct FieldServiceConfig {
+    std::size_t budget_bytes = std::size_t{256} << 20;  ///< Cache budget, bytes (at least 1).
+    int max_parallel_builds = 0;  ///< Builds at once; 0 = the job system's background_concurrency().
+    bool auto_publish = false;    ///< Publish each field as soon as it is built (no publish() calls needed).
+    PublishCallback on_publish;   ///< Optional.
+};
+
+/// The field service over one terrain. See the file comment.
+class FieldService {
+public:
+    /// A service owning `terrain`, building on `jobs` (which must outlive the service and run
+    /// every task it is given). Bookkeeping and field buffers come from `memory`, which must
+    /// outlive every field the service hands out. Error for a budget of 0.
+    static Result<std::unique_ptr<FieldService>> create(
+        CostField terrain, JobSystem& jobs, FieldServiceConfig config = {},
+        std::pmr::memory_resource* memory = std::pmr::get_default_resource());
+    /// Drops queued builds and waits for running ones. Fields handed out stay valid.
+    ~FieldService();
+    FieldService(const FieldService&) = delete;
+    FieldService& operator=(const FieldService&) = delete;
+
+    /// Asks for the field toward `goals` (nearest goal wins; order and duplicates do not matter).
+    /// Returns at once. Errors: no goal, a goal off the map or on a wall, a bad diagonal factor.
+    Result<FieldTicket> request(std::span<const Cell> goals, const FieldOptions& options = {});
+    /// Points a live ticket at new goals/options (a new order for the same group): current() keeps
+    /// the old field until the new one is published; a build nobody else waits for is cancelled
+    /// if it has not started. Same errors as request(), plus a ticket that is not live.
+    Result<void> retarget(FieldTicket ticket, std::span<const Cell> goals, const FieldOptions& options = {});
+    /// Ends a ticket. A build nobody else waits for is cancelled if it has not started. The field
+    /// stays valid for whoever holds it. Error for a ticket that is not live.
+    Result<void> release(FieldTicket ticket);
+
+    /// The ticket's published field, or nullptr (nothing published yet, or the ticket is not live).
+    std::shared_ptr<const FlowField> current(FieldTicket ticket) const;
+    /// Where the ticket stands.
+    TicketStatus status(FieldTicket ticket) const;
+    /// The canonical goals (sorted by row then column, no duplicates) a live ticket asks for; empty if not live.
+    std::vector<Cell> goals(FieldTicket ticket) const;
+
+    /// Makes every finished field current for its tickets, all at once, and calls on_publish for
+    /// each. Returns the number of tickets whose field changed. Call at the start of a tick.
+    std::size_t publish();
+    /// Blocks until no build is queued or running (then publish() shows everything requested so
+    /// far). Never call it from a task of the service's job system.
+    void wait_idle();
+
+    /// Sets every cell of [x0, x1] x [y0, y1] (clipped to the map) to `cost` (kCostWall for
+    /// walls) and rebuilds what live tickets need. Errors: cost 0, a rectangle entirely off the
+    /// map or with x0 > x1 or y0 > y1. Goals walled in are left out of the next builds; a ticket
+    /// whose goals are all walls gets a field where every cell is unreachable.
+    Result<void> edit_rect(int x0, int y0, int x1, int y1, Cost cost);
+    /// Sets every listed cell to `cost`. Errors (nothing changed): cost 0, a cell off the map.
+    Result<void> edit_cells(std::span<const Cell> cells, Cost cost);
+    /// The current terrain (an immutable snapshot; edits make a new one).
+    std::shared_ptr<const CostField> terrain() const;
+    /// Version of the current terrain: 0 at creation, +1 per edit that changed a cell.
+    std::uint64_t terrain_version() const;
+
+    /// Counters and sizes.
+    FieldServiceStats stats() const;
+    /// Changes the cache budget, evicting least recently used fields as needed. Error for 0.
+    Result<void> set_budget(std::size_t bytes);
+    /// Empties the cache (fields held elsewhere stay valid).
+    void clear_cache();
+
+    struct State;  ///< Internal.
+
+private:
+    explicit FieldService(State* state) : state_(state) {}
+    State* state_;
+};
+
+}  // namespace tide

@@ -1,0 +1,845 @@
+// The field service; see include/tide/field_service.hpp.
+//
+// One mutex guards all bookkeeping; builds run outside it. The pieces:
+// - Slots: one per ticket (index + generation). A slot records what the ticket wants (its "want":
+//   canonical goals, options, movement class, and the terrain version), the build it waits for,
+//   the field published to it and a newer one ready for the next publish().
+// - Builds: one per (want, terrain version) in flight, queued or running, with a count of the
+//   tickets waiting for it. Requests for a key already in flight join its build (coalescing); a
+//   queued build whose waiters all left (retarget, release, terrain edit) is dropped (cancelled).
+//   Workers take the queued build of highest priority, oldest first.
+// - The cache: finished fields of the current terrain version in least-recently-used order,
+//   evicted from the back while their bytes exceed the budget. An edit empties it: fields of an
+//   older terrain can never be asked for again.
+// - A finished build is offered to every ticket that wants the same goals and options and has
+//   nothing newer for them, even when the terrain moved on while it ran: while a player keeps
+//   painting, builds keep being overtaken by edits, and units should still get the newest field
+//   there is rather than none.
+// - Publications (ready -> current) are queued and their callbacks run by one thread at a time
+//   (drain()), outside the mutex, so a callback may call the service.
+//
+// Memory: bookkeeping comes from a pool on the host's resource; fields and terrain snapshots from
+// a BlockRecycler, so a warm service builds without allocating. Jobs keep the state alive by a
+// reference count: a job the host's job system starts after the service is gone finds it marked
+// shut down, drops its reference and the last one deletes the state.
+
+#include "tide/field_service.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <condition_variable>
+#include <cstring>
+#include <list>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "block_recycler.hpp"
+
+namespace tide {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string cell_text(Cell c) {
+    return "(" + std::to_string(c.x) + ", " + std::to_string(c.y) + ")";
+}
+
+std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
+    h ^= v + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+    h ^= h >> 31;
+    h *= 0xBF58476D1CE4E5B9ULL;
+    return h ^ (h >> 29);
+}
+
+// What a ticket asks for apart from the terrain version: canonical goals, parameters, class.
+struct Want {
+    explicit Want(std::pmr::memory_resource* m) : goals(m) {}
+    Want(const Want& o, std::pmr::memory_resource* m)
+        : goals(o.goals, m),
+          diagonal(o.diagonal),
+          connectivity(o.connectivity),
+          movement_class(o.movement_class),
+          hash(o.hash) {}
+    std::pmr::vector<Cell> goals;  // sorted by row, then column; no duplicates
+    double diagonal = 0.0;         // the default in 4-direction mode, where it plays no part
+    Connectivity connectivity = Connectivity::eight;
+    MovementClass movement_class = 0;
+    std::uint64_t hash = 0;
+
+    bool same(const Want& o) const {
+        return hash == o.hash && std::bit_cast<std::uint64_t>(diagonal) == std::bit_cast<std::uint64_t>(o.diagonal) &&
+               connectivity == o.connectivity && movement_class == o.movement_class && goals == o.goals;
+    }
+    FieldParams params() const { return FieldParams{diagonal, connectivity}; }
+    void assign(const Want& o) {
+        goals.assign(o.goals.begin(), o.goals.end());
+        diagonal = o.diagonal;
+        connectivity = o.connectivity;
+        movement_class = o.movement_class;
+        hash = o.hash;
+    }
+};
+
+std::uint64_t key_hash(const Want& w, std::uint64_t version) {
+    return mix(w.hash, version);
+}
+
+struct Build {
+    Build(const Want& w, std::pmr::memory_resource* m) : want(w, m) {}
+    Want want;
+    std::uint64_t version = 0;
+    int priority = 0;
+    std::uint64_t seq = 0;
+    int waiters = 0;
+    bool running = false;
+    std::list<Build, std::pmr::polymorphic_allocator<Build>>::iterator self;
+};
+using BuildList = std::list<Build, std::pmr::polymorphic_allocator<Build>>;
+
+struct Entry {
+    Entry(const Want& w, std::pmr::memory_resource* m) : want(w, m) {}
+    Want want;
+    std::uint64_t version = 0;
+    std::shared_ptr<const FlowField> field;
+    std::size_t bytes = 0;
+};
+using EntryList = std::list<Entry, std::pmr::polymorphic_allocator<Entry>>;
+
+struct Slot {
+    explicit Slot(std::pmr::memory_resource* m) : want(m) {}
+    std::uint32_t generation = 0;
+    bool live = false;
+    Want want;
+    std::uint64_t want_serial = 0;   // +1 per request/retarget of this slot
+    std::uint64_t want_version = 0;  // terrain version asked for
+    int priority = 0;
+    Build* waiting = nullptr;  // the build this ticket waits for, if any
+    Clock::time_point requested;
+    // Published: what current() returns.
+    std::shared_ptr<const FlowField> field;
+    std::uint64_t field_serial = 0, field_version = 0;
+    // Ready for the next publish().
+    std::shared_ptr<const FlowField> next;
+    std::uint64_t next_serial = 0, next_version = 0;
+    bool next_from_cache = false;
+    Clock::time_point next_ready;
+    bool in_ready_list = false;
+};
+
+// A worker's tools: a builder (its scratch is reused from build to build) and a goal buffer.
+struct Worker {
+    explicit Worker(std::pmr::memory_resource* m) : builder(m), goals(m) {}
+    FieldBuilder builder;
+    std::pmr::vector<Cell> goals;
+};
+
+}  // namespace
+
+struct FieldService::State {
+    State(CostField terrain_in, JobSystem& jobs_in, FieldServiceConfig config_in, std::pmr::memory_resource* memory)
+        : jobs(jobs_in),
+          config(std::move(config_in)),
+          upstream(memory),
+          pool(memory),
+          recycler(new detail::BlockRecycler(memory)),
+          builds(&pool),
+          build_index(&pool),
+          lru(&pool),
+          cache_index(&pool),
+          slots(&pool),
+          free_slots(&pool),
+          ready(&pool),
+          notify(&pool),
+          notifying(&pool),
+          workers(&pool),
+          scratch(&pool) {
+        max_jobs =
+            config.max_parallel_builds > 0 ? config.max_parallel_builds : std::max(1, jobs.background_concurrency());
+        // The slack: a field and a terrain snapshot (plus control blocks) per build in flight, and
+        // two more.
+        const std::size_t cells = terrain_in.size();
+        slack_bytes = (static_cast<std::size_t>(max_jobs) + 2) * (6 * cells + 1024);
+        update_spare_limit();
+        std::pmr::polymorphic_allocator<CostField> alloc(recycler);
+        terrain = std::allocate_shared<CostField>(alloc, terrain_in, recycler);
+    }
+    ~State() {
+        // Everything that holds recycled blocks goes first, then the recycler follows its blocks.
+        terrain.reset();
+        lru.clear();
+        cache_index.clear();
+        slots.clear();
+        notify.clear();
+        notifying.clear();
+        recycler->orphan();
+    }
+
+    JobSystem& jobs;
+    FieldServiceConfig config;
+    std::pmr::memory_resource* upstream;
+    std::pmr::unsynchronized_pool_resource pool;  // bookkeeping, always under `mutex`
+    detail::BlockRecycler* recycler;              // fields and terrain snapshots (own lock)
+    std::atomic<int> refs{1};                     // the service + jobs enqueued and not yet finished
+
+    mutable std::mutex mutex;
+    std::condition_variable idle_cv;
+    bool shutdown = false;
+    std::shared_ptr<CostField> terrain;
+    std::uint64_t version = 0;
+    std::uint64_t next_seq = 0;
+
+    BuildList builds;
+    std::pmr::unordered_multimap<std::uint64_t, Build*> build_index;
+    std::size_t queued = 0, running = 0;
+    int jobs_active = 0, max_jobs = 1;
+
+    EntryList lru;  // front: most recently used
+    std::pmr::unordered_multimap<std::uint64_t, EntryList::iterator> cache_index;
+
+    std::pmr::vector<Slot> slots;
+    std::pmr::vector<std::uint32_t> free_slots;
+    std::pmr::vector<std::uint32_t> ready;  // slots with a field waiting for publish()
+    std::pmr::vector<Publication> notify;   // publications whose callbacks have not run
+    std::pmr::vector<Publication> notifying;
+    bool draining = false;
+
+    std::pmr::vector<Worker*> workers;  // idle workers (each made once, reused)
+    std::vector<std::unique_ptr<Worker>> all_workers;
+    Want scratch;  // request validation buffer
+
+    FieldServiceStats stats;
+    std::size_t slack_bytes = 0;
+
+    // ---- helpers, all called with `mutex` held
+    // Freed buffers are kept for the next builds within what the cache leaves of the budget, and
+    // never less than the slack (so a full cache still recycles what it evicts).
+    void update_spare_limit() {
+        const std::size_t room =
+            config.budget_bytes > stats.bytes_cached ? config.budget_bytes - stats.bytes_cached : 0;
+        recycler->set_spare_limit(std::max(room, slack_bytes));
+    }
+    Result<void> make_want(std::span<const Cell> goals, const FieldOptions& options, Want& out) const;
+    Slot* slot_of(FieldTicket t);
+    const Slot* slot_of(FieldTicket t) const;
+    std::shared_ptr<const FlowField> cache_find(const Want& w, std::uint64_t v);
+    void cache_insert(const Want& w, std::uint64_t v, std::shared_ptr<const FlowField> field);
+    void cache_clear(bool invalidation);
+    void evict_to(std::size_t budget);
+    void attach(std::uint32_t index, Clock::time_point now);
+    void detach(Slot& s);
+    void offer(std::uint32_t index, const std::shared_ptr<const FlowField>& field, std::uint64_t serial,
+               std::uint64_t version, bool from_cache, Clock::time_point ready_time);
+    void publish_slot(std::uint32_t index);
+    std::size_t publish_all();
+    void finish(Build* b, std::shared_ptr<const FlowField> field, Clock::time_point ready_time);
+    Build* pick();
+    int jobs_to_start();
+
+    // ---- without the mutex ------------------------------------------------------------------
+    void start_jobs(int n);
+    void drain();
+    void job();
+    void unref() {
+        if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+    }
+    static void run_job(void* context) {
+        auto* s = static_cast<State*>(context);
+        s->job();
+        s->unref();
+    }
+};
+
+Result<void> FieldService::State::make_want(std::span<const Cell> goals, const FieldOptions& options, Want& out) const {
+    const FieldParams& p = options.params;
+    if (!(p.diagonal_factor >= 1.0 && p.diagonal_factor <= 2.0)) {
+        return Error{"diagonal factor " + std::to_string(p.diagonal_factor) + " is outside 1..2"};
+    }
+    if (p.connectivity != Connectivity::eight && p.connectivity != Connectivity::four) {
+        return Error{"connectivity " + std::to_string(static_cast<int>(p.connectivity)) + " is neither 8 nor 4"};
+    }
+    if (goals.empty()) return Error{"no goal given"};
+    const CostField& map = *terrain;
+    for (const Cell& g : goals) {
+        if (!map.contains(g)) {
+            return Error{"goal " + cell_text(g) + " is outside the " + std::to_string(map.width()) + "x" +
+                         std::to_string(map.height()) + " map"};
+        }
+        if (map.at(g) == kCostWall) return Error{"goal " + cell_text(g) + " is on a wall"};
+    }
+    out.goals.assign(goals.begin(), goals.end());
+    std::sort(out.goals.begin(), out.goals.end(), [](Cell a, Cell b) { return a.y != b.y ? a.y < b.y : a.x < b.x; });
+    out.goals.erase(std::unique(out.goals.begin(), out.goals.end()), out.goals.end());
+    out.connectivity = p.connectivity;
+    out.diagonal = p.connectivity == Connectivity::four ? FieldParams{}.diagonal_factor : p.diagonal_factor;
+    out.movement_class = options.movement_class;
+    std::uint64_t h = mix(0x7469646566696C64ULL, std::bit_cast<std::uint64_t>(out.diagonal));
+    h = mix(h, static_cast<std::uint64_t>(out.connectivity) | (static_cast<std::uint64_t>(out.movement_class) << 8));
+    for (const Cell& g : out.goals) {
+        h = mix(h,
+                (static_cast<std::uint64_t>(static_cast<std::uint32_t>(g.y)) << 32) | static_cast<std::uint32_t>(g.x));
+    }
+    out.hash = h;
+    return {};
+}
+
+Slot* FieldService::State::slot_of(FieldTicket t) {
+    if (t.index >= slots.size()) return nullptr;
+    Slot& s = slots[t.index];
+    return s.live && s.generation == t.generation ? &s : nullptr;
+}
+
+const Slot* FieldService::State::slot_of(FieldTicket t) const {
+    return const_cast<State*>(this)->slot_of(t);
+}
+
+std::shared_ptr<const FlowField> FieldService::State::cache_find(const Want& w, std::uint64_t v) {
+    const auto [lo, hi] = cache_index.equal_range(key_hash(w, v));
+    for (auto it = lo; it != hi; ++it) {
+        const EntryList::iterator e = it->second;
+        if (e->version == v && e->want.same(w)) {
+            lru.splice(lru.begin(), lru, e);  // most recently used
+            return e->field;
+        }
+    }
+    return nullptr;
+}
+
+void FieldService::State::evict_to(std::size_t budget) {
+    while (stats.bytes_cached > budget && !lru.empty()) {
+        const EntryList::iterator e = std::prev(lru.end());
+        const auto [lo, hi] = cache_index.equal_range(key_hash(e->want, e->version));
+        for (auto it = lo; it != hi; ++it) {
+            if (it->second == e) {
+                cache_index.erase(it);
+                break;
+            }
+        }
+        stats.bytes_cached -= e->bytes;
+        --stats.fields_cached;
+        ++stats.evictions;
+        lru.erase(e);  // the field lives on wherever a ticket or the host holds it
+    }
+    update_spare_limit();
+}
+
+void FieldService::State::cache_insert(const Want& w, std::uint64_t v, std::shared_ptr<const FlowField> field) {
+    const std::size_t bytes = field->memory_bytes();
+    if (bytes > config.budget_bytes) return;  // could never fit: delivered, not cached
+    if (cache_find(w, v)) return;
+    evict_to(config.budget_bytes - bytes);
+    lru.emplace_front(w, &pool);
+    Entry& e = lru.front();
+    e.version = v;
+    e.field = std::move(field);
+    e.bytes = bytes;
+    cache_index.emplace(key_hash(w, v), lru.begin());
+    stats.bytes_cached += bytes;
+    ++stats.fields_cached;
+    stats.peak_bytes_cached = std::max(stats.peak_bytes_cached, stats.bytes_cached);
+    update_spare_limit();
+}
+
+void FieldService::State::cache_clear(bool invalidation) {
+    if (invalidation) stats.invalidations += lru.size();
+    cache_index.clear();
+    lru.clear();
+    stats.bytes_cached = 0;
+    stats.fields_cached = 0;
+    update_spare_limit();
+}
+
+// The ticket stops waiting for its build; a queued build nobody waits for any more is dropped.
+void FieldService::State::detach(Slot& s) {
+    Build* b = s.waiting;
+    s.waiting = nullptr;
+    if (!b || --b->waiters > 0 || b->running) return;
+    const auto [lo, hi] = build_index.equal_range(key_hash(b->want, b->version));
+    for (auto it = lo; it != hi; ++it) {
+        if (it->second == b) {
+            build_index.erase(it);
+            break;
+        }
+    }
+    builds.erase(b->self);
+    --queued;
+    ++stats.builds_cancelled;
+    idle_cv.notify_all();
+}
+
+// Looks up what the slot wants: from the cache, else by joining or queuing a build.
+void FieldService::State::attach(std::uint32_t index, Clock::time_point now) {
+    Slot& s = slots[index];
+    s.requested = now;
+    if (auto field = cache_find(s.want, s.want_version)) {
+        ++stats.hits;
+        offer(index, field, s.want_serial, s.want_version, true, now);
+        return;
+    }
+    ++stats.misses;
+    const std::uint64_t h = key_hash(s.want, s.want_version);
+    const auto [lo, hi] = build_index.equal_range(h);
+    for (auto it = lo; it != hi; ++it) {
+        Build* b = it->second;
+        if (b->version == s.want_version && b->want.same(s.want)) {
+            ++stats.coalesced;
+            ++b->waiters;
+            b->priority = std::max(b->priority, s.priority);
+            s.waiting = b;
+            return;
+        }
+    }
+    builds.emplace_back(s.want, &pool);
+    Build* b = &builds.back();
+    b->self = std::prev(builds.end());
+    b->version = s.want_version;
+    b->priority = s.priority;
+    b->seq = next_seq++;
+    b->waiters = 1;
+    build_index.emplace(h, b);
+    ++queued;
+    s.waiting = b;
+}
+
+// Hands a field to a slot if it is newer than what the slot has for its current want.
+void FieldService::State::offer(std::uint32_t index, const std::shared_ptr<const FlowField>& field,
+                                std::uint64_t serial, std::uint64_t version, bool from_cache,
+                                Clock::time_point ready_time) {
+    Slot& s = slots[index];
+    if (s.field == field) {  // already current (a retarget back to the goals it has): nothing to publish
+        s.field_serial = serial;
+        s.field_version = version;
+        s.next.reset();
+        return;
+    }
+    const bool next_counts = s.next && s.next_serial == serial;
+    const bool field_counts = s.field && s.field_serial == serial;
+    if ((next_counts && s.next_version >= version) || (!next_counts && field_counts && s.field_version >= version)) {
+        return;  // has this one or a newer one already
+    }
+    s.next = field;
+    s.next_serial = serial;
+    s.next_version = version;
+    s.next_from_cache = from_cache;
+    s.next_ready = ready_time;
+    if (config.auto_publish) {
+        publish_slot(index);
+    } else if (!s.in_ready_list) {
+        s.in_ready_list = true;
+        ready.push_back(index);
+    }
+}
+
+void FieldService::State::publish_slot(std::uint32_t index) {
+    Slot& s = slots[index];
+    s.in_ready_list = false;
+    if (!s.live || !s.next) return;
+    s.field = std::move(s.next);
+    s.field_serial = s.next_serial;
+    s.field_version = s.next_version;
+    ++stats.publications;
+    if (config.on_publish) {
+        Publication p;
+        p.ticket = FieldTicket{index, s.generation};
+        p.field = s.field;
+        p.terrain_version = s.field_version;
+        p.up_to_date = s.field_serial == s.want_serial && s.field_version == version;
+        p.from_cache = s.next_from_cache;
+        p.requested = s.requested;
+        p.ready = s.next_ready;
+        notify.push_back(std::move(p));
+    }
+}
+
+std::size_t FieldService::State::publish_all() {
+    std::size_t n = 0;
+    for (const std::uint32_t i : ready) {
+        if (slots[i].in_ready_list && slots[i].next) ++n;
+        publish_slot(i);
+    }
+    ready.clear();
+    return n;
+}
+
+void FieldService::State::finish(Build* b, std::shared_ptr<const FlowField> field, Clock::time_point ready_time) {
+    ++stats.builds;
+    --running;
+    if (b->version == version) cache_insert(b->want, b->version, field);
+    for (std::uint32_t i = 0; i < slots.size(); ++i) {
+        Slot& s = slots[i];
+        if (!s.live) continue;
+        if (s.waiting == b) s.waiting = nullptr;
+        if (s.want_version >= b->version && s.want.same(b->want)) {
+            offer(i, field, s.want_serial, b->version, false, ready_time);
+        }
+    }
+    const auto [lo, hi] = build_index.equal_range(key_hash(b->want, b->version));
+    for (auto it = lo; it != hi; ++it) {
+        if (it->second == b) {
+            build_index.erase(it);
+            break;
+        }
+    }
+    builds.erase(b->self);
+    idle_cv.notify_all();
+}
+
+Build* FieldService::State::pick() {
+    Build* best = nullptr;
+    for (Build& b : builds) {
+        if (b.running) continue;
+        if (!best || b.priority > best->priority || (b.priority == best->priority && b.seq < best->seq)) best = &b;
+    }
+    return best;
+}
+
+int FieldService::State::jobs_to_start() {
+    const int want = static_cast<int>(std::min<std::size_t>(queued, static_cast<std::size_t>(max_jobs)));
+    const int n = std::max(0, want - jobs_active);
+    jobs_active += n;
+    refs.fetch_add(n, std::memory_order_relaxed);
+    return n;
+}
+
+void FieldService::State::start_jobs(int n) {
+    for (int k = 0; k < n; ++k) jobs.enqueue(&State::run_job, this);
+}
+
+void FieldService::State::drain() {
+    std::unique_lock lock(mutex);
+    if (draining) return;  // the thread draining now takes these too
+    draining = true;
+    while (!notify.empty() && !shutdown) {
+        notifying.swap(notify);
+        lock.unlock();
+        for (const Publication& p : notifying) config.on_publish(p);
+        lock.lock();
+        notifying.clear();
+    }
+    notify.clear();  // after shutdown nobody is called any more
+    draining = false;
+    idle_cv.notify_all();
+}
+
+void FieldService::State::job() {
+    std::unique_lock lock(mutex);
+    while (!shutdown) {
+        Build* b = pick();
+        if (!b) break;
+        b->running = true;
+        --queued;
+        ++running;
+        Worker* w;
+        if (workers.empty()) {
+            all_workers.push_back(std::make_unique<Worker>(upstream));
+            w = all_workers.back().get();
+        } else {
+            w = workers.back();
+            workers.pop_back();
+        }
+        // Queued builds are always for the current terrain: an edit drops those nobody needs.
+        std::shared_ptr<const CostField> map = terrain;
+        const CostField& cost = *map;
+        w->goals.clear();
+        for (const Cell& g : b->want.goals) {
+            if (cost.at(g) != kCostWall) w->goals.push_back(g);  // goals walled in by edits are left out
+        }
+        const FieldParams params = b->want.params();
+        lock.unlock();
+
+        std::pmr::polymorphic_allocator<FlowField> alloc(recycler);
+        std::shared_ptr<FlowField> field = std::allocate_shared<FlowField>(alloc, recycler);
+        if (w->goals.empty()) {
+            w->builder.build_unreachable(cost, *field);
+        } else {
+            // Goals and parameters were checked when the request came: a build cannot fail.
+            (void)w->builder.build(cost, w->goals, params, *field);
+        }
+        map.reset();
+        const Clock::time_point done = Clock::now();
+
+        lock.lock();
+        workers.push_back(w);
+        finish(b, std::move(field), done);
+        if (!notify.empty() && !draining && !shutdown) {
+            lock.unlock();
+            drain();
+            lock.lock();
+        }
+    }
+    --jobs_active;
+    idle_cv.notify_all();
+}
+
+// =================================================================================================
+
+Result<std::unique_ptr<FieldService>> FieldService::create(CostField terrain, JobSystem& jobs,
+                                                           FieldServiceConfig config,
+                                                           std::pmr::memory_resource* memory) {
+    if (config.budget_bytes == 0) return Error{"field cache budget of 0 bytes: give at least 1 byte"};
+    if (config.max_parallel_builds < 0) {
+        return Error{"max_parallel_builds " + std::to_string(config.max_parallel_builds) + " is negative"};
+    }
+    auto* state = new State(std::move(terrain), jobs, std::move(config), memory);
+    state->stats.budget_bytes = state->config.budget_bytes;
+    return std::unique_ptr<FieldService>(new FieldService(state));
+}
+
+FieldService::~FieldService() {
+    State& s = *state_;
+    {
+        std::unique_lock lock(s.mutex);
+        s.shutdown = true;
+        for (Slot& slot : s.slots) {
+            if (slot.live) s.detach(slot);  // drops the queued builds
+        }
+        // Running builds finish (their callbacks are skipped) and no callback is still running.
+        s.idle_cv.wait(lock, [&] { return s.running == 0 && !s.draining; });
+        s.ready.clear();
+        s.notify.clear();
+    }
+    state_->unref();
+}
+
+Result<FieldTicket> FieldService::request(std::span<const Cell> goals, const FieldOptions& options) {
+    State& s = *state_;
+    int start = 0;
+    FieldTicket ticket;
+    {
+        std::lock_guard lock(s.mutex);
+        if (auto r = s.make_want(goals, options, s.scratch); !r) return r.error();
+        std::uint32_t index;
+        if (!s.free_slots.empty()) {
+            index = s.free_slots.back();
+            s.free_slots.pop_back();
+        } else {
+            index = static_cast<std::uint32_t>(s.slots.size());
+            s.slots.emplace_back(&s.pool);
+        }
+        Slot& slot = s.slots[index];
+        slot.live = true;
+        slot.want.assign(s.scratch);
+        ++slot.want_serial;
+        slot.want_version = s.version;
+        slot.priority = options.priority;
+        ++s.stats.requests;
+        s.attach(index, Clock::now());
+        start = s.jobs_to_start();
+        ticket = FieldTicket{index, slot.generation};
+    }
+    s.start_jobs(start);
+    if (s.config.auto_publish) s.drain();
+    return ticket;
+}
+
+Result<void> FieldService::retarget(FieldTicket ticket, std::span<const Cell> goals, const FieldOptions& options) {
+    State& s = *state_;
+    int start = 0;
+    {
+        std::lock_guard lock(s.mutex);
+        Slot* slot = s.slot_of(ticket);
+        if (!slot) return Error{"ticket " + std::to_string(ticket.index) + " is not live (released or never issued)"};
+        if (auto r = s.make_want(goals, options, s.scratch); !r) return r.error();
+        s.detach(*slot);
+        slot->want.assign(s.scratch);
+        ++slot->want_serial;
+        slot->want_version = s.version;
+        slot->priority = options.priority;
+        // A ready field for the old goals is no use to the new order.
+        slot->next.reset();
+        ++s.stats.requests;
+        s.attach(ticket.index, Clock::now());
+        start = s.jobs_to_start();
+    }
+    s.start_jobs(start);
+    if (s.config.auto_publish) s.drain();
+    return {};
+}
+
+Result<void> FieldService::release(FieldTicket ticket) {
+    State& s = *state_;
+    std::lock_guard lock(s.mutex);
+    Slot* slot = s.slot_of(ticket);
+    if (!slot) return Error{"ticket " + std::to_string(ticket.index) + " is not live (released or never issued)"};
+    s.detach(*slot);
+    slot->live = false;
+    ++slot->generation;
+    slot->field.reset();
+    slot->next.reset();
+    slot->want.goals.clear();
+    s.free_slots.push_back(ticket.index);
+    return {};
+}
+
+std::shared_ptr<const FlowField> FieldService::current(FieldTicket ticket) const {
+    std::lock_guard lock(state_->mutex);
+    const Slot* slot = state_->slot_of(ticket);
+    return slot ? slot->field : nullptr;
+}
+
+TicketStatus FieldService::status(FieldTicket ticket) const {
+    const State& s = *state_;
+    std::lock_guard lock(s.mutex);
+    TicketStatus out;
+    const Slot* slot = s.slot_of(ticket);
+    if (!slot) return out;
+    out.live = true;
+    out.has_field = slot->field != nullptr;
+    out.up_to_date = out.has_field && slot->field_serial == slot->want_serial && slot->field_version == s.version;
+    out.ready = slot->next != nullptr;
+    out.building = slot->waiting && slot->waiting->running;
+    out.queued = slot->waiting && !slot->waiting->running;
+    out.field_terrain_version = slot->field_version;
+    for (const Cell& g : slot->want.goals) out.blocked_goals += s.terrain->at(g) == kCostWall;
+    return out;
+}
+
+std::vector<Cell> FieldService::goals(FieldTicket ticket) const {
+    std::lock_guard lock(state_->mutex);
+    const Slot* slot = state_->slot_of(ticket);
+    if (!slot) return {};
+    return std::vector<Cell>(slot->want.goals.begin(), slot->want.goals.end());
+}
+
+std::size_t FieldService::publish() {
+    State& s = *state_;
+    std::size_t n;
+    {
+        std::lock_guard lock(s.mutex);
+        n = s.publish_all();
+    }
+    s.drain();
+    return n;
+}
+
+void FieldService::wait_idle() {
+    State& s = *state_;
+    std::unique_lock lock(s.mutex);
+    s.idle_cv.wait(lock, [&] { return s.builds.empty() && !s.draining && s.notify.empty(); });
+}
+
+namespace {
+std::string rect_text(int x0, int y0, int x1, int y1) {
+    return "[" + std::to_string(x0) + ", " + std::to_string(x1) + "] x [" + std::to_string(y0) + ", " +
+           std::to_string(y1) + "]";
+}
+}  // namespace
+
+Result<void> FieldService::edit_rect(int x0, int y0, int x1, int y1, Cost cost) {
+    State& s = *state_;
+    int start = 0;
+    {
+        std::lock_guard lock(s.mutex);
+        if (cost == 0) return Error{"terrain cost 0 is not a cost (1..254, 255 for walls)"};
+        const int w = s.terrain->width(), h = s.terrain->height();
+        if (x0 > x1 || y0 > y1) return Error{"edit rectangle " + rect_text(x0, y0, x1, y1) + " is empty"};
+        if (x1 < 0 || y1 < 0 || x0 >= w || y0 >= h) {
+            return Error{"edit rectangle " + rect_text(x0, y0, x1, y1) + " lies outside the " + std::to_string(w) +
+                         "x" + std::to_string(h) + " map"};
+        }
+        x0 = std::max(x0, 0);
+        y0 = std::max(y0, 0);
+        x1 = std::min(x1, w - 1);
+        y1 = std::min(y1, h - 1);
+        bool changed = false;
+        for (int y = y0; y <= y1 && !changed; ++y) {
+            for (int x = x0; x <= x1 && !changed; ++x) changed = s.terrain->at(x, y) != cost;
+        }
+        if (!changed) return {};
+        if (s.terrain.use_count() > 1) {  // a build or the host reads the old snapshot: copy
+            std::pmr::polymorphic_allocator<CostField> alloc(s.recycler);
+            s.terrain = std::allocate_shared<CostField>(alloc, *s.terrain, s.recycler);
+        }
+        s.terrain->fill_rect(x0, y0, x1, y1, cost);
+        ++s.version;
+        s.cache_clear(true);
+        const auto now = Clock::now();
+        for (std::uint32_t i = 0; i < s.slots.size(); ++i) {
+            Slot& slot = s.slots[i];
+            if (!slot.live) continue;
+            s.detach(slot);
+            slot.want_version = s.version;
+            s.attach(i, now);
+        }
+        start = s.jobs_to_start();
+    }
+    s.start_jobs(start);
+    return {};
+}
+
+Result<void> FieldService::edit_cells(std::span<const Cell> cells, Cost cost) {
+    State& s = *state_;
+    int start = 0;
+    {
+        std::lock_guard lock(s.mutex);
+        if (cost == 0) return Error{"terrain cost 0 is not a cost (1..254, 255 for walls)"};
+        const CostField& map = *s.terrain;
+        bool changed = false;
+        for (const Cell& c : cells) {
+            if (!map.contains(c)) {
+                return Error{"edited cell " + cell_text(c) + " is outside the " + std::to_string(map.width()) + "x" +
+                             std::to_string(map.height()) + " map"};
+            }
+            changed = changed || map.at(c) != cost;
+        }
+        if (!changed) return {};
+        if (s.terrain.use_count() > 1) {
+            std::pmr::polymorphic_allocator<CostField> alloc(s.recycler);
+            s.terrain = std::allocate_shared<CostField>(alloc, *s.terrain, s.recycler);
+        }
+        for (const Cell& c : cells) s.terrain->set(c.x, c.y, cost);
+        ++s.version;
+        s.cache_clear(true);
+        const auto now = Clock::now();
+        for (std::uint32_t i = 0; i < s.slots.size(); ++i) {
+            Slot& slot = s.slots[i];
+            if (!slot.live) continue;
+            s.detach(slot);
+            slot.want_version = s.version;
+            s.attach(i, now);
+        }
+        start = s.jobs_to_start();
+    }
+    s.start_jobs(start);
+    return {};
+}
+
+std::shared_ptr<const CostField> FieldService::terrain() const {
+    std::lock_guard lock(state_->mutex);
+    return state_->terrain;
+}
+
+std::uint64_t FieldService::terrain_version() const {
+    std::lock_guard lock(state_->mutex);
+    return state_->version;
+}
+
+FieldServiceStats FieldService::stats() const {
+    const State& s = *state_;
+    std::lock_guard lock(s.mutex);
+    FieldServiceStats out = s.stats;
+    out.budget_bytes = s.config.budget_bytes;
+    out.bytes_spare = s.recycler->spare_bytes();
+    out.queued = s.queued;
+    out.running = s.running;
+    out.tickets = s.slots.size() - s.free_slots.size();
+    out.terrain_version = s.version;
+    return out;
+}
+
+Result<void> FieldService::set_budget(std::size_t bytes) {
+    if (bytes == 0) return Error{"field cache budget of 0 bytes: give at least 1 byte"};
+    std::lock_guard lock(state_->mutex);
+    state_->config.budget_bytes = bytes;
+    state_->evict_to(bytes);
+    return {};
+}
+
+void FieldService::clear_cache() {
+    std::lock_guard lock(state_->mutex);
+    state_->stats.evictions += state_->lru.size();
+    state_->cache_clear(false);
+}
+
+}  // namespace tide

@@ -1,0 +1,548 @@
+// FieldService: cache, coalescing, cancellation, priorities, publication, terrain versions,
+// errors, allocation once warm, parallel builds equal serial builds.
+
+#include "tide/field_service.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "support/jobs.hpp"
+#include "support/test_maps.hpp"
+
+namespace tide {
+namespace {
+
+using test::ManualJobSystem;
+
+// A random weighted map: 20% walls, costs 1..9 mostly plain; (0, 0) and the centre open.
+CostField weighted_map(int w, int h, std::uint32_t seed) {
+    std::mt19937 rng(seed);
+    CostField cost = std::move(CostField::create(w, h).value());
+    for (int y = 0; y < h; ++y) {
+        for (int x = 0; x < w; ++x) {
+            const int r = test::random_int(rng, 0, 99);
+            cost.set(x, y, r < 20 ? kCostWall : r < 70 ? kCostPlain : static_cast<Cost>(test::random_int(rng, 1, 9)));
+        }
+    }
+    // The cells the tests use as goals stay open.
+    for (int k = 0; k < std::min(w, h); ++k) cost.set(k, k, kCostPlain);
+    for (int k = 0; 3 * k < w && 2 * k < h; ++k) cost.set(3 * k, 2 * k, kCostPlain);
+    for (const Cell c : {Cell{20, 15}, Cell{30, 20}, Cell{5, 5}, Cell{1, 1}, Cell{w / 2, h / 2}}) {
+        if (cost.contains(c)) cost.set(c.x, c.y, kCostPlain);
+    }
+    return cost;
+}
+
+std::vector<Cell> passable_cells(const CostField& cost) {
+    std::vector<Cell> out;
+    for (int y = 0; y < cost.height(); ++y) {
+        for (int x = 0; x < cost.width(); ++x) {
+            if (cost.passable(x, y)) out.push_back({x, y});
+        }
+    }
+    return out;
+}
+
+// The field a plain FieldBuilder makes.
+FlowField reference(const CostField& cost, std::vector<Cell> goals, const FieldParams& params = {}) {
+    FieldBuilder builder;
+    FlowField f;
+    EXPECT_TRUE(builder.build(cost, goals, params, f).ok());
+    return f;
+}
+
+::testing::AssertionResult same_bits(const FlowField& a, const FlowField& b) {
+    if (a.width() != b.width() || a.height() != b.height()) return ::testing::AssertionFailure() << "sizes differ";
+    if (std::memcmp(a.integration().data(), b.integration().data(), a.integration().size_bytes()) != 0) {
+        return ::testing::AssertionFailure() << "integration layers differ";
+    }
+    if (std::memcmp(a.directions().data(), b.directions().data(), a.directions().size_bytes()) != 0) {
+        return ::testing::AssertionFailure() << "flow layers differ";
+    }
+    return ::testing::AssertionSuccess();
+}
+
+std::unique_ptr<FieldService> make_service(CostField cost, JobSystem& jobs, FieldServiceConfig config = {},
+                                           std::pmr::memory_resource* memory = std::pmr::get_default_resource()) {
+    auto s = FieldService::create(std::move(cost), jobs, std::move(config), memory);
+    EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().message);
+    return std::move(s.value());
+}
+
+std::size_t field_bytes(int w, int h) {
+    return static_cast<std::size_t>(w) * h * 5;
+}
+
+TEST(FieldService, RequestBuildsInTheBackgroundAndPublishesOnlyOnPublish) {
+    ManualJobSystem jobs;
+    const CostField cost = weighted_map(40, 30, 1);
+    auto svc = make_service(cost, jobs);
+    auto t = svc->request(std::vector<Cell>{{20, 15}});
+    ASSERT_TRUE(t.ok());
+    EXPECT_EQ(svc->current(*t), nullptr);
+    EXPECT_TRUE(svc->status(*t).queued);
+    EXPECT_EQ(jobs.pending(), 1u);
+    jobs.run_all();
+    EXPECT_EQ(svc->current(*t), nullptr) << "visible before publish()";
+    EXPECT_TRUE(svc->status(*t).ready);
+    EXPECT_EQ(svc->publish(), 1u);
+    const auto field = svc->current(*t);
+    ASSERT_NE(field, nullptr);
+    EXPECT_TRUE(same_bits(*field, reference(cost, {{20, 15}})));
+    const TicketStatus st = svc->status(*t);
+    EXPECT_TRUE(st.live && st.has_field && st.up_to_date && !st.ready && !st.queued && !st.building);
+    EXPECT_EQ(svc->publish(), 0u);
+}
+
+TEST(FieldService, SecondRequestForTheSameKeyIsACacheHitWithTheSameField) {
+    ManualJobSystem jobs;
+    const CostField cost = weighted_map(40, 30, 2);
+    auto svc = make_service(cost, jobs);
+    auto a = svc->request(std::vector<Cell>{{20, 15}, {0, 0}});
+    jobs.run_all();
+    svc->publish();
+    // Same goal set in another order, with a duplicate: the same canonical key.
+    auto b = svc->request(std::vector<Cell>{{0, 0}, {20, 15}, {0, 0}});
+    ASSERT_TRUE(b.ok());
+    EXPECT_EQ(jobs.pending(), 0u) << "a hit must not build";
+    svc->publish();
+    EXPECT_EQ(svc->current(*a), svc->current(*b));
+    const FieldServiceStats s = svc->stats();
+    EXPECT_EQ(s.requests, 2u);
+    EXPECT_EQ(s.hits, 1u);
+    EXPECT_EQ(s.misses, 1u);
+    EXPECT_EQ(s.builds, 1u);
+    EXPECT_EQ(svc->goals(*b), (std::vector<Cell>{{0, 0}, {20, 15}}));
+}
+
+TEST(FieldService, OptionsAndMovementClassArePartOfTheKey) {
+    ManualJobSystem jobs;
+    const CostField cost = weighted_map(30, 30, 3);
+    auto svc = make_service(cost, jobs);
+    const std::vector<Cell> g{{15, 15}};
+    FieldOptions four;
+    four.params.connectivity = Connectivity::four;
+    FieldOptions four_other_factor = four;
+    four_other_factor.params.diagonal_factor = 1.2;  // plays no part in 4-direction mode
+    FieldOptions textbook;
+    textbook.params.diagonal_factor = 1.4;
+    FieldOptions other_class;
+    other_class.movement_class = 3;
+    for (const FieldOptions& o : {FieldOptions{}, four, four_other_factor, textbook, other_class}) {
+        ASSERT_TRUE(svc->request(g, o).ok());
+    }
+    jobs.run_all();
+    const FieldServiceStats s = svc->stats();
+    EXPECT_EQ(s.builds, 4u) << "default, 4-dir (twice, one key), factor 1.4, class 3";
+    EXPECT_EQ(s.coalesced, 1u);
+}
+
+TEST(FieldService, IdenticalRequestsInFlightShareOneBuild) {
+    ManualJobSystem jobs;
+    const CostField cost = weighted_map(40, 30, 4);
+    auto svc = make_service(cost, jobs);
+    std::vector<FieldTicket> tickets;
+    for (int k = 0; k < 5; ++k) tickets.push_back(svc->request(std::vector<Cell>{{5, 5}, {0, 0}}).value());
+    jobs.run_all();
+    svc->publish();
+    const FieldServiceStats s = svc->stats();
+    EXPECT_EQ(s.builds, 1u);
+    EXPECT_EQ(s.misses, 5u);
+    EXPECT_EQ(s.coalesced, 4u);
+    for (const FieldTicket t : tickets) EXPECT_EQ(svc->current(t), svc->current(tickets[0]));
+}
+
+TEST(FieldService, SupersededOrReleasedBeforeItStartsCancelsTheBuild) {
+    ManualJobSystem jobs;
+    const CostField cost = weighted_map(40, 30, 5);
+    auto svc = make_service(cost, jobs);
+    const FieldTicket group = svc->request(std::vector<Cell>{{1, 1}}).value();
+    ASSERT_TRUE(svc->retarget(group, std::vector<Cell>{{20, 15}}).ok());  // a new order before the build ran
+    const FieldTicket gone = svc->request(std::vector<Cell>{{30, 20}}).value();
+    ASSERT_TRUE(svc->release(gone).ok());
+    // A build two tickets wait for survives when one of them leaves.
+    const FieldTicket shared1 = svc->request(std::vector<Cell>{{0, 0}}).value();
+    const FieldTicket shared2 = svc->request(std::vector<Cell>{{0, 0}}).value();
+    ASSERT_TRUE(svc->release(shared1).ok());
+    EXPECT_EQ(svc->stats().builds_cancelled, 2u);
+    jobs.run_all();
+    svc->publish();
+    const FieldServiceStats s = svc->stats();
+    EXPECT_EQ(s.builds, 2u) << "only (20, 15) and (0, 0) were built";
+    EXPECT_EQ(s.builds_cancelled, 2u);
+    ASSERT_NE(svc->current(group), nullptr);
+    EXPECT_TRUE(same_bits(*svc->current(group), reference(cost, {{20, 15}})));
+    EXPECT_NE(svc->current(shared2), nullptr);
+    EXPECT_EQ(svc->current(gone), nullptr);
+    EXPECT_FALSE(svc->status(gone).live);
+}
+
+TEST(FieldService, RetargetKeepsTheOldFieldUntilTheNewOneIsPublished) {
+    ManualJobSystem jobs;
+    const CostField cost = weighted_map(40, 30, 6);
+    auto svc = make_service(cost, jobs);
+    const FieldTicket t = svc->request(std::vector<Cell>{{1, 1}}).value();
+    jobs.run_all();
+    svc->publish();
+    const auto old_field = svc->current(t);
+    ASSERT_NE(old_field, nullptr);
+    const FlowField old_copy = *old_field;
+    ASSERT_TRUE(svc->retarget(t, std::vector<Cell>{{30, 20}}).ok());
+    EXPECT_EQ(svc->current(t), old_field);
+    EXPECT_FALSE(svc->status(t).up_to_date);
+    jobs.run_all();
+    EXPECT_EQ(svc->current(t), old_field) << "changed before publish()";
+    svc->publish();
+    ASSERT_NE(svc->current(t), old_field);
+    EXPECT_TRUE(svc->status(t).up_to_date);
+    EXPECT_TRUE(same_bits(*svc->current(t), reference(cost, {{30, 20}})));
+    // The reader that kept the old field still has it, unchanged.
+    EXPECT_TRUE(same_bits(*old_field, old_copy));
+}
+
+TEST(FieldService, QueuedBuildsRunHighestPriorityFirstThenOldestFirst) {
+    ManualJobSystem jobs(1);
+    const CostField cost = weighted_map(30, 30, 7);
+    std::vector<Cell> order;
+    FieldServiceConfig config;
+    config.auto_publish = true;
+    FieldService* raw = nullptr;
+    config.on_publish = [&](const Publication& p) { order.push_back(raw->goals(p.ticket).front()); };
+    auto svc = make_service(cost, jobs, config);
+    raw = svc.get();
+    FieldOptions low, high;
+    high.priority = 5;
+    ASSERT_TRUE(svc->request(std::vector<Cell>{{1, 1}}, low).ok());
+    ASSERT_TRUE(svc->request(std::vector<Cell>{{2, 2}}, low).ok());
+    ASSERT_TRUE(svc->request(std::vector<Cell>{{3, 3}}, high).ok());
+    // A low-priority build joined by a high-priority ticket rises with it.
+    ASSERT_TRUE(svc->request(std::vector<Cell>{{4, 4}}, low).ok());
+    ASSERT_TRUE(svc->request(std::vector<Cell>{{4, 4}}, high).ok());
+    jobs.run_all();
+    const std::vector<Cell> expected{{3, 3}, {4, 4}, {4, 4}, {1, 1}, {2, 2}};
+    EXPECT_EQ(order, expected);
+}
+
+TEST(FieldService, LeastRecentlyUsedFieldsAreEvictedUnderTheBudget) {
+    ManualJobSystem jobs;
+    const int w = 32, h = 32;
+    const CostField cost = weighted_map(w, h, 8);
+    FieldServiceConfig config;
+    config.budget_bytes = field_bytes(w, h) * 5 / 2;  // room for two fields
+    auto svc = make_service(cost, jobs, config);
+    auto once = [&](Cell goal) {
+        const FieldTicket t = svc->request(std::vector<Cell>{goal}).value();
+        jobs.run_all();
+        svc->publish();
+        auto f = svc->current(t);
+        EXPECT_TRUE(svc->release(t).ok());
+        EXPECT_LE(svc->stats().bytes_cached, config.budget_bytes);
+        return f;
+    };
+    const auto a = once({0, 0});
+    once({16, 16});
+    once({0, 0});  // hit: A becomes the most recently used
+    EXPECT_EQ(svc->stats().hits, 1u);
+    once({1, 1});  // evicts B, the least recently used
+    FieldServiceStats s = svc->stats();
+    EXPECT_EQ(s.evictions, 1u);
+    EXPECT_EQ(s.fields_cached, 2u);
+    EXPECT_EQ(s.bytes_cached, 2 * field_bytes(w, h));
+    EXPECT_EQ(s.peak_bytes_cached, 2 * field_bytes(w, h));
+    EXPECT_EQ(once({0, 0}), a) << "A must still be cached";
+    once({16, 16});  // B again: a miss
+    s = svc->stats();
+    EXPECT_EQ(s.builds, 4u);
+    EXPECT_EQ(s.hits, 2u);
+    EXPECT_LE(s.peak_bytes_cached, config.budget_bytes);
+}
+
+TEST(FieldService, HeldFieldsSurviveEvictionAndTheService) {
+    ManualJobSystem jobs;
+    const CostField cost = weighted_map(32, 32, 9);
+    FieldServiceConfig config;
+    config.budget_bytes = field_bytes(32, 32);  // one field
+    std::shared_ptr<const FlowField> held;
+    {
+        auto svc = make_service(cost, jobs, config);
+        const FieldTicket t = svc->request(std::vector<Cell>{{0, 0}}).value();
+        jobs.run_all();
+        svc->publish();
+        held = svc->current(t);
+        ASSERT_TRUE(svc->release(t).ok());
+        svc->request(std::vector<Cell>{{16, 16}}).value();
+        jobs.run_all();
+        EXPECT_EQ(svc->stats().evictions, 1u);
+        svc->clear_cache();
+        EXPECT_EQ(svc->stats().bytes_cached, 0u);
+    }
+    ASSERT_NE(held, nullptr);
+    EXPECT_TRUE(same_bits(*held, reference(cost, {{0, 0}})));
+}
+
+TEST(FieldService, AFieldLargerThanTheBudgetIsDeliveredButNotCached) {
+    ManualJobSystem jobs;
+    FieldServiceConfig config;
+    config.budget_bytes = 100;
+    auto svc = make_service(weighted_map(32, 32, 10), jobs, config);
+    const FieldTicket t = svc->request(std::vector<Cell>{{0, 0}}).value();
+    jobs.run_all();
+    svc->publish();
+    EXPECT_NE(svc->current(t), nullptr);
+    EXPECT_EQ(svc->stats().bytes_cached, 0u);
+    EXPECT_EQ(svc->stats().peak_bytes_cached, 0u);
+}
+
+TEST(FieldService, TerrainEditsInvalidateTheCacheAndRebuildForLiveTickets) {
+    ManualJobSystem jobs;
+    CostField cost = std::move(CostField::create(20, 10).value());
+    auto svc = make_service(cost, jobs);
+    const FieldTicket t = svc->request(std::vector<Cell>{{19, 5}}).value();
+    jobs.run_all();
+    svc->publish();
+    const auto before = svc->current(t);
+    EXPECT_EQ(svc->terrain_version(), 0u);
+    ASSERT_TRUE(svc->edit_rect(10, 0, 10, 8, kCostWall).ok());  // a wall with a gap at the bottom
+    EXPECT_EQ(svc->terrain_version(), 1u);
+    EXPECT_EQ(svc->stats().invalidations, 1u);
+    EXPECT_EQ(svc->stats().bytes_cached, 0u);
+    EXPECT_EQ(svc->current(t), before) << "the old field stays until the rebuilt one is published";
+    EXPECT_FALSE(svc->status(t).up_to_date);
+    // A new request for the same goals is not answered with the old terrain's field.
+    const FieldTicket fresh = svc->request(std::vector<Cell>{{19, 5}}).value();
+    svc->publish();
+    EXPECT_EQ(svc->current(fresh), nullptr);
+    jobs.run_all();
+    svc->publish();
+    EXPECT_EQ(svc->stats().builds, 2u) << "one rebuild for both tickets";
+    ASSERT_NE(svc->current(t), before);
+    EXPECT_EQ(svc->current(t), svc->current(fresh));
+    EXPECT_TRUE(svc->status(t).up_to_date);
+    EXPECT_EQ(svc->status(t).field_terrain_version, 1u);
+    cost.fill_rect(10, 0, 10, 8, kCostWall);
+    EXPECT_TRUE(same_bits(*svc->current(t), reference(cost, {{19, 5}})));
+    EXPECT_TRUE(std::equal(svc->terrain()->cells().begin(), svc->terrain()->cells().end(), cost.cells().begin()));
+    // An edit that changes nothing keeps the version.
+    ASSERT_TRUE(svc->edit_cells(std::vector<Cell>{{10, 0}}, kCostWall).ok());
+    EXPECT_EQ(svc->terrain_version(), 1u);
+}
+
+TEST(FieldService, EditsBetweenPublishesPublishTheNewestFieldOnly) {
+    ManualJobSystem jobs;
+    CostField cost = std::move(CostField::create(20, 10).value());
+    auto svc = make_service(cost, jobs);
+    const FieldTicket t = svc->request(std::vector<Cell>{{0, 0}}).value();
+    for (int k = 0; k < 5; ++k) {
+        ASSERT_TRUE(svc->edit_cells(std::vector<Cell>{{5 + k, 5}}, kCostSwamp).ok());
+        cost.set(5 + k, 5, kCostSwamp);
+    }
+    EXPECT_EQ(svc->stats().builds_cancelled, 5u) << "each edit supersedes the queued build";
+    jobs.run_all();
+    EXPECT_EQ(svc->publish(), 1u);
+    EXPECT_EQ(svc->stats().builds, 1u);
+    EXPECT_TRUE(same_bits(*svc->current(t), reference(cost, {{0, 0}})));
+}
+
+TEST(FieldService, GoalsWalledInByAnEditAreLeftOutAndAllWalledMeansUnreachable) {
+    ManualJobSystem jobs;
+    CostField cost = std::move(CostField::create(12, 8).value());
+    auto svc = make_service(cost, jobs);
+    const FieldTicket two = svc->request(std::vector<Cell>{{1, 1}, {10, 6}}).value();
+    const FieldTicket one = svc->request(std::vector<Cell>{{1, 1}}).value();
+    ASSERT_TRUE(svc->edit_cells(std::vector<Cell>{{1, 1}}, kCostWall).ok());
+    jobs.run_all();
+    svc->publish();
+    EXPECT_EQ(svc->status(two).blocked_goals, 1u);
+    cost.set(1, 1, kCostWall);
+    EXPECT_TRUE(same_bits(*svc->current(two), reference(cost, {{10, 6}})));
+    const auto none = svc->current(one);
+    ASSERT_NE(none, nullptr);
+    EXPECT_EQ(none->direction(1, 1), Direction::wall);
+    EXPECT_EQ(none->direction(5, 5), Direction::unreachable);
+    EXPECT_FALSE(none->reachable(5, 5));
+    // Reopened: the goal counts again.
+    ASSERT_TRUE(svc->edit_cells(std::vector<Cell>{{1, 1}}, kCostPlain).ok());
+    jobs.run_all();
+    svc->publish();
+    EXPECT_EQ(svc->current(one)->direction(1, 1), Direction::goal);
+    EXPECT_EQ(svc->status(one).blocked_goals, 0u);
+}
+
+TEST(FieldService, PublishMakesEveryReadyFieldVisibleAtOnce) {
+    ManualJobSystem jobs;
+    const CostField cost = weighted_map(40, 30, 11);
+    std::vector<Publication> seen;
+    FieldServiceConfig config;
+    config.on_publish = [&](const Publication& p) { seen.push_back(p); };
+    auto svc = make_service(cost, jobs, config);
+    std::vector<FieldTicket> tickets;
+    for (int k = 0; k < 6; ++k) tickets.push_back(svc->request(std::vector<Cell>{{k * 3, k * 2}}).value());
+    jobs.run_all();
+    for (const FieldTicket t : tickets) EXPECT_EQ(svc->current(t), nullptr);
+    EXPECT_TRUE(seen.empty()) << "callbacks before publish()";
+    EXPECT_EQ(svc->publish(), 6u);
+    for (const FieldTicket t : tickets) EXPECT_NE(svc->current(t), nullptr);
+    ASSERT_EQ(seen.size(), 6u);
+    for (const Publication& p : seen) {
+        EXPECT_EQ(p.field, svc->current(p.ticket));
+        EXPECT_TRUE(p.up_to_date);
+        EXPECT_FALSE(p.from_cache);
+        EXPECT_LE(p.requested, p.ready);
+    }
+}
+
+TEST(FieldService, AutoPublishShowsFieldsAsSoonAsTheyAreBuilt) {
+    ManualJobSystem jobs;
+    int calls = 0;
+    FieldServiceConfig config;
+    config.auto_publish = true;
+    config.on_publish = [&](const Publication& p) {
+        ++calls;
+        EXPECT_TRUE(p.up_to_date);
+    };
+    auto svc = make_service(weighted_map(30, 30, 12), jobs, config);
+    const FieldTicket t = svc->request(std::vector<Cell>{{15, 15}}).value();
+    jobs.run_all();
+    EXPECT_NE(svc->current(t), nullptr);
+    const FieldTicket hit = svc->request(std::vector<Cell>{{15, 15}}).value();
+    EXPECT_EQ(svc->current(hit), svc->current(t)) << "a hit is current at once with auto_publish";
+    EXPECT_EQ(calls, 2);
+}
+
+TEST(FieldService, BadInputIsAnErrorAndChangesNothing) {
+    ManualJobSystem jobs;
+    CostField cost = std::move(CostField::create(10, 10).value());
+    cost.set(3, 3, kCostWall);
+    FieldServiceConfig zero;
+    zero.budget_bytes = 0;
+    auto bad = FieldService::create(cost, jobs, zero);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.error().message.find("budget"), std::string::npos);
+
+    auto svc = make_service(cost, jobs);
+    auto expect_error = [](const auto& r, const char* words) {
+        ASSERT_FALSE(r.ok());
+        EXPECT_NE(r.error().message.find(words), std::string::npos) << r.error().message;
+    };
+    expect_error(svc->request(std::vector<Cell>{}), "no goal");
+    expect_error(svc->request(std::vector<Cell>{{3, 3}}), "(3, 3) is on a wall");
+    expect_error(svc->request(std::vector<Cell>{{1, 1}, {10, 2}}), "(10, 2) is outside the 10x10 map");
+    expect_error(svc->request(std::vector<Cell>{{-1, 0}}), "(-1, 0) is outside");
+    FieldOptions nan;
+    nan.params.diagonal_factor = std::nan("");
+    expect_error(svc->request(std::vector<Cell>{{1, 1}}, nan), "diagonal factor");
+    FieldOptions big;
+    big.params.diagonal_factor = 2.5;
+    expect_error(svc->request(std::vector<Cell>{{1, 1}}, big), "diagonal factor");
+    EXPECT_EQ(svc->stats().requests, 0u);
+    EXPECT_EQ(jobs.pending(), 0u);
+
+    const FieldTicket t = svc->request(std::vector<Cell>{{1, 1}}).value();
+    expect_error(svc->retarget(t, std::vector<Cell>{{3, 3}}), "on a wall");
+    EXPECT_EQ(svc->goals(t), (std::vector<Cell>{{1, 1}})) << "a refused retarget keeps the order";
+    ASSERT_TRUE(svc->release(t).ok());
+    expect_error(svc->release(t), "not live");
+    expect_error(svc->retarget(t, std::vector<Cell>{{1, 1}}), "not live");
+    EXPECT_EQ(svc->current(t), nullptr);
+    EXPECT_FALSE(svc->status(FieldTicket{99, 0}).live);
+
+    expect_error(svc->edit_rect(0, 0, 2, 2, 0), "cost 0");
+    expect_error(svc->edit_rect(10, 0, 12, 3, kCostWall), "outside the 10x10 map");
+    expect_error(svc->edit_rect(5, 5, 4, 6, kCostWall), "empty");
+    expect_error(svc->edit_cells(std::vector<Cell>{{1, 1}, {0, 10}}, kCostWall), "(0, 10) is outside");
+    EXPECT_EQ(svc->terrain_version(), 0u);
+    EXPECT_EQ(svc->terrain()->at(1, 1), kCostPlain) << "a refused cell list changes nothing";
+    expect_error(svc->set_budget(0), "budget");
+    // A rectangle partly off the map is clipped.
+    ASSERT_TRUE(svc->edit_rect(-5, -5, 0, 0, kCostSwamp).ok());
+    EXPECT_EQ(svc->terrain()->at(0, 0), kCostSwamp);
+}
+
+TEST(FieldService, ParallelBuildsEqualSerialBuildsBitForBit) {
+    test::ThreadPoolJobSystem pool(4);
+    const CostField cost = weighted_map(160, 120, 13);
+    const std::vector<Cell> open = passable_cells(cost);
+    std::mt19937 rng(13);
+    auto svc = make_service(cost, pool);
+    std::vector<std::pair<FieldTicket, std::vector<Cell>>> asked;
+    for (int k = 0; k < 24; ++k) {
+        std::vector<Cell> goals;
+        const int n = 1 + k % 3;
+        for (int g = 0; g < n; ++g) goals.push_back(open[static_cast<std::size_t>(rng() % open.size())]);
+        FieldOptions o;
+        if (k % 4 == 1) o.params.diagonal_factor = 1.4;
+        if (k % 4 == 2) o.params.connectivity = Connectivity::four;
+        asked.emplace_back(svc->request(goals, o).value(), goals);
+    }
+    svc->wait_idle();
+    svc->publish();
+    for (std::size_t k = 0; k < asked.size(); ++k) {
+        FieldParams p;
+        if (k % 4 == 1) p.diagonal_factor = 1.4;
+        if (k % 4 == 2) p.connectivity = Connectivity::four;
+        const auto f = svc->current(asked[k].first);
+        ASSERT_NE(f, nullptr);
+        EXPECT_TRUE(same_bits(*f, reference(cost, asked[k].second, p))) << "request " << k;
+    }
+}
+
+TEST(FieldService, AWarmServiceBuildsWithoutAllocating) {
+    ManualJobSystem jobs;
+    test::CountingResource memory;
+    const int w = 48, h = 40;
+    const CostField cost = weighted_map(w, h, 14);
+    const std::vector<Cell> open = passable_cells(cost);
+    FieldServiceConfig config;
+    config.budget_bytes = field_bytes(w, h) * 30;  // room to recycle a burst of ten rebuilds
+    auto svc = make_service(cost, jobs, config, &memory);
+    std::mt19937 rng(14);
+    std::vector<FieldTicket> groups;
+    auto cycle = [&](int k) {
+        // Ten groups re-ordered in turn, a terrain edit now and then, publish every round.
+        const std::size_t g = static_cast<std::size_t>(k) % 10;
+        const std::vector<Cell> goals{open[rng() % open.size()], open[rng() % open.size()]};
+        if (groups.size() < 10) {
+            groups.push_back(svc->request(goals).value());
+        } else {
+            ASSERT_TRUE(svc->retarget(groups[g], goals).ok());
+        }
+        if (k % 7 == 3) {  // an edit that changes a cost: every group's field is rebuilt
+            const Cell c = open[rng() % open.size()];
+            const Cost now = svc->terrain()->at(c);
+            ASSERT_TRUE(svc->edit_cells(std::vector<Cell>{c}, static_cast<Cost>(now % 5 + 1)).ok());
+        }
+        jobs.run_all();
+        svc->publish();
+    };
+    for (int k = 0; k < 200; ++k) cycle(k);
+    memory.reset_counts();
+    const std::uint64_t builds_before = svc->stats().builds;
+    for (int k = 200; k < 400; ++k) cycle(k);
+    EXPECT_GT(svc->stats().builds - builds_before, 150u);
+    EXPECT_EQ(memory.allocations(), 0u) << "bytes: " << memory.bytes_allocated();
+    EXPECT_LE(svc->stats().peak_bytes_cached, config.budget_bytes);
+}
+
+TEST(FieldService, DestroyedWithTasksNotYetRunLeavesNothingBehind) {
+    ManualJobSystem jobs;
+    std::shared_ptr<const FlowField> held;
+    {
+        auto svc = make_service(weighted_map(30, 30, 15), jobs);
+        const FieldTicket t = svc->request(std::vector<Cell>{{15, 15}}).value();
+        jobs.run_all();
+        svc->publish();
+        held = svc->current(t);
+        svc->request(std::vector<Cell>{{0, 0}}).value();  // queued, its task not run
+        EXPECT_EQ(jobs.pending(), 1u);
+    }
+    EXPECT_EQ(jobs.run_all(), 1u) << "the late task must find the service gone and do nothing";
+    EXPECT_EQ(held->direction(15, 15), Direction::goal);
+}
+
+}  // namespace
+}  // namespace tide
