@@ -70,7 +70,19 @@ public:
           std::pmr::memory_resource* memory = std::pmr::get_default_resource());
 
     /// Adds a group following `field` (built on the crowd's cost field); error when the size differs.
+    /// Ids of removed groups are reused.
     Result<GroupId> add_group(std::shared_ptr<const FlowField> field);
+    /// Removes an empty group (its field is released); error when it has members or is unknown.
+    Result<void> remove_group(GroupId group);
+    /// Moves an agent to another group (a new order): it starts moving on the group's field at the
+    /// next step, its stuck window restarts. Error for a stale handle or an unknown group.
+    Result<void> set_agent_group(AgentId id, GroupId group);
+    /// Group of an agent (asserts on a stale handle).
+    GroupId group(AgentId id) const;
+    /// Live agents in a group (0 for an unknown group).
+    std::size_t group_size(GroupId group) const noexcept;
+    /// True when `group` names a live group.
+    bool has_group(GroupId group) const noexcept;
     /// Replaces a group's field (goal moved, terrain edited); takes effect at the next step. The
     /// members' stuck windows restart (progress is measured against the new field).
     Result<void> set_group_field(GroupId group, std::shared_ptr<const FlowField> field);
@@ -147,7 +159,9 @@ private:
 
     const CostField* cost_;
     CrowdParams params_;
-    std::vector<std::shared_ptr<const FlowField>> groups_;
+    std::vector<std::shared_ptr<const FlowField>> groups_;  // nullptr: a removed group
+    std::vector<std::size_t> group_members_;
+    std::vector<GroupId> free_groups_;
     // By slot (AgentId::index): liveness, generation, and where the agent sits in a_.
     std::pmr::vector<std::uint32_t> generation_, index_, free_;
     std::pmr::vector<std::uint8_t> alive_;

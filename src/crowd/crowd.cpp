@@ -112,12 +112,58 @@ Result<GroupId> Crowd::add_group(std::shared_ptr<const FlowField> field) {
         return Error{"group field must be built on the crowd's " + std::to_string(cost_->width()) + "x" +
                      std::to_string(cost_->height()) + " map"};
     }
+    if (!free_groups_.empty()) {
+        const GroupId g = free_groups_.back();
+        free_groups_.pop_back();
+        groups_[g] = std::move(field);
+        group_members_[g] = 0;
+        return g;
+    }
     groups_.push_back(std::move(field));
+    group_members_.push_back(0);
     return static_cast<GroupId>(groups_.size() - 1);
 }
 
+bool Crowd::has_group(GroupId group) const noexcept {
+    return group < groups_.size() && groups_[group] != nullptr;
+}
+
+std::size_t Crowd::group_size(GroupId group) const noexcept {
+    return has_group(group) ? group_members_[group] : 0;
+}
+
+Result<void> Crowd::remove_group(GroupId group) {
+    if (!has_group(group)) return Error{"unknown group " + std::to_string(group)};
+    if (group_members_[group] > 0) {
+        return Error{"group " + std::to_string(group) + " still has " + std::to_string(group_members_[group]) +
+                     " agents"};
+    }
+    groups_[group].reset();
+    free_groups_.push_back(group);
+    return {};
+}
+
+Result<void> Crowd::set_agent_group(AgentId id, GroupId group) {
+    if (!valid(id)) return Error{"agent " + std::to_string(id.index) + " is not a live agent"};
+    if (!has_group(group)) return Error{"unknown group " + std::to_string(group)};
+    const std::size_t e = index_[id.index];
+    if (a_.group[e] == group) return {};
+    --group_members_[a_.group[e]];
+    ++group_members_[group];
+    a_.group[e] = group;
+    a_.state[e] = static_cast<std::uint8_t>(AgentState::moving);
+    a_.progress_ref[e] = std::numeric_limits<float>::infinity();
+    a_.progress_clock[e] = 0.0f;
+    a_.stuck[e] = 0;
+    return {};
+}
+
+GroupId Crowd::group(AgentId id) const {
+    return a_.group[index_of(id)];
+}
+
 Result<void> Crowd::set_group_field(GroupId group, std::shared_ptr<const FlowField> field) {
-    if (group >= groups_.size()) return Error{"unknown group " + std::to_string(group)};
+    if (!has_group(group)) return Error{"unknown group " + std::to_string(group)};
     if (!field || field->width() != cost_->width() || field->height() != cost_->height()) {
         return Error{"group field must be built on the crowd's map"};
     }
@@ -148,7 +194,7 @@ Result<void> Crowd::check_position(Vec2 p) const {
 
 Result<AgentId> Crowd::add_agent(Vec2 position, GroupId group, float radius, float max_speed) {
     if (auto r = check_position(position); !r) return r.error();
-    if (group >= groups_.size()) return Error{"unknown group " + std::to_string(group)};
+    if (!has_group(group)) return Error{"unknown group " + std::to_string(group)};
     if (radius < 0.0f) radius = params_.radius;
     if (max_speed < 0.0f) max_speed = params_.max_speed;
     if (!(radius > 0.0f && radius <= 0.5f))
@@ -186,6 +232,7 @@ Result<AgentId> Crowd::add_agent(Vec2 position, GroupId group, float radius, flo
     dvy_.push_back(0.0f);
     wall_hit_.push_back(0);
     alive_[slot] = 1;
+    ++group_members_[group];
     index_[slot] = static_cast<std::uint32_t>(live_);
     max_radius_ = std::max(max_radius_, radius);
     ++live_;
@@ -208,6 +255,7 @@ Result<void> Crowd::remove_agent(AgentId id) {
     // The last entry moves into the hole (entry order never affects results: each sub-step
     // sorts by bucket and slot).
     const std::size_t e = index_[id.index], last = live_ - 1;
+    --group_members_[a_.group[e]];
     if (e != last) {
         a_.each([&](auto& v) { v[e] = v[last]; });
         dvx_[e] = dvx_[last];

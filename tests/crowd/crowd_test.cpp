@@ -296,3 +296,72 @@ TEST(Crowd, LargeStepIsSplitAndDoesNotTunnel) {
 
 }  // namespace
 }  // namespace tide
+
+namespace tide {
+namespace {
+
+TEST(CrowdGroups, AnAgentMovedToAnotherGroupFollowsItsFieldAndTheOthersDoNot) {
+    CostField cost = std::move(CostField::create(40, 20).value());
+    const auto west = field_for(cost, {0, 10}), east = field_for(cost, {39, 10});
+    Crowd crowd(cost);
+    const GroupId a = crowd.add_group(west).value();
+    const GroupId b = crowd.add_group(east).value();
+    std::vector<AgentId> ids;
+    for (int k = 0; k < 10; ++k) ids.push_back(crowd.add_agent({20.5f, 1.5f + 1.8f * k}, a).value());
+    EXPECT_EQ(crowd.group_size(a), 10u);
+    for (int k = 0; k < 10; k += 2) ASSERT_TRUE(crowd.set_agent_group(ids[k], b).ok());
+    EXPECT_EQ(crowd.group_size(a), 5u);
+    EXPECT_EQ(crowd.group_size(b), 5u);
+    std::vector<float> x0;
+    for (const AgentId id : ids) x0.push_back(crowd.position(id).x);
+    for (int s = 0; s < 60; ++s) ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
+    for (int k = 0; k < 10; ++k) {
+        EXPECT_EQ(crowd.group(ids[k]), k % 2 == 0 ? b : a);
+        if (k % 2 == 0) {
+            EXPECT_GT(crowd.position(ids[k]).x, x0[k] + 1.0f) << "agent " << k << " should head east";
+        } else {
+            EXPECT_LT(crowd.position(ids[k]).x, x0[k] - 1.0f) << "agent " << k << " should head west";
+        }
+    }
+}
+
+TEST(CrowdGroups, AnArrivedAgentGivenANewGroupMovesAgain) {
+    CostField cost = std::move(CostField::create(30, 10).value());
+    Crowd crowd(cost);
+    const GroupId here = crowd.add_group(field_for(cost, {5, 5})).value();
+    const GroupId there = crowd.add_group(field_for(cost, {25, 5})).value();
+    const AgentId id = crowd.add_agent({5.5f, 5.5f}, here).value();
+    ASSERT_TRUE(crowd.step(0.1f).ok());
+    ASSERT_EQ(crowd.state(id), AgentState::arrived);
+    ASSERT_TRUE(crowd.set_agent_group(id, there).ok());
+    EXPECT_EQ(crowd.state(id), AgentState::moving);
+    for (int s = 0; s < 30; ++s) ASSERT_TRUE(crowd.step(1.0f / 30.0f).ok());
+    EXPECT_GT(crowd.position(id).x, 7.0f);
+}
+
+TEST(CrowdGroups, OnlyEmptyGroupsCanBeRemovedAndIdsAreReused) {
+    CostField cost = std::move(CostField::create(10, 10).value());
+    const auto f = field_for(cost, {5, 5});
+    Crowd crowd(cost);
+    const GroupId a = crowd.add_group(f).value();
+    const GroupId b = crowd.add_group(f).value();
+    const AgentId id = crowd.add_agent({1.5f, 1.5f}, a).value();
+    EXPECT_FALSE(crowd.remove_group(a).ok());
+    EXPECT_TRUE(crowd.remove_group(b).ok());
+    EXPECT_FALSE(crowd.has_group(b));
+    EXPECT_FALSE(crowd.remove_group(b).ok()) << "removed twice";
+    EXPECT_FALSE(crowd.set_agent_group(id, b).ok()) << "moved into a removed group";
+    EXPECT_FALSE(crowd.add_agent({2.5f, 2.5f}, b).ok());
+    EXPECT_FALSE(crowd.set_group_field(b, f).ok());
+    EXPECT_EQ(crowd.add_group(f).value(), b) << "the free id is reused";
+    ASSERT_TRUE(crowd.set_agent_group(id, b).ok());
+    EXPECT_TRUE(crowd.remove_group(a).ok());
+    ASSERT_TRUE(crowd.remove_agent(id).ok());
+    EXPECT_EQ(crowd.group_size(b), 0u);
+    EXPECT_TRUE(crowd.remove_group(b).ok());
+    EXPECT_FALSE(crowd.set_agent_group(id, a).ok()) << "stale handle";
+    EXPECT_FALSE(crowd.set_agent_group(AgentId{}, 99).ok());
+}
+
+}  // namespace
+}  // namespace tide
