@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory_resource>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -86,5 +87,9 @@ private:
     std::pmr::vector<Cost> cells_;
     std::uint64_t version_ = 0;
 };
+
+/// The passable cell nearest `from` (Euclidean distance between cells; ties: first in row-major
+/// order), or none on an all-wall map. `from` may lie off the map. O(r^2) for a nearest cell r away.
+std::optional<Cell> nearest_passable(const CostField& cost, Cell from);
 
 }  // namespace tide

@@ -90,6 +90,15 @@ public:
     /// Adds an agent at `position` in `group`; refuses NaN/infinite positions, positions off the
     /// map or inside a wall, a radius outside (0, 0.5] or a speed outside (0, 100].
     Result<AgentId> add_agent(Vec2 position, GroupId group, float radius = -1.0f, float max_speed = -1.0f);
+    /// Replaces the crowd-wide settings from the next step. The radius and speed of agents already
+    /// added stay (set_agent_params changes those); the defaults apply to agents added later. Error
+    /// (nothing changed) for a value out of range: radius outside (0, 0.5], speed outside (0, 100],
+    /// a negative or non-finite strength, range or time, or max_substep outside (0, 0.1].
+    Result<void> set_params(const CrowdParams& params);
+    /// The crowd-wide settings.
+    const CrowdParams& params() const noexcept { return params_; }
+    /// Sets an agent's radius, cells (0, 0.5], and top speed on cost-1 ground, cells/s (0, 100].
+    Result<void> set_agent_params(AgentId id, float radius, float max_speed);
     /// Removes an agent; error for a stale or unknown handle.
     Result<void> remove_agent(AgentId id);
     /// Moves an agent (teleport); same checks as add_agent. Velocity is reset.

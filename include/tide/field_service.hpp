@@ -54,6 +54,7 @@ struct TicketStatus {
     bool live = false;        ///< False for a released or unknown ticket (everything below is then zero).
     bool has_field = false;   ///< current() returns a field.
     bool up_to_date = false;  ///< current() answers the ticket's latest goals and options on the current terrain.
+    bool answers_request = false;  ///< current() answers the latest goals and options (maybe on an older terrain).
     bool ready = false;       ///< A newer field is finished and waits for publish().
     bool building = false;    ///< A build the ticket waits for is running.
     bool queued = false;      ///< A build the ticket waits for has not started yet.
@@ -67,7 +68,9 @@ struct Publication {
     std::shared_ptr<const FlowField> field;           ///< The field now current.
     std::uint64_t terrain_version = 0;                ///< Terrain it was built on.
     bool up_to_date = false;                          ///< Answers the ticket's latest request on the current terrain.
+    bool answers_request = false;                     ///< Answers the ticket's latest goals and options.
     bool from_cache = false;                          ///< Answered from the cache, no build.
+    double build_ms = 0.0;                            ///< How long its build took (0 from the cache).
     std::chrono::steady_clock::time_point requested;  ///< When the ticket asked (request, retarget or terrain edit).
     std::chrono::steady_clock::time_point ready;      ///< When the field was finished (or found in the cache).
 };
@@ -142,7 +145,7 @@ public:
     /// each. Returns the number of tickets whose field changed. Call at the start of a tick.
     std::size_t publish();
     /// Blocks until no build is queued or running (then publish() shows everything requested so
-    /// far). Never call it from a task of the service's job system.
+    /// far). The calling thread runs queued builds itself while it waits. Not from on_publish.
     void wait_idle();
 
     /// Sets every cell of [x0, x1] x [y0, y1] (clipped to the map) to `cost` (kCostWall for

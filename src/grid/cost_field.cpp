@@ -1,6 +1,7 @@
 #include "tide/cost_field.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 
 #include "tide/assert.hpp"
@@ -38,6 +39,31 @@ void CostField::fill_rect(int x0, int y0, int x1, int y1, Cost cost) {
         for (int x = x0; x <= x1; ++x) cells_[static_cast<std::size_t>(y) * width_ + x] = cost;
     }
     ++version_;
+}
+
+std::optional<Cell> nearest_passable(const CostField& cost, Cell from) {
+    // Rings of growing Chebyshev radius r: every cell of ring r is at least r away, so once the
+    // best squared distance is below r * r no further ring can beat it. Ties: the first cell in
+    // row-major order.
+    std::optional<Cell> best;
+    long best_d = 0;
+    const long limit = static_cast<long>(std::max(cost.width(), cost.height())) +
+                       std::max(std::labs(static_cast<long>(from.x)), std::labs(static_cast<long>(from.y)));
+    for (long r = 0; r <= limit && (!best || r * r <= best_d); ++r) {
+        for (long y = from.y - r; y <= from.y + r; ++y) {
+            const long step = (y == from.y - r || y == from.y + r) ? 1 : 2 * r;  // ring cells only
+            for (long x = from.x - r; x <= from.x + r; x += std::max(1L, step)) {
+                if (x < 0 || y < 0 || x >= cost.width() || y >= cost.height()) continue;
+                if (!cost.passable(static_cast<int>(x), static_cast<int>(y))) continue;
+                const long d = (x - from.x) * (x - from.x) + (y - from.y) * (y - from.y);
+                if (!best || d < best_d || (d == best_d && (y < best->y || (y == best->y && x < best->x)))) {
+                    best = Cell{static_cast<int>(x), static_cast<int>(y)};
+                    best_d = d;
+                }
+            }
+        }
+    }
+    return best;
 }
 
 }  // namespace tide

@@ -124,6 +124,7 @@ struct Slot {
     std::shared_ptr<const FlowField> next;
     std::uint64_t next_serial = 0, next_version = 0;
     bool next_from_cache = false;
+    double next_build_ms = 0.0;
     Clock::time_point next_ready;
     bool in_ready_list = false;
 };
@@ -230,10 +231,10 @@ struct FieldService::State {
     void attach(std::uint32_t index, Clock::time_point now);
     void detach(Slot& s);
     void offer(std::uint32_t index, const std::shared_ptr<const FlowField>& field, std::uint64_t serial,
-               std::uint64_t version, bool from_cache, Clock::time_point ready_time);
+               std::uint64_t version, bool from_cache, double build_ms, Clock::time_point ready_time);
     void publish_slot(std::uint32_t index);
     std::size_t publish_all();
-    void finish(Build* b, std::shared_ptr<const FlowField> field, Clock::time_point ready_time);
+    void finish(Build* b, std::shared_ptr<const FlowField> field, double build_ms, Clock::time_point ready_time);
     Build* pick();
     int jobs_to_start();
 
@@ -241,6 +242,7 @@ struct FieldService::State {
     void start_jobs(int n);
     void drain();
     void job();
+    bool run_one(std::unique_lock<std::mutex>& lock);
     void unref() {
         if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
     }
@@ -374,7 +376,7 @@ void FieldService::State::attach(std::uint32_t index, Clock::time_point now) {
     s.requested = now;
     if (auto field = cache_find(s.want, s.want_version)) {
         ++stats.hits;
-        offer(index, field, s.want_serial, s.want_version, true, now);
+        offer(index, field, s.want_serial, s.want_version, true, 0.0, now);
         return;
     }
     ++stats.misses;
@@ -404,7 +406,7 @@ void FieldService::State::attach(std::uint32_t index, Clock::time_point now) {
 
 // Hands a field to a slot if it is newer than what the slot has for its current want.
 void FieldService::State::offer(std::uint32_t index, const std::shared_ptr<const FlowField>& field,
-                                std::uint64_t serial, std::uint64_t version, bool from_cache,
+                                std::uint64_t serial, std::uint64_t version, bool from_cache, double build_ms,
                                 Clock::time_point ready_time) {
     Slot& s = slots[index];
     if (s.field == field) {  // already current (a retarget back to the goals it has): nothing to publish
@@ -422,6 +424,7 @@ void FieldService::State::offer(std::uint32_t index, const std::shared_ptr<const
     s.next_serial = serial;
     s.next_version = version;
     s.next_from_cache = from_cache;
+    s.next_build_ms = build_ms;
     s.next_ready = ready_time;
     if (config.auto_publish) {
         publish_slot(index);
@@ -444,7 +447,9 @@ void FieldService::State::publish_slot(std::uint32_t index) {
         p.ticket = FieldTicket{index, s.generation};
         p.field = s.field;
         p.terrain_version = s.field_version;
-        p.up_to_date = s.field_serial == s.want_serial && s.field_version == version;
+        p.answers_request = s.field_serial == s.want_serial;
+        p.up_to_date = p.answers_request && s.field_version == version;
+        p.build_ms = s.next_build_ms;
         p.from_cache = s.next_from_cache;
         p.requested = s.requested;
         p.ready = s.next_ready;
@@ -462,7 +467,8 @@ std::size_t FieldService::State::publish_all() {
     return n;
 }
 
-void FieldService::State::finish(Build* b, std::shared_ptr<const FlowField> field, Clock::time_point ready_time) {
+void FieldService::State::finish(Build* b, std::shared_ptr<const FlowField> field, double build_ms,
+                                 Clock::time_point ready_time) {
     ++stats.builds;
     --running;
     if (b->version == version) cache_insert(b->want, b->version, field);
@@ -471,7 +477,7 @@ void FieldService::State::finish(Build* b, std::shared_ptr<const FlowField> fiel
         if (!s.live) continue;
         if (s.waiting == b) s.waiting = nullptr;
         if (s.want_version >= b->version && s.want.same(b->want)) {
-            offer(i, field, s.want_serial, b->version, false, ready_time);
+            offer(i, field, s.want_serial, b->version, false, build_ms, ready_time);
         }
     }
     const auto [lo, hi] = build_index.equal_range(key_hash(b->want, b->version));
@@ -524,9 +530,18 @@ void FieldService::State::drain() {
 
 void FieldService::State::job() {
     std::unique_lock lock(mutex);
-    while (!shutdown) {
+    while (!shutdown && run_one(lock)) {
+    }
+    --jobs_active;
+    idle_cv.notify_all();
+}
+
+// Runs the best queued build on this thread; false when none is queued. Called with the lock held,
+// returns with it held (it is released during the build).
+bool FieldService::State::run_one(std::unique_lock<std::mutex>& lock) {
+    {
         Build* b = pick();
-        if (!b) break;
+        if (!b) return false;
         b->running = true;
         --queued;
         ++running;
@@ -548,6 +563,7 @@ void FieldService::State::job() {
         const FieldParams params = b->want.params();
         lock.unlock();
 
+        const Clock::time_point started = Clock::now();
         std::pmr::polymorphic_allocator<FlowField> alloc(recycler);
         std::shared_ptr<FlowField> field = std::allocate_shared<FlowField>(alloc, recycler);
         if (w->goals.empty()) {
@@ -561,15 +577,14 @@ void FieldService::State::job() {
 
         lock.lock();
         workers.push_back(w);
-        finish(b, std::move(field), done);
+        finish(b, std::move(field), std::chrono::duration<double, std::milli>(done - started).count(), done);
         if (!notify.empty() && !draining && !shutdown) {
             lock.unlock();
             drain();
             lock.lock();
         }
     }
-    --jobs_active;
-    idle_cv.notify_all();
+    return true;
 }
 
 // =================================================================================================
@@ -686,7 +701,8 @@ TicketStatus FieldService::status(FieldTicket ticket) const {
     if (!slot) return out;
     out.live = true;
     out.has_field = slot->field != nullptr;
-    out.up_to_date = out.has_field && slot->field_serial == slot->want_serial && slot->field_version == s.version;
+    out.answers_request = out.has_field && slot->field_serial == slot->want_serial;
+    out.up_to_date = out.answers_request && slot->field_version == s.version;
     out.ready = slot->next != nullptr;
     out.building = slot->waiting && slot->waiting->running;
     out.queued = slot->waiting && !slot->waiting->running;
@@ -716,7 +732,11 @@ std::size_t FieldService::publish() {
 void FieldService::wait_idle() {
     State& s = *state_;
     std::unique_lock lock(s.mutex);
-    s.idle_cv.wait(lock, [&] { return s.builds.empty() && !s.draining && s.notify.empty(); });
+    // The waiting thread lends a hand: it runs queued builds itself, and only sleeps while the
+    // last ones run elsewhere (so waiting never depends on the job system getting to its tasks).
+    while (!(s.builds.empty() && !s.draining && s.notify.empty())) {
+        if (!s.run_one(lock)) s.idle_cv.wait(lock);
+    }
 }
 
 namespace {

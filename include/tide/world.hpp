@@ -1,0 +1,211 @@
+#pragma once
+/// \file world.hpp
+/// A simulated world: a map, a crowd of units in groups, and the field service that builds each
+/// group's field. Driven by commands (`apply`) and `tick`; no I/O, no threads of its own (builds
+/// run on the job system's background tasks). Library target `tide::world`.
+///
+/// Orders: an order selects units (a box of positions or a list of handles) and gives them a goal
+/// set; they leave their groups and form a new group with its own field ticket. Until that field
+/// is published the units keep following their previous field, so nobody stops; then all of them
+/// turn at the same tick. Groups left without members are dropped (but the last group stays, so a
+/// world without units keeps its goals).
+///
+/// Not thread-safe: one thread calls everything (the simulation thread of a server, a game loop).
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "tide/cost_field.hpp"
+#include "tide/crowd.hpp"
+#include "tide/field_service.hpp"
+#include "tide/flow_field.hpp"
+#include "tide/generate.hpp"
+#include "tide/jobs.hpp"
+#include "tide/result.hpp"
+
+namespace tide {
+
+/// Most units a world holds, whatever asks.
+inline constexpr int kMaxWorldUnits = 200'000;
+/// Most goals in one order or goal set.
+inline constexpr int kMaxOrderGoals = 16;
+/// Largest paint brush radius, cells.
+inline constexpr int kMaxBrushRadius = 16;
+
+/// Id of a group of units: 1, 2, 3... never reused within a world (0 = none).
+using UnitGroupId = std::uint32_t;
+
+/// Unit settings applied to every unit.
+struct UnitParams {
+    float speed = 3.0f;       ///< Top speed on plain ground, cells/s (0.1..20).
+    float separation = 6.0f;  ///< Separation strength (0..20).
+    float radius = 0.16f;     ///< Unit radius, cells (0.05..0.5).
+};
+
+/// A box of positions, half-open: units with x0 <= x < x1 and y0 <= y < y1 (cell units).
+struct SelectBox {
+    float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+};
+
+/// Sets the goals of a group (the units keep their field until the new one is published), or,
+/// with group 0, puts every unit into one group with these goals.
+struct SetGoals {
+    std::vector<Cell> goals;  ///< 1..kMaxOrderGoals cells on the map, not walls.
+    UnitGroupId group = 0;    ///< 0: all units.
+};
+/// Orders the selected units to a goal set: they form a new group.
+struct Order {
+    std::variant<SelectBox, std::vector<AgentId>> select;  ///< Units in a box, or these handles (stale ones skipped).
+    std::vector<Cell> goals;                               ///< 1..kMaxOrderGoals cells on the map, not walls.
+};
+/// Paints a round brush of `radius` cells around (x, y) with `cost` (kCostWall for walls). Goal
+/// cells are never walled; units caught in new walls move to the nearest open cell.
+struct Paint {
+    int x = 0, y = 0, radius = 0;
+    Cost cost = kCostPlain;
+};
+/// Removes every unit and spawns `count` at random open cells (inside `area`, cells inclusive,
+/// when given); they form one group with the goals of the largest group.
+struct Spawn {
+    int count = 0;
+    bool in_area = false;
+    int x0 = 0, y0 = 0, x1 = 0, y1 = 0;  ///< The area, when in_area.
+};
+/// Changes the unit settings of every unit.
+struct SetUnitParams {
+    UnitParams params;
+};
+/// Pauses or resumes the simulation (fields are still published while paused).
+struct SetPaused {
+    bool paused = false;
+};
+/// Everything apply() takes.
+using WorldCommand = std::variant<SetGoals, Order, Paint, Spawn, SetUnitParams, SetPaused>;
+
+/// What a command did: for an order or a goal change, the group and how many units it has.
+struct CommandOutcome {
+    UnitGroupId group = 0;
+    std::size_t units = 0;
+};
+
+/// A group as the world reports it.
+struct UnitGroup {
+    UnitGroupId id = 0;
+    std::vector<Cell> goals;      ///< Canonical order (by row, then column).
+    std::size_t members = 0;      ///< Units in the group.
+    bool field_ready = false;     ///< Its members follow its own field (else still their previous one).
+    std::uint64_t field_serial = 0;  ///< Bumped whenever the group's field changes (a new field published).
+    std::chrono::steady_clock::time_point ordered;  ///< When the order (or goal change) was given.
+    double order_to_field_ms = -1.0;  ///< From the order to its field's publication; -1 while waiting.
+};
+
+/// World counters.
+struct WorldStats {
+    CrowdStats crowd;                   ///< Units, arrived, no path, stuck.
+    double step_ms = 0.0;               ///< Last crowd step.
+    double build_ms = 0.0;              ///< Build time of the last field published (0 for a cache hit).
+    double order_to_field_ms = 0.0;     ///< Order to published field, for the last order answered.
+    std::uint64_t tick = 0;             ///< Ticks simulated.
+    std::uint64_t fields_published = 0; ///< Group field changes so far.
+};
+
+/// How a world is made. Plain settings.
+struct WorldConfig {
+    CrowdParams crowd;            ///< Crowd settings (radius, speed and separation follow UnitParams).
+    std::size_t field_budget_bytes = std::size_t{256} << 20;  ///< The field cache budget.
+    std::uint64_t seed = 1;       ///< Spawn positions.
+};
+
+/// The world. See the file comment.
+class World {
+public:
+    /// An empty world (a 1x1 map, no units); call load(). `jobs` runs the crowd step and the field
+    /// builds and must outlive the world.
+    explicit World(JobSystem& jobs, WorldConfig config = {});
+    ~World();
+    World(const World&) = delete;
+    World& operator=(const World&) = delete;
+
+    /// Replaces the map: one group toward `goals` (checked), `units` spawned at random open cells.
+    /// Its field is built before load() returns. Error (world unchanged) on bad goals or counts.
+    Result<void> load(std::string name, CostField cost, std::vector<Cell> goals, int units);
+    /// Applies a command; error (world unchanged) for bad goals, an empty selection, an unknown
+    /// group, paint off the map, counts or settings out of range.
+    Result<CommandOutcome> apply(const WorldCommand& command);
+    /// Publishes finished fields (every group whose field changed turns now), then advances the
+    /// crowd by dt unless paused (or `force`, for single steps). Error for a bad dt.
+    Result<void> tick(float dt, bool force = false);
+    /// Waits for every field build in flight and publishes the results (tests, loading screens).
+    void finish_builds();
+
+    /// The units selected by a box, in roster order.
+    std::vector<AgentId> select(const SelectBox& box) const;
+
+    const std::string& name() const noexcept { return name_; }                  ///< Map name.
+    const CostField& cost() const noexcept { return *cost_; }                   ///< Current terrain.
+    std::uint64_t terrain_version() const noexcept { return terrain_version_; } ///< +1 per edit or load.
+    const Crowd& crowd() const noexcept { return *crowd_; }                     ///< The units.
+    /// Every unit, in roster order (stable until spawn, load or a unit is removed).
+    const std::vector<AgentId>& agents() const noexcept { return agents_; }
+    /// +1 whenever the roster changes (spawn, load, a unit removed).
+    std::uint64_t roster_version() const noexcept { return roster_version_; }
+    /// The group of a unit (0 for a stale handle).
+    UnitGroupId group_of(AgentId id) const noexcept;
+    /// The groups, by id.
+    const std::vector<UnitGroup>& groups() const noexcept { return groups_view_; }
+    /// A group by id, or nullptr.
+    const UnitGroup* group(UnitGroupId id) const noexcept;
+    /// The group with the most units (ties: the lowest id); 0 when there is none.
+    UnitGroupId largest_group() const noexcept;
+    /// The field a group follows now (nullptr while its first field is being built or for an unknown id).
+    std::shared_ptr<const FlowField> field(UnitGroupId id) const;
+    /// Goals of every group (what painting may not wall over).
+    std::vector<Cell> all_goals() const;
+    const UnitParams& params() const noexcept { return params_; }  ///< Unit settings.
+    bool paused() const noexcept { return paused_; }                ///< Paused?
+    const WorldStats& stats() const noexcept { return stats_; }     ///< Counters.
+    /// The field service's counters.
+    FieldServiceStats service_stats() const;
+
+private:
+    struct Group;
+    Result<std::vector<Cell>> check_goals(const std::vector<Cell>& goals) const;
+    Result<CommandOutcome> order(std::vector<AgentId> units, std::vector<Cell> goals);
+    Result<CommandOutcome> set_goals(const SetGoals& c);
+    Result<void> paint(const Paint& c);
+    Result<void> spawn(const Spawn& c);
+    Result<void> set_unit_params(const UnitParams& p);
+    Group* find(UnitGroupId id);
+    const Group* find(UnitGroupId id) const;
+    Group& new_group(std::vector<Cell> goals, FieldTicket ticket);
+    void move_unit(AgentId id, Group& to);
+    void leave(Group& g);
+    void apply_fields();
+    void on_publish(const Publication& p);
+    void drop_empty_groups();
+    void refresh_view();
+
+    JobSystem* jobs_;
+    WorldConfig config_;
+    SplitMix64 rng_;
+    std::string name_ = "empty";
+    std::unique_ptr<CostField> cost_;  // stable address: the crowd points at it
+    std::uint64_t terrain_version_ = 0;
+    std::unique_ptr<FieldService> service_;
+    std::unique_ptr<Crowd> crowd_;
+    std::vector<AgentId> agents_;
+    std::uint64_t roster_version_ = 0;
+    std::vector<UnitGroupId> unit_group_;  // by AgentId::index
+    std::vector<std::unique_ptr<Group>> groups_;
+    std::vector<UnitGroup> groups_view_;
+    UnitGroupId next_group_ = 1;
+    UnitParams params_;
+    bool paused_ = false;
+    WorldStats stats_;
+};
+
+}  // namespace tide

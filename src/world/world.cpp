@@ -1,0 +1,525 @@
+// The world; see include/tide/world.hpp.
+//
+// Two memberships per unit: the *order* (unit_group_: the group the player put it in, what the
+// API reports) and the *crowd group* it physically follows. They differ only while a new group's
+// first field is being built: the unit keeps following its old crowd group, and the new group
+// lists it as pending. When the field is published, every pending unit moves over at once.
+// A group with no ordered members is dropped from the view at once, but its crowd group (and
+// field ticket) live on while units still physically follow it.
+
+#include "tide/world.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace tide {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr GroupId kNoCrowdGroup = 0xFFFFFFFFu;
+
+std::string cell_text(Cell c) {
+    return "(" + std::to_string(c.x) + ", " + std::to_string(c.y) + ")";
+}
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+}  // namespace
+
+struct World::Group {
+    UnitGroupId id = 0;
+    std::vector<Cell> goals;
+    FieldTicket ticket;
+    GroupId crowd_group = kNoCrowdGroup;       // set when its first field is published
+    std::shared_ptr<const FlowField> applied;  // the field its crowd group follows
+    std::vector<AgentId> pending;              // ordered here, still following another crowd group
+    std::size_t members = 0;                   // ordered here
+    bool dropped = false;                      // no members (kept while units still follow its crowd group)
+    std::uint64_t field_serial = 0;
+    Clock::time_point ordered;
+    double order_to_field_ms = -1.0;
+};
+
+World::World(JobSystem& jobs, WorldConfig config)
+    : jobs_(&jobs),
+      config_(std::move(config)),
+      rng_{config_.seed},
+      cost_(std::make_unique<CostField>(CostField::create(1, 1).value())) {
+    crowd_ = std::make_unique<Crowd>(*cost_, config_.crowd);
+    params_.speed = config_.crowd.max_speed;
+    params_.separation = config_.crowd.separation;
+    params_.radius = config_.crowd.radius;
+}
+
+World::~World() {
+    // The service waits for its running builds; the crowd goes before the terrain it points at.
+    groups_.clear();
+    service_.reset();
+    crowd_.reset();
+}
+
+Result<std::vector<Cell>> World::check_goals(const std::vector<Cell>& goals) const {
+    if (goals.empty()) return Error{"at least one goal is needed"};
+    if (goals.size() > static_cast<std::size_t>(kMaxOrderGoals)) {
+        return Error{std::to_string(goals.size()) + " goals: at most " + std::to_string(kMaxOrderGoals)};
+    }
+    std::vector<Cell> unique;
+    for (const Cell& g : goals) {
+        if (!cost_->contains(g)) {
+            return Error{"goal " + cell_text(g) + " is outside the " + std::to_string(cost_->width()) + "x" +
+                         std::to_string(cost_->height()) + " map"};
+        }
+        if (!cost_->passable(g.x, g.y)) return Error{"goal " + cell_text(g) + " is on a wall"};
+        if (std::find(unique.begin(), unique.end(), g) == unique.end()) unique.push_back(g);
+    }
+    std::sort(unique.begin(), unique.end(), [](Cell a, Cell b) { return a.y != b.y ? a.y < b.y : a.x < b.x; });
+    return unique;
+}
+
+World::Group* World::find(UnitGroupId id) {
+    for (auto& g : groups_) {
+        if (g->id == id && !g->dropped) return g.get();
+    }
+    return nullptr;
+}
+
+// A member leaves `g`. A group left empty is dropped, unless it is the last group: a world keeps
+// its goals even with no units (to spawn more later).
+void World::leave(Group& g) {
+    --g.members;
+    if (g.members > 0) return;
+    for (const auto& other : groups_) {
+        if (other.get() != &g && !other->dropped) {
+            g.dropped = true;
+            return;
+        }
+    }
+}
+
+const World::Group* World::find(UnitGroupId id) const {
+    return const_cast<World*>(this)->find(id);
+}
+
+World::Group& World::new_group(std::vector<Cell> goals, FieldTicket ticket) {
+    auto g = std::make_unique<Group>();
+    g->id = next_group_++;
+    g->goals = std::move(goals);
+    g->ticket = ticket;
+    g->ordered = Clock::now();
+    groups_.push_back(std::move(g));
+    return *groups_.back();
+}
+
+void World::on_publish(const Publication& p) {
+    stats_.build_ms = p.build_ms;
+}
+
+Result<void> World::load(std::string name, CostField cost, std::vector<Cell> goals, int units) {
+    if (units < 0 || units > kMaxWorldUnits) {
+        return Error{"unit count " + std::to_string(units) + " is outside 0.." + std::to_string(kMaxWorldUnits)};
+    }
+    auto next_cost = std::make_unique<CostField>(std::move(cost));
+    std::swap(cost_, next_cost);  // check_goals reads cost_
+    auto checked = check_goals(goals);
+    std::swap(cost_, next_cost);
+    if (!checked) return checked.error();
+
+    FieldServiceConfig sc;
+    sc.budget_bytes = config_.field_budget_bytes;
+    sc.on_publish = [this](const Publication& p) { on_publish(p); };
+    auto service = FieldService::create(*next_cost, *jobs_, std::move(sc));
+    if (!service) return service.error();
+    auto ticket = (*service)->request(*checked);
+    if (!ticket) return ticket.error();
+
+    // The old world goes: groups (their tickets die with the service), service, crowd, terrain.
+    groups_.clear();
+    service_ = std::move(*service);
+    crowd_.reset();
+    cost_ = std::move(next_cost);
+    CrowdParams cp = config_.crowd;
+    cp.max_speed = params_.speed;
+    cp.separation = params_.separation;
+    cp.radius = params_.radius;
+    crowd_ = std::make_unique<Crowd>(*cost_, cp);
+    agents_.clear();
+    unit_group_.clear();
+    name_ = std::move(name);
+    ++terrain_version_;
+    ++roster_version_;
+    stats_ = {};
+
+    new_group(std::move(*checked), *ticket);
+    service_->wait_idle();
+    apply_fields();
+    Spawn s;
+    s.count = units;
+    if (auto r = spawn(s); !r) return r;
+    refresh_view();
+    return {};
+}
+
+Result<CommandOutcome> World::apply(const WorldCommand& command) {
+    if (!service_) return Error{"no map loaded"};
+    Result<CommandOutcome> out = CommandOutcome{};
+    std::visit(
+        [&](const auto& c) {
+            using T = std::decay_t<decltype(c)>;
+            if constexpr (std::is_same_v<T, SetGoals>) {
+                out = set_goals(c);
+            } else if constexpr (std::is_same_v<T, Order>) {
+                std::vector<AgentId> units;
+                if (const auto* box = std::get_if<SelectBox>(&c.select)) {
+                    units = select(*box);
+                } else {
+                    for (const AgentId id : std::get<std::vector<AgentId>>(c.select)) {
+                        if (crowd_->valid(id)) units.push_back(id);
+                    }
+                    std::sort(units.begin(), units.end(), [](AgentId a, AgentId b) { return a.index < b.index; });
+                    units.erase(std::unique(units.begin(), units.end()), units.end());
+                }
+                out = order(std::move(units), c.goals);
+            } else if constexpr (std::is_same_v<T, Paint>) {
+                if (auto r = paint(c); !r) out = r.error();
+            } else if constexpr (std::is_same_v<T, Spawn>) {
+                if (auto r = spawn(c); !r) {
+                    out = r.error();
+                } else {
+                    out = CommandOutcome{groups_.front()->id, agents_.size()};  // one group is left
+                }
+            } else if constexpr (std::is_same_v<T, SetUnitParams>) {
+                if (auto r = set_unit_params(c.params); !r) out = r.error();
+            } else if constexpr (std::is_same_v<T, SetPaused>) {
+                paused_ = c.paused;
+            }
+        },
+        command);
+    refresh_view();
+    return out;
+}
+
+std::vector<AgentId> World::select(const SelectBox& box) const {
+    std::vector<AgentId> out;
+    if (!(box.x0 < box.x1) || !(box.y0 < box.y1)) return out;  // NaN or empty
+    for (const AgentId id : agents_) {
+        const Vec2 p = crowd_->position(id);
+        if (p.x >= box.x0 && p.x < box.x1 && p.y >= box.y0 && p.y < box.y1) out.push_back(id);
+    }
+    return out;
+}
+
+void World::move_unit(AgentId id, Group& to) {
+    UnitGroupId& g = unit_group_[id.index];
+    if (g == to.id) return;
+    if (Group* from = find(g)) leave(*from);
+    g = to.id;
+    ++to.members;
+    if (to.crowd_group != kNoCrowdGroup) {
+        (void)crowd_->set_agent_group(id, to.crowd_group);
+    } else {
+        to.pending.push_back(id);  // moves when the group's field is published
+    }
+}
+
+Result<CommandOutcome> World::order(std::vector<AgentId> units, std::vector<Cell> goals) {
+    auto checked = check_goals(goals);
+    if (!checked) return checked.error();
+    if (units.empty()) return Error{"the selection holds no units"};
+    auto ticket = service_->request(*checked);
+    if (!ticket) return ticket.error();
+    Group& g = new_group(std::move(*checked), *ticket);
+    for (const AgentId id : units) move_unit(id, g);
+    drop_empty_groups();
+    return CommandOutcome{g.id, g.members};
+}
+
+Result<CommandOutcome> World::set_goals(const SetGoals& c) {
+    auto checked = check_goals(c.goals);
+    if (!checked) return checked.error();
+    Group* target = nullptr;
+    if (c.group != 0) {
+        target = find(c.group);
+        if (!target) return Error{"no group " + std::to_string(c.group)};
+    } else {
+        // All units: when one group holds them all, it simply gets new goals (the units keep their
+        // field until the new one is published); otherwise they form a new group.
+        for (auto& g : groups_) {
+            if (!g->dropped && g->members == agents_.size()) target = g.get();
+        }
+        if (!target) return order(agents_, c.goals);
+    }
+    if (target->goals == *checked) return CommandOutcome{target->id, target->members};
+    if (auto r = service_->retarget(target->ticket, *checked); !r) return r.error();
+    target->goals = std::move(*checked);
+    target->ordered = Clock::now();
+    target->order_to_field_ms = -1.0;
+    return CommandOutcome{target->id, target->members};
+}
+
+std::vector<Cell> World::all_goals() const {
+    std::vector<Cell> out;
+    for (const auto& g : groups_) {
+        if (!g->dropped) out.insert(out.end(), g->goals.begin(), g->goals.end());
+    }
+    return out;
+}
+
+Result<void> World::paint(const Paint& c) {
+    if (!cost_->contains(c.x, c.y)) {
+        return Error{"paint at " + cell_text({c.x, c.y}) + " is outside the " + std::to_string(cost_->width()) + "x" +
+                     std::to_string(cost_->height()) + " map"};
+    }
+    if (c.radius < 0 || c.radius > kMaxBrushRadius) {
+        return Error{"brush radius " + std::to_string(c.radius) + " is outside 0.." + std::to_string(kMaxBrushRadius)};
+    }
+    if (c.cost == 0) return Error{"terrain cost 0 is not a cost"};
+    const std::vector<Cell> goals = all_goals();
+    std::vector<Cell> cells;
+    for (int py = c.y - c.radius; py <= c.y + c.radius; ++py) {
+        for (int px = c.x - c.radius; px <= c.x + c.radius; ++px) {
+            if (!cost_->contains(px, py)) continue;
+            if ((px - c.x) * (px - c.x) + (py - c.y) * (py - c.y) > c.radius * c.radius + c.radius) continue;  // round
+            if (c.cost == kCostWall && std::find(goals.begin(), goals.end(), Cell{px, py}) != goals.end()) continue;
+            if (cost_->at(px, py) == c.cost) continue;
+            cells.push_back({px, py});
+        }
+    }
+    if (cells.empty()) return {};
+    if (auto r = service_->edit_cells(cells, c.cost); !r) return r;
+    for (const Cell& cell : cells) cost_->set(cell.x, cell.y, c.cost);
+    ++terrain_version_;
+    if (c.cost == kCostWall) {
+        // Units whose centre is now inside a wall move to the nearest open cell (or are removed
+        // when the map has none left).
+        bool removed = false;
+        std::vector<AgentId> keep;
+        keep.reserve(agents_.size());
+        for (const AgentId id : agents_) {
+            const Vec2 p = crowd_->position(id);
+            if (cost_->passable(static_cast<int>(p.x), static_cast<int>(p.y))) {
+                keep.push_back(id);
+                continue;
+            }
+            const auto q = nearest_passable(*cost_, {static_cast<int>(p.x), static_cast<int>(p.y)});
+            if (q && crowd_->set_position(id, {static_cast<float>(q->x) + 0.5f, static_cast<float>(q->y) + 0.5f})) {
+                keep.push_back(id);
+            } else {
+                if (Group* g = find(unit_group_[id.index])) leave(*g);
+                unit_group_[id.index] = 0;
+                (void)crowd_->remove_agent(id);
+                removed = true;
+            }
+        }
+        if (removed) {
+            agents_ = std::move(keep);
+            ++roster_version_;
+            drop_empty_groups();
+        }
+    }
+    return {};
+}
+
+Result<void> World::spawn(const Spawn& c) {
+    if (c.count < 0 || c.count > kMaxWorldUnits) {
+        return Error{"unit count " + std::to_string(c.count) + " is outside 0.." + std::to_string(kMaxWorldUnits)};
+    }
+    int x0 = 0, y0 = 0, x1 = cost_->width() - 1, y1 = cost_->height() - 1;
+    if (c.in_area) {
+        if (c.x0 > c.x1 || c.y0 > c.y1 || c.x1 < 0 || c.y1 < 0 || c.x0 >= cost_->width() || c.y0 >= cost_->height()) {
+            return Error{"spawn area [" + std::to_string(c.x0) + ", " + std::to_string(c.x1) + "] x [" +
+                         std::to_string(c.y0) + ", " + std::to_string(c.y1) + "] is empty or off the map"};
+        }
+        x0 = std::max(x0, c.x0);
+        y0 = std::max(y0, c.y0);
+        x1 = std::min(x1, c.x1);
+        y1 = std::min(y1, c.y1);
+    }
+    std::vector<std::uint32_t> free_cells;
+    const int w = cost_->width();
+    for (int y = y0; y <= y1; ++y) {
+        for (int x = x0; x <= x1; ++x) {
+            if (cost_->passable(x, y)) free_cells.push_back(static_cast<std::uint32_t>(y) * w + x);
+        }
+    }
+    if (free_cells.empty() && c.count > 0) return Error{"the spawn area has no open cell"};
+
+    // Everyone joins the largest group (or the only group after a load); the others go.
+    Group* keep = nullptr;
+    for (auto& g : groups_) {
+        if (g->dropped) continue;
+        if (!keep || g->members > keep->members || (g->members == keep->members && g->id < keep->id)) keep = g.get();
+    }
+    if (!keep) return Error{"the world has no goals: load a map first"};
+    if (keep->crowd_group == kNoCrowdGroup) {  // its first field is still being built: wait for it
+        service_->wait_idle();
+        apply_fields();
+    }
+    std::shared_ptr<const FlowField> field = keep->applied;
+    for (auto& g : groups_) {
+        if (g.get() != keep) (void)service_->release(g->ticket);
+    }
+    std::erase_if(groups_, [&](const auto& g) { return g.get() != keep; });
+
+    crowd_ = std::make_unique<Crowd>(*cost_, crowd_->params());
+    keep->crowd_group = crowd_->add_group(field).value();
+    keep->pending.clear();
+    keep->members = 0;
+    keep->dropped = false;
+    agents_.clear();
+    unit_group_.clear();
+    agents_.reserve(static_cast<std::size_t>(c.count));
+    // Keep the centre at least a radius inside the cell, so a new unit never starts in a wall's reach.
+    const float m = std::min(0.45f, params_.radius);
+    for (int k = 0; k < c.count; ++k) {
+        const std::uint32_t cell = free_cells[static_cast<std::size_t>(rng_.uniform() * free_cells.size())];
+        const float fx = m + static_cast<float>(rng_.uniform()) * (1.0f - 2.0f * m);
+        const float fy = m + static_cast<float>(rng_.uniform()) * (1.0f - 2.0f * m);
+        const Vec2 p{static_cast<float>(cell % w) + fx, static_cast<float>(cell / w) + fy};
+        auto id = crowd_->add_agent(p, keep->crowd_group, params_.radius, params_.speed);
+        if (!id) continue;
+        agents_.push_back(*id);
+        if (unit_group_.size() <= id->index) unit_group_.resize(id->index + 1, 0);
+        unit_group_[id->index] = keep->id;
+        ++keep->members;
+    }
+    ++roster_version_;
+    stats_.crowd = {};
+    stats_.crowd.agents = agents_.size();
+    return {};
+}
+
+Result<void> World::set_unit_params(const UnitParams& p) {
+    if (!(p.speed >= 0.1f && p.speed <= 20.0f)) {
+        return Error{"speed " + std::to_string(p.speed) + " is outside 0.1..20 cells/s"};
+    }
+    if (!(p.separation >= 0.0f && p.separation <= 20.0f)) {
+        return Error{"separation " + std::to_string(p.separation) + " is outside 0..20"};
+    }
+    if (!(p.radius >= 0.05f && p.radius <= 0.5f)) {
+        return Error{"radius " + std::to_string(p.radius) + " is outside 0.05..0.5 cells"};
+    }
+    CrowdParams cp = crowd_->params();
+    cp.max_speed = p.speed;
+    cp.separation = p.separation;
+    cp.radius = p.radius;
+    if (auto r = crowd_->set_params(cp); !r) return r;
+    for (const AgentId id : agents_) (void)crowd_->set_agent_params(id, p.radius, p.speed);
+    params_ = p;
+    return {};
+}
+
+void World::apply_fields() {
+    if (!service_) return;
+    service_->publish();
+    const auto now = Clock::now();
+    for (auto& gp : groups_) {
+        Group& g = *gp;
+        auto f = service_->current(g.ticket);
+        if (!f || f == g.applied) continue;
+        if (g.crowd_group == kNoCrowdGroup) {
+            g.crowd_group = crowd_->add_group(f).value();
+        } else {
+            (void)crowd_->set_group_field(g.crowd_group, f);  // everyone in it turns at the next step
+        }
+        g.applied = std::move(f);
+        ++g.field_serial;
+        ++stats_.fields_published;
+        if (g.order_to_field_ms < 0.0 && service_->status(g.ticket).answers_request) {
+            g.order_to_field_ms = ms_between(g.ordered, now);
+            stats_.order_to_field_ms = g.order_to_field_ms;
+        }
+        for (const AgentId id : g.pending) {
+            if (crowd_->valid(id) && unit_group_[id.index] == g.id) (void)crowd_->set_agent_group(id, g.crowd_group);
+        }
+        g.pending.clear();
+    }
+}
+
+void World::drop_empty_groups() {
+    // A group with no ordered members goes once nobody follows its crowd group any more.
+    std::erase_if(groups_, [&](const std::unique_ptr<Group>& g) {
+        if (!g->dropped) return false;
+        if (g->crowd_group != kNoCrowdGroup) {
+            if (crowd_->group_size(g->crowd_group) > 0) return false;
+            (void)crowd_->remove_group(g->crowd_group);
+        }
+        (void)service_->release(g->ticket);
+        return true;
+    });
+}
+
+void World::refresh_view() {
+    groups_view_.clear();
+    for (const auto& g : groups_) {
+        if (g->dropped) continue;
+        UnitGroup v;
+        v.id = g->id;
+        v.goals = g->goals;
+        v.members = g->members;
+        v.field_ready = g->crowd_group != kNoCrowdGroup && g->pending.empty();
+        v.field_serial = g->field_serial;
+        v.ordered = g->ordered;
+        v.order_to_field_ms = g->order_to_field_ms;
+        groups_view_.push_back(std::move(v));
+    }
+    std::sort(groups_view_.begin(), groups_view_.end(),
+              [](const UnitGroup& a, const UnitGroup& b) { return a.id < b.id; });
+}
+
+Result<void> World::tick(float dt, bool force) {
+    if (!(dt > 0.0f) || !std::isfinite(dt) || dt > 10.0f) {
+        return Error{"time step " + std::to_string(dt) + " s is not in (0, 10]"};
+    }
+    apply_fields();
+    drop_empty_groups();
+    refresh_view();
+    if (paused_ && !force) return {};
+    const auto t0 = Clock::now();
+    if (auto r = crowd_->step(dt, *jobs_); !r) return r;
+    stats_.step_ms = ms_between(t0, Clock::now());
+    stats_.crowd = crowd_->stats();
+    ++stats_.tick;
+    return {};
+}
+
+void World::finish_builds() {
+    if (!service_) return;
+    service_->wait_idle();
+    apply_fields();
+    drop_empty_groups();
+    refresh_view();
+}
+
+UnitGroupId World::group_of(AgentId id) const noexcept {
+    if (!crowd_->valid(id) || id.index >= unit_group_.size()) return 0;
+    return unit_group_[id.index];
+}
+
+const UnitGroup* World::group(UnitGroupId id) const noexcept {
+    for (const UnitGroup& g : groups_view_) {
+        if (g.id == id) return &g;
+    }
+    return nullptr;
+}
+
+UnitGroupId World::largest_group() const noexcept {
+    const UnitGroup* best = nullptr;
+    for (const UnitGroup& g : groups_view_) {
+        if (!best || g.members > best->members) best = &g;
+    }
+    return best ? best->id : 0;
+}
+
+std::shared_ptr<const FlowField> World::field(UnitGroupId id) const {
+    const Group* g = find(id);
+    return g ? g->applied : nullptr;
+}
+
+FieldServiceStats World::service_stats() const {
+    return service_ ? service_->stats() : FieldServiceStats{};
+}
+
+}  // namespace tide

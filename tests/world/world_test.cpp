@@ -1,0 +1,363 @@
+// The world: goal and paint checks, walls painted over units, sealing and reopening the default
+// map's gap, orders (only the selected units change group, they keep their field until the new
+// one is published, empty groups are dropped), two groups arriving at two places.
+
+#include "tide/world.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "support/jobs.hpp"
+#include "tide/default_map.hpp"
+#include "tide/generate.hpp"
+
+namespace tide {
+namespace {
+
+struct DefaultWorld : ::testing::Test {
+    SerialJobSystem jobs;
+    World world{jobs};
+    void SetUp() override {
+        auto m = make_builtin_map("default");
+        ASSERT_TRUE(m.ok());
+        ASSERT_TRUE(world.load("default", std::move(m->cost), m->goals, 300).ok());
+    }
+    void run(float seconds) {
+        for (int i = 0; i < static_cast<int>(seconds * 60.0f); ++i) ASSERT_TRUE(world.tick(1.0f / 60.0f).ok());
+    }
+    Result<CommandOutcome> order_box(SelectBox box, std::vector<Cell> goals) {
+        return world.apply(Order{box, std::move(goals)});
+    }
+};
+
+TEST_F(DefaultWorld, LoadMakesOneGroupWithAField) {
+    ASSERT_EQ(world.groups().size(), 1u);
+    const UnitGroup& g = world.groups()[0];
+    EXPECT_EQ(g.members, 300u);
+    EXPECT_EQ(g.goals, std::vector<Cell>{kDefaultGoal});
+    EXPECT_TRUE(g.field_ready);
+    ASSERT_NE(world.field(g.id), nullptr);
+    EXPECT_EQ(world.field(g.id)->direction(kDefaultGoal.x, kDefaultGoal.y), Direction::goal);
+    for (const AgentId id : world.agents()) EXPECT_EQ(world.group_of(id), g.id);
+}
+
+TEST_F(DefaultWorld, RefusesBadGoalsAndKeepsTheOldOnes) {
+    auto r = world.apply(SetGoals{{{64, 3}}});
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find("goal (64, 3) is outside the 64x40 map"), std::string::npos);
+    r = world.apply(SetGoals{{{14, 3}}});  // the left wall
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find("is on a wall"), std::string::npos);
+    EXPECT_FALSE(world.apply(SetGoals{{}}).ok());
+    std::vector<Cell> many(kMaxOrderGoals + 1, Cell{1, 1});
+    EXPECT_FALSE(world.apply(SetGoals{many}).ok());
+    EXPECT_FALSE(world.apply(SetGoals{{{20, 5}}, 99}).ok()) << "unknown group";
+    ASSERT_EQ(world.groups().size(), 1u);
+    EXPECT_EQ(world.groups()[0].goals, std::vector<Cell>{kDefaultGoal});
+}
+
+TEST_F(DefaultWorld, RefusesBadPaintSpawnAndParams) {
+    EXPECT_FALSE(world.apply(Paint{70, 3, 0, kCostWall}).ok());
+    EXPECT_FALSE(world.apply(Paint{3, 3, kMaxBrushRadius + 1, kCostWall}).ok());
+    EXPECT_FALSE(world.apply(Paint{3, 3, 1, 0}).ok());
+    EXPECT_FALSE(world.apply(Spawn{kMaxWorldUnits + 1}).ok());
+    EXPECT_FALSE(world.apply(Spawn{-1}).ok());
+    Spawn off;
+    off.count = 5;
+    off.in_area = true;
+    off.x0 = 70, off.y0 = 0, off.x1 = 80, off.y1 = 3;
+    EXPECT_FALSE(world.apply(off).ok());
+    EXPECT_FALSE(world.apply(SetUnitParams{{0.0f, 6.0f, 0.16f}}).ok());
+    EXPECT_FALSE(world.apply(SetUnitParams{{3.0f, 6.0f, 0.6f}}).ok());
+    EXPECT_FALSE(world.apply(SetUnitParams{{3.0f, -1.0f, 0.16f}}).ok());
+    EXPECT_FALSE(world.tick(-1.0f).ok());
+    EXPECT_FALSE(world.tick(std::nanf("")).ok());
+    EXPECT_EQ(world.agents().size(), 300u);
+    EXPECT_EQ(world.params().radius, 0.16f);
+}
+
+TEST_F(DefaultWorld, NewGoalsForEveryoneKeepTheGroupAndSwapTheFieldWhole) {
+    run(0.5f);
+    const UnitGroupId id = world.groups()[0].id;
+    const auto before = world.field(id);
+    auto r = world.apply(SetGoals{{{20, 5}}});
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->group, id);
+    EXPECT_EQ(r->units, 300u);
+    world.finish_builds();
+    const auto after = world.field(id);
+    ASSERT_NE(after, before);
+    EXPECT_EQ(after->integration(20, 5), 0.0f);
+    EXPECT_NE(before->integration(20, 5), 0.0f) << "the old field must stay as it was";
+    EXPECT_EQ(world.groups().size(), 1u);
+    EXPECT_GE(world.groups()[0].order_to_field_ms, 0.0);
+}
+
+TEST_F(DefaultWorld, SealingTheGapStopsTheUnitsBehindItAndReopeningFreesThem) {
+    for (int y = kDefaultGapY0; y <= kDefaultGapY1; ++y) {
+        for (int x = kDefaultGapX0; x <= kDefaultGapX1; ++x) ASSERT_TRUE(world.apply(Paint{x, y, 0, kCostWall}).ok());
+    }
+    world.finish_builds();
+    run(2.0f);
+    std::size_t behind = 0;
+    for (const AgentId id : world.agents()) {
+        const Vec2 p = world.crowd().position(id);
+        EXPECT_TRUE(world.cost().passable(static_cast<int>(p.x), static_cast<int>(p.y)));
+        if (p.x < kDefaultGapX0) {
+            ++behind;
+            EXPECT_EQ(world.crowd().state(id), AgentState::no_path);
+            const Vec2 v = world.crowd().velocity(id);
+            EXPECT_LT(v.x * v.x + v.y * v.y, 0.01f);
+        }
+    }
+    EXPECT_GT(behind, 20u);
+    for (int y = kDefaultGapY0; y <= kDefaultGapY1; ++y) {
+        for (int x = kDefaultGapX0; x <= kDefaultGapX1; ++x) ASSERT_TRUE(world.apply(Paint{x, y, 0, kCostPlain}).ok());
+    }
+    world.finish_builds();
+    run(0.5f);
+    std::size_t moving = 0;
+    for (const AgentId id : world.agents()) {
+        if (world.crowd().position(id).x < kDefaultGapX0 - 1 && world.crowd().state(id) == AgentState::moving) ++moving;
+    }
+    EXPECT_GT(moving, behind / 2);
+}
+
+TEST_F(DefaultWorld, WallPaintedOverUnitsMovesThemOutAndGoalsAreNeverWalled) {
+    run(0.2f);
+    const std::uint64_t version = world.terrain_version();
+    ASSERT_TRUE(world.apply(Paint{40, 30, 4, kCostWall}).ok());
+    EXPECT_EQ(world.terrain_version(), version + 1);
+    EXPECT_EQ(world.agents().size(), 300u);
+    for (const AgentId id : world.agents()) {
+        const Vec2 p = world.crowd().position(id);
+        EXPECT_TRUE(world.cost().passable(static_cast<int>(p.x), static_cast<int>(p.y))) << p.x << "," << p.y;
+    }
+    // Goals of every group stay open.
+    ASSERT_TRUE(order_box({0, 0, 32, 40}, {{20, 5}}).ok());
+    ASSERT_TRUE(world.apply(Paint{kDefaultGoal.x, kDefaultGoal.y, 1, kCostWall}).ok());
+    ASSERT_TRUE(world.apply(Paint{20, 5, 2, kCostWall}).ok());
+    EXPECT_TRUE(world.cost().passable(kDefaultGoal.x, kDefaultGoal.y));
+    EXPECT_TRUE(world.cost().passable(20, 5));
+    EXPECT_FALSE(world.cost().passable(21, 5));
+}
+
+TEST_F(DefaultWorld, AnOrderMovesExactlyTheSelectedUnits) {
+    run(0.5f);
+    const UnitGroupId old_group = world.groups()[0].id;
+    const SelectBox box{0, 0, 30, 40};
+    const std::vector<AgentId> selected = world.select(box);
+    ASSERT_GT(selected.size(), 20u);
+    ASSERT_LT(selected.size(), 280u);
+    auto r = order_box(box, {{5, 5}});
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    EXPECT_EQ(r->units, selected.size());
+    EXPECT_NE(r->group, old_group);
+    const std::set<std::uint32_t> chosen = [&] {
+        std::set<std::uint32_t> s;
+        for (const AgentId id : selected) s.insert(id.index);
+        return s;
+    }();
+    for (const AgentId id : world.agents()) {
+        EXPECT_EQ(world.group_of(id), chosen.count(id.index) ? r->group : old_group);
+    }
+    ASSERT_EQ(world.groups().size(), 2u);
+    EXPECT_EQ(world.group(r->group)->members, selected.size());
+    EXPECT_EQ(world.group(old_group)->members, 300u - selected.size());
+    // After the field is published, the selected units head to (5, 5), the others keep going.
+    world.finish_builds();
+    const auto fresh = world.field(r->group);
+    const auto old = world.field(old_group);
+    ASSERT_NE(fresh, nullptr);
+    auto total = [&](const std::shared_ptr<const FlowField>& f, bool mine) {
+        double sum = 0;
+        for (const AgentId id : world.agents()) {
+            if ((world.group_of(id) == r->group) != mine) continue;
+            const Vec2 p = world.crowd().position(id);
+            sum += f->integration(static_cast<int>(p.x), static_cast<int>(p.y));
+        }
+        return sum;
+    };
+    const double to_new = total(fresh, true), to_old = total(old, false);
+    run(3.0f);
+    EXPECT_LT(total(fresh, true), to_new * 0.8) << "the ordered units must approach (5, 5)";
+    EXPECT_LT(total(old, false), to_old * 0.9) << "the others must keep approaching G";
+}
+
+TEST(WorldOrders, UnitsKeepTheirFieldUntilTheNewOneIsPublished) {
+    test::ManualJobSystem jobs;  // builds run only when the test says so
+    World world(jobs);
+    CostField cost = CostField::create(40, 20).value();
+    ASSERT_TRUE(world.load("open", cost, {{39, 10}}, 0).ok());
+    Spawn s;
+    s.count = 30;
+    s.in_area = true;
+    s.x0 = 10, s.y0 = 5, s.x1 = 20, s.y1 = 15;
+    ASSERT_TRUE(world.apply(s).ok());
+    for (int i = 0; i < 30; ++i) ASSERT_TRUE(world.tick(1.0f / 60.0f).ok());
+    const UnitGroupId east = world.groups()[0].id;
+    auto r = world.apply(Order{world.agents(), {{0, 10}}});
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->units, 30u);
+    ASSERT_EQ(world.groups().size(), 1u) << "the emptied group leaves the view at once";
+    EXPECT_EQ(world.group(east), nullptr);
+    EXPECT_FALSE(world.group(r->group)->field_ready);
+    EXPECT_EQ(world.field(r->group), nullptr);
+    // No build has run: the units keep walking east on the old field.
+    for (int i = 0; i < 10; ++i) ASSERT_TRUE(world.tick(1.0f / 60.0f).ok());
+    for (const AgentId id : world.agents()) {
+        EXPECT_GT(world.crowd().desired_velocity(id).x, 0.5f);
+        EXPECT_EQ(world.crowd().state(id), AgentState::moving);
+    }
+    jobs.run_all();
+    ASSERT_TRUE(world.tick(1.0f / 60.0f).ok());
+    EXPECT_TRUE(world.group(r->group)->field_ready);
+    EXPECT_GE(world.group(r->group)->order_to_field_ms, 0.0);
+    ASSERT_TRUE(world.tick(1.0f / 60.0f).ok());
+    for (const AgentId id : world.agents()) EXPECT_LT(world.crowd().desired_velocity(id).x, -0.5f);
+    EXPECT_EQ(world.service_stats().tickets, 1u) << "the old group's ticket is released";
+}
+
+TEST_F(DefaultWorld, EmptyGroupsAreDroppedButTheLastGroupStays) {
+    auto a = order_box({0, 0, 32, 40}, {{5, 5}});
+    auto b = order_box({32, 0, 64, 40}, {{60, 35}});
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_EQ(a->units + b->units, 300u);
+    world.finish_builds();
+    run(0.1f);
+    ASSERT_EQ(world.groups().size(), 2u) << "the first group lost every unit";
+    // Everyone into one group again.
+    auto c = world.apply(Order{world.agents(), {{30, 20}}});
+    ASSERT_TRUE(c.ok());
+    world.finish_builds();
+    run(0.1f);
+    ASSERT_EQ(world.groups().size(), 1u);
+    EXPECT_EQ(world.groups()[0].id, c->group);
+    EXPECT_EQ(world.service_stats().tickets, 1u);
+    // No units at all: the group (its goals) stays for the next spawn.
+    ASSERT_TRUE(world.apply(Spawn{0}).ok());
+    run(0.1f);
+    ASSERT_EQ(world.groups().size(), 1u);
+    EXPECT_EQ(world.groups()[0].goals, (std::vector<Cell>{{30, 20}}));
+    ASSERT_TRUE(world.apply(Spawn{25}).ok());
+    EXPECT_EQ(world.groups()[0].members, 25u);
+}
+
+TEST_F(DefaultWorld, BadOrdersAreRefusedAndChangeNothing) {
+    const UnitGroupId id = world.groups()[0].id;
+    auto r = order_box({0, 0, 1, 1}, {{5, 5}});  // a corner inside the wall: nobody there
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find("no units"), std::string::npos);
+    EXPECT_FALSE(order_box({0, 0, 64, 40}, {{14, 3}}).ok()) << "goal on a wall";
+    EXPECT_FALSE(order_box({0, 0, 64, 40}, {{64, 0}}).ok()) << "goal off the map";
+    EXPECT_FALSE(order_box({0, 0, 64, 40}, {}).ok()) << "no goal";
+    EXPECT_FALSE(order_box({5, 5, 2, 2}, {{5, 5}}).ok()) << "inverted box";
+    EXPECT_FALSE(order_box(SelectBox{std::nanf(""), 0, 64, 40}, {{5, 5}}).ok()) << "NaN box";
+    // Handles: stale ones are skipped; none left is an empty selection.
+    EXPECT_FALSE(world.apply(Order{std::vector<AgentId>{{9999, 0}, {0, 77}}, {{5, 5}}}).ok());
+    ASSERT_EQ(world.groups().size(), 1u);
+    EXPECT_EQ(world.groups()[0].id, id);
+    EXPECT_EQ(world.groups()[0].members, 300u);
+    auto by_handle = world.apply(Order{std::vector<AgentId>{world.agents()[3], world.agents()[3], AgentId{9999, 0}},
+                                       {{5, 5}}});
+    ASSERT_TRUE(by_handle.ok());
+    EXPECT_EQ(by_handle->units, 1u);
+}
+
+TEST_F(DefaultWorld, GoalsOfOneGroupChangeOnlyThatGroup) {
+    auto a = order_box({0, 0, 32, 40}, {{5, 5}});
+    ASSERT_TRUE(a.ok());
+    world.finish_builds();
+    const UnitGroupId other = world.groups()[0].id == a->group ? world.groups()[1].id : world.groups()[0].id;
+    const auto other_field = world.field(other);
+    auto r = world.apply(SetGoals{{{6, 30}, {5, 5}}, a->group});
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->group, a->group);
+    world.finish_builds();
+    EXPECT_EQ(world.field(other), other_field);
+    EXPECT_EQ(world.group(a->group)->goals, (std::vector<Cell>{{5, 5}, {6, 30}}));
+    EXPECT_EQ(world.field(a->group)->direction(6, 30), Direction::goal);
+    EXPECT_EQ(world.field(a->group)->direction(5, 5), Direction::goal);
+}
+
+TEST_F(DefaultWorld, RepeatedGoalsComeFromTheCache) {
+    auto a = order_box({0, 0, 20, 40}, {{5, 5}});
+    ASSERT_TRUE(a.ok());
+    world.finish_builds();
+    const std::uint64_t builds = world.service_stats().builds;
+    auto b = order_box({40, 0, 64, 40}, {{5, 5}});
+    ASSERT_TRUE(b.ok());
+    world.finish_builds();
+    EXPECT_EQ(world.service_stats().builds, builds);
+    EXPECT_GE(world.service_stats().hits, 1u);
+    EXPECT_EQ(world.field(a->group), world.field(b->group));
+}
+
+TEST(WorldOrders, TwoGroupsSentToTwoPlacesBothArrive) {
+    SerialJobSystem jobs;
+    World world(jobs);
+    auto m = make_builtin_map("default");
+    ASSERT_TRUE(world.load("default", std::move(m->cost), m->goals, 200).ok());
+    const Cell west{22, 8}, east{58, 10};
+    auto a = world.apply(Order{SelectBox{0, 0, 40, 40}, {west}});
+    auto b = world.apply(Order{SelectBox{40, 0, 64, 40}, {east}});
+    ASSERT_TRUE(a.ok() && b.ok());
+    for (int i = 0; i < 40 * 60; ++i) ASSERT_TRUE(world.tick(1.0f / 60.0f).ok());
+    std::size_t arrived[2] = {0, 0}, total[2] = {0, 0};
+    for (const AgentId id : world.agents()) {
+        const int k = world.group_of(id) == a->group ? 0 : 1;
+        ++total[k];
+        const Cell goal = k == 0 ? west : east;
+        const Vec2 p = world.crowd().position(id);
+        const float d = std::hypot(p.x - (goal.x + 0.5f), p.y - (goal.y + 0.5f));
+        if (world.crowd().state(id) == AgentState::arrived && d < 8.0f) ++arrived[k];
+    }
+    EXPECT_GE(arrived[0], total[0] * 9 / 10) << arrived[0] << " of " << total[0];
+    EXPECT_GE(arrived[1], total[1] * 9 / 10) << arrived[1] << " of " << total[1];
+}
+
+TEST_F(DefaultWorld, SpawnPutsEveryoneIntoTheLargestGroup) {
+    auto a = order_box({0, 0, 20, 40}, {{5, 5}});
+    ASSERT_TRUE(a.ok());
+    const UnitGroupId big = world.largest_group();
+    ASSERT_NE(big, a->group);
+    auto r = world.apply(Spawn{120});
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->group, big);
+    ASSERT_EQ(world.groups().size(), 1u);
+    EXPECT_EQ(world.groups()[0].id, big);
+    EXPECT_EQ(world.groups()[0].members, 120u);
+    EXPECT_EQ(world.agents().size(), 120u);
+}
+
+TEST_F(DefaultWorld, UnitParamsApplyToEveryUnitWithoutNewHandles) {
+    const std::vector<AgentId> before = world.agents();
+    const std::uint64_t roster = world.roster_version();
+    ASSERT_TRUE(world.apply(SetUnitParams{{5.0f, 3.0f, 0.3f}}).ok());
+    EXPECT_EQ(world.agents(), before);
+    EXPECT_EQ(world.roster_version(), roster);
+    EXPECT_EQ(world.params().speed, 5.0f);
+    EXPECT_EQ(world.crowd().params().separation, 3.0f);
+    run(0.5f);
+    float fastest = 0;
+    for (const AgentId id : world.agents()) {
+        const Vec2 v = world.crowd().velocity(id);
+        fastest = std::max(fastest, std::hypot(v.x, v.y));
+    }
+    EXPECT_GT(fastest, 3.5f);
+    EXPECT_LE(fastest, 5.0f + 1e-3f);
+}
+
+TEST(WorldOrders, CommandsBeforeALoadAreRefused) {
+    SerialJobSystem jobs;
+    World world(jobs);
+    EXPECT_FALSE(world.apply(SetGoals{{{0, 0}}}).ok());
+    EXPECT_TRUE(world.agents().empty());
+    EXPECT_TRUE(world.tick(0.1f).ok());
+}
+
+}  // namespace
+}  // namespace tide
