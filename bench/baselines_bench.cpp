@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "bench_baselines.hpp"
-#include "map_gen.hpp"
+#include "tide/generate.hpp"
 #include "tide/astar.hpp"
 #include "tide/flow_field.hpp"
 
@@ -21,7 +21,7 @@ struct BenchMap {
 };
 
 BenchMap make_bench_map(int size) {
-    auto cost = tide::cli::generate_random_map({size, size, 0.20, 0.15, 0.07, 1});
+    auto cost = tide::generate_random_map({size, size, 0.20, 0.15, 0.07, 1});
     if (!cost) throw std::runtime_error(cost.error().message);
     auto goal = tide::cli::bench_goal(*cost);
     if (!goal) throw std::runtime_error(goal.error().message);

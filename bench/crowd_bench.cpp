@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "map_gen.hpp"
+#include "tide/generate.hpp"
 #include "tbb_jobs.hpp"
 #include "tide/crowd.hpp"
 
@@ -14,14 +14,14 @@ namespace {
 void BM_CrowdStep(benchmark::State& state) {
     const int agents = static_cast<int>(state.range(0));
     const int threads = static_cast<int>(state.range(1));
-    tide::CostField cost = std::move(tide::cli::generate_random_map({256, 256, 0.20, 0.15, 0.07, 1}).value());
+    tide::CostField cost = std::move(tide::generate_random_map({256, 256, 0.20, 0.15, 0.07, 1}).value());
     const tide::Cell goal{128, 128};
     cost.set(goal.x, goal.y, tide::kCostPlain);
     auto field = std::make_shared<const tide::FlowField>(
         std::move(tide::build_flow_field(cost, std::span<const tide::Cell>(&goal, 1)).value()));
     tide::Crowd crowd(cost);
     const tide::GroupId g = crowd.add_group(field).value();
-    tide::cli::SplitMix64 rng{7};
+    tide::SplitMix64 rng{7};
     while (crowd.size() < static_cast<std::size_t>(agents)) {
         const tide::Vec2 p{static_cast<float>(rng.uniform() * 256), static_cast<float>(rng.uniform() * 256)};
         if (field->reachable(static_cast<int>(p.x), static_cast<int>(p.y))) (void)crowd.add_agent(p, g);

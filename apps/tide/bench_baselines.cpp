@@ -16,7 +16,7 @@
 #include <string>
 #include <utility>
 
-#include "map_gen.hpp"
+#include "tide/generate.hpp"
 
 namespace tide::cli {
 namespace {

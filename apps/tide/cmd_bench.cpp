@@ -22,7 +22,7 @@
 
 #include "bench_baselines.hpp"
 #include "cli_common.hpp"
-#include "map_gen.hpp"
+#include "tide/generate.hpp"
 #include "tide/astar.hpp"
 
 #ifndef TIDE_GIT_COMMIT

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_common.hpp"
-#include "map_gen.hpp"
+#include "tide/generate.hpp"
 #include "tbb_jobs.hpp"
 #include "tide/crowd.hpp"
 

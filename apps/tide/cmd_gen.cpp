@@ -5,7 +5,7 @@
 #include <fstream>
 
 #include "cli_common.hpp"
-#include "map_gen.hpp"
+#include "tide/generate.hpp"
 
 namespace tide::cli {
 namespace {

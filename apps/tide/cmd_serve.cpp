@@ -9,7 +9,6 @@
 
 #include "cli_common.hpp"
 #include "serve/server.hpp"
-#include "serve/world.hpp"
 
 namespace tide::cli {
 namespace {

@@ -9,10 +9,11 @@
 
 #include "cli_common.hpp"
 #include "gif_writer.hpp"
-#include "map_gen.hpp"
 #include "render.hpp"
 #include "tbb_jobs.hpp"
 #include "tide/crowd.hpp"
+#include "tide/generate.hpp"
+#include "tide/world.hpp"
 
 namespace tide::cli {
 namespace {
@@ -81,23 +82,24 @@ void run_sim(const SimOptions& o) {
         x1 = std::min(x1, v[2]);
         y1 = std::min(y1, v[3]);
     }
-    auto field = build_flow_field(cost, goals);
-    check(field);
-    Crowd crowd(cost);
-    const GroupId group = crowd.add_group(std::make_shared<const FlowField>(std::move(field.value()))).value();
-    SplitMix64 rng{o.seed};
-    std::size_t attempts = 0;
-    while (crowd.size() < static_cast<std::size_t>(o.agents)) {
-        if (++attempts > static_cast<std::size_t>(o.agents) * 1000) {
-            throw Failure{"could not find free positions for " + std::to_string(o.agents) +
-                          " agents in the spawn area"};
-        }
-        const Vec2 p{x0 + static_cast<float>(rng.uniform()) * (x1 - x0),
-                     y0 + static_cast<float>(rng.uniform()) * (y1 - y0)};
-        (void)crowd.add_agent(p, group);  // refused in walls: draw again
-    }
-    const std::vector<AgentId> ids = crowd.agents();
     TbbJobSystem jobs(o.threads);
+    WorldConfig config;
+    config.seed = o.seed;
+    World world(jobs, config);
+    check(world.load(o.map, cost, goals, 0));
+    Spawn spawn;
+    spawn.count = o.agents;
+    spawn.in_area = true;
+    spawn.x0 = static_cast<int>(std::floor(x0));
+    spawn.y0 = static_cast<int>(std::floor(y0));
+    spawn.x1 = static_cast<int>(std::ceil(x1)) - 1;
+    spawn.y1 = static_cast<int>(std::ceil(y1)) - 1;
+    if (auto r = world.apply(spawn); !r) {
+        throw Failure{"could not find free positions for " + std::to_string(o.agents) +
+                      " agents: " + r.error().message};
+    }
+    const Crowd& crowd = world.crowd();
+    const std::vector<AgentId> ids = world.agents();
     const int steps = static_cast<int>(std::ceil(o.seconds / o.dt));
     const int per_second = std::max(1, static_cast<int>(std::lround(1.0 / o.dt)));
     std::vector<double> arrival(ids.size(), -1.0);
@@ -169,9 +171,8 @@ void run_sim(const SimOptions& o) {
         }
     };
     for (int s = 1; s <= steps; ++s) {
-        const auto t0 = std::chrono::steady_clock::now();
-        check(crowd.step(static_cast<float>(o.dt), jobs));
-        const double ms = ms_since(t0);
+        check(world.tick(static_cast<float>(o.dt)));
+        const double ms = world.stats().step_ms;
         sum_ms += ms;
         max_ms = std::max(max_ms, ms);
         std::size_t arrived = 0;
@@ -266,7 +267,8 @@ void add_sim_command(CLI::App& app) {
     cmd->add_option("--map", o->map, "Map file, or @default")->required();
     cmd->add_option("--goal", o->goals, "Goal cell X,Y (repeat for several)")->required();
     cmd->add_option("--agents", o->agents, "Number of agents (default 1000)");
-    cmd->add_option("--spawn", o->spawn, "Spawn rectangle X0,Y0,X1,Y1 in cells (default: whole map)");
+    cmd->add_option("--spawn", o->spawn,
+                    "Spawn area X0,Y0,X1,Y1: the cells covering [X0, X1) x [Y0, Y1) (default: whole map)");
     cmd->add_option("--seconds", o->seconds, "Simulated seconds (default 30)");
     cmd->add_option("--dt", o->dt, "Step in seconds (default 1/60)");
     cmd->add_option("--threads", o->threads, "Worker threads (default: all cores)");

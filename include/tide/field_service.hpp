@@ -51,13 +51,13 @@ struct FieldTicket {
 
 /// Where a ticket stands.
 struct TicketStatus {
-    bool live = false;        ///< False for a released or unknown ticket (everything below is then zero).
-    bool has_field = false;   ///< current() returns a field.
-    bool up_to_date = false;  ///< current() answers the ticket's latest goals and options on the current terrain.
+    bool live = false;             ///< False for a released or unknown ticket (everything below is then zero).
+    bool has_field = false;        ///< current() returns a field.
+    bool up_to_date = false;       ///< current() answers the ticket's latest goals and options on the current terrain.
     bool answers_request = false;  ///< current() answers the latest goals and options (maybe on an older terrain).
-    bool ready = false;       ///< A newer field is finished and waits for publish().
-    bool building = false;    ///< A build the ticket waits for is running.
-    bool queued = false;      ///< A build the ticket waits for has not started yet.
+    bool ready = false;            ///< A newer field is finished and waits for publish().
+    bool building = false;         ///< A build the ticket waits for is running.
+    bool queued = false;           ///< A build the ticket waits for has not started yet.
     std::uint64_t field_terrain_version = 0;  ///< Terrain version current() was built on.
     std::uint32_t blocked_goals = 0;          ///< Goals that are walls on the current terrain (left out of the builds).
 };

@@ -31,11 +31,11 @@ struct SplitMix64 {
 
 /// A random map: each cell independently wall / forest / swamp / plain.
 struct RandomMapSpec {
-    int width = 256;      ///< Columns, 1..kMaxDimension.
-    int height = 256;     ///< Rows, 1..kMaxDimension.
-    double walls = 0.20;  ///< Fraction of walls, 0..1.
-    double forest = 0.15; ///< Fraction of forest (cost 3).
-    double swamp = 0.07;  ///< Fraction of swamp (cost 6); the three fractions sum to at most 1.
+    int width = 256;       ///< Columns, 1..kMaxDimension.
+    int height = 256;      ///< Rows, 1..kMaxDimension.
+    double walls = 0.20;   ///< Fraction of walls, 0..1.
+    double forest = 0.15;  ///< Fraction of forest (cost 3).
+    double swamp = 0.07;   ///< Fraction of swamp (cost 6); the three fractions sum to at most 1.
     std::uint64_t seed = 1;
 };
 

@@ -30,7 +30,7 @@
 namespace tide {
 
 /// Most units a world holds, whatever asks.
-inline constexpr int kMaxWorldUnits = 200'000;
+inline constexpr int kMaxWorldUnits = 1'000'000;
 /// Most goals in one order or goal set.
 inline constexpr int kMaxOrderGoals = 16;
 /// Largest paint brush radius, cells.
@@ -95,29 +95,29 @@ struct CommandOutcome {
 /// A group as the world reports it.
 struct UnitGroup {
     UnitGroupId id = 0;
-    std::vector<Cell> goals;      ///< Canonical order (by row, then column).
-    std::size_t members = 0;      ///< Units in the group.
-    bool field_ready = false;     ///< Its members follow its own field (else still their previous one).
+    std::vector<Cell> goals;         ///< Canonical order (by row, then column).
+    std::size_t members = 0;         ///< Units in the group.
+    bool field_ready = false;        ///< Its members follow its own field (else still their previous one).
     std::uint64_t field_serial = 0;  ///< Bumped whenever the group's field changes (a new field published).
     std::chrono::steady_clock::time_point ordered;  ///< When the order (or goal change) was given.
-    double order_to_field_ms = -1.0;  ///< From the order to its field's publication; -1 while waiting.
+    double order_to_field_ms = -1.0;                ///< From the order to its field's publication; -1 while waiting.
 };
 
 /// World counters.
 struct WorldStats {
-    CrowdStats crowd;                   ///< Units, arrived, no path, stuck.
-    double step_ms = 0.0;               ///< Last crowd step.
-    double build_ms = 0.0;              ///< Build time of the last field published (0 for a cache hit).
-    double order_to_field_ms = 0.0;     ///< Order to published field, for the last order answered.
-    std::uint64_t tick = 0;             ///< Ticks simulated.
-    std::uint64_t fields_published = 0; ///< Group field changes so far.
+    CrowdStats crowd;                    ///< Units, arrived, no path, stuck.
+    double step_ms = 0.0;                ///< Last crowd step.
+    double build_ms = 0.0;               ///< Build time of the last field published (0 for a cache hit).
+    double order_to_field_ms = 0.0;      ///< Order to published field, for the last order answered.
+    std::uint64_t tick = 0;              ///< Ticks simulated.
+    std::uint64_t fields_published = 0;  ///< Group field changes so far.
 };
 
 /// How a world is made. Plain settings.
 struct WorldConfig {
-    CrowdParams crowd;            ///< Crowd settings (radius, speed and separation follow UnitParams).
+    CrowdParams crowd;  ///< Crowd settings (radius, speed and separation follow UnitParams).
     std::size_t field_budget_bytes = std::size_t{256} << 20;  ///< The field cache budget.
-    std::uint64_t seed = 1;       ///< Spawn positions.
+    std::uint64_t seed = 1;                                   ///< Spawn positions.
 };
 
 /// The world. See the file comment.
@@ -145,10 +145,10 @@ public:
     /// The units selected by a box, in roster order.
     std::vector<AgentId> select(const SelectBox& box) const;
 
-    const std::string& name() const noexcept { return name_; }                  ///< Map name.
-    const CostField& cost() const noexcept { return *cost_; }                   ///< Current terrain.
-    std::uint64_t terrain_version() const noexcept { return terrain_version_; } ///< +1 per edit or load.
-    const Crowd& crowd() const noexcept { return *crowd_; }                     ///< The units.
+    const std::string& name() const noexcept { return name_; }                   ///< Map name.
+    const CostField& cost() const noexcept { return *cost_; }                    ///< Current terrain.
+    std::uint64_t terrain_version() const noexcept { return terrain_version_; }  ///< +1 per edit or load.
+    const Crowd& crowd() const noexcept { return *crowd_; }                      ///< The units.
     /// Every unit, in roster order (stable until spawn, load or a unit is removed).
     const std::vector<AgentId>& agents() const noexcept { return agents_; }
     /// +1 whenever the roster changes (spawn, load, a unit removed).
@@ -166,8 +166,8 @@ public:
     /// Goals of every group (what painting may not wall over).
     std::vector<Cell> all_goals() const;
     const UnitParams& params() const noexcept { return params_; }  ///< Unit settings.
-    bool paused() const noexcept { return paused_; }                ///< Paused?
-    const WorldStats& stats() const noexcept { return stats_; }     ///< Counters.
+    bool paused() const noexcept { return paused_; }               ///< Paused?
+    const WorldStats& stats() const noexcept { return stats_; }    ///< Counters.
     /// The field service's counters.
     FieldServiceStats service_stats() const;
 

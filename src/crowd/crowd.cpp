@@ -278,16 +278,16 @@ Result<void> Crowd::remove_agent(AgentId id) {
 
 Result<void> Crowd::set_params(const CrowdParams& p) {
     auto finite_nonneg = [](float v) { return std::isfinite(v) && v >= 0.0f; };
-    if (!(p.radius > 0.0f && p.radius <= 0.5f)) return Error{"radius " + std::to_string(p.radius) + " is outside (0, 0.5]"};
+    if (!(p.radius > 0.0f && p.radius <= 0.5f))
+        return Error{"radius " + std::to_string(p.radius) + " is outside (0, 0.5]"};
     if (!(p.max_speed > 0.0f && p.max_speed <= 100.0f)) {
         return Error{"max_speed " + std::to_string(p.max_speed) + " is outside (0, 100]"};
     }
-    for (const auto& [name, v] : {std::pair{"max_force", p.max_force}, std::pair{"separation", p.separation},
-                                  std::pair{"separation_range", p.separation_range},
-                                  std::pair{"arrival_distance", p.arrival_distance},
-                                  std::pair{"settle_distance", p.settle_distance},
-                                  std::pair{"stuck_progress", p.stuck_progress},
-                                  std::pair{"stuck_seconds", p.stuck_seconds}}) {
+    for (const auto& [name, v] :
+         {std::pair{"max_force", p.max_force}, std::pair{"separation", p.separation},
+          std::pair{"separation_range", p.separation_range}, std::pair{"arrival_distance", p.arrival_distance},
+          std::pair{"settle_distance", p.settle_distance}, std::pair{"stuck_progress", p.stuck_progress},
+          std::pair{"stuck_seconds", p.stuck_seconds}}) {
         if (!finite_nonneg(v)) return Error{std::string(name) + " " + std::to_string(v) + " must be finite and >= 0"};
     }
     if (!(p.max_substep > 0.0f && p.max_substep <= 0.1f)) {
@@ -299,7 +299,8 @@ Result<void> Crowd::set_params(const CrowdParams& p) {
 
 Result<void> Crowd::set_agent_params(AgentId id, float radius, float max_speed) {
     if (!valid(id)) return Error{"agent " + std::to_string(id.index) + " is not a live agent"};
-    if (!(radius > 0.0f && radius <= 0.5f)) return Error{"agent radius " + std::to_string(radius) + " is outside (0, 0.5]"};
+    if (!(radius > 0.0f && radius <= 0.5f))
+        return Error{"agent radius " + std::to_string(radius) + " is outside (0, 0.5]"};
     if (!(max_speed > 0.0f && max_speed <= 100.0f)) {
         return Error{"agent speed " + std::to_string(max_speed) + " is outside (0, 100]"};
     }

@@ -83,6 +83,57 @@ TEST(Protocol, AcceptsValidMessages) {
     EXPECT_TRUE(parse_client_message(R"({"type":"step"})").command.ok());
 }
 
+TEST(Protocol, OrdersSelectionsAndViews) {
+    auto m = parse_client_message(R"({"type":"select","box":[1.5,2,10.25,8]})");
+    ASSERT_TRUE(m.command.ok()) << m.command.error().message;
+    const auto& sel = std::get<SelectCmd>(*m.command);
+    ASSERT_TRUE(sel.box.has_value());
+    EXPECT_FLOAT_EQ(sel.box->x0, 1.5f);
+    EXPECT_FLOAT_EQ(sel.box->x1, 10.25f);
+    m = parse_client_message(R"({"type":"select","box":null})");
+    ASSERT_TRUE(m.command.ok());
+    EXPECT_FALSE(std::get<SelectCmd>(*m.command).box.has_value());
+    EXPECT_NE(refused(R"({"type":"select","box":[5,5,2,8]})").find("x0 < x1"), std::string::npos);
+    EXPECT_NE(refused(R"({"type":"select","box":[1,2,3]})").find("'box' must be"), std::string::npos);
+    EXPECT_NE(refused(R"({"type":"select"})").find("missing 'box'"), std::string::npos);
+
+    m = parse_client_message(R"({"type":"order","goals":[[3,4]]})");
+    ASSERT_TRUE(m.command.ok());
+    EXPECT_FALSE(std::get<OrderCmd>(*m.command).cells.has_value());
+    m = parse_client_message(R"({"type":"order","goals":[[3,4],[5,6]],"select":[0,0,9,9]})");
+    ASSERT_TRUE(m.command.ok());
+    EXPECT_EQ(std::get<OrderCmd>(*m.command).goals.size(), 2u);
+    EXPECT_EQ((*std::get<OrderCmd>(*m.command).cells)[2], 9);
+    EXPECT_NE(refused(R"({"type":"order","goals":[]})").find("0 goals"), std::string::npos);
+    EXPECT_NE(refused(R"({"type":"order","goals":[[1,1]],"select":[0,0,1.5,2]})").find("integer cells"),
+              std::string::npos);
+
+    m = parse_client_message(R"({"type":"view","group":3})");
+    ASSERT_TRUE(m.command.ok());
+    EXPECT_EQ(std::get<ViewCmd>(*m.command).group, 3u);
+    EXPECT_NE(refused(R"({"type":"view","group":-1})").find("'group'"), std::string::npos);
+    m = parse_client_message(R"({"type":"set_goals","goals":[[1,2]],"group":4})");
+    ASSERT_TRUE(m.command.ok());
+    EXPECT_EQ(std::get<SetGoalsCmd>(*m.command).group, 4u);
+}
+
+TEST(Protocol, OrderBodies) {
+    auto good = parse_order_body(R"({"select":[0,0,20,39],"goals":[[54,18]]})");
+    ASSERT_TRUE(good.ok()) << good.error().message;
+    EXPECT_EQ((*good->cells)[3], 39);
+    auto bad = [](const char* body) {
+        auto r = parse_order_body(body);
+        EXPECT_FALSE(r.ok()) << body;
+        return r.ok() ? std::string() : r.error().message;
+    };
+    EXPECT_NE(bad("{").find("not valid JSON"), std::string::npos);
+    EXPECT_NE(bad("[]").find("not a JSON object"), std::string::npos);
+    EXPECT_NE(bad(R"({"goals":[[1,1]]})").find("missing 'select'"), std::string::npos);
+    EXPECT_NE(bad(R"({"select":[0,0,5,5]})").find("'goals'"), std::string::npos);
+    EXPECT_NE(bad(R"({"select":[5,0,0,5],"goals":[[1,1]]})").find("x0 <= x1"), std::string::npos);
+    EXPECT_NE(bad(R"({"select":[0,0,5,5],"goals":[[1,1]],"who":1})").find("unknown field 'who'"), std::string::npos);
+}
+
 TEST(Protocol, ErrorReplyIsJson) {
     EXPECT_EQ(error_json("bad \"x\"", "paint"), R"({"message":"bad \"x\"","request":"paint","type":"error"})");
     EXPECT_EQ(error_json("no type", ""), R"({"message":"no type","request":null,"type":"error"})");

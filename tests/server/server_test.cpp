@@ -10,6 +10,7 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
 #include <chrono>
+#include <cstring>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -97,15 +98,17 @@ struct Client {
         return {};
     }
     // Reads until a binary frame of `type`; false on timeout.
-    bool wait_frame(int type, std::chrono::milliseconds timeout = 3000ms) {
+    bool wait_frame(int type, std::chrono::milliseconds timeout = 3000ms) { return !frame(type, timeout).empty(); }
+    // The next binary frame of `type` (other messages skipped); empty on timeout.
+    std::string frame(int type, std::chrono::milliseconds timeout = 3000ms) {
         const auto end = std::chrono::steady_clock::now() + timeout;
         while (std::chrono::steady_clock::now() < end) {
             auto m =
                 read(std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now()));
-            if (!m) return false;
-            if (m->binary && !m->data.empty() && m->data[0] == type) return true;
+            if (!m) return {};
+            if (m->binary && !m->data.empty() && m->data[0] == type) return m->data;
         }
-        return false;
+        return {};
     }
 };
 
@@ -262,6 +265,96 @@ TEST(Server, HttpApiAndMapUpload) {
     }
     EXPECT_EQ(st["map"], "tiny.map");
     EXPECT_EQ(st["width"], 4);
+}
+
+template <class T>
+T read_at(const std::string& s, std::size_t offset) {
+    T v{};
+    std::memcpy(&v, s.data() + offset, sizeof v);
+    return v;
+}
+
+TEST(Server, OrderApiMovesOnlyTheSelectedUnits) {
+    Running s;
+    const unsigned short port = s.server.port();
+    const auto before = nlohmann::json::parse(http_request(port, http::verb::get, "/api/agents?limit=300").body);
+    ASSERT_EQ(before["group"].size(), 300u);
+    const HttpReply good =
+        http_request(port, http::verb::post, "/api/order", R"({"select":[0,0,13,39],"goals":[[5,5]]})");
+    ASSERT_EQ(good.status, 200) << good.body;
+    const auto reply = nlohmann::json::parse(good.body);
+    const int group = reply["group"];
+    const int units = reply["units"];
+    EXPECT_GT(units, 10);
+    const auto after = nlohmann::json::parse(http_request(port, http::verb::get, "/api/agents?limit=300").body);
+    int moved = 0;
+    for (std::size_t i = 0; i < 300; ++i) {
+        if (after["group"][i] == group) {
+            ++moved;
+            EXPECT_LT(after["x"][i].get<double>(), 14.5) << "a unit outside the box changed group";
+        } else {
+            EXPECT_EQ(after["group"][i], before["group"][i]);
+        }
+    }
+    EXPECT_EQ(moved, units);
+    const auto st = state(port);
+    ASSERT_EQ(st["groups"].size(), 2u);
+    EXPECT_TRUE(st["service"].contains("hits"));
+    EXPECT_GE(st["service"]["builds"].get<int>(), 1);
+
+    const std::pair<std::string, std::string> bad[] = {
+        {"{", "not valid JSON"},
+        {R"({"select":[0,0,63,39],"goals":[[14,3]]})", "on a wall"},
+        {R"({"select":[0,0,63,39],"goals":[[70,3]]})", "outside the 64x40 map"},
+        {R"({"select":[0,0,0,0],"goals":[[5,5]]})", "no units"},
+        {R"({"select":[0,0,63,39]})", "'goals'"},
+        {R"({"goals":[[5,5]]})", "missing 'select'"},
+        {R"({"select":[9,0,3,39],"goals":[[5,5]]})", "x0 <= x1"},
+    };
+    for (const auto& [body, words] : bad) {
+        const HttpReply r = http_request(port, http::verb::post, "/api/order", body);
+        EXPECT_EQ(r.status, 400) << body;
+        const auto j = nlohmann::json::parse(r.body, nullptr, false);
+        ASSERT_TRUE(j.is_object()) << r.body;
+        EXPECT_NE(j.value("error", "").find(words), std::string::npos) << body << " -> " << r.body;
+    }
+    EXPECT_EQ(http_request(port, http::verb::get, "/api/order").status, 405);
+    EXPECT_EQ(state(port)["groups"].size(), 2u) << "a refused order changed the groups";
+}
+
+TEST(Server, SelectOrderAndViewOverTheWebSocket) {
+    Running s;
+    Client c(s.server.port());
+    ASSERT_FALSE(c.wait_json("world").empty());
+    ASSERT_FALSE(c.frame(2).empty());
+    // Ordering with nothing selected is refused.
+    c.send(R"({"type":"order","goals":[[5,5]]})");
+    const auto err = c.wait_json("error");
+    EXPECT_NE(err.value("message", "").find("nothing is selected"), std::string::npos) << err.dump();
+    c.send(R"({"type":"pause","paused":true})");
+    c.send(R"({"type":"select","box":[0,0,14,40]})");
+    const std::string sel = c.frame(3);
+    ASSERT_GE(sel.size(), 16u);
+    const std::uint32_t count = read_at<std::uint32_t>(sel, 4);
+    EXPECT_GT(count, 10u);
+    EXPECT_EQ(read_at<std::uint32_t>(sel, 8), 300u);
+    c.send(R"({"type":"order","goals":[[5,5]]})");
+    const auto ordered = c.wait_json("ordered");
+    ASSERT_FALSE(ordered.empty());
+    EXPECT_EQ(ordered["units"], count);
+    const int group = ordered["group"];
+    // The client looks at its selection's group: the next fields frame shows the new group.
+    const auto deadline = std::chrono::steady_clock::now() + 3s;
+    bool seen = false;
+    while (!seen && std::chrono::steady_clock::now() < deadline) {
+        const std::string f = c.frame(2, 1000ms);
+        if (f.size() >= 28 && read_at<std::uint32_t>(f, 24) == static_cast<std::uint32_t>(group)) seen = true;
+    }
+    EXPECT_TRUE(seen) << "no fields frame of group " << group;
+    c.send(R"({"type":"view","group":12345})");
+    EXPECT_NE(c.wait_json("error").value("message", "").find("no group 12345"), std::string::npos);
+    c.send(R"({"type":"select","box":null})");
+    EXPECT_EQ(read_at<std::uint32_t>(c.frame(3), 4), 0u);
 }
 
 TEST(Server, StopsCleanlyWithClientsConnected) {

@@ -261,8 +261,8 @@ TEST_F(DefaultWorld, BadOrdersAreRefusedAndChangeNothing) {
     ASSERT_EQ(world.groups().size(), 1u);
     EXPECT_EQ(world.groups()[0].id, id);
     EXPECT_EQ(world.groups()[0].members, 300u);
-    auto by_handle = world.apply(Order{std::vector<AgentId>{world.agents()[3], world.agents()[3], AgentId{9999, 0}},
-                                       {{5, 5}}});
+    auto by_handle =
+        world.apply(Order{std::vector<AgentId>{world.agents()[3], world.agents()[3], AgentId{9999, 0}}, {{5, 5}}});
     ASSERT_TRUE(by_handle.ok());
     EXPECT_EQ(by_handle->units, 1u);
 }

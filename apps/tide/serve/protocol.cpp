@@ -8,9 +8,7 @@
 #include <initializer_list>
 #include <nlohmann/json.hpp>
 
-#include "../map_gen.hpp"
-#include "tide/default_map.hpp"
-#include "tide/map_io.hpp"
+#include "tide/generate.hpp"
 
 namespace tide::serve {
 namespace {
@@ -60,30 +58,98 @@ Result<std::optional<float>> get_opt_float(const json& j, std::string_view type,
 
 constexpr long long kMaxCoord = kMaxDimension - 1;
 
+// A goal list: 1..kMaxOrderGoals [x, y] integer cells.
+Result<std::vector<Cell>> get_goals(const json& j, std::string_view type) {
+    const auto it = j.find("goals");
+    const std::string t(type);
+    if (it == j.end() || !it->is_array()) return Error{t + ": 'goals' must be an array of [x, y]"};
+    if (it->empty() || it->size() > static_cast<std::size_t>(kMaxOrderGoals)) {
+        return Error{t + ": " + std::to_string(it->size()) + " goals, expected 1.." + std::to_string(kMaxOrderGoals)};
+    }
+    std::vector<Cell> goals;
+    for (const json& g : *it) {
+        if (!g.is_array() || g.size() != 2 || !g[0].is_number_integer() || !g[1].is_number_integer()) {
+            return Error{t + ": goal " + g.dump().substr(0, 80) + " is not [x, y] with integers"};
+        }
+        const long long x =
+            g[0].is_number_unsigned() && g[0].get<unsigned long long>() > kMaxCoord ? -1 : g[0].get<long long>();
+        const long long y =
+            g[1].is_number_unsigned() && g[1].get<unsigned long long>() > kMaxCoord ? -1 : g[1].get<long long>();
+        if (x < 0 || y < 0 || x > kMaxCoord || y > kMaxCoord)
+            return Error{t + ": goal " + g.dump() + " is outside any map"};
+        goals.push_back({static_cast<int>(x), static_cast<int>(y)});
+    }
+    return goals;
+}
+
+// Four numbers [a, b, c, d] with a < c and b < d (or <= for cells).
+Result<std::array<double, 4>> get_box(const json& j, std::string_view type, const char* key, bool cells) {
+    const std::string t(type);
+    const auto it = j.find(key);
+    const std::string shape = cells ? "[x0, y0, x1, y1] integer cells with x0 <= x1 and y0 <= y1"
+                                    : "[x0, y0, x1, y1] numbers with x0 < x1 and y0 < y1";
+    if (it == j.end() || !it->is_array() || it->size() != 4) return Error{t + ": '" + key + "' must be " + shape};
+    std::array<double, 4> v{};
+    for (std::size_t k = 0; k < 4; ++k) {
+        const json& e = (*it)[k];
+        if (cells ? !e.is_number_integer() : !e.is_number()) return Error{t + ": '" + key + "' must be " + shape};
+        v[k] = e.get<double>();
+        if (!std::isfinite(v[k]) || std::fabs(v[k]) > 1e6) {
+            return Error{t + ": '" + key + "' = " + it->dump().substr(0, 80) + " is outside any map"};
+        }
+    }
+    if (cells ? (v[0] > v[2] || v[1] > v[3]) : !(v[0] < v[2] && v[1] < v[3])) {
+        return Error{t + ": '" + key + "' = " + it->dump().substr(0, 80) + " must be " + shape};
+    }
+    return v;
+}
+
+Result<UnitGroupId> get_group(const json& j, std::string_view type, bool required) {
+    if (!required && j.find("group") == j.end()) return UnitGroupId{0};
+    auto g = get_int(j, type, "group", 0, 0xFFFFFFFFll);
+    if (!g) return g.error();
+    return static_cast<UnitGroupId>(*g);
+}
+
 Result<Command> parse_command(const json& j, const std::string& type) {
     if (type == "set_goals") {
-        if (auto r = only_keys(j, type, {"goals"}); !r) return r.error();
-        const auto it = j.find("goals");
-        if (it == j.end() || !it->is_array()) return Error{"set_goals: 'goals' must be an array of [x, y]"};
-        if (it->empty() || it->size() > static_cast<std::size_t>(kMaxGoals)) {
-            return Error{"set_goals: " + std::to_string(it->size()) + " goals, expected 1.." +
-                         std::to_string(kMaxGoals)};
-        }
-        SetGoalsCmd cmd;
-        for (const json& g : *it) {
-            if (!g.is_array() || g.size() != 2 || !g[0].is_number_integer() || !g[1].is_number_integer()) {
-                return Error{"set_goals: goal " + g.dump().substr(0, 80) + " is not [x, y] with integers"};
-            }
-            const long long x =
-                g[0].is_number_unsigned() && g[0].get<unsigned long long>() > kMaxCoord ? -1 : g[0].get<long long>();
-            const long long y =
-                g[1].is_number_unsigned() && g[1].get<unsigned long long>() > kMaxCoord ? -1 : g[1].get<long long>();
-            if (x < 0 || y < 0 || x > kMaxCoord || y > kMaxCoord) {
-                return Error{"set_goals: goal " + g.dump() + " is outside any map"};
-            }
-            cmd.goals.push_back({static_cast<int>(x), static_cast<int>(y)});
+        if (auto r = only_keys(j, type, {"goals", "group"}); !r) return r.error();
+        auto goals = get_goals(j, type);
+        if (!goals) return goals.error();
+        auto group = get_group(j, type, false);
+        if (!group) return group.error();
+        return Command{SetGoalsCmd{std::move(*goals), *group}};
+    }
+    if (type == "select") {
+        if (auto r = only_keys(j, type, {"box"}); !r) return r.error();
+        const auto it = j.find("box");
+        if (it == j.end()) return Error{"select: missing 'box' ([x0, y0, x1, y1], or null to clear)"};
+        if (it->is_null()) return Command{SelectCmd{}};
+        auto b = get_box(j, type, "box", false);
+        if (!b) return b.error();
+        const auto& v = *b;
+        return Command{SelectCmd{SelectBox{static_cast<float>(v[0]), static_cast<float>(v[1]), static_cast<float>(v[2]),
+                                           static_cast<float>(v[3])}}};
+    }
+    if (type == "order") {
+        if (auto r = only_keys(j, type, {"goals", "select"}); !r) return r.error();
+        auto goals = get_goals(j, type);
+        if (!goals) return goals.error();
+        OrderCmd cmd;
+        cmd.goals = std::move(*goals);
+        if (j.find("select") != j.end()) {
+            auto b = get_box(j, type, "select", true);
+            if (!b) return b.error();
+            cmd.cells = std::array<int, 4>{static_cast<int>((*b)[0]), static_cast<int>((*b)[1]),
+                                           static_cast<int>((*b)[2]), static_cast<int>((*b)[3])};
         }
         return Command{std::move(cmd)};
+    }
+    if (type == "view") {
+        if (auto r = only_keys(j, type, {"group"}); !r) return r.error();
+        auto group = get_group(j, type, true);
+        if (!group) return group.error();
+        return Command{ViewCmd{*group}};
     }
     if (type == "paint") {
         if (auto r = only_keys(j, type, {"x", "y", "radius", "terrain"}); !r) return r.error();
@@ -92,7 +158,7 @@ Result<Command> parse_command(const json& j, const std::string& type) {
         if (!x) return x.error();
         auto y = get_int(j, type, "y", 0, kMaxCoord);
         if (!y) return y.error();
-        auto r = get_int(j, type, "radius", 0, kMaxBrush);
+        auto r = get_int(j, type, "radius", 0, kMaxBrushRadius);
         if (!r) return r.error();
         const auto t = j.find("terrain");
         if (t == j.end() || !t->is_string()) return Error{"paint: 'terrain' must be wall, forest, swamp or plain"};
@@ -171,15 +237,15 @@ void put(std::string& out, std::size_t offset, T value) {
     std::memcpy(out.data() + offset, &value, sizeof value);  // little-endian hosts only (x86, ARM)
 }
 
-json goals_array(const World& world) {
+json cells_array(const std::vector<Cell>& cells) {
     json g = json::array();
-    for (const Cell& c : world.goals()) g.push_back({c.x, c.y});
+    for (const Cell& c : cells) g.push_back({c.x, c.y});
     return g;
 }
 
 // Floats as the user typed them (0.16, not 0.1599999964).
-double tidy(float v) {
-    return std::round(static_cast<double>(v) * 1e4) / 1e4;
+double tidy(double v) {
+    return std::round(v * 1e4) / 1e4;
 }
 
 json params_object(const World& world) {
@@ -188,18 +254,61 @@ json params_object(const World& world) {
             {"radius", tidy(world.params().radius)}};
 }
 
+json groups_array(const World& world) {
+    json out = json::array();
+    for (const UnitGroup& g : world.groups()) {
+        out.push_back({{"id", g.id},
+                       {"goals", cells_array(g.goals)},
+                       {"members", g.members},
+                       {"field_ready", g.field_ready},
+                       {"order_ms", g.order_to_field_ms < 0 ? json(nullptr) : json(tidy(g.order_to_field_ms))}});
+    }
+    return out;
+}
+
+json service_object(const World& world) {
+    const FieldServiceStats s = world.service_stats();
+    return {{"requests", s.requests},
+            {"hits", s.hits},
+            {"misses", s.misses},
+            {"coalesced", s.coalesced},
+            {"builds", s.builds},
+            {"builds_cancelled", s.builds_cancelled},
+            {"evictions", s.evictions},
+            {"invalidations", s.invalidations},
+            {"cached_bytes", s.bytes_cached},
+            {"peak_cached_bytes", s.peak_bytes_cached},
+            {"cached_fields", s.fields_cached},
+            {"budget_bytes", s.budget_bytes},
+            {"tickets", s.tickets},
+            {"queued", s.queued},
+            {"running", s.running}};
+}
+
 json stats_object(const World& world, double tick_hz, std::size_t clients) {
     const WorldStats& s = world.stats();
+    const FieldServiceStats f = world.service_stats();
     return {{"agents", world.agents().size()},
             {"arrived", s.crowd.arrived},
             {"no_path", s.crowd.no_path},
             {"stuck", s.crowd.stuck},
-            {"field_ms", s.field_ms},
+            {"groups", world.groups().size()},
+            {"field_ms", s.build_ms},
+            {"order_ms", s.order_to_field_ms},
             {"step_ms", s.step_ms},
             {"tick_hz", tick_hz},
             {"clients", clients},
-            {"field_version", s.field_version},
+            {"fields_published", s.fields_published},
+            {"cache_hits", f.hits},
+            {"cache_misses", f.misses},
+            {"builds", f.builds},
+            {"builds_cancelled", f.builds_cancelled},
+            {"cached_bytes", f.bytes_cached},
             {"tick", s.tick}};
+}
+
+std::string dump(const json& j) {
+    return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 }  // namespace
@@ -220,16 +329,31 @@ ParsedMessage parse_client_message(std::string_view text) {
     return {std::move(type), std::move(cmd)};
 }
 
+Result<OrderCmd> parse_order_body(std::string_view body) {
+    if (body.size() > kMaxMessageBytes) {
+        return Error{"order body of " + std::to_string(body.size()) + " bytes is over the " +
+                     std::to_string(kMaxMessageBytes) + "-byte limit"};
+    }
+    const json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) return Error{"order body is not valid JSON"};
+    if (!j.is_object()) return Error{"order body is not a JSON object"};
+    if (auto r = only_keys(j, "order", {"goals", "select"}); !r) return r.error();
+    if (j.find("select") == j.end()) return Error{"order: missing 'select' ([x0, y0, x1, y1] cells)"};
+    auto cmd = parse_command(j, "order");
+    if (!cmd) return cmd.error();
+    return std::get<OrderCmd>(*cmd);
+}
+
 std::string error_json(std::string_view message, std::string_view request) {
     json j{{"type", "error"}, {"message", message}};
     j["request"] = request.empty() ? json(nullptr) : json(request);
-    return j.dump(-1, ' ', false, json::error_handler_t::replace);
+    return dump(j);
 }
 
 std::string encode_agents(const World& world) {
     const auto& ids = world.agents();
     const std::size_t n = ids.size();
-    std::string out(20 + 5 * n, '\0');
+    std::string out(20 + 6 * n, '\0');
     const float w = static_cast<float>(world.cost().width()), h = static_cast<float>(world.cost().height());
     out[0] = 1;
     put(out, 4, static_cast<std::uint32_t>(n));
@@ -246,38 +370,110 @@ std::string encode_agents(const World& world) {
         std::uint8_t st = static_cast<std::uint8_t>(crowd.state(ids[i]));
         if (st == 0 && crowd.stuck(ids[i])) st = 3;
         out[20 + 4 * n + i] = static_cast<char>(st);
+        out[20 + 5 * n + i] = static_cast<char>(world.group_of(ids[i]) & 0xFF);
     }
     return out;
 }
 
-std::string encode_fields(const World& world) {
-    const FlowField& f = world.field();
+std::string encode_fields(const World& world, UnitGroupId group, std::uint32_t version) {
+    std::shared_ptr<const FlowField> field = world.field(group);
+    if (!field) {
+        group = 0;
+        std::size_t best = 0;
+        for (const UnitGroup& g : world.groups()) {
+            auto f = world.field(g.id);
+            if (f && (!field || g.members > best)) {
+                field = std::move(f);
+                group = g.id;
+                best = g.members;
+            }
+        }
+    }
     const CostField& c = world.cost();
     const std::size_t w = static_cast<std::size_t>(c.width()), h = static_cast<std::size_t>(c.height());
     const std::size_t cells = w * h;
-    std::string out(24 + 4 * cells, '\0');
-    const auto integ = f.integration();
+    std::string out(28 + 4 * cells, '\0');
+    out[0] = 2;
+    put(out, 4, static_cast<std::uint32_t>(w));
+    put(out, 8, static_cast<std::uint32_t>(h));
+    put(out, 12, version);
+    put(out, 20, static_cast<float>(world.stats().build_ms));
+    put(out, 24, static_cast<std::uint32_t>(group));
+    const auto costs = c.cells();
+    if (!field) {  // no field at all (cannot happen after a load): terrain only, nothing reachable
+        put(out, 16, 1.0f);
+        for (std::size_t i = 0; i < cells; ++i) {
+            put(out, 28 + 2 * i, std::uint16_t{65535});
+            out[28 + 2 * cells + i] = static_cast<char>(costs[i]);
+            out[28 + 3 * cells + i] =
+                static_cast<char>(costs[i] == kCostWall ? Direction::wall : Direction::unreachable);
+        }
+        return out;
+    }
+    const auto integ = field->integration();
     float max_v = 0.0f;
     for (const float v : integ) {
         if (v != kUnreachable) max_v = std::max(max_v, v);
     }
     const float scale = max_v > 0.0f ? max_v / 65534.0f : 1.0f;
-    out[0] = 2;
-    put(out, 4, static_cast<std::uint32_t>(w));
-    put(out, 8, static_cast<std::uint32_t>(h));
-    put(out, 12, static_cast<std::uint32_t>(world.stats().field_version));
     put(out, 16, scale);
-    put(out, 20, static_cast<float>(world.stats().field_ms));
-    const auto dirs = f.directions();
-    const auto costs = c.cells();
+    const auto dirs = field->directions();
     for (std::size_t i = 0; i < cells; ++i) {
         const float v = integ[i];
         const std::uint16_t q =
             v == kUnreachable ? 65535 : static_cast<std::uint16_t>(std::min(65534.0f, std::round(v / scale)));
-        put(out, 24 + 2 * i, q);
-        out[24 + 2 * cells + i] = static_cast<char>(costs[i]);
-        out[24 + 3 * cells + i] = static_cast<char>(dirs[i]);
+        put(out, 28 + 2 * i, q);
+        out[28 + 2 * cells + i] = static_cast<char>(costs[i]);
+        out[28 + 3 * cells + i] = static_cast<char>(dirs[i]);
     }
+    return out;
+}
+
+UnitGroupId majority_group(const World& world, const std::vector<AgentId>& selected) {
+    std::vector<std::pair<UnitGroupId, std::size_t>> counts;
+    for (const AgentId id : selected) {
+        const UnitGroupId g = world.group_of(id);
+        if (g == 0) continue;
+        auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& p) { return p.first == g; });
+        if (it == counts.end()) {
+            counts.push_back({g, 1});
+        } else {
+            ++it->second;
+        }
+    }
+    UnitGroupId best = 0;
+    std::size_t most = 0;
+    for (const auto& [g, n] : counts) {
+        if (n > most || (n == most && g < best)) {
+            best = g;
+            most = n;
+        }
+    }
+    return best;
+}
+
+std::string encode_selection(const World& world, const std::vector<AgentId>& selected) {
+    const auto& ids = world.agents();
+    const std::size_t n = ids.size();
+    std::string out(16 + (n + 7) / 8, '\0');
+    out[0] = 3;
+    // Roster positions by slot: handles are looked up once each.
+    std::vector<std::uint32_t> slot_to_pos;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (slot_to_pos.size() <= ids[i].index) slot_to_pos.resize(ids[i].index + 1, 0xFFFFFFFFu);
+        slot_to_pos[ids[i].index] = static_cast<std::uint32_t>(i);
+    }
+    std::uint32_t count = 0;
+    for (const AgentId id : selected) {
+        if (!world.crowd().valid(id) || id.index >= slot_to_pos.size()) continue;
+        const std::uint32_t pos = slot_to_pos[id.index];
+        if (pos == 0xFFFFFFFFu) continue;
+        out[16 + pos / 8] = static_cast<char>(static_cast<std::uint8_t>(out[16 + pos / 8]) | (1u << (pos % 8)));
+        ++count;
+    }
+    put(out, 4, count);
+    put(out, 8, static_cast<std::uint32_t>(n));
+    put(out, 12, static_cast<std::uint32_t>(majority_group(world, selected)));
     return out;
 }
 
@@ -286,13 +482,19 @@ std::string world_json(const World& world, const std::vector<std::string>& maps,
            {"map", world.name()},
            {"width", world.cost().width()},
            {"height", world.cost().height()},
-           {"goals", goals_array(world)},
+           {"goals", cells_array(world.all_goals())},
+           {"groups", groups_array(world)},
            {"maps", maps},
            {"params", params_object(world)},
            {"paused", world.paused()},
            {"max_agents", max_agents},
+           {"max_goals", kMaxOrderGoals},
            {"agents", world.agents().size()}};
-    return j.dump(-1, ' ', false, json::error_handler_t::replace);
+    return dump(j);
+}
+
+std::string groups_json(const World& world) {
+    return dump(json{{"type", "groups"}, {"groups", groups_array(world)}});
 }
 
 std::string stats_json(const World& world, double tick_hz, std::size_t clients) {
@@ -301,33 +503,35 @@ std::string stats_json(const World& world, double tick_hz, std::size_t clients) 
     return j.dump();
 }
 
-std::string goals_json(const World& world) {
-    return json{{"type", "goals"}, {"goals", goals_array(world)}}.dump();
-}
 std::string params_json(const World& world) {
     return json{{"type", "params"}, {"params", params_object(world)}}.dump();
 }
 std::string paused_json(const World& world) {
     return json{{"type", "paused"}, {"paused", world.paused()}}.dump();
 }
+std::string ordered_json(const CommandOutcome& outcome) {
+    return json{{"type", "ordered"}, {"group", outcome.group}, {"units", outcome.units}}.dump();
+}
 
 std::string state_json(const World& world, double tick_hz, std::size_t clients) {
     json j{{"map", world.name()},
            {"width", world.cost().width()},
            {"height", world.cost().height()},
-           {"goals", goals_array(world)},
+           {"goals", cells_array(world.all_goals())},
+           {"groups", groups_array(world)},
            {"params", params_object(world)},
            {"paused", world.paused()},
            {"terrain_version", world.terrain_version()},
+           {"service", service_object(world)},
            {"stats", stats_object(world, tick_hz, clients)}};
-    return j.dump(-1, ' ', false, json::error_handler_t::replace);
+    return dump(j);
 }
 
 std::string agents_json(const World& world, std::size_t limit) {
     const auto& ids = world.agents();
     const std::size_t n = std::min(limit, ids.size());
     json x = json::array(), y = json::array(), vx = json::array(), vy = json::array(), dvx = json::array(),
-         dvy = json::array(), st = json::array();
+         dvy = json::array(), st = json::array(), group = json::array();
     const Crowd& crowd = world.crowd();
     for (std::size_t i = 0; i < n; ++i) {
         const Vec2 p = crowd.position(ids[i]), v = crowd.velocity(ids[i]), d = crowd.desired_velocity(ids[i]);
@@ -340,102 +544,25 @@ std::string agents_json(const World& world, std::size_t limit) {
         int s = static_cast<int>(crowd.state(ids[i]));
         if (s == 0 && crowd.stuck(ids[i])) s = 3;
         st.push_back(s);
+        group.push_back(world.group_of(ids[i]));
     }
     json j{{"count", n},
            {"total", ids.size()},
            {"tick", world.stats().tick},
+           {"roster", world.roster_version()},
            {"x", x},
            {"y", y},
            {"vx", vx},
            {"vy", vy},
            {"dvx", dvx},
            {"dvy", dvy},
-           {"state", st}};
+           {"state", st},
+           {"group", group}};
     return j.dump();
-}
-
-// ---------------------------------------------------------------------------------------------
-// Built-in maps
-
-const std::vector<std::string>& builtin_map_names() {
-    static const std::vector<std::string> names{"default", "random256", "maze", "large"};
-    return names;
 }
 
 std::optional<Cell> central_goal(const CostField& cost) {
     return nearest_passable(cost, {cost.width() / 2, cost.height() / 2});
-}
-
-CostField generate_maze(int cells_x, int cells_y, std::uint64_t seed) {
-    // Room (i, j) covers map cells [3i+1, 3i+2] x [3j+1, 3j+2]; walls between rooms are knocked out
-    // by an iterative depth-first search (a perfect maze: exactly one route between two rooms).
-    const int w = 3 * cells_x + 1, h = 3 * cells_y + 1;
-    CostField cost = CostField::create(w, h, kCostWall).value();
-    std::vector<std::uint8_t> seen(static_cast<std::size_t>(cells_x) * cells_y, 0);
-    cli::SplitMix64 rng{seed};
-    auto open_room = [&](int i, int j) { cost.fill_rect(3 * i + 1, 3 * j + 1, 3 * i + 2, 3 * j + 2, kCostPlain); };
-    std::vector<std::pair<int, int>> stack{{0, 0}};
-    seen[0] = 1;
-    open_room(0, 0);
-    while (!stack.empty()) {
-        const auto [i, j] = stack.back();
-        std::pair<int, int> options[4];
-        int n = 0;
-        const int di[4] = {1, -1, 0, 0}, dj[4] = {0, 0, 1, -1};
-        for (int k = 0; k < 4; ++k) {
-            const int a = i + di[k], b = j + dj[k];
-            if (a >= 0 && b >= 0 && a < cells_x && b < cells_y && !seen[static_cast<std::size_t>(b) * cells_x + a]) {
-                options[n++] = {a, b};
-            }
-        }
-        if (n == 0) {
-            stack.pop_back();
-            continue;
-        }
-        const auto [a, b] = options[rng.next() % static_cast<std::uint64_t>(n)];
-        seen[static_cast<std::size_t>(b) * cells_x + a] = 1;
-        open_room(a, b);
-        // Knock out the wall between the two rooms (two cells wide).
-        if (a != i) {
-            const int x = 3 * std::max(a, i);
-            cost.fill_rect(x, 3 * j + 1, x, 3 * j + 2, kCostPlain);
-        } else {
-            const int y = 3 * std::max(b, j);
-            cost.fill_rect(3 * i + 1, y, 3 * i + 2, y, kCostPlain);
-        }
-        stack.push_back({a, b});
-    }
-    // A few swamp and forest rooms so the costs show.
-    for (int k = 0; k < cells_x * cells_y / 12; ++k) {
-        const int i = static_cast<int>(rng.next() % static_cast<std::uint64_t>(cells_x));
-        const int j = static_cast<int>(rng.next() % static_cast<std::uint64_t>(cells_y));
-        cost.fill_rect(3 * i + 1, 3 * j + 1, 3 * i + 2, 3 * j + 2, k % 3 == 0 ? kCostSwamp : kCostForest);
-    }
-    return cost;
-}
-
-Result<BuiltinMap> make_builtin_map(std::string_view name) {
-    if (name == "default") {
-        auto m = parse_map(default_map_text(), "<default map>");
-        if (!m) return m.error();
-        return BuiltinMap{std::move(m->cost), {kDefaultGoal}};
-    }
-    if (name == "random256" || name == "large") {
-        // The benchmark maps of `tide bench` (seed 1): 256x256, and 1024x1024 for zoom and pan.
-        const int size = name == "large" ? 1024 : 256;
-        auto cost = cli::generate_random_map({size, size, 0.20, 0.15, 0.07, 1});
-        if (!cost) return cost.error();
-        const Cell goal{size / 2, size / 2};
-        cost->set(goal.x, goal.y, kCostPlain);
-        return BuiltinMap{std::move(*cost), {goal}};
-    }
-    if (name == "maze") {
-        CostField cost = generate_maze(40, 40, 7);
-        const Cell goal{3 * 39 + 1, 3 * 39 + 1};  // the far corner room
-        cost.set(goal.x, goal.y, kCostPlain);
-        return BuiltinMap{std::move(cost), {goal}};
-    }
-    return Error{"no built-in map '" + std::string(name) + "'"};
 }
 
 }  // namespace tide::serve

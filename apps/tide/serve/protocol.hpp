@@ -1,7 +1,9 @@
 #pragma once
 // Messages of `tide serve` (docs/protocol.md): client JSON parsed into commands, server frames
-// encoded (binary agents/fields frames, JSON world/stats). Pure functions, no networking.
+// encoded (binary agents/fields/selection frames, JSON world/groups/stats). Pure functions, no
+// networking.
 
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -10,16 +12,20 @@
 
 #include "tide/cost_field.hpp"
 #include "tide/result.hpp"
-#include "world.hpp"
+#include "tide/world.hpp"
 
 namespace tide::serve {
+
+/// Most units the demo server simulates, whatever asks (command line or client).
+inline constexpr int kMaxAgents = 200'000;
 
 /// Largest client message, bytes.
 inline constexpr std::size_t kMaxMessageBytes = 64 * 1024;
 
 struct SetGoalsCmd {
     std::vector<Cell> goals;
-};  ///< Replace the goal set.
+    UnitGroupId group = 0;  ///< 0: every unit.
+};                          ///< Replace a group's goal set (or everyone's).
 struct PaintCmd {
     int x = 0, y = 0, radius = 0;
     Cost cost = kCostPlain;
@@ -40,9 +46,20 @@ struct LoadMapCmd {
 struct PingCmd {
     double id = 0;
 };  ///< Answered with pong.
+struct SelectCmd {
+    std::optional<SelectBox> box;  ///< Positions, half-open; none = clear the selection.
+};                                 ///< Select the units in a box (this client's selection).
+struct OrderCmd {
+    std::vector<Cell> goals;
+    std::optional<std::array<int, 4>> cells;  ///< x0, y0, x1, y1 inclusive; none = this client's selection.
+};                                            ///< Order units to a goal set.
+struct ViewCmd {
+    UnitGroupId group = 0;  ///< 0: automatic (the selection's group, else the largest).
+};                          ///< Which group's field this client is sent.
 
 /// A validated client command.
-using Command = std::variant<SetGoalsCmd, PaintCmd, SpawnCmd, ParamsCmd, PauseCmd, StepCmd, LoadMapCmd, PingCmd>;
+using Command = std::variant<SetGoalsCmd, PaintCmd, SpawnCmd, ParamsCmd, PauseCmd, StepCmd, LoadMapCmd, PingCmd,
+                             SelectCmd, OrderCmd, ViewCmd>;
 
 /// A parsed client message: its type ("" when it had none) and the command or the reason it was refused.
 struct ParsedMessage {
@@ -54,38 +71,38 @@ struct ParsedMessage {
 /// against the map when the world applies them).
 ParsedMessage parse_client_message(std::string_view text);
 
+/// Parses the body of POST /api/order: `{"select":[x0,y0,x1,y1],"goals":[[x,y],...]}`.
+Result<OrderCmd> parse_order_body(std::string_view body);
+
 /// The JSON error reply for `request` (a message type, or "" for none).
 std::string error_json(std::string_view message, std::string_view request);
 
-/// Binary agents frame (type 1) of the world's units.
+/// Binary agents frame (type 1): positions, states and group keys of the world's units.
 std::string encode_agents(const World& world);
-/// Binary fields frame (type 2): quantised integration, terrain, flow directions.
-std::string encode_fields(const World& world);
+/// Binary fields frame (type 2) for `group` (0 or a group without a field yet: the largest group
+/// that has one): quantised integration, terrain, flow directions. `version` goes in the header.
+std::string encode_fields(const World& world, UnitGroupId group, std::uint32_t version);
+/// Binary selection frame (type 3): `selected` (handles in roster order) as a bitset over the roster.
+std::string encode_selection(const World& world, const std::vector<AgentId>& selected);
+/// The group most of `selected` belong to (ties: the lowest id); 0 when empty.
+UnitGroupId majority_group(const World& world, const std::vector<AgentId>& selected);
 /// JSON `world` message.
 std::string world_json(const World& world, const std::vector<std::string>& maps, int max_agents);
+/// JSON `groups` message.
+std::string groups_json(const World& world);
 /// JSON `stats` message; `tick_hz` measured by the server loop, `clients` connected.
 std::string stats_json(const World& world, double tick_hz, std::size_t clients);
-/// JSON `goals`, `params`, `paused` echoes.
-std::string goals_json(const World& world);
+/// JSON `params`, `paused` echoes.
 std::string params_json(const World& world);
 std::string paused_json(const World& world);
+/// JSON `ordered` reply.
+std::string ordered_json(const CommandOutcome& outcome);
 /// JSON body of GET /api/state.
 std::string state_json(const World& world, double tick_hz, std::size_t clients);
 /// JSON body of GET /api/agents: the first `limit` units.
 std::string agents_json(const World& world, std::size_t limit);
 
-/// A built-in map with its default goal.
-struct BuiltinMap {
-    CostField cost;
-    std::vector<Cell> goals;
-};
-/// Names of the built-in maps, in menu order.
-const std::vector<std::string>& builtin_map_names();
-/// Makes a built-in map; error for an unknown name.
-Result<BuiltinMap> make_builtin_map(std::string_view name);
 /// The passable cell nearest the map's centre (the goal of a loaded map); none on an all-wall map.
 std::optional<Cell> central_goal(const CostField& cost);
-/// A perfect maze of `cells_x` x `cells_y` rooms, corridors 2 cells wide, walls 1 cell thick.
-CostField generate_maze(int cells_x, int cells_y, std::uint64_t seed);
 
 }  // namespace tide::serve

@@ -23,9 +23,10 @@
 
 #include "../tbb_jobs.hpp"
 #include "protocol.hpp"
+#include "tide/generate.hpp"
 #include "tide/map_io.hpp"
+#include "tide/world.hpp"
 #include "web_assets.hpp"
-#include "world.hpp"
 
 namespace tide::serve {
 namespace {
@@ -52,9 +53,25 @@ struct LoadParsed {
     std::string name;
     std::shared_ptr<CostField> cost;
 };
+// POST /api/order, answered by the simulation thread.
+struct ApiOrder {
+    OrderCmd order;
+    std::function<void(bool ok, std::string body)> reply;  // called on the simulation thread
+};
+// A WebSocket client came or went (the simulation thread keeps its selection and view).
+struct SessionEvent {
+    bool connected = false;
+};
 struct Inbound {
     std::uint64_t session = 0;  // 0: not from a WebSocket client
-    std::variant<Command, ApiQuery, LoadParsed> what;
+    std::variant<Command, ApiQuery, LoadParsed, ApiOrder, SessionEvent> what;
+};
+
+// What the simulation thread keeps per WebSocket client.
+struct Viewer {
+    std::vector<AgentId> selection;  // handles, roster order
+    UnitGroupId view = 0;            // 0: automatic
+    std::uint64_t sent = ~0ull;      // key of the fields frame it has
 };
 
 struct Outgoing {
@@ -98,8 +115,9 @@ struct Server::Impl {
     // Io thread only.
     std::unordered_map<std::uint64_t, std::weak_ptr<WsSession>> sessions;
     std::uint64_t next_session = 1;
-    // Last world/fields messages, sent to every new client (io thread only).
-    std::shared_ptr<const std::string> last_world, last_fields, last_goals, last_params, last_paused;
+    // Last world messages, sent to every new client (io thread only). Fields frames go to each
+    // client from the simulation thread (each sees the field of the group it looks at).
+    std::shared_ptr<const std::string> last_world, last_groups, last_params, last_paused;
 
     explicit Impl(ServerOptions o) : opt(std::move(o)) {}
 
@@ -114,7 +132,7 @@ struct Server::Impl {
 
     // --- io thread ------------------------------------------------------------------------
     void broadcast(std::shared_ptr<const std::string> data, bool binary, bool agents);
-    void send_to(std::uint64_t session, std::shared_ptr<const std::string> data);
+    void send_to(std::uint64_t session, std::shared_ptr<const std::string> data, bool binary = false);
     void accept();
     void close_all();
 
@@ -130,17 +148,19 @@ struct Server::Impl {
             broadcast(data, binary, agents);
         });
     }
-    void post_error(std::uint64_t session, const std::string& message, const std::string& request) {
+    void post_to(std::uint64_t session, std::string s, bool binary) {
         if (session == 0) return;
-        auto data = std::make_shared<const std::string>(error_json(message, request));
-        net::post(ioc, [this, session, data] { send_to(session, data); });
+        auto data = std::make_shared<const std::string>(std::move(s));
+        net::post(ioc, [this, session, data, binary] { send_to(session, data, binary); });
     }
-    void post_world_state(bool fields_too) {
+    void post_error(std::uint64_t session, const std::string& message, const std::string& request) {
+        post_to(session, error_json(message, request), false);
+    }
+    void post_world_state() {
         post_broadcast(world_json(*world, builtin_map_names(), kMaxAgents), false, false, &Impl::last_world);
-        post_broadcast(goals_json(*world), false, false, &Impl::last_goals);
+        post_broadcast(groups_json(*world), false, false, &Impl::last_groups);
         post_broadcast(params_json(*world), false, false, &Impl::last_params);
         post_broadcast(paused_json(*world), false, false, &Impl::last_paused);
-        if (fields_too) post_broadcast(encode_fields(*world), true, false, &Impl::last_fields);
     }
 };
 
@@ -195,6 +215,7 @@ private:
         if (registered_ && !closed_) {
             server_.sessions.erase(id_);
             server_.clients.fetch_sub(1);
+            server_.push({id_, SessionEvent{false}});
         }
         closed_ = true;
     }
@@ -207,11 +228,12 @@ private:
         server_.sessions[id_] = weak_from_this();
         server_.clients.fetch_add(1);
         registered_ = true;
-        // The new client gets the current world at once.
-        for (const auto& m : {server_.last_world, server_.last_goals, server_.last_params, server_.last_paused}) {
+        // The new client gets the current world at once; its fields frame follows from the
+        // simulation thread.
+        for (const auto& m : {server_.last_world, server_.last_groups, server_.last_params, server_.last_paused}) {
             if (m) send(m, false, false);
         }
-        if (server_.last_fields) send(server_.last_fields, true, false);
+        server_.push({id_, SessionEvent{true}});
         read();
     }
 
@@ -312,10 +334,10 @@ void Server::Impl::broadcast(std::shared_ptr<const std::string> data, bool binar
     for (auto& s : live) s->send(data, binary, agents);
 }
 
-void Server::Impl::send_to(std::uint64_t session, std::shared_ptr<const std::string> data) {
+void Server::Impl::send_to(std::uint64_t session, std::shared_ptr<const std::string> data, bool binary) {
     const auto it = sessions.find(session);
     if (it == sessions.end()) return;
-    if (auto s = it->second.lock()) s->send(std::move(data), false, false);
+    if (auto s = it->second.lock()) s->send(std::move(data), binary, false);
 }
 
 // =================================================================================================
@@ -379,6 +401,23 @@ private:
                 });
             };
             server_.push({0, std::move(q)});
+            return;
+        }
+        if (path == "/api/order") {
+            if (req.method() != http::verb::post) return respond_text(http::status::method_not_allowed, "POST only\n");
+            auto order = parse_order_body(req.body());
+            if (!order) {
+                return respond_json(http::status::bad_request,
+                                    nlohmann::json{{"error", order.error().message}}.dump(
+                                        -1, ' ', false, nlohmann::json::error_handler_t::replace));
+            }
+            auto self = shared_from_this();
+            ApiOrder a{std::move(*order), [self](bool ok, std::string body) {
+                           net::post(self->stream_.get_executor(), [self, ok, body = std::move(body)]() mutable {
+                               self->respond_json(ok ? http::status::ok : http::status::bad_request, std::move(body));
+                           });
+                       }};
+            server_.push({0, std::move(a)});
             return;
         }
         if (path == "/api/map") {
@@ -534,12 +573,48 @@ void Server::Impl::sim_loop() {
     const auto agent_period = duration_cast<Clock::duration>(duration<double>(1.0 / opt.agent_fps));
     const float dt = static_cast<float>(1.0 / opt.tick_hz);
     auto next = Clock::now();
-    auto last_agents = Clock::now() - agent_period, last_fields = Clock::now(), last_stats = Clock::now();
+    auto last_agents = Clock::now() - agent_period, last_fields = Clock::now() - seconds(1), last_stats = Clock::now();
     auto rate_start = Clock::now();
     int rate_ticks = 0;
-    bool fields_dirty = false;
-    std::uint64_t sent_terrain = world->terrain_version();
+    std::uint64_t loads = 0;  // +1 per map load: a fields frame of the old map is never current
+    std::uint64_t roster = world->roster_version();
+    std::string groups_sent = groups_json(*world);
+    std::unordered_map<std::uint64_t, Viewer> viewers;
     std::vector<Inbound> batch;
+
+    // The group a client looks at: its own choice, else its selection's group, else the largest.
+    auto shown_group = [&](const Viewer& v) {
+        if (v.view != 0 && world->group(v.view)) return v.view;
+        if (const UnitGroupId g = majority_group(*world, v.selection); g != 0) return g;
+        return world->largest_group();
+    };
+    auto after_load = [&] {
+        ++loads;
+        post_world_state();
+        for (auto& [id, v] : viewers) {
+            v.selection.clear();
+            v.view = 0;
+            post_to(id, encode_selection(*world, v.selection), true);
+        }
+        roster = world->roster_version();
+        last_fields = Clock::now() - seconds(1);
+    };
+    auto apply_order = [&](const OrderCmd& c, const Viewer* viewer) -> Result<CommandOutcome> {
+        Order order;
+        order.goals = c.goals;
+        if (c.cells) {
+            const auto& b = *c.cells;
+            order.select = SelectBox{static_cast<float>(b[0]), static_cast<float>(b[1]),
+                                     static_cast<float>(b[2]) + 1.0f, static_cast<float>(b[3]) + 1.0f};
+        } else {
+            if (!viewer || viewer->selection.empty()) {
+                return Error{"nothing is selected: drag a box around some units first"};
+            }
+            order.select = viewer->selection;
+        }
+        return world->apply(order);
+    };
+
     while (!stopping) {
         std::this_thread::sleep_until(next);
         next += period;
@@ -555,6 +630,21 @@ void Server::Impl::sim_loop() {
                                    : state_json(*world, tick_hz.load(), clients.load()));
                 continue;
             }
+            if (auto* ev = std::get_if<SessionEvent>(&in.what)) {
+                if (ev->connected) {
+                    viewers[in.session] = Viewer{};
+                } else {
+                    viewers.erase(in.session);
+                }
+                continue;
+            }
+            if (auto* ao = std::get_if<ApiOrder>(&in.what)) {
+                auto r = apply_order(ao->order, nullptr);
+                ao->reply(r.ok(), r ? nlohmann::json{{"group", r->group}, {"units", r->units}}.dump()
+                                    : nlohmann::json{{"error", r.error().message}}.dump(
+                                          -1, ' ', false, nlohmann::json::error_handler_t::replace));
+                continue;
+            }
             if (auto* lp = std::get_if<LoadParsed>(&in.what)) {
                 const auto goal = central_goal(*lp->cost);
                 const int count = static_cast<int>(world->agents().size());
@@ -563,38 +653,44 @@ void Server::Impl::sim_loop() {
                     continue;
                 }
                 log("loaded map " + lp->name);
-                post_world_state(true);
-                sent_terrain = world->terrain_version();
-                fields_dirty = false;
+                after_load();
                 continue;
             }
             const Command& cmd = std::get<Command>(in.what);
+            Viewer* viewer = nullptr;
+            if (auto it = viewers.find(in.session); it != viewers.end()) viewer = &it->second;
             Result<void> r;
             std::string type;
             std::visit(
                 [&](const auto& c) {
                     using T = std::decay_t<decltype(c)>;
+                    auto run = [&](const WorldCommand& wc) {  // true when applied; else r holds the error
+                        auto out = world->apply(wc);
+                        if (!out) r = out.error();
+                        return out.ok();
+                    };
                     if constexpr (std::is_same_v<T, SetGoalsCmd>) {
                         type = "set_goals";
-                        r = world->set_goals(c.goals);
-                        if (r) post_broadcast(goals_json(*world), false, false, &Impl::last_goals);
+                        run(SetGoals{c.goals, c.group});
                     } else if constexpr (std::is_same_v<T, PaintCmd>) {
                         type = "paint";
-                        r = world->paint(c.x, c.y, c.radius, c.cost);
+                        run(Paint{c.x, c.y, c.radius, c.cost});
                     } else if constexpr (std::is_same_v<T, SpawnCmd>) {
                         type = "spawn";
-                        r = world->spawn(c.count);
+                        Spawn sp;
+                        sp.count = c.count;
+                        run(sp);
                     } else if constexpr (std::is_same_v<T, ParamsCmd>) {
                         type = "params";
                         UnitParams p = world->params();
                         if (c.speed) p.speed = *c.speed;
                         if (c.separation) p.separation = *c.separation;
                         if (c.radius) p.radius = *c.radius;
-                        r = world->set_params(p);
-                        if (r) post_broadcast(params_json(*world), false, false, &Impl::last_params);
+                        if (run(SetUnitParams{p}))
+                            post_broadcast(params_json(*world), false, false, &Impl::last_params);
                     } else if constexpr (std::is_same_v<T, PauseCmd>) {
                         type = "pause";
-                        world->set_paused(c.paused);
+                        run(SetPaused{c.paused});
                         post_broadcast(paused_json(*world), false, false, &Impl::last_paused);
                     } else if constexpr (std::is_same_v<T, StepCmd>) {
                         type = "step";
@@ -608,11 +704,29 @@ void Server::Impl::sim_loop() {
                         }
                         const int count = static_cast<int>(world->agents().size());
                         r = world->load(c.name, std::move(m->cost), std::move(m->goals), count);
-                        if (r) {
-                            post_world_state(true);
-                            sent_terrain = world->terrain_version();
-                            fields_dirty = false;
+                        if (r) after_load();
+                    } else if constexpr (std::is_same_v<T, SelectCmd>) {
+                        type = "select";
+                        if (!viewer) return;
+                        viewer->selection = c.box ? world->select(*c.box) : std::vector<AgentId>{};
+                        post_to(in.session, encode_selection(*world, viewer->selection), true);
+                    } else if constexpr (std::is_same_v<T, OrderCmd>) {
+                        type = "order";
+                        auto out = apply_order(c, viewer);
+                        if (!out) {
+                            r = out.error();
+                            return;
                         }
+                        post_to(in.session, ordered_json(*out), false);
+                        if (viewer && !c.cells) post_to(in.session, encode_selection(*world, viewer->selection), true);
+                    } else if constexpr (std::is_same_v<T, ViewCmd>) {
+                        type = "view";
+                        if (!viewer) return;
+                        if (c.group != 0 && !world->group(c.group)) {
+                            r = Error{"no group " + std::to_string(c.group)};
+                            return;
+                        }
+                        viewer->view = c.group;
                     } else if constexpr (std::is_same_v<T, PingCmd>) {
                         type = "ping";
                     }
@@ -622,9 +736,21 @@ void Server::Impl::sim_loop() {
         }
         batch.clear();
 
-        if (world->poll_build()) fields_dirty = true;
-        if (world->terrain_version() != sent_terrain) fields_dirty = true;
         if (auto r = world->tick(dt, step_once); !r) log("step failed: " + r.error().message);
+
+        // The roster changed (respawn, units walled in with nowhere to go): selections are void.
+        if (world->roster_version() != roster) {
+            roster = world->roster_version();
+            for (auto& [id, v] : viewers) {
+                if (v.selection.empty()) continue;
+                v.selection.clear();
+                post_to(id, encode_selection(*world, v.selection), true);
+            }
+        }
+        if (std::string g = groups_json(*world); g != groups_sent) {
+            groups_sent = g;
+            post_broadcast(std::move(g), false, false, &Impl::last_groups);
+        }
 
         const auto now = Clock::now();
         ++rate_ticks;
@@ -638,14 +764,33 @@ void Server::Impl::sim_loop() {
             last_agents = now;
             post_broadcast(encode_agents(*world), true, true);
         }
-        // Fields at most 10 per second (fewer on big maps: a 1024x1024 frame is 4 MiB).
+        // Fields at most 10 per second (fewer on big maps: a 1024x1024 frame is 4 MiB). Each
+        // client gets the field of the group it looks at, when that field or the terrain changed;
+        // clients looking at the same group share one encoding.
         const double cells = static_cast<double>(world->cost().size());
         const auto field_period = milliseconds(static_cast<int>(std::max(100.0, cells / 4096.0)));
-        if (fields_dirty && now - last_fields >= field_period) {
-            last_fields = now;
-            fields_dirty = false;
-            sent_terrain = world->terrain_version();
-            post_broadcast(encode_fields(*world), true, false, &Impl::last_fields);
+        if (now - last_fields >= field_period) {
+            std::vector<std::pair<std::uint64_t, std::shared_ptr<const std::string>>> encoded;  // by key
+            bool sent = false;
+            for (auto& [id, v] : viewers) {
+                const UnitGroupId g = shown_group(v);
+                const UnitGroup* info = world->group(g);
+                const std::uint64_t serial = info ? info->field_serial : 0;
+                const std::uint64_t key = (static_cast<std::uint64_t>(g) << 40) ^ (serial << 20) ^
+                                          (world->terrain_version() << 4) ^ (loads << 56);
+                if (key == v.sent) continue;
+                v.sent = key;
+                auto it = std::find_if(encoded.begin(), encoded.end(), [&](const auto& e) { return e.first == key; });
+                if (it == encoded.end()) {
+                    encoded.emplace_back(key, std::make_shared<const std::string>(
+                                                  encode_fields(*world, g, static_cast<std::uint32_t>(key))));
+                    it = std::prev(encoded.end());
+                }
+                auto data = it->second;
+                net::post(ioc, [this, session = id, data] { send_to(session, data, true); });
+                sent = true;
+            }
+            if (sent) last_fields = now;
         }
         if (now - last_stats >= milliseconds(250)) {
             last_stats = now;
@@ -703,7 +848,7 @@ Result<void> Server::start() {
 
     // The world's messages for the first clients: posted before the first accept, so the event
     // loop stores them before any session can start.
-    s.post_world_state(true);
+    s.post_world_state();
     s.accept();
     s.sim = std::thread([&s] { s.sim_loop(); });
     return {};
