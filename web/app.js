@@ -1,8 +1,9 @@
 // Tide demo page: wires the connection (net.js), the canvas (view.js) and the controls (ui.js).
 // Tests read `window.tide` (fps, frames received per second, units drawn, the last world and stats
-// messages, the last server error, readiness).
+// messages, the last server error, readiness, the selection, the groups and the field shown).
 
 import { Connection } from './net.js';
+import { css, groupColour } from './palette.js';
 import { View } from './view.js';
 import { CanvasInput, isTyping, throttled } from './ui.js';
 
@@ -14,12 +15,20 @@ const kTerrainNames = { 1: 'plain', 3: 'forest', 6: 'swamp', 255: 'wall' };
 const view = new View($('canvas'));
 const state = {
     world: null,
-    goals: [],
-    dragging: false,
+    serverGroups: [], // the groups as the server last sent them
+    groups: [], // the groups as drawn: the server's, with the goals of a group being dragged replaced
+    localGoals: new Map(), // group id -> goals set here and not yet echoed by the server
+    dragging: 0, // the group whose goal marker is being dragged
+    awaitGoals: null, // {group, key, until}: the echo of the goals last set here
+    selection: { count: 0, rosterSize: 0, group: 0, bits: null, serial: 0 },
+    viewChoice: 0, // the group this client asked to see (`view`), 0 = automatic
+    shownGroup: 0, // the group of the field on screen (the fields frame's header)
+    unitCount: 0,
     paused: false,
     maxAgents: kMaxSpawn,
     haveFields: false,
     haveAgents: false,
+    syncSpawnCount: false,
 };
 
 const tide = {
@@ -31,10 +40,29 @@ const tide = {
     lastError: null,
     ready: false,
     connected: false,
+    lastOrdered: null, // the last `ordered` reply
     /** Client coordinates of a cell's centre (for tests driving the mouse). */
     cellToClient: (x, y) => view.cellToClient(x, y),
-    /** Current goals as the page draws them. */
-    goals: () => state.goals.map((g) => [...g]),
+    /** Client coordinates of a position in cell units (cell x spans x..x+1). */
+    positionToClient: (x, y) => view.positionToClient(x, y),
+    /** The position in cell units under client coordinates. */
+    clientToPosition: (x, y) => view.positionAt(x, y),
+    /** Every group's goals as the page draws them, flattened. */
+    goals: () => state.groups.flatMap((g) => g.goals.map((c) => [...c])),
+    /** The groups as the page draws them: [{id, goals, members, field_ready, order_ms}]. */
+    groups: () => state.groups.map((g) => ({ ...g, goals: g.goals.map((c) => [...c]) })),
+    /** Units selected (the last selection frame). */
+    selectionCount: () => state.selection.count,
+    /** Roster indices of the selected units. */
+    selectedIndices: () => selectedIndices(),
+    /** The group most selected units belong to (0 when none). */
+    selectionGroup: () => state.selection.group,
+    /** The group whose field is on screen (the fields frame's header). */
+    shownGroup: () => state.shownGroup,
+    /** The group this client asked to see, 0 for automatic. */
+    viewChoice: () => state.viewChoice,
+    /** The box of the last `select` the canvas sent ([x0, y0, x1, y1] in cell units, or null). */
+    lastSelectBox: () => input.lastSelectBox,
     /** What the page knows of a cell: terrain cost (255 wall) and integration value (Infinity when unreachable). */
     cell: (x, y) => ({ cost: view.costAt(x, y), integration: view.integrationAt(x, y) }),
     /** Sends a raw client message (debugging and tests). */
@@ -71,30 +99,31 @@ function handleMessage(m) {
                 state.world.height !== m.height;
             state.world = m;
             tide.world = m;
-            state.goals = m.goals.map((g) => [...g]);
             state.maxAgents = Math.min(kMaxSpawn, m.max_agents ?? kMaxSpawn);
-            view.setWorld(m.width, m.height, state.goals, changed);
+            view.setWorld(m.width, m.height, changed);
+            // A new map (or a new connection): the server has cleared this client's selection and view.
+            state.localGoals.clear();
+            state.awaitGoals = null;
+            state.viewChoice = 0;
+            setSelection({ count: 0, rosterSize: 0, group: 0, bits: null });
+            setGroups(m.groups || []);
             fillMaps(m.maps || [], m.map);
             setParams(m.params || {});
             setPaused(!!m.paused);
             const count = $('spawn-count');
             count.max = String(state.maxAgents);
             if (document.activeElement !== count && typeof m.agents === 'number') count.value = String(m.agents);
+            // The world message a new connection gets may predate the last respawn: the next stats
+            // message has the current count.
+            state.syncSpawnCount = true;
             break;
         }
-        case 'goals':
-            if (tide.world) tide.world.goals = m.goals;
-            // Echoes of the intermediate positions of a drag that has just ended would make the marker
-            // jump back for a moment: wait (briefly) for the echo of the final position.
-            if (state.awaitGoals && performance.now() < state.awaitGoals.until &&
-                JSON.stringify(m.goals) !== state.awaitGoals.json) {
-                break;
-            }
-            state.awaitGoals = null;
-            if (!state.dragging) {
-                state.goals = m.goals.map((g) => [...g]);
-                view.setGoals(state.goals);
-            }
+        case 'groups':
+            setGroups(m.groups || []);
+            break;
+        case 'ordered':
+            tide.lastOrdered = m;
+            log(`ordered ${fmtInt(m.units)} units: group ${m.group}`, 'info');
             break;
         case 'params':
             setParams(m.params || {});
@@ -105,11 +134,22 @@ function handleMessage(m) {
         case 'stats':
             tide.stats = m;
             showStats(m);
+            if (state.syncSpawnCount && typeof m.agents === 'number') {
+                state.syncSpawnCount = false;
+                const count = $('spawn-count');
+                if (document.activeElement !== count) count.value = String(m.agents);
+            }
             break;
         case 'error':
             tide.lastError = m.message;
             log(m.request ? `${m.request}: ${m.message}` : m.message);
             toast(m.message);
+            if (m.request === 'set_goals' && !state.dragging) {
+                // Refused: draw the server's goals again.
+                state.localGoals.clear();
+                state.awaitGoals = null;
+                refreshGroups();
+            }
             break;
         default:
             break;
@@ -121,13 +161,134 @@ function handleFrame(frame) {
     if (frame.kind === 'fields') {
         view.setFields(frame);
         state.haveFields = true;
+        state.shownGroup = frame.group;
         showHover();
+        showGroups();
     } else if (frame.kind === 'agents') {
         view.setAgents(frame);
         state.haveAgents = true;
+        state.unitCount = frame.count;
         agentFrames++;
+    } else if (frame.kind === 'selection') {
+        setSelection(frame);
     }
 }
+
+// ---- Groups and selection ------------------------------------------------------------------------
+
+/** Takes a groups list from the server; goals being dragged (or just dropped) keep their local value. */
+function setGroups(groups) {
+    state.serverGroups = groups;
+    if (tide.world) tide.world.goals = groups.flatMap((g) => g.goals);
+    const wait = state.awaitGoals;
+    if (wait) {
+        // Echoes of goals sent before the last local change (the intermediate positions of a drag)
+        // would make a marker jump back for a moment: wait (briefly) for the echo of the last one.
+        const echo = groups.find((g) => g.id === wait.group);
+        if (!echo || performance.now() >= wait.until || goalsKey(echo.goals) === wait.key) {
+            state.awaitGoals = null;
+        }
+    }
+    for (const id of [...state.localGoals.keys()]) {
+        if (id !== state.dragging && (!state.awaitGoals || state.awaitGoals.group !== id)) state.localGoals.delete(id);
+    }
+    refreshGroups();
+    if (state.viewChoice !== 0 && !groups.some((g) => g.id === state.viewChoice)) setView(0);
+}
+
+/** Rebuilds the drawn groups from the server's list and the local goals. */
+function refreshGroups() {
+    state.groups = state.serverGroups.map((g) => ({
+        id: g.id,
+        goals: (state.localGoals.get(g.id) || g.goals).map((c) => [c[0], c[1]]),
+        members: g.members,
+        field_ready: g.field_ready,
+        order_ms: g.order_ms,
+    }));
+    view.setMarkers(state.groups);
+    showGroups();
+}
+
+/** A goal set's identity, whatever the order (the server lists goals by row, then column). */
+function goalsKey(goals) {
+    return JSON.stringify([...goals].sort((a, b) => a[1] - b[1] || a[0] - b[0]));
+}
+
+/** Goals of `group` changed here (and sent): drawn at once, until the server's echo. */
+function setLocalGoals(group, goals) {
+    state.localGoals.set(group, goals.map((c) => [c[0], c[1]]));
+    state.awaitGoals = { group, key: goalsKey(goals), until: performance.now() + 1000 };
+    refreshGroups();
+}
+
+function setSelection(frame) {
+    const previous = state.selection.count;
+    state.selection = { count: frame.count, rosterSize: frame.rosterSize, group: frame.group, bits: frame.bits,
+        serial: state.selection.serial + (frame.count === 0 && previous > 0 ? 1 : 0) };
+    view.setSelection(frame.count > 0 ? frame : null);
+    const out = $('selection-count');
+    out.textContent = frame.count > 0 ? `${fmtInt(frame.count)} selected` : 'nothing selected';
+    out.classList.toggle('some', frame.count > 0);
+    $('selection-clear').disabled = frame.count === 0;
+    showGroups();
+}
+
+/** Sends `select` for a box ([x0, y0, x1, y1] in cell units) or null; a new selection. */
+function select(box) {
+    state.selection.serial++;
+    send({ type: 'select', box });
+}
+
+function selectedIndices() {
+    const s = state.selection, out = [];
+    if (!s.bits) return out;
+    for (let i = 0; i < s.rosterSize; i++) if (s.bits[i >> 3] & (1 << (i & 7))) out.push(i);
+    return out;
+}
+
+/** Asks for the field of `group` (0: automatic). */
+function setView(group) {
+    state.viewChoice = group;
+    send({ type: 'view', group });
+    showGroups();
+}
+
+let groupsHtml = '';
+/** The Groups list: one row per group (plus "auto"), the chosen one marked, the one on screen named. */
+function showGroups() {
+    const auto = state.viewChoice === 0 ? 'chosen' : '';
+    const autoTitle = "Show the field of the selection's group, else of the largest group";
+    const rows = [`<li data-group="0" class="${auto}" title="${autoTitle}">` +
+        '<span class="name">auto</span><span class="note">selection, else largest</span></li>'];
+    for (const g of state.groups) {
+        const classes = [g.id === state.viewChoice ? 'chosen' : '', g.id === state.shownGroup ? 'shown' : '']
+            .join(' ').trim();
+        const goals = `${g.goals.length} goal${g.goals.length === 1 ? '' : 's'}`;
+        const note = g.field_ready ? goals : `${goals} · building field…`;
+        const title = `Show group ${g.id}'s field (click again: auto)`;
+        rows.push(`<li data-group="${g.id}" class="${classes}" title="${title}">` +
+            `<i class="sw" style="background:${css(groupColour(g.id))}"></i><span class="name">group ${g.id}</span>` +
+            `<span class="members">${fmtInt(g.members)}</span><span class="note">${note}</span></li>`);
+    }
+    const html = rows.join('');
+    if (html !== groupsHtml) {
+        groupsHtml = html;
+        $('groups').innerHTML = html;
+    }
+    const shown = state.shownGroup;
+    $('field-shown').textContent = shown ? `group ${shown}${state.viewChoice === 0 ? ' (auto)' : ''}` : '–';
+    $('field-swatch').style.background = shown ? css(groupColour(shown)) : 'transparent';
+}
+
+// Pointer down rather than click: the list is rebuilt when the groups change, which may happen
+// between the press and the release.
+$('groups').addEventListener('pointerdown', (e) => {
+    const row = e.button === 0 && e.target.closest('li[data-group]');
+    if (!row) return;
+    const group = Number(row.dataset.group);
+    setView(group === state.viewChoice ? 0 : group);
+});
+$('selection-clear').addEventListener('click', () => select(null));
 
 // ---- Panel ---------------------------------------------------------------------------------------
 
@@ -176,8 +337,22 @@ function fmtInt(v) {
     return typeof v === 'number' ? v.toLocaleString('en-US') : '–';
 }
 
+function fmtMb(bytes) {
+    if (typeof bytes !== 'number') return '–';
+    const mb = bytes / (1024 * 1024);
+    return `${mb.toFixed(mb < 10 ? 2 : 1)} MB`;
+}
+
 function showStats(s) {
     $('stat-agents').textContent = fmtInt(s.agents);
+    $('stat-groups').textContent = fmtInt(s.groups);
+    $('stat-order-ms').textContent = fmtMs(s.order_ms);
+    $('stat-hits').textContent = fmtInt(s.cache_hits);
+    $('stat-misses').textContent = fmtInt(s.cache_misses);
+    $('stat-builds').textContent = fmtInt(s.builds);
+    $('stat-cancelled').textContent = fmtInt(s.builds_cancelled);
+    $('stat-cached').textContent = fmtMb(s.cached_bytes);
+    $('stat-published').textContent = fmtInt(s.fields_published);
     $('stat-arrived').textContent = fmtInt(s.arrived);
     $('stat-no-path').textContent = fmtInt(s.no_path);
     $('stat-stuck').textContent = fmtInt(s.stuck);
@@ -214,10 +389,11 @@ function showError(text) {
 }
 
 // Tools.
-let tool = 'wall';
+let tool = 'select';
 function selectTool(button) {
     for (const b of document.querySelectorAll('.tool')) b.classList.toggle('selected', b === button);
     tool = button.dataset.tool;
+    if (tool === 'select') view.brush = null;
 }
 for (const button of document.querySelectorAll('.tool')) button.addEventListener('click', () => selectTool(button));
 
@@ -315,8 +491,10 @@ $('map-file').addEventListener('change', async (e) => {
 // Keyboard shortcuts.
 window.addEventListener('keydown', (e) => {
     if (isTyping(e) || e.ctrlKey || e.metaKey || e.altKey) return;
-    const tools = { Digit1: 'tool-wall', Digit2: 'tool-forest', Digit3: 'tool-swamp', Digit4: 'tool-erase' };
+    const tools = { KeyV: 'tool-select', Digit1: 'tool-wall', Digit2: 'tool-forest', Digit3: 'tool-swamp',
+        Digit4: 'tool-erase' };
     if (tools[e.code]) selectTool($(tools[e.code]));
+    else if (e.code === 'Escape') input.escape();
     else if (e.code === 'KeyP') $('pause').click();
     else if (e.code === 'KeyS' && state.paused) $('step').click();
     else if (e.code === 'KeyF') view.fit();
@@ -326,20 +504,26 @@ window.addEventListener('keydown', (e) => {
 
 const hoverBox = $('hover');
 let hoverCell = null;
-new CanvasInput($('canvas'), view, {
+const input = new CanvasInput($('canvas'), view, {
     send,
     log,
     tool: () => tool,
     brush: () => Number(brush.value),
-    goals: () => state.goals,
-    setLocalGoals: (goals) => {
-        state.goals = goals;
-        view.setGoals(goals);
+    groups: () => state.groups,
+    setLocalGoals,
+    setDragging: (group) => {
+        const ended = state.dragging;
+        state.dragging = group;
+        if (!group && ended && state.localGoals.has(ended)) {
+            const key = goalsKey(state.localGoals.get(ended));
+            state.awaitGoals = { group: ended, key, until: performance.now() + 1000 };
+        }
     },
-    setDragging: (dragging) => {
-        state.dragging = dragging;
-        state.awaitGoals = dragging ? null : { json: JSON.stringify(state.goals), until: performance.now() + 1000 };
-    },
+    shownGroup: () => state.shownGroup,
+    selection: () => state.selection,
+    select,
+    unitCount: () => state.unitCount,
+    maxGoals: () => (state.world && state.world.max_goals) || 16,
     hover: (cell) => {
         hoverCell = cell;
         showHover();
@@ -358,7 +542,8 @@ function showHover() {
     const value = view.integrationAt(x, y);
     const terrain = kTerrainNames[cost] || `cost ${cost}`;
     const distance = cost === 255 ? '' : Number.isFinite(value) ? ` · distance ${value.toFixed(1)}` : ' · unreachable';
-    hoverBox.textContent = `(${x}, ${y}) ${terrain}${distance}`;
+    const whose = distance && state.groups.length > 1 && state.shownGroup ? ` (group ${state.shownGroup})` : '';
+    hoverBox.textContent = `(${x}, ${y}) ${terrain}${distance}${whose}`;
 }
 
 new ResizeObserver(() => view.resize()).observe($('canvas'));

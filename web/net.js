@@ -1,7 +1,7 @@
 // The WebSocket connection to `tide serve` (docs/protocol.md): JSON text frames both ways, binary
-// agents (type 1) and fields (type 2) frames from the server. Reconnects on its own.
+// agents (type 1), fields (type 2) and selection (type 3) frames from the server. Reconnects on its own.
 
-const kAgentsFrame = 1, kFieldsFrame = 2;
+const kAgentsFrame = 1, kFieldsFrame = 2, kSelectionFrame = 3;
 
 /**
  * Decodes a binary server frame into typed-array views over the received buffer (no copy, no
@@ -14,7 +14,7 @@ export function decodeFrame(buffer) {
     if (type === kAgentsFrame) {
         if (buffer.byteLength < 20) return null;
         const count = dv.getUint32(4, true);
-        if (buffer.byteLength < 20 + 5 * count) return null;
+        if (buffer.byteLength < 20 + 6 * count) return null;
         return {
             kind: 'agents',
             count,
@@ -22,14 +22,15 @@ export function decodeFrame(buffer) {
             scaleX: dv.getFloat32(12, true),
             scaleY: dv.getFloat32(16, true),
             positions: new Uint16Array(buffer, 20, 2 * count), // x0, y0, x1, y1, ...
-            states: new Uint8Array(buffer, 20 + 4 * count, count),
+            states: new Uint8Array(buffer, 20 + 4 * count, count), // 0 moving, 1 arrived, 2 no path, 3 stuck
+            groups: new Uint8Array(buffer, 20 + 5 * count, count), // group id & 255
         };
     }
     if (type === kFieldsFrame) {
-        if (buffer.byteLength < 24) return null;
+        if (buffer.byteLength < 28) return null;
         const width = dv.getUint32(4, true), height = dv.getUint32(8, true);
         const n = width * height;
-        if (buffer.byteLength < 24 + 4 * n) return null;
+        if (buffer.byteLength < 28 + 4 * n) return null;
         return {
             kind: 'fields',
             width,
@@ -37,9 +38,23 @@ export function decodeFrame(buffer) {
             version: dv.getUint32(12, true),
             integrationScale: dv.getFloat32(16, true),
             buildMs: dv.getFloat32(20, true),
-            integration: new Uint16Array(buffer, 24, n), // 65535 = unreachable or wall
-            costs: new Uint8Array(buffer, 24 + 2 * n, n), // 1..254, 255 = wall
-            directions: new Uint8Array(buffer, 24 + 3 * n, n), // 0..7 moves, 8 goal, 9 unreachable, 10 wall
+            group: dv.getUint32(24, true), // the group whose field this is
+            integration: new Uint16Array(buffer, 28, n), // 65535 = unreachable or wall
+            costs: new Uint8Array(buffer, 28 + 2 * n, n), // 1..254, 255 = wall
+            directions: new Uint8Array(buffer, 28 + 3 * n, n), // 0..7 moves, 8 goal, 9 unreachable, 10 wall
+        };
+    }
+    if (type === kSelectionFrame) {
+        if (buffer.byteLength < 16) return null;
+        const rosterSize = dv.getUint32(8, true);
+        const bytes = Math.ceil(rosterSize / 8);
+        if (buffer.byteLength < 16 + bytes) return null;
+        return {
+            kind: 'selection',
+            count: dv.getUint32(4, true),
+            rosterSize,
+            group: dv.getUint32(12, true), // the group most selected units belong to, 0 when none
+            bits: new Uint8Array(buffer, 16, bytes), // bit i (byte i >> 3, bit i & 7): roster index i selected
         };
     }
     return null;

@@ -35,13 +35,55 @@ export const colours = {
     white: rgb(255, 255, 255),
     arrow: rgb(18, 22, 70),
     goal: rgb(220, 30, 30),
+    selection: rgb(255, 255, 255), // ring around selected units ...
+    selectionEdge: rgb(28, 28, 32), // ... and its outer edge
 };
 
-// Units by state (the agents frame's state byte): moving, arrived, no path, stuck. Moving and arrived
-// are the colours of `tide sim`'s GIF.
-export const unitColours = [rgb(30, 80, 200), rgb(20, 150, 60), rgb(120, 120, 128), rgb(235, 120, 20)];
-export const unitRims = unitColours.map((c) => mix(c, colours.ink, 0.55));
+/** Group colours, picked by `id % 8` (group 1, the first group of a map, is red). */
+export const groupColours = [
+    rgb(0, 150, 150), // teal
+    rgb(220, 30, 30), // red
+    rgb(35, 85, 215), // blue
+    rgb(140, 60, 200), // violet
+    rgb(235, 175, 0), // gold
+    rgb(25, 160, 70), // green
+    rgb(235, 85, 170), // pink
+    rgb(70, 175, 245), // sky
+];
+
+/** Colour of a group id (the agents frame's group byte works too: 256 is a multiple of 8). */
+export function groupColour(id) {
+    return groupColours[id % groupColours.length];
+}
+
+// Units by state (the agents frame's state byte): moving, arrived, no path, stuck. Moving units are
+// filled with their group's colour and arrived ones with a pale tint of it (rimmed in the colour);
+// no path is grey and stuck orange whatever the group.
 export const unitStateNames = ['moving', 'arrived', 'no path', 'stuck'];
+export const kUnitNoPath = rgb(120, 120, 128), kUnitStuck = rgb(235, 120, 20);
+
+/** Fill and rim of a unit of group colour `c` in `state` (0..3). */
+export function unitColour(c, state) {
+    switch (state) {
+        case 0: return { fill: c, rim: mix(c, colours.ink, 0.55) };
+        case 1: return { fill: mix(c, colours.white, 0.6), rim: c };
+        case 2: return { fill: kUnitNoPath, rim: mix(kUnitNoPath, colours.ink, 0.55) };
+        default: return { fill: kUnitStuck, rim: mix(kUnitStuck, colours.ink, 0.55) };
+    }
+}
+
+/** Fill and rim lookup tables indexed by (group byte & 7) * 4 + state. */
+export function unitColourTables() {
+    const fill = new Uint32Array(32), rim = new Uint32Array(32);
+    for (let g = 0; g < 8; g++) {
+        for (let s = 0; s < 4; s++) {
+            const u = unitColour(groupColours[g], s);
+            fill[g * 4 + s] = u.fill;
+            rim[g * 4 + s] = u.rim;
+        }
+    }
+    return { fill, rim };
+}
 
 /** Colour of a terrain cost, as render::terrain_colour (grey ramp for costs outside the named classes). */
 export function terrainColour(cost) {

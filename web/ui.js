@@ -1,5 +1,5 @@
-// Input: the canvas (paint, goals, zoom, pan) and the control panel. Everything the user does ends
-// up as a client message through `send` (docs/protocol.md) or as a view change.
+// Input: the canvas (select, order, paint, goals, zoom, pan) and the control panel. Everything the
+// user does ends up as a client message through `send` (docs/protocol.md) or as a view change.
 
 import { kCostWall } from './palette.js';
 
@@ -7,7 +7,7 @@ const kPaintPerSecond = 150; // well under the server's 300 paint messages per s
 const kPaintBurst = 20;
 const kGoalIntervalMs = 33; // goal drags: about 30 set_goals per second at most
 const kParamsIntervalMs = 100;
-const kMaxGoals = 16;
+const kClickSlop = 4; // client pixels a click may move before it counts as a drag
 
 /** Sends paint messages no faster than kPaintPerSecond (a token bucket), in order. */
 class PaintQueue {
@@ -57,8 +57,10 @@ function lineCells(x0, y0, x1, y1) {
 }
 
 /**
- * Mouse and keyboard on the canvas. `app` provides: view, send(message), tool(), brush(),
- * goals() / setLocalGoals(goals), dragging flag readers.
+ * Mouse and keyboard on the canvas. `app` provides: send(message), log(text, kind), tool(),
+ * brush(), groups() (the groups as drawn: [{id, goals, members}]), setLocalGoals(group, goals),
+ * setDragging(group or 0), shownGroup() (the group whose field is on screen), selection() ({count,
+ * serial}), select(box or null), unitCount(), maxGoals(), hover(cell).
  */
 export class CanvasInput {
     constructor(canvas, view, app) {
@@ -66,15 +68,17 @@ export class CanvasInput {
         this.view = view;
         this.app = app;
         this.paint = new PaintQueue((m) => app.send(m));
-        this.mode = null; // 'paint' | 'goal' | 'pan' | null
+        this.mode = null; // 'paint' | 'goal' | 'box' | 'right' | 'pan' | null
         this.space = false;
         this.goalTimer = 0;
         this.goalSentAt = 0;
+        this.lastOrder = null; // {serial, goals}: this client's last order, for the selection `serial`
+        this.lastSelectBox = null; // the box of the last `select` sent (tests)
 
         canvas.addEventListener('pointerdown', (e) => this.down(e));
         canvas.addEventListener('pointermove', (e) => this.move(e));
         canvas.addEventListener('pointerup', (e) => this.up(e));
-        canvas.addEventListener('pointercancel', (e) => this.up(e));
+        canvas.addEventListener('pointercancel', (e) => this.cancel(e));
         canvas.addEventListener('pointerleave', () => {
             if (!this.mode) this.setHover(null);
         });
@@ -99,26 +103,43 @@ export class CanvasInput {
         if (this.mode) return;
         const [cx, cy] = this.view.cellAt(e.clientX, e.clientY);
         this.canvas.setPointerCapture(e.pointerId);
-        if (e.button === 1 || e.button === 2 || (e.button === 0 && this.space)) {
-            this.mode = 'pan';
-            this.panFrom = [e.clientX, e.clientY];
-            this.canvas.classList.add('panning');
+        this.from = [e.clientX, e.clientY];
+        if (e.button === 1 || (e.button === 0 && this.space)) {
+            this.startPan(e);
             e.preventDefault();
             return;
         }
-        if (e.button !== 0 || !this.view.contains(cx, cy)) return;
-        const goal = this.view.goalAt(e.clientX, e.clientY);
-        if (goal >= 0) {
-            this.mode = 'goal';
-            this.goalIndex = goal;
-            this.goalMoved = false;
-            this.goalCell = [...this.app.goals()[goal]];
-            this.app.setDragging(true);
-            this.canvas.classList.add('dragging');
+        if (e.button === 2) {
+            // A right click orders; a right drag pans (decided once the mouse moves far enough).
+            this.mode = 'right';
+            this.rightShift = e.shiftKey;
+            e.preventDefault();
             return;
         }
+        if (e.button !== 0) return;
+        const goal = this.view.goalAt(e.clientX, e.clientY);
+        if (goal) {
+            const group = this.app.groups().find((g) => g.id === goal.group);
+            if (group && goal.index < group.goals.length) {
+                this.mode = 'goal';
+                this.goalGroup = goal.group;
+                this.goalIndex = goal.index;
+                this.goalMoved = false;
+                this.goalCell = [...group.goals[goal.index]];
+                this.app.setDragging(goal.group);
+                this.canvas.classList.add('dragging');
+                return;
+            }
+        }
+        if (!this.view.contains(cx, cy) && this.app.tool() !== 'select') return;
         if (e.shiftKey) {
-            this.addGoal(cx, cy);
+            if (this.view.contains(cx, cy)) this.addGoal(cx, cy);
+            return;
+        }
+        if (this.app.tool() === 'select') {
+            const [x, y] = this.view.positionAt(e.clientX, e.clientY);
+            this.mode = 'box';
+            this.view.band = { x0: x, y0: y, x1: x, y1: y };
             return;
         }
         this.mode = 'paint';
@@ -126,8 +147,22 @@ export class CanvasInput {
         this.paintTo(cx, cy, true);
     }
 
+    startPan(e) {
+        this.mode = 'pan';
+        this.panFrom = [e.clientX, e.clientY];
+        this.canvas.classList.add('panning');
+    }
+
+    /** Whether the pointer has moved further than a click allows since the button went down. */
+    dragged(e) {
+        return Math.hypot(e.clientX - this.from[0], e.clientY - this.from[1]) >= kClickSlop;
+    }
+
     move(e) {
         const [cx, cy] = this.view.cellAt(e.clientX, e.clientY);
+        if (this.mode === 'right' && this.dragged(e)) {
+            this.startPan({ clientX: this.from[0], clientY: this.from[1] });
+        }
         if (this.mode === 'pan') {
             this.view.panBy(e.clientX - this.panFrom[0], e.clientY - this.panFrom[1]);
             this.panFrom = [e.clientX, e.clientY];
@@ -137,6 +172,9 @@ export class CanvasInput {
             this.dragGoal(cx, cy);
         } else if (this.mode === 'paint') {
             this.paintTo(cx, cy, false);
+        } else if (this.mode === 'box') {
+            const [x, y] = this.view.positionAt(e.clientX, e.clientY);
+            this.view.band = { ...this.view.band, x1: x, y1: y };
         }
         this.setHover([cx, cy], e);
     }
@@ -144,20 +182,56 @@ export class CanvasInput {
     up(e) {
         if (this.mode === 'pan') {
             this.canvas.classList.remove('panning');
+        } else if (this.mode === 'right') {
+            this.rightClick(e);
         } else if (this.mode === 'goal') {
             this.canvas.classList.remove('dragging');
             if (!this.goalMoved) {
-                this.removeGoal(this.goalIndex);
+                this.removeGoal(this.goalGroup, this.goalIndex);
             } else {
                 this.flushGoals(true);
             }
-            this.app.setDragging(false);
+            this.app.setDragging(0);
         } else if (this.mode === 'paint') {
             const [cx, cy] = this.view.cellAt(e.clientX, e.clientY);
             this.paintTo(cx, cy, true);
+        } else if (this.mode === 'box') {
+            const band = this.view.band;
+            this.view.band = null;
+            if (!this.dragged(e)) {
+                this.select(null); // a click on the map clears the selection
+            } else {
+                const [x, y] = this.view.positionAt(e.clientX, e.clientY);
+                const x0 = Math.min(band.x0, x), x1 = Math.max(band.x0, x);
+                const y0 = Math.min(band.y0, y), y1 = Math.max(band.y0, y);
+                this.select(x0 < x1 && y0 < y1 ? [x0, y0, x1, y1] : null);
+            }
         }
         this.mode = null;
         if (this.canvas.hasPointerCapture(e.pointerId)) this.canvas.releasePointerCapture(e.pointerId);
+    }
+
+    cancel(e) {
+        if (this.mode === 'box' || this.mode === 'right') {
+            this.view.band = null;
+            this.mode = null;
+        }
+        this.up(e);
+    }
+
+    /** Esc: drops the box being dragged, else clears the selection. */
+    escape() {
+        if (this.mode === 'box') {
+            this.view.band = null;
+            this.mode = null;
+            return;
+        }
+        if (this.app.selection().count > 0) this.select(null);
+    }
+
+    select(box) {
+        this.lastSelectBox = box;
+        this.app.select(box);
     }
 
     setHover(cell, e) {
@@ -167,10 +241,60 @@ export class CanvasInput {
             this.app.hover(null);
             return;
         }
-        const overGoal = e && !this.mode && view.goalAt(e.clientX, e.clientY) >= 0;
+        const overGoal = e && !this.mode && view.goalAt(e.clientX, e.clientY);
         this.canvas.classList.toggle('over-goal', !!overGoal);
-        view.brush = overGoal || this.mode === 'goal' ? null : { x: cell[0], y: cell[1], radius: this.app.brush() };
+        const painting = this.app.tool() !== 'select';
+        view.brush = !painting || overGoal || this.mode === 'goal' || this.mode === 'box'
+            ? null : { x: cell[0], y: cell[1], radius: this.app.brush() };
         this.app.hover(cell);
+    }
+
+    // ---- Orders ------------------------------------------------------------------------------------
+
+    /**
+     * Right click on a cell: orders the selection there (shift: adds the cell to this client's last
+     * order of the same selection), or, with nothing selected, sends every unit there (shift: adds
+     * the cell to the goals of the group holding every unit).
+     */
+    rightClick(e) {
+        const [cx, cy] = this.view.cellAt(e.clientX, e.clientY);
+        if (!this.view.contains(cx, cy)) return;
+        if (this.view.costAt(cx, cy) === kCostWall) {
+            this.app.log(`cannot send units onto a wall (${cx}, ${cy})`, 'info');
+            return;
+        }
+        const shift = this.rightShift || e.shiftKey;
+        const selection = this.app.selection();
+        if (selection.count > 0) {
+            let goals = [[cx, cy]];
+            if (shift && this.lastOrder && this.lastOrder.serial === selection.serial) {
+                goals = this.appendGoal(this.lastOrder.goals, cx, cy);
+                if (!goals) return;
+            }
+            this.lastOrder = { serial: selection.serial, goals };
+            this.app.send({ type: 'order', goals });
+            return;
+        }
+        const all = shift ? this.app.groups().find((g) => g.members > 0 && g.members === this.app.unitCount()) : null;
+        if (all) {
+            const goals = this.appendGoal(all.goals, cx, cy);
+            if (!goals) return;
+            this.app.setLocalGoals(all.id, goals);
+            this.app.send({ type: 'set_goals', group: all.id, goals });
+            return;
+        }
+        this.app.send({ type: 'set_goals', goals: [[cx, cy]] });
+    }
+
+    /** `goals` plus (cx, cy), or null (logged) when that would exceed the goal limit. */
+    appendGoal(goals, cx, cy) {
+        if (goals.some((g) => g[0] === cx && g[1] === cy)) return goals.map((g) => [...g]);
+        const max = this.app.maxGoals();
+        if (goals.length >= max) {
+            this.app.log(`at most ${max} goals`, 'info');
+            return null;
+        }
+        return [...goals.map((g) => [...g]), [cx, cy]];
     }
 
     // ---- Painting ----------------------------------------------------------------------------------
@@ -201,21 +325,28 @@ export class CanvasInput {
 
     // ---- Goals -------------------------------------------------------------------------------------
 
+    groupGoals(id) {
+        const group = this.app.groups().find((g) => g.id === id);
+        return group ? group.goals : null;
+    }
+
     dragGoal(cx, cy) {
         const view = this.view;
         if (!view.contains(cx, cy) || view.costAt(cx, cy) === kCostWall) return;
         if (cx === this.goalCell[0] && cy === this.goalCell[1]) return;
-        const goals = this.app.goals().map((g) => [...g]);
-        // Moving onto another goal would merge them: keep the marker where it is.
+        const current = this.groupGoals(this.goalGroup);
+        if (!current || this.goalIndex >= current.length) return;
+        const goals = current.map((g) => [...g]);
+        // Moving onto another goal of the group would merge them: keep the marker where it is.
         if (goals.some((g, i) => i !== this.goalIndex && g[0] === cx && g[1] === cy)) return;
         this.goalMoved = true;
         this.goalCell = [cx, cy];
         goals[this.goalIndex] = [cx, cy];
-        this.app.setLocalGoals(goals);
+        this.app.setLocalGoals(this.goalGroup, goals);
         this.flushGoals(false);
     }
 
-    /** Sends the local goals now, or at the end of the current throttle interval. */
+    /** Sends the dragged group's local goals now, or at the end of the current throttle interval. */
     flushGoals(now) {
         const wait = this.goalSentAt + kGoalIntervalMs - performance.now();
         if (this.goalTimer) {
@@ -225,7 +356,8 @@ export class CanvasInput {
         }
         if (now || wait <= 0) {
             this.goalSentAt = performance.now();
-            this.app.send({ type: 'set_goals', goals: this.app.goals() });
+            const goals = this.groupGoals(this.goalGroup);
+            if (goals) this.app.send({ type: 'set_goals', group: this.goalGroup, goals });
         } else {
             this.goalTimer = setTimeout(() => {
                 this.goalTimer = 0;
@@ -234,28 +366,28 @@ export class CanvasInput {
         }
     }
 
+    /** Shift-click: adds a goal to the group whose field is on screen. */
     addGoal(cx, cy) {
-        const goals = this.app.goals();
         if (this.view.costAt(cx, cy) === kCostWall) {
             this.app.log(`cannot put a goal on a wall (${cx}, ${cy})`, 'info');
             return;
         }
-        if (goals.length >= kMaxGoals) {
-            this.app.log(`at most ${kMaxGoals} goals`, 'info');
-            return;
-        }
+        const group = this.app.shownGroup();
+        const goals = this.groupGoals(group);
+        if (!goals) return;
         if (goals.some((g) => g[0] === cx && g[1] === cy)) return;
-        const next = [...goals.map((g) => [...g]), [cx, cy]];
-        this.app.setLocalGoals(next);
-        this.app.send({ type: 'set_goals', goals: next });
+        const next = this.appendGoal(goals, cx, cy);
+        if (!next) return;
+        this.app.setLocalGoals(group, next);
+        this.app.send({ type: 'set_goals', group, goals: next });
     }
 
-    removeGoal(index) {
-        const goals = this.app.goals();
-        if (goals.length <= 1) return; // never remove the last goal
+    removeGoal(group, index) {
+        const goals = this.groupGoals(group);
+        if (!goals || goals.length <= 1) return; // never remove a group's last goal
         const next = goals.filter((_, i) => i !== index).map((g) => [...g]);
-        this.app.setLocalGoals(next);
-        this.app.send({ type: 'set_goals', goals: next });
+        this.app.setLocalGoals(group, next);
+        this.app.send({ type: 'set_goals', group, goals: next });
     }
 }
 

@@ -6,11 +6,12 @@
 //    fields or a toggle change (arrows and numbers are drawn with the 2D API on an offscreen canvas
 //    and read back once).
 //  - frame: each animation frame copies the background into the frame ImageData (one
-//    Uint32Array.set), blends the trails, stamps every unit as a small disc from precomputed pixel
-//    offsets, and puts the image once.
-//  - overlay: goals and the brush outline with the 2D API on top.
+//    Uint32Array.set), blends the trails, stamps a ring around every selected unit and then every
+//    unit as a small disc in its group's colour, from precomputed pixel offsets, and puts the image
+//    once.
+//  - overlay: every group's goals, the selection box and the brush outline with the 2D API on top.
 
-import { colours, css, mix, rgb, terrainColour, unitColours, unitRims, viridis, kCostWall } from './palette.js';
+import { colours, css, groupColour, mix, rgb, terrainColour, unitColourTables, viridis, kCostWall } from './palette.js';
 
 const kDirDx = [1, 1, 0, -1, -1, -1, 0, 1];
 const kDirDy = [0, 1, 1, 1, 0, -1, -1, -1];
@@ -23,6 +24,7 @@ export const kArrowMinCell = 8;
 export const kNumbersMinCell = 28;
 const kGridMinCell = 10;
 const kMaxCell = 160;
+const kUnitTables = unitColourTables();
 
 export class View {
     constructor(canvas) {
@@ -35,7 +37,9 @@ export class View {
         // World and fields.
         this.width = 0;
         this.height = 0;
-        this.goals = [];
+        this.markers = []; // [{id, goals: [[x, y], ...]}] goal markers by group, drawn in this order
+        this.labelGroups = false; // label markers "G<id>" (more than one group) instead of "G"
+        this.markerRects = []; // device-pixel rectangles of the markers drawn last: {group, index, x0, y0, x1, y1}
         this.fields = null;
         this.maxIntegration = 0;
 
@@ -43,6 +47,8 @@ export class View {
         this.agents = null;
         this.prevPositions = new Uint16Array(0);
         this.prevCount = -1;
+        this.selection = null; // the latest selection frame (bitset by roster index)
+        this.band = null; // {x0, y0, x1, y1} the selection box being dragged, cell units
 
         // Options.
         this.showHeat = false;
@@ -67,11 +73,12 @@ export class View {
     // ---- Inputs ------------------------------------------------------------------------------------
 
     /** New map dimensions; refits the view when they differ (or when `refit`). */
-    setWorld(width, height, goals, refit) {
+    setWorld(width, height, refit) {
         const changed = width !== this.width || height !== this.height;
         this.width = width;
         this.height = height;
-        this.goals = goals.map((g) => [g[0], g[1]]);
+        this.selection = null;
+        this.band = null;
         if (changed || refit) {
             this.fields = null;
             this.fit();
@@ -80,8 +87,15 @@ export class View {
         this.dirty = true;
     }
 
-    setGoals(goals) {
-        this.goals = goals.map((g) => [g[0], g[1]]);
+    /** The goal markers: [{id, goals}] by group, drawn in this order (the last on top). */
+    setMarkers(groups) {
+        this.markers = groups.map((g) => ({ id: g.id, goals: g.goals.map((c) => [c[0], c[1]]) }));
+        this.labelGroups = groups.length > 1;
+    }
+
+    /** The selection to highlight (a decoded selection frame, or null). */
+    setSelection(selection) {
+        this.selection = selection && selection.count > 0 ? selection : null;
     }
 
     setFields(fields) {
@@ -177,11 +191,21 @@ export class View {
         return [Math.floor((px - this.ox) / this.scale), Math.floor((py - this.oy) / this.scale)];
     }
 
+    /** The position under a client position, in cell units (continuous: cell x spans x..x+1). */
+    positionAt(clientX, clientY) {
+        const [px, py] = this.toPixel(clientX, clientY);
+        return [(px - this.ox) / this.scale, (py - this.oy) / this.scale];
+    }
+
+    /** Client coordinates of a position in cell units. */
+    positionToClient(x, y) {
+        const rect = this.canvas.getBoundingClientRect();
+        return [rect.left + (this.ox + x * this.scale) / this.dpr, rect.top + (this.oy + y * this.scale) / this.dpr];
+    }
+
     /** Client coordinates of a cell's centre. */
     cellToClient(x, y) {
-        const rect = this.canvas.getBoundingClientRect();
-        return [rect.left + (this.ox + (x + 0.5) * this.scale) / this.dpr,
-            rect.top + (this.oy + (y + 0.5) * this.scale) / this.dpr];
+        return this.positionToClient(x + 0.5, y + 0.5);
     }
 
     contains(x, y) {
@@ -204,14 +228,17 @@ export class View {
         return Math.max(7, Math.min(18, (this.scale / this.dpr) * 0.45));
     }
 
-    /** Index of the goal whose marker is under the client position, or -1. */
+    /** The goal marker under the client position: {group, index} (index into that group's goals), or null. */
     goalAt(clientX, clientY) {
-        const half = this.goalHalf() + 2;
-        for (let i = this.goals.length - 1; i >= 0; i--) {
-            const [gx, gy] = this.cellToClient(this.goals[i][0], this.goals[i][1]);
-            if (Math.abs(clientX - gx) <= half && Math.abs(clientY - gy) <= half) return i;
+        const [px, py] = this.toPixel(clientX, clientY);
+        const pad = 2 * this.dpr;
+        for (let k = this.markerRects.length - 1; k >= 0; k--) {
+            const r = this.markerRects[k];
+            if (px >= r.x0 - pad && px <= r.x1 + pad && py >= r.y0 - pad && py <= r.y1 + pad) {
+                return { group: r.group, index: r.index };
+            }
         }
-        return -1;
+        return null;
     }
 
     // ---- Background ----------------------------------------------------------------------------------
@@ -437,70 +464,122 @@ export class View {
 
     // ---- Frame ---------------------------------------------------------------------------------------
 
-    /** Pixel offsets of a unit disc of radius r pixels: inner and rim lists, for a row stride W. */
+    /**
+     * Pixel offsets of a unit disc of radius r pixels for a row stride W: inner and rim, and the
+     * ring drawn around a selected unit (halo, and its darker outer edge). `all` lists every offset
+     * as dx, dy and its kind (0 inner, 1 rim, 2 halo, 3 halo edge) for discs cut by the canvas edge.
+     */
     discFor(r, W) {
         if (this.disc && this.disc.r === r && this.disc.W === W) return this.disc;
-        const inner = [], rim = [], dxs = [], dys = [], rims = [];
-        const rr = (r + 0.5) * (r + 0.5);
-        for (let dy = -r; dy <= r; dy++) {
-            for (let dx = -r; dx <= r; dx++) {
+        const lists = [[], [], [], []], dxs = [], dys = [], kinds = [];
+        const reach = r + 3;
+        const rr = (r + 0.5) * (r + 0.5), halo = (r + 2) * (r + 2), edge = (r + 3) * (r + 3);
+        for (let dy = -reach; dy <= reach; dy++) {
+            for (let dx = -reach; dx <= reach; dx++) {
                 const d2 = dx * dx + dy * dy;
-                if (d2 > rr) continue;
-                const isRim = r >= 2 && d2 > (r - 0.5) * (r - 0.5);
-                (isRim ? rim : inner).push(dy * W + dx);
+                let kind;
+                if (d2 <= rr) kind = r >= 2 && d2 > (r - 0.5) * (r - 0.5) ? 1 : 0;
+                else if (d2 <= halo) kind = 2;
+                else if (d2 <= edge) kind = 3;
+                else continue;
+                lists[kind].push(dy * W + dx);
                 dxs.push(dx);
                 dys.push(dy);
-                rims.push(isRim ? 1 : 0);
+                kinds.push(kind);
             }
         }
-        this.disc = { r, W, inner: Int32Array.from(inner), rim: Int32Array.from(rim),
-            dxs: Int32Array.from(dxs), dys: Int32Array.from(dys), rims: Uint8Array.from(rims) };
+        this.disc = { r, W, reach, inner: Int32Array.from(lists[0]), rim: Int32Array.from(lists[1]),
+            halo: Int32Array.from(lists[2]), haloEdge: Int32Array.from(lists[3]),
+            dxs: Int32Array.from(dxs), dys: Int32Array.from(dys), kinds: Uint8Array.from(kinds) };
         return this.disc;
+    }
+
+    /**
+     * Rings around the selected units, drawn before the units so that they stay on top: every
+     * ring's dark edge first, then every white ring, so that overlapping rings merge into one patch.
+     */
+    stampSelection(frame32, disc, kx, ky) {
+        const a = this.agents, sel = this.selection;
+        if (!sel || sel.rosterSize !== a.count) return;
+        const W = this.pixelW, H = this.pixelH, pos = a.positions, bits = sel.bits, m = disc.reach;
+        const ox = this.ox, oy = this.oy, n = a.count;
+        for (let pass = 3; pass >= 2; pass--) {
+            const offsets = pass === 2 ? disc.halo : disc.haloEdge, no = offsets.length;
+            const colour = pass === 2 ? colours.selection : colours.selectionEdge;
+            for (let b = 0, nb = bits.length; b < nb; b++) {
+                const byte = bits[b];
+                if (byte === 0) continue;
+                for (let k = 0; k < 8; k++) {
+                    if (!(byte & (1 << k))) continue;
+                    const i = b * 8 + k;
+                    if (i >= n) break;
+                    const px = (ox + pos[2 * i] * kx) | 0, py = (oy + pos[2 * i + 1] * ky) | 0;
+                    if (px < -m || py < -m || px >= W + m || py >= H + m) continue;
+                    if (px >= m && py >= m && px < W - m && py < H - m) {
+                        const base = py * W + px;
+                        for (let j = 0; j < no; j++) frame32[base + offsets[j]] = colour;
+                    } else {
+                        const dxs = disc.dxs, dys = disc.dys, kinds = disc.kinds;
+                        for (let j = 0; j < dxs.length; j++) {
+                            if (kinds[j] !== pass) continue;
+                            const x = px + dxs[j], y = py + dys[j];
+                            if (x >= 0 && y >= 0 && x < W && y < H) frame32[y * W + x] = colour;
+                        }
+                    }
+                }
+            }
+        }
     }
 
     stampUnits(frame32) {
         const a = this.agents;
         this.agentsDrawn = 0;
         if (!a) return;
-        const W = this.pixelW, H = this.pixelH, n = a.count, pos = a.positions, st = a.states;
+        const W = this.pixelW, H = this.pixelH, n = a.count, pos = a.positions, st = a.states, grp = a.groups;
         const kx = a.scaleX * this.scale, ky = a.scaleY * this.scale, ox = this.ox, oy = this.oy;
         const r = Math.max(1, Math.round(this.unitRadius * this.scale - 0.25));
         const disc = this.discFor(r, W);
+        this.stampSelection(frame32, disc, kx, ky);
         const inner = disc.inner, rim = disc.rim, ni = inner.length, nr = rim.length;
+        const fills = kUnitTables.fill, rims = kUnitTables.rim;
         let drawn = 0;
         for (let i = 0; i < n; i++) {
             const px = (ox + pos[2 * i] * kx) | 0, py = (oy + pos[2 * i + 1] * ky) | 0;
             if (px < -r || py < -r || px >= W + r || py >= H + r) continue;
-            const s = st[i] & 3;
-            const colour = unitColours[s], rimColour = unitRims[s];
+            const key = ((grp[i] & 7) << 2) | (st[i] & 3);
+            const colour = fills[key], rimColour = rims[key];
             drawn++;
             if (px >= r && py >= r && px < W - r && py < H - r) {
                 const base = py * W + px;
                 for (let k = 0; k < ni; k++) frame32[base + inner[k]] = colour;
                 for (let k = 0; k < nr; k++) frame32[base + rim[k]] = rimColour;
             } else {
-                const dxs = disc.dxs, dys = disc.dys, rims = disc.rims;
+                const dxs = disc.dxs, dys = disc.dys, kinds = disc.kinds;
                 for (let k = 0; k < dxs.length; k++) {
+                    if (kinds[k] > 1) continue;
                     const x = px + dxs[k], y = py + dys[k];
-                    if (x >= 0 && y >= 0 && x < W && y < H) frame32[y * W + x] = rims[k] ? rimColour : colour;
+                    if (x >= 0 && y >= 0 && x < W && y < H) frame32[y * W + x] = kinds[k] ? rimColour : colour;
                 }
             }
         }
         this.agentsDrawn = drawn;
     }
 
-    drawGoal(ctx, x, y, half) {
+    /** One goal marker centred on device pixel (x, y); returns its rectangle. */
+    drawGoal(ctx, x, y, half, colour, label) {
+        ctx.font = `bold ${Math.round(half * (label.length > 1 ? 1.25 : 1.5))}px system-ui, sans-serif`;
+        const halfW = Math.max(half, Math.ceil(ctx.measureText(label).width / 2) + Math.round(half * 0.25));
         ctx.fillStyle = css(colours.ink);
-        ctx.fillRect(x - half - 2, y - half - 2, 2 * half + 4, 2 * half + 4);
+        ctx.fillRect(x - halfW - 2, y - half - 2, 2 * halfW + 4, 2 * half + 4);
         ctx.fillStyle = '#fff';
-        ctx.fillRect(x - half - 1, y - half - 1, 2 * half + 2, 2 * half + 2);
-        ctx.fillStyle = css(colours.goal);
-        ctx.fillRect(x - half, y - half, 2 * half, 2 * half);
+        ctx.fillRect(x - halfW - 1, y - half - 1, 2 * halfW + 2, 2 * half + 2);
+        ctx.fillStyle = css(colour);
+        ctx.fillRect(x - halfW, y - half, 2 * halfW, 2 * half);
         ctx.fillStyle = '#fff';
-        ctx.font = `bold ${Math.round(half * 1.5)}px system-ui, sans-serif`;
         ctx.textAlign = 'center';
         ctx.textBaseline = 'middle';
-        ctx.fillText('G', x, y + half * 0.08);
+        ctx.fillText(label, x, y + half * 0.08);
+        return { x0: x - halfW - 2, y0: y - half - 2, x1: x + halfW + 2, y1: y + half + 2 };
     }
 
     drawOverlay() {
@@ -520,9 +599,31 @@ export class View {
             ctx.setLineDash([]);
             ctx.lineDashOffset = 0;
         }
-        const half = this.goalHalf() * this.dpr;
-        for (const [gx, gy] of this.goals) {
-            this.drawGoal(ctx, Math.round(this.ox + (gx + 0.5) * s), Math.round(this.oy + (gy + 0.5) * s), Math.round(half));
+        const half = Math.round(this.goalHalf() * this.dpr);
+        const rects = [];
+        for (const m of this.markers) {
+            const colour = groupColour(m.id), label = this.labelGroups ? `G${m.id}` : 'G';
+            m.goals.forEach(([gx, gy], index) => {
+                const r = this.drawGoal(ctx, Math.round(this.ox + (gx + 0.5) * s), Math.round(this.oy + (gy + 0.5) * s),
+                    half, colour, label);
+                rects.push({ group: m.id, index, ...r });
+            });
+        }
+        this.markerRects = rects;
+        if (this.band) {
+            const b = this.band;
+            const x0 = this.ox + Math.min(b.x0, b.x1) * s, y0 = this.oy + Math.min(b.y0, b.y1) * s;
+            const w = Math.abs(b.x1 - b.x0) * s, h = Math.abs(b.y1 - b.y0) * s;
+            ctx.fillStyle = 'rgba(255,255,255,0.16)';
+            ctx.fillRect(x0, y0, w, h);
+            ctx.lineWidth = 2 * this.dpr;
+            ctx.strokeStyle = 'rgba(20,20,30,0.75)';
+            ctx.strokeRect(x0, y0, w, h);
+            ctx.lineWidth = this.dpr;
+            ctx.strokeStyle = '#fff';
+            ctx.setLineDash([5 * this.dpr, 3 * this.dpr]);
+            ctx.strokeRect(x0, y0, w, h);
+            ctx.setLineDash([]);
         }
     }
 

@@ -22,6 +22,7 @@
 
 #include "bench_baselines.hpp"
 #include "cli_common.hpp"
+#include "provenance.hpp"
 #include "tide/generate.hpp"
 #include "tide/astar.hpp"
 
@@ -114,68 +115,6 @@ struct MapResult {
     std::size_t cells() const { return static_cast<std::size_t>(map.width) * map.height; }
     const RowResult& row(std::string_view key) const { return rows[row_index(key)]; }
 };
-
-// ---- Machine and commit ------------------------------------------------------------------------
-
-std::string trim(std::string s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-    std::size_t b = 0;
-    while (b < s.size() && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-    return s.substr(b);
-}
-
-std::string command_output(const std::string& command) {
-    std::string out;
-    if (FILE* p = popen(command.c_str(), "r")) {
-        char buf[256];
-        while (std::fgets(buf, sizeof buf, p)) out += buf;
-        if (pclose(p) != 0) return {};
-    }
-    return trim(out);
-}
-
-std::string cpu_model() {
-    std::ifstream in("/proc/cpuinfo");
-    for (std::string line; std::getline(in, line);) {
-        if (line.rfind("model name", 0) == 0) {
-            const auto colon = line.find(':');
-            if (colon != std::string::npos) return trim(line.substr(colon + 1));
-        }
-    }
-    return "unknown";
-}
-
-std::string compiler_version() {
-#if defined(__clang__)
-    return std::string("clang ") + __VERSION__;
-#elif defined(__GNUC__)
-    return std::string("g++ ") + __VERSION__;
-#else
-    return "unknown";
-#endif
-}
-
-struct Provenance {
-    std::string cpu, compiler, commit, boost;
-    unsigned cores = 0;
-    bool dirty = false;
-};
-
-Provenance provenance() {
-    Provenance p;
-    p.cpu = cpu_model();
-    p.cores = std::thread::hardware_concurrency();
-    p.compiler = compiler_version();
-    p.boost = BOOST_LIB_VERSION;
-    const std::string git = std::string("git -C '") + TIDE_SOURCE_DIR + "' ";
-    p.commit = command_output(git + "rev-parse --short HEAD 2>/dev/null");
-    if (p.commit.empty()) {
-        p.commit = TIDE_GIT_COMMIT;  // configure-time value
-    } else {
-        p.dirty = !command_output(git + "status --porcelain --untracked-files=no 2>/dev/null").empty();
-    }
-    return p;
-}
 
 // ---- Progress on stderr ------------------------------------------------------------------------
 
@@ -927,6 +866,7 @@ void add_bench_command(CLI::App& app) {
         run_bench_fields(copy);
     });
     add_bench_crowd_command(*bench);
+    add_bench_service_command(*bench);
 }
 
 }  // namespace tide::cli

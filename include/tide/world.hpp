@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <memory_resource>
 #include <string>
 #include <variant>
 #include <vector>
@@ -101,6 +102,7 @@ struct UnitGroup {
     std::uint64_t field_serial = 0;  ///< Bumped whenever the group's field changes (a new field published).
     std::chrono::steady_clock::time_point ordered;  ///< When the order (or goal change) was given.
     double order_to_field_ms = -1.0;                ///< From the order to its field's publication; -1 while waiting.
+    double order_to_ready_ms = -1.0;  ///< From the order until its field was built (or found cached); -1 while waiting.
 };
 
 /// World counters.
@@ -118,6 +120,9 @@ struct WorldConfig {
     CrowdParams crowd;  ///< Crowd settings (radius, speed and separation follow UnitParams).
     std::size_t field_budget_bytes = std::size_t{256} << 20;  ///< The field cache budget.
     std::uint64_t seed = 1;                                   ///< Spawn positions.
+    /// Where the field service allocates (fields, bookkeeping); must outlive the world and every
+    /// field it hands out.
+    std::pmr::memory_resource* field_memory = std::pmr::get_default_resource();
 };
 
 /// The world. See the file comment.

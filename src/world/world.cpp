@@ -41,6 +41,7 @@ struct World::Group {
     std::uint64_t field_serial = 0;
     Clock::time_point ordered;
     double order_to_field_ms = -1.0;
+    double order_to_ready_ms = -1.0;
 };
 
 World::World(JobSystem& jobs, WorldConfig config)
@@ -115,6 +116,12 @@ World::Group& World::new_group(std::vector<Cell> goals, FieldTicket ticket) {
 
 void World::on_publish(const Publication& p) {
     stats_.build_ms = p.build_ms;
+    if (!p.answers_request) return;
+    for (auto& g : groups_) {
+        if (g->ticket == p.ticket && g->order_to_ready_ms < 0.0) {
+            g->order_to_ready_ms = std::max(0.0, ms_between(g->ordered, p.ready));
+        }
+    }
 }
 
 Result<void> World::load(std::string name, CostField cost, std::vector<Cell> goals, int units) {
@@ -130,7 +137,7 @@ Result<void> World::load(std::string name, CostField cost, std::vector<Cell> goa
     FieldServiceConfig sc;
     sc.budget_bytes = config_.field_budget_bytes;
     sc.on_publish = [this](const Publication& p) { on_publish(p); };
-    auto service = FieldService::create(*next_cost, *jobs_, std::move(sc));
+    auto service = FieldService::create(*next_cost, *jobs_, std::move(sc), config_.field_memory);
     if (!service) return service.error();
     auto ticket = (*service)->request(*checked);
     if (!ticket) return ticket.error();
@@ -256,6 +263,7 @@ Result<CommandOutcome> World::set_goals(const SetGoals& c) {
     target->goals = std::move(*checked);
     target->ordered = Clock::now();
     target->order_to_field_ms = -1.0;
+    target->order_to_ready_ms = -1.0;
     return CommandOutcome{target->id, target->members};
 }
 
@@ -463,6 +471,7 @@ void World::refresh_view() {
         v.field_serial = g->field_serial;
         v.ordered = g->ordered;
         v.order_to_field_ms = g->order_to_field_ms;
+        v.order_to_ready_ms = g->order_to_ready_ms;
         groups_view_.push_back(std::move(v));
     }
     std::sort(groups_view_.begin(), groups_view_.end(),

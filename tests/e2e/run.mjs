@@ -15,7 +15,7 @@ import { chromium } from 'playwright-core';
 const kChromium = '/usr/bin/chromium';
 const kChromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
     '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'];
-const kDeadlineMs = 120_000; // the whole run; normally about 25 s
+const kDeadlineMs = 120_000; // the whole run; normally about 50 s
 const kMinFps = 30;
 const kManyUnits = 20000;
 
@@ -23,10 +23,28 @@ const kManyUnits = 20000;
 const kDefaultGoal = [54, 18];
 const kGap = { x0: 14, x1: 15, y0: 18, y1: 21 };
 const kDraggedGoal = [24, 2];
+// Orders: a box of the crowd (positions, cell units) sent to a target cell; then two groups.
+const kOrderBox = [17, 1, 34, 17];
+const kOrderTarget = [58, 38];
+const kTwoGroups = [{ box: [16, 0, 44, 13.5], target: [61, 8] }, { box: [16, 26, 44, 40], target: [22, 36] }];
+const kArriveWithin = 8; // cells from its goal at which an arrived unit counts as there
+const kArriveMs = 40_000;
 
 // Colours the page draws (web/palette.js, as apps/tide/render.cpp).
+const kInk = [28, 28, 32];
 const kTerrain = { plain: [222, 226, 189], forest: [46, 112, 58], swamp: [130, 112, 58], wall: [34, 38, 48] };
-const kUnits = { moving: [30, 80, 200], arrived: [20, 150, 60], noPath: [120, 120, 128], stuck: [235, 120, 20] };
+// Group colours by id % 8; units of a group: moving = the colour (rim: 55% toward ink), arrived =
+// 60% toward white (rim: the colour); no path grey, stuck orange (rims toward ink).
+const kGroupColours = [[0, 150, 150], [220, 30, 30], [35, 85, 215], [140, 60, 200], [235, 175, 0], [25, 160, 70],
+    [235, 85, 170], [70, 175, 245]];
+const mixRgb = (a, b, t) => a.map((v, k) => Math.round(v + (b[k] - v) * t));
+function unitColours(group) {
+    const c = kGroupColours[group % 8], noPath = [120, 120, 128], stuck = [235, 120, 20];
+    return {
+        moving: c, movingRim: mixRgb(c, kInk, 0.55), arrived: mixRgb(c, [255, 255, 255], 0.6), // arrived rim = moving
+        noPath, noPathRim: mixRgb(noPath, kInk, 0.55), stuck, stuckRim: mixRgb(stuck, kInk, 0.55),
+    };
+}
 
 // ---- Arguments and helpers ---------------------------------------------------------------------
 
@@ -140,6 +158,98 @@ async function dragCells(page, a, b, steps) {
     await page.mouse.up();
 }
 
+/** Client point of a position in cell units (cell x spans x..x+1). */
+async function positionPoint(page, x, y) {
+    const [cx, cy] = await page.evaluate(([x, y]) => window.tide.positionToClient(x, y), [x, y]);
+    return { x: cx, y: cy };
+}
+
+/**
+ * Box-selects with a real left-button drag from position (x0, y0) to (x1, y1) (cell units) with
+ * the Select tool; `shot` (optional) is a screenshot taken while the button is still down (the
+ * rubber band). Returns the box the page sent.
+ */
+async function boxSelect(page, box, shot) {
+    await page.click('#tool-select');
+    const p = await positionPoint(page, box[0], box[1]), q = await positionPoint(page, box[2], box[3]);
+    const before = JSON.stringify(await page.evaluate(() => window.tide.lastSelectBox()));
+    await page.mouse.move(p.x, p.y);
+    await page.mouse.down();
+    await page.mouse.move(q.x, q.y, { steps: 12 });
+    if (shot) await page.screenshot({ path: shot });
+    await page.mouse.up();
+    const sent = await page.waitForFunction((before) => {
+        const b = window.tide.lastSelectBox();
+        return b && JSON.stringify(b) !== before ? b : null;
+    }, before, { timeout: 3000 }).then((h) => h.jsonValue(), () => null);
+    check(sent, `after dragging a box over (${box}), the page sent no select box`);
+    return sent;
+}
+
+/** Roster indices of the units inside a half-open box, compared as the server does (floats). */
+function unitsInBox(agents, box) {
+    const [x0, y0, x1, y1] = box.map(Math.fround);
+    const out = [];
+    for (let i = 0; i < agents.count; i++) {
+        if (agents.x[i] >= x0 && agents.x[i] < x1 && agents.y[i] >= y0 && agents.y[i] < y1) out.push(i);
+    }
+    return out;
+}
+
+/** Waits (3 s at most) until the page's selection is `indices` (sorted roster indices); returns what it has. */
+async function waitSelection(page, indices) {
+    const want = JSON.stringify(indices);
+    await page.waitForFunction((want) => JSON.stringify(window.tide.selectedIndices()) === want &&
+        window.tide.selectionCount() === JSON.parse(want).length, want, { timeout: 3000 }).catch(() => {});
+    return page.evaluate(() => window.tide.selectedIndices());
+}
+
+/** Pauses or resumes with the page's button and waits for the server to agree. */
+async function setPaused(page, base, paused) {
+    const now = await page.evaluate(() => document.getElementById('pause').textContent === 'Resume');
+    if (now !== paused) await page.click('#pause');
+    const done = await waitFor(async () => ({ done: (await getJson(base, '/api/state')).paused === paused }), 3000);
+    check(done.done, `the world did not ${paused ? 'pause' : 'resume'} after clicking #pause`);
+    // Agents frames of the paused world, so that the page draws (and selects on) where the units stand.
+    if (paused) await page.waitForTimeout(250);
+}
+
+/** Right-clicks the centre of a cell with a real mouse (optionally holding Shift). */
+async function rightClickCell(page, cell, shift = false) {
+    const p = await cellPoint(page, cell[0], cell[1]);
+    if (shift) await page.keyboard.down('Shift');
+    await page.mouse.click(p.x, p.y, { button: 'right' });
+    if (shift) await page.keyboard.up('Shift');
+}
+
+/** Respawns `count` units (one group, random cells) with the page's button; waits for the new roster. */
+async function respawn(page, base, count) {
+    const roster = (await getJson(base, '/api/agents?limit=0')).roster;
+    await page.fill('#spawn-count', String(count));
+    await page.click('#spawn');
+    const done = await waitFor(async () => {
+        const s = await getJson(base, '/api/agents?limit=0');
+        return { done: s.roster !== roster && s.total === count };
+    }, 5000);
+    check(done.done, `respawning ${count} units did not change the roster`);
+}
+
+const dist = (a, i, c) => Math.hypot(a.x[i] - (c[0] + 0.5), a.y[i] - (c[1] + 0.5));
+const mean = (v) => v.reduce((a, b) => a + b, 0) / Math.max(1, v.length);
+
+/** The canvas colour of the goal marker at `cell`: the fill row just inside its top edge, above the label. */
+async function markerColour(page, cell) {
+    return page.evaluate(([x, y]) => {
+        const canvas = document.getElementById('canvas');
+        const rect = canvas.getBoundingClientRect(), dpr = canvas.width / rect.width;
+        const [cx, cy] = window.tide.cellToClient(x, y);
+        const half = Math.round(Math.max(7, Math.min(18, (window.tide.scale() / dpr) * 0.45)) * dpr);
+        const px = Math.round((cx - rect.left) * dpr), py = Math.round((cy - rect.top) * dpr) - half + 1;
+        const d = canvas.getContext('2d').getImageData(px - 2, py, 5, 1).data;
+        return [d[8], d[9], d[10]];
+    }, cell);
+}
+
 /** Paints column strokes over the gap with the tool whose button id is given. */
 async function paintGap(page, toolId) {
     await page.click(toolId);
@@ -169,9 +279,13 @@ async function checkLoaded(page, out) {
     for (const [name, minimum] of Object.entries({ plain: 5000, forest: 300, swamp: 300, wall: 300 })) {
         check(terrain[name] >= minimum, `canvas: ${terrain[name]} ${name} pixels, expected at least ${minimum} (${JSON.stringify(terrain)})`);
     }
-    const units = await countColours(page, kUnits);
+    const groups = await page.evaluate(() => window.tide.groups());
+    check(groups.length === 1, `expected one group at start, the page has ${JSON.stringify(groups)}`);
+    const units = await countColours(page, unitColours(groups[0].id));
     const unitPixels = Object.values(units).reduce((a, b) => a + b, 0);
-    check(unitPixels >= 100, `canvas: ${unitPixels} unit-coloured pixels, expected at least 100 (${JSON.stringify(units)})`);
+    const rimPixels = units.movingRim + units.noPathRim + units.stuckRim;
+    check(unitPixels >= 100 && rimPixels >= 50,
+        `canvas: ${unitPixels} pixels in group ${groups[0].id}'s unit colours (${rimPixels} rims), expected at least 100 (50) (${JSON.stringify(units)})`);
     const drawn = await page.evaluate(() => window.tide.agentsDrawn);
     check(drawn > 0, `window.tide.agentsDrawn is ${drawn}`);
     await page.screenshot({ path: path.join(out, '01-loaded.png') });
@@ -276,6 +390,212 @@ async function checkGap(page, base, out) {
     pass('reopening the gap sets them moving again', `${reopened.moving} of ${reopened.n} moving`);
 }
 
+async function checkSelectAndOrder(page, base, out) {
+    const count = (await getJson(base, '/api/state')).stats.agents;
+    await respawn(page, base, count);
+    // Nothing selected: a right-click sends everyone (the group holding every unit keeps its id).
+    await page.keyboard.press('Escape');
+    const g0 = (await getJson(base, '/api/state')).groups[0].id;
+    await rightClickCell(page, kDefaultGoal);
+    const everyone = await waitFor(async () => {
+        const s = await getJson(base, '/api/state');
+        return { done: s.groups.length === 1 && s.groups[0].id === g0 &&
+            JSON.stringify(s.groups[0].goals) === JSON.stringify([kDefaultGoal]), groups: s.groups };
+    }, 3000);
+    check(everyone.done, `after a right-click at (${kDefaultGoal}) with nothing selected, /api/state groups are ${JSON.stringify(everyone.groups)}`);
+
+    await setPaused(page, base, true);
+    const before = await getJson(base, '/api/agents?limit=100000');
+    check(before.group.every((g) => g === g0), `before the order, units are in groups ${[...new Set(before.group)]}`);
+    const box = await boxSelect(page, kOrderBox, path.join(out, '07-rubber-band.png'));
+    check(box.every((v, k) => Math.abs(v - kOrderBox[k]) < 0.2),
+        `the page sent the box ${JSON.stringify(box)} for a drag over ${JSON.stringify(kOrderBox)}`);
+    const expected = unitsInBox(before, box);
+    check(expected.length >= 20 && expected.length < before.count / 2,
+        `the box holds ${expected.length} of ${before.count} units; the test wants part of the crowd`);
+    const shown = await waitSelection(page, expected);
+    check(JSON.stringify(shown) === JSON.stringify(expected),
+        `the page selected ${shown.length} units (${shown.slice(0, 8)}...), the box holds ${expected.length} (${expected.slice(0, 8)}...)`);
+    const label = (await page.textContent('#selection-count')).trim();
+    check(label === `${expected.length.toLocaleString('en-US')} selected`, `the panel says '${label}'`);
+    await page.screenshot({ path: path.join(out, '08-selected.png') });
+    pass('a box drag selects exactly the units in the box',
+        `${expected.length} of ${before.count} units, box ${box.map((v) => v.toFixed(2)).join(', ')}`);
+
+    // Right-click: the selected units, and only they, form a new group toward the target.
+    await page.evaluate(() => { window.tide.lastOrdered = null; });
+    await rightClickCell(page, kOrderTarget);
+    const ordered = await page.waitForFunction(() => window.tide.lastOrdered, null, { timeout: 3000 })
+        .then((h) => h.jsonValue(), () => null);
+    check(ordered, `no 'ordered' reply after right-clicking (${kOrderTarget}) with ${expected.length} units selected`);
+    check(ordered.units === expected.length && ordered.group !== g0,
+        `'ordered' reply ${JSON.stringify(ordered)} for ${expected.length} selected units`);
+    const regrouped = await getJson(base, '/api/agents?limit=100000');
+    const picked = new Set(expected);
+    let wrong = 0;
+    for (let i = 0; i < regrouped.count; i++) {
+        if (regrouped.group[i] !== (picked.has(i) ? ordered.group : g0)) wrong++;
+    }
+    check(regrouped.roster === before.roster && wrong === 0,
+        `after the order, ${wrong} units are in the wrong group (expected the ${expected.length} selected in group ${ordered.group}, the others in ${g0})`);
+    const state = await getJson(base, '/api/state');
+    const newGroup = state.groups.find((g) => g.id === ordered.group);
+    check(newGroup && JSON.stringify(newGroup.goals) === JSON.stringify([kOrderTarget]) && state.groups.length === 2,
+        `after the order, /api/state groups are ${JSON.stringify(state.groups)}`);
+    const viewed = await page.waitForFunction((g) => window.tide.shownGroup() === g && window.tide.groups().length === 2,
+        ordered.group, { timeout: 3000 }).then(() => true, () => false);
+    check(viewed, `the page shows the field of group ${await page.evaluate(() => window.tide.shownGroup())}, expected the selection's group ${ordered.group}`);
+    await page.waitForTimeout(100);
+    const colour = await markerColour(page, kOrderTarget);
+    check(JSON.stringify(colour) === JSON.stringify(kGroupColours[ordered.group % 8]),
+        `the goal marker of group ${ordered.group} at (${kOrderTarget}) is drawn in ${colour}, expected ${kGroupColours[ordered.group % 8]}`);
+    pass('a right-click orders exactly the selected units',
+        `group ${ordered.group}: ${ordered.units} units to (${kOrderTarget}); ${regrouped.count - ordered.units} stay in group ${g0}`);
+
+    // Resume: the ordered units head to the target, the others keep going to the old goal.
+    await setPaused(page, base, false);
+    await page.waitForTimeout(2500);
+    const after = await getJson(base, '/api/agents?limit=100000');
+    const closer = (idx, goal) => {
+        const d0 = idx.map((i) => dist(before, i, goal)), d1 = idx.map((i) => dist(after, i, goal));
+        return { shrink: mean(d0) - mean(d1), closer: idx.filter((i, k) => d1[k] < d0[k] - 0.5).length, n: idx.length };
+    };
+    const others = [];
+    for (let i = 0; i < before.count; i++) if (!picked.has(i) && before.state[i] === 0) others.push(i);
+    const o = closer(expected, kOrderTarget), k = closer(others, kDefaultGoal);
+    check(o.shrink >= 2 && o.closer >= 0.8 * o.n,
+        `in 2.5 s the ordered units came ${o.shrink.toFixed(1)} cells closer to (${kOrderTarget}) on average, ${o.closer} of ${o.n} closer (expected >= 2 cells, 80%)`);
+    check(k.shrink >= 2 && k.closer >= 0.7 * k.n,
+        `in 2.5 s the other moving units came ${k.shrink.toFixed(1)} cells closer to (${kDefaultGoal}) on average, ${k.closer} of ${k.n} closer (expected >= 2 cells, 70%)`);
+    const kept = after.roster === before.roster && after.group.every((g, i) => g === (picked.has(i) ? ordered.group : g0));
+    check(kept, 'the groups changed while the units moved');
+    await page.screenshot({ path: path.join(out, '09-ordered.png') });
+    pass('the ordered units head to the new goal, the others keep going',
+        `ordered: ${o.shrink.toFixed(1)} cells closer on average, ${o.closer} of ${o.n}; others: ${k.shrink.toFixed(1)} cells, ${k.closer} of ${k.n}`);
+
+    // Esc clears the selection; the field shown goes back to the largest group.
+    await page.keyboard.press('Escape');
+    const cleared = await page.waitForFunction((g) => window.tide.selectionCount() === 0 && window.tide.shownGroup() === g,
+        g0, { timeout: 3000 }).then(() => true, () => false);
+    check(cleared, `after Esc the page has ${await page.evaluate(() => window.tide.selectionCount())} selected and shows group ${await page.evaluate(() => window.tide.shownGroup())}`);
+    // A click on a group's row shows its field; a second click goes back to auto.
+    await page.click(`#groups li[data-group="${ordered.group}"]`);
+    const chosen = await page.waitForFunction((g) => window.tide.shownGroup() === g && window.tide.viewChoice() === g,
+        ordered.group, { timeout: 3000 }).then(() => true, () => false);
+    check(chosen, `after clicking group ${ordered.group}'s row the page shows group ${await page.evaluate(() => window.tide.shownGroup())}`);
+    await page.click(`#groups li[data-group="${ordered.group}"]`);
+    const auto = await page.waitForFunction((g) => window.tide.shownGroup() === g && window.tide.viewChoice() === 0,
+        g0, { timeout: 3000 }).then(() => true, () => false);
+    check(auto, `after a second click the page shows group ${await page.evaluate(() => window.tide.shownGroup())}, expected auto (group ${g0})`);
+    pass('Esc clears the selection; the Groups list picks the field shown', `group ${ordered.group}, then auto (group ${g0})`);
+}
+
+async function checkOrderGestures(page, base) {
+    // A right-drag pans (and orders nothing); a right-click on a wall is refused on the page.
+    await page.evaluate(() => { window.tide.lastOrdered = null; });
+    const groupsBefore = JSON.stringify((await getJson(base, '/api/state')).groups.map((g) => [g.id, g.goals]));
+    const from = await cellPoint(page, 30, 20);
+    await page.mouse.move(from.x, from.y);
+    await page.mouse.down({ button: 'right' });
+    await page.mouse.move(from.x + 60, from.y + 40, { steps: 8 });
+    await page.mouse.up({ button: 'right' });
+    const moved = await cellPoint(page, 30, 20);
+    const panned = Math.hypot(moved.x - from.x - 60, moved.y - from.y - 40);
+    await page.click('#fit');
+    const wall = [14, 5];
+    await page.evaluate(() => { window.tide.lastOrdered = null; });
+    await boxSelect(page, [36, 26, 50, 40]);
+    const selected = await page.waitForFunction(() => window.tide.selectionCount(), null, { timeout: 3000 })
+        .then((h) => h.jsonValue(), () => 0);
+    check(selected > 0, 'box-selecting (36, 26)-(50, 40) selected no units');
+    await rightClickCell(page, wall);
+    await page.waitForTimeout(300);
+    const refused = (await page.textContent('#log')).includes(`cannot send units onto a wall (${wall[0]}, ${wall[1]})`);
+    const ordered = await page.evaluate(() => window.tide.lastOrdered);
+    const groupsAfter = JSON.stringify((await getJson(base, '/api/state')).groups.map((g) => [g.id, g.goals]));
+    check(panned < 3, `a right-drag of (60, 40) px moved the map by (${(moved.x - from.x).toFixed(0)}, ${(moved.y - from.y).toFixed(0)}) px`);
+    check(refused && !ordered && groupsAfter === groupsBefore,
+        `a right-click on the wall at (${wall}): ${refused ? '' : 'no refusal in the log, '}ordered ${JSON.stringify(ordered)}, groups ${groupsBefore} -> ${groupsAfter}`);
+
+    // Shift+right-click adds a goal to this client's last order of the same selection.
+    const a = [8, 30], b = [8, 6];
+    await rightClickCell(page, a);
+    const first = await page.waitForFunction(() => window.tide.lastOrdered, null, { timeout: 3000 }).then((h) => h.jsonValue(), () => null);
+    check(first && first.units === selected, `ordering ${selected} selected units to (${a}) answered ${JSON.stringify(first)}`);
+    await page.evaluate(() => { window.tide.lastOrdered = null; });
+    await rightClickCell(page, b, true);
+    const second = await page.waitForFunction(() => window.tide.lastOrdered, null, { timeout: 3000 }).then((h) => h.jsonValue(), () => null);
+    check(second && second.units === selected, `shift+right-click at (${b}) answered ${JSON.stringify(second)}`);
+    const group = (await getJson(base, '/api/state')).groups.find((g) => g.id === second.group);
+    check(group && JSON.stringify(group.goals) === JSON.stringify([b, a]),
+        `after shift+right-click at (${b}), group ${second.group} has goals ${JSON.stringify(group && group.goals)}, expected [[${b}],[${a}]]`);
+    await page.keyboard.press('Escape');
+    pass('right-drag pans, a wall is refused, shift+right-click adds a goal to the order',
+        `panned ${panned.toFixed(1)} px off the pointer; ${selected} units to (${a}) then (${a}) + (${b}): group ${second.group}`);
+}
+
+async function checkTwoGroups(page, base, out) {
+    const count = (await getJson(base, '/api/state')).stats.agents;
+    await respawn(page, base, count);
+    // Nothing selected: shift+right-click adds a goal to the group holding every unit.
+    const one = (await getJson(base, '/api/state')).groups;
+    check(one.length === 1, `after a respawn, /api/state has ${one.length} groups`);
+    const extra = [40, 36];
+    const want = JSON.stringify([...one[0].goals, extra].sort((p, q) => p[1] - q[1] || p[0] - q[0]));
+    await rightClickCell(page, extra, true);
+    const added = await waitFor(async () => {
+        const g = (await getJson(base, '/api/state')).groups;
+        return { done: g.length === 1 && g[0].id === one[0].id && JSON.stringify(g[0].goals) === want, groups: g };
+    }, 3000);
+    check(added.done, `after shift+right-click at (${extra}) with nothing selected, /api/state groups are ${JSON.stringify(added.groups)}, expected group ${one[0].id} with ${want}`);
+    pass('with nothing selected, shift+right-click adds a goal for everyone', `group ${one[0].id}: ${want}`);
+    await setPaused(page, base, true);
+    const agents = await getJson(base, '/api/agents?limit=100000');
+    const orders = [];
+    for (const { box, target } of kTwoGroups) {
+        const sent = await boxSelect(page, box);
+        const expected = unitsInBox(agents, sent);
+        const shown = await waitSelection(page, expected);
+        check(expected.length > 0 && JSON.stringify(shown) === JSON.stringify(expected),
+            `the page selected ${shown.length} units in ${JSON.stringify(sent)}, the box holds ${expected.length}`);
+        await page.evaluate(() => { window.tide.lastOrdered = null; });
+        await rightClickCell(page, target);
+        const ordered = await page.waitForFunction(() => window.tide.lastOrdered, null, { timeout: 3000 })
+            .then((h) => h.jsonValue(), () => null);
+        check(ordered && ordered.units === expected.length, `ordering ${expected.length} units to (${target}) answered ${JSON.stringify(ordered)}`);
+        orders.push({ ...ordered, target, members: expected });
+    }
+    await page.keyboard.press('Escape');
+    const groups = (await getJson(base, '/api/state')).groups;
+    for (const o of orders) {
+        const g = groups.find((x) => x.id === o.group);
+        check(g && g.members === o.units && JSON.stringify(g.goals) === JSON.stringify([o.target]),
+            `group ${o.group} is ${JSON.stringify(g)}, expected ${o.units} units toward (${o.target})`);
+    }
+    await setPaused(page, base, false);
+    const start = performance.now();
+    await page.waitForTimeout(2500);
+    for (const o of orders) {
+        const colour = await markerColour(page, o.target);
+        check(JSON.stringify(colour) === JSON.stringify(kGroupColours[o.group % 8]),
+            `the goal marker of group ${o.group} at (${o.target}) is drawn in ${colour}, expected ${kGroupColours[o.group % 8]}`);
+    }
+    await page.screenshot({ path: path.join(out, '10-two-groups.png') });
+    const arrived = await waitFor(async () => {
+        const a = await getJson(base, '/api/agents?limit=100000');
+        const per = orders.map((o) => {
+            const n = o.members.filter((i) => a.group[i] === o.group && a.state[i] === 1 && dist(a, i, o.target) <= kArriveWithin).length;
+            return { group: o.group, n, of: o.members.length };
+        });
+        return { done: per.every((p) => p.n >= 0.9 * p.of), per };
+    }, kArriveMs);
+    const took = ((performance.now() - start) / 1000).toFixed(1);
+    await page.screenshot({ path: path.join(out, '11-two-groups-arrived.png') });
+    const text = arrived.per.map((p) => `group ${p.group}: ${p.n} of ${p.of}`).join(', ');
+    check(arrived.done, `after ${took} s, arrived within ${kArriveWithin} cells of their goals: ${text} (expected 90% of each group)`);
+    pass('two groups ordered to two places both arrive', `${text} arrived within ${kArriveWithin} cells, ${took} s`);
+}
+
 async function checkBadMap(page, base, out) {
     const before = await getJson(base, '/api/state');
     const text = 'tide-map 1\nwidth 3\nheight 2\nmap\n...\n..\n';
@@ -300,6 +620,12 @@ async function checkFrameRate(page, out) {
         window.tide.agentsDrawn >= n * 0.99, kManyUnits, { timeout: 10_000 }).then(() => true, () => false);
     const seen = await page.evaluate(() => [window.tide.stats && window.tide.stats.agents, window.tide.agentsDrawn]);
     check(spawned, `after respawning ${kManyUnits}, stats report ${seen[0]} agents and the page draws ${seen[1]}`);
+    // Half the map selected (rings drawn around those units) and ordered: two groups, two colours.
+    await boxSelect(page, [0, 0, 32, 40]);
+    const selected = await page.waitForFunction((n) => window.tide.selectionCount() > n * 0.3 && window.tide.selectionCount(),
+        kManyUnits, { timeout: 3000 }).then((h) => h.jsonValue(), () => 0);
+    check(selected > 0, `box-selecting half the map selected ${await page.evaluate(() => window.tide.selectionCount())} of ${kManyUnits} units`);
+    await rightClickCell(page, [60, 38]);
     await page.waitForTimeout(2000);
     const m = await page.evaluate(() => new Promise((resolve) => {
         let frames = 0, worst = 0, last = 0, start = 0;
@@ -312,13 +638,16 @@ async function checkFrameRate(page, out) {
                 last = t;
             }
             if (t - start < 5000) requestAnimationFrame(tick);
-            else resolve({ fps: (frames * 1000) / (t - start), worst, drawn: window.tide.agentsDrawn, framesIn: window.tide.framesPerSecond });
+            else {
+                resolve({ fps: (frames * 1000) / (t - start), worst, drawn: window.tide.agentsDrawn,
+                    framesIn: window.tide.framesPerSecond, selected: window.tide.selectionCount() });
+            }
         };
         requestAnimationFrame(tick);
     }));
     console.log(`e2e: fps with ${kManyUnits} units: ${m.fps.toFixed(1)} (slowest frame ${m.worst.toFixed(0)} ms, ` +
-        `${m.drawn} drawn, ${m.framesIn.toFixed(0)} agents frames/s received)`);
-    await page.screenshot({ path: path.join(out, '06-20000-units.png') });
+        `${m.drawn} drawn, ${m.selected} of them selected, ${m.framesIn.toFixed(0)} agents frames/s received)`);
+    await page.screenshot({ path: path.join(out, '12-20000-units.png') });
     check(m.fps >= kMinFps, `${m.fps.toFixed(1)} fps with ${kManyUnits} units, expected at least ${kMinFps}`);
     pass(`${kManyUnits} units render at >= ${kMinFps} fps`, `${m.fps.toFixed(1)} fps`);
 }
@@ -377,6 +706,9 @@ async function main() {
         await checkGoalDrag(page, base, out);
         await checkGoalAddRemove(page, base);
         await checkGap(page, base, out);
+        await checkSelectAndOrder(page, base, out);
+        await checkOrderGestures(page, base);
+        await checkTwoGroups(page, base, out);
         await checkBadMap(page, base, out);
         await checkFrameRate(page, out);
         const jsErrors = pageErrors.filter((e) => !/the server responded with a status of 400/.test(e));

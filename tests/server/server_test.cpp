@@ -357,6 +357,33 @@ TEST(Server, SelectOrderAndViewOverTheWebSocket) {
     EXPECT_EQ(read_at<std::uint32_t>(c.frame(3), 4), 0u);
 }
 
+TEST(Server, ALateClientGetsTodaysWorldAndFieldVersionsFollowTheContents) {
+    Running s;
+    const unsigned short port = s.server.port();
+    Client first(port);
+    ASSERT_FALSE(first.wait_json("world").empty());
+    first.send(R"({"type":"spawn","count":120})");
+    ASSERT_FALSE(first.wait_json("groups").empty());
+    ASSERT_EQ(http_request(port, http::verb::post, "/api/order", R"({"select":[0,0,30,39],"goals":[[5,5]]})").status,
+              200);
+    std::this_thread::sleep_for(200ms);
+    Client late(port);
+    const auto world = late.wait_json("world");
+    EXPECT_EQ(world["agents"], 120);
+    EXPECT_EQ(world["groups"].size(), 2u);
+    // Looking at another group brings a frame with a new version.
+    const std::string a = late.frame(2);
+    ASSERT_GE(a.size(), 28u);
+    const std::uint32_t shown = read_at<std::uint32_t>(a, 24);
+    const std::uint32_t other = world["groups"][0]["id"] == shown ? world["groups"][1]["id"] : world["groups"][0]["id"];
+    late.send(R"({"type":"view","group":)" + std::to_string(other) + "}");
+    std::string b;
+    for (int k = 0; k < 5 && (b.size() < 28 || read_at<std::uint32_t>(b, 24) != other); ++k) b = late.frame(2);
+    ASSERT_GE(b.size(), 28u);
+    EXPECT_EQ(read_at<std::uint32_t>(b, 24), other);
+    EXPECT_NE(read_at<std::uint32_t>(b, 12), read_at<std::uint32_t>(a, 12));
+}
+
 TEST(Server, StopsCleanlyWithClientsConnected) {
     auto s = std::make_unique<Running>();
     Client c(s->server.port());

@@ -2,6 +2,7 @@
 
 #include "server.hpp"
 
+#include <array>
 #include <atomic>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
@@ -71,7 +72,8 @@ struct Inbound {
 struct Viewer {
     std::vector<AgentId> selection;  // handles, roster order
     UnitGroupId view = 0;            // 0: automatic
-    std::uint64_t sent = ~0ull;      // key of the fields frame it has
+    // What its last fields frame showed: group, that group's field serial, terrain version, map load.
+    std::array<std::uint64_t, 4> sent{~0ull, ~0ull, ~0ull, ~0ull};
 };
 
 struct Outgoing {
@@ -155,6 +157,11 @@ struct Server::Impl {
     }
     void post_error(std::uint64_t session, const std::string& message, const std::string& request) {
         post_to(session, error_json(message, request), false);
+    }
+    // Refreshes a last-message slot for clients yet to come, without sending it to anyone now.
+    void post_store(std::string s, Slot keep) {
+        auto data = std::make_shared<const std::string>(std::move(s));
+        net::post(ioc, [this, data, keep] { this->*keep = data; });
     }
     void post_world_state() {
         post_broadcast(world_json(*world, builtin_map_names(), kMaxAgents), false, false, &Impl::last_world);
@@ -576,7 +583,8 @@ void Server::Impl::sim_loop() {
     auto last_agents = Clock::now() - agent_period, last_fields = Clock::now() - seconds(1), last_stats = Clock::now();
     auto rate_start = Clock::now();
     int rate_ticks = 0;
-    std::uint64_t loads = 0;  // +1 per map load: a fields frame of the old map is never current
+    std::uint64_t loads = 0;           // +1 per map load: a fields frame of the old map is never current
+    std::uint32_t fields_version = 0;  // +1 per distinct fields frame encoded
     std::uint64_t roster = world->roster_version();
     std::string groups_sent = groups_json(*world);
     std::unordered_map<std::uint64_t, Viewer> viewers;
@@ -741,6 +749,7 @@ void Server::Impl::sim_loop() {
         // The roster changed (respawn, units walled in with nowhere to go): selections are void.
         if (world->roster_version() != roster) {
             roster = world->roster_version();
+            post_store(world_json(*world, builtin_map_names(), kMaxAgents), &Impl::last_world);
             for (auto& [id, v] : viewers) {
                 if (v.selection.empty()) continue;
                 v.selection.clear();
@@ -750,6 +759,8 @@ void Server::Impl::sim_loop() {
         if (std::string g = groups_json(*world); g != groups_sent) {
             groups_sent = g;
             post_broadcast(std::move(g), false, false, &Impl::last_groups);
+            // A client connecting later starts from a world message with today's units and groups.
+            post_store(world_json(*world, builtin_map_names(), kMaxAgents), &Impl::last_world);
         }
 
         const auto now = Clock::now();
@@ -770,20 +781,19 @@ void Server::Impl::sim_loop() {
         const double cells = static_cast<double>(world->cost().size());
         const auto field_period = milliseconds(static_cast<int>(std::max(100.0, cells / 4096.0)));
         if (now - last_fields >= field_period) {
-            std::vector<std::pair<std::uint64_t, std::shared_ptr<const std::string>>> encoded;  // by key
+            std::vector<std::pair<std::array<std::uint64_t, 4>, std::shared_ptr<const std::string>>> encoded;
             bool sent = false;
             for (auto& [id, v] : viewers) {
                 const UnitGroupId g = shown_group(v);
                 const UnitGroup* info = world->group(g);
                 const std::uint64_t serial = info ? info->field_serial : 0;
-                const std::uint64_t key = (static_cast<std::uint64_t>(g) << 40) ^ (serial << 20) ^
-                                          (world->terrain_version() << 4) ^ (loads << 56);
+                const std::array<std::uint64_t, 4> key{g, serial, world->terrain_version(), loads};
                 if (key == v.sent) continue;
                 v.sent = key;
                 auto it = std::find_if(encoded.begin(), encoded.end(), [&](const auto& e) { return e.first == key; });
                 if (it == encoded.end()) {
-                    encoded.emplace_back(key, std::make_shared<const std::string>(
-                                                  encode_fields(*world, g, static_cast<std::uint32_t>(key))));
+                    encoded.emplace_back(
+                        key, std::make_shared<const std::string>(encode_fields(*world, g, ++fields_version)));
                     it = std::prev(encoded.end());
                 }
                 auto data = it->second;

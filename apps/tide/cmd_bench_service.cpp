@@ -1,0 +1,391 @@
+// tide bench service: the field service under a scripted real-time-strategy session, and builds
+// in parallel against the same builds one after another, all in one run.
+//
+// Per map size: (1) a single warm build (the yardstick); (2) 8 different goals built one after
+// another by one FieldBuilder, then requested at once from a FieldService building on N threads;
+// (3) a session on a World: 50 groups sharing 10,000 units, each group re-ordered to a random
+// reachable goal every 2 simulated seconds (one order in five repeats a recent goal), a 3x3 terrain
+// stamp every 5 s, 60 simulated seconds, ticks back to back at dt = 1/60 s. Orders are timed from
+// the command to the tick that publishes their field (and to the moment the field was ready).
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <fstream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include "cli_common.hpp"
+#include "provenance.hpp"
+#include "tbb_jobs.hpp"
+#include "tide/field_service.hpp"
+#include "tide/generate.hpp"
+#include "tide/world.hpp"
+
+namespace tide::cli {
+namespace {
+
+struct ServiceBenchOptions {
+    std::vector<int> sizes{256, 1024};
+    int groups = 50;
+    int agents = 10000;
+    double seconds = 60.0;
+    double reorder_every = 2.0;
+    double edit_every = 5.0;
+    int threads = 2;
+    std::size_t budget_mib = 256;
+    int reps = 7;
+    std::uint64_t seed = 1;
+    std::string json;
+};
+
+// Counts what the field service asks of the heap (thread-safe: builds allocate on workers).
+class CountingMemory final : public std::pmr::memory_resource {
+public:
+    std::size_t allocations() const { return allocations_.load(); }
+    void reset() { allocations_ = 0; }
+
+private:
+    void* do_allocate(std::size_t bytes, std::size_t align) override {
+        allocations_.fetch_add(1, std::memory_order_relaxed);
+        return std::pmr::new_delete_resource()->allocate(bytes, align);
+    }
+    void do_deallocate(void* p, std::size_t bytes, std::size_t align) override {
+        std::pmr::new_delete_resource()->deallocate(p, bytes, align);
+    }
+    bool do_is_equal(const std::pmr::memory_resource& o) const noexcept override { return this == &o; }
+    std::atomic<std::size_t> allocations_{0};
+};
+
+double percentile(std::vector<double> v, double p) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    const double k = p * static_cast<double>(v.size() - 1);
+    const std::size_t i = static_cast<std::size_t>(k);
+    const double f = k - static_cast<double>(i);
+    return i + 1 < v.size() ? v[i] * (1.0 - f) + v[i + 1] * f : v[i];
+}
+
+struct MapSetup {
+    CostField cost;
+    Cell centre;
+    std::vector<Cell> reachable;  // cells connected to the centre: goals and nothing else
+};
+
+MapSetup make_map(int size, std::uint64_t seed) {
+    auto cost = generate_random_map({size, size, 0.20, 0.15, 0.07, seed});
+    check(cost);
+    MapSetup m{std::move(cost.value()), {size / 2, size / 2}, {}};
+    m.cost.set(m.centre.x, m.centre.y, kCostPlain);
+    auto f = build_flow_field(m.cost, std::span<const Cell>(&m.centre, 1));
+    check(f);
+    for (int y = 0; y < size; ++y) {
+        for (int x = 0; x < size; ++x) {
+            if (f->reachable(x, y)) m.reachable.push_back({x, y});
+        }
+    }
+    return m;
+}
+
+struct BuildFigures {
+    double single_ms = 0, serial_ms = 0, parallel_ms = 0;
+};
+
+// A single warm build; 8 goals one after another; the same 8 through a service on `threads`.
+BuildFigures time_builds(const MapSetup& m, int threads, int reps, SplitMix64& rng) {
+    BuildFigures out;
+    FieldBuilder builder;
+    FlowField field;
+    auto goal = [&] { return m.reachable[rng.below(m.reachable.size())]; };
+    std::vector<double> single, serial, parallel;
+    for (int r = 0; r <= reps; ++r) {  // the first round warms up and is not counted
+        const Cell g = goal();
+        auto t0 = std::chrono::steady_clock::now();
+        check(builder.build(m.cost, std::span<const Cell>(&g, 1), {}, field));
+        if (r > 0) single.push_back(ms_since(t0));
+    }
+    TbbJobSystem jobs(1, threads);
+    FieldServiceConfig config;
+    config.auto_publish = true;
+    config.max_parallel_builds = threads;
+    std::mutex mutex;
+    std::condition_variable cv;
+    int published = 0;
+    config.on_publish = [&](const Publication&) {
+        std::lock_guard lock(mutex);
+        ++published;
+        cv.notify_all();
+    };
+    auto service = FieldService::create(m.cost, jobs, config);
+    check(service);
+    FieldService& svc = **service;
+    constexpr int kGoals = 8;
+    for (int r = 0; r <= reps; ++r) {
+        std::vector<Cell> goals;
+        for (int k = 0; k < kGoals; ++k) goals.push_back(goal());
+        auto t0 = std::chrono::steady_clock::now();
+        for (const Cell& g : goals) check(builder.build(m.cost, std::span<const Cell>(&g, 1), {}, field));
+        if (r > 0) serial.push_back(ms_since(t0));
+
+        svc.clear_cache();
+        {
+            std::lock_guard lock(mutex);
+            published = 0;
+        }
+        std::vector<FieldTicket> tickets;
+        t0 = std::chrono::steady_clock::now();
+        for (const Cell& g : goals) tickets.push_back(svc.request(std::span<const Cell>(&g, 1)).value());
+        {
+            std::unique_lock lock(mutex);
+            cv.wait(lock, [&] { return published == kGoals; });
+        }
+        if (r > 0) parallel.push_back(ms_since(t0));
+        for (const FieldTicket t : tickets) check(svc.release(t));
+    }
+    out.single_ms = median(single);
+    out.serial_ms = median(serial);
+    out.parallel_ms = median(parallel);
+    return out;
+}
+
+struct SessionFigures {
+    std::size_t orders = 0, repeats = 0, superseded = 0, answered = 0, edits = 0;
+    FieldServiceStats service;
+    std::vector<double> to_ready, to_published, steps;
+    double wall_s = 0;
+    std::size_t warm_allocations = 0;
+    std::uint64_t warm_builds = 0;
+    std::size_t max_cached = 0;
+};
+
+SessionFigures run_session(const MapSetup& m, const ServiceBenchOptions& o, SplitMix64& rng) {
+    SessionFigures out;
+    TbbJobSystem jobs(o.threads, o.threads);
+    CountingMemory memory;
+    WorldConfig config;
+    config.seed = o.seed;
+    config.field_budget_bytes = o.budget_mib << 20;
+    config.field_memory = &memory;
+    World world(jobs, config);
+    check(world.load("bench", m.cost, {m.centre}, o.agents));
+    const float dt = 1.0f / 60.0f;
+
+    auto open_goal = [&] {
+        for (;;) {
+            const Cell c = m.reachable[rng.below(m.reachable.size())];
+            if (world.cost().passable(c.x, c.y)) return c;
+        }
+    };
+    // The groups: units dealt round-robin, each group ordered to its own random goal.
+    std::vector<UnitGroupId> groups;
+    std::vector<std::vector<AgentId>> members(static_cast<std::size_t>(o.groups));
+    for (std::size_t i = 0; i < world.agents().size(); ++i) {
+        members[i % members.size()].push_back(world.agents()[i]);
+    }
+    for (auto& units : members) {
+        auto r = world.apply(Order{units, {open_goal()}});
+        check(r);
+        groups.push_back(r->group);
+    }
+    world.finish_builds();
+
+    std::vector<Cell> recent;  // the last goals ordered, for the repeats
+    std::vector<double> next_order(groups.size());
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        next_order[g] = o.reorder_every * static_cast<double>(g + 1) / static_cast<double>(groups.size());
+    }
+    std::vector<char> waiting(groups.size(), 0);
+    double next_edit = o.edit_every;
+    const int ticks = static_cast<int>(std::lround(o.seconds / dt));
+    const auto wall0 = std::chrono::steady_clock::now();
+    std::uint64_t builds_at_half = 0;
+    for (int t = 1; t <= ticks; ++t) {
+        const double now = t * static_cast<double>(dt);
+        if (t == ticks / 2) {  // warm: count allocations from here on
+            memory.reset();
+            builds_at_half = world.service_stats().builds;
+        }
+        for (std::size_t g = 0; g < groups.size(); ++g) {
+            if (now < next_order[g]) continue;
+            next_order[g] += o.reorder_every;
+            Cell goal;
+            const bool repeat = !recent.empty() && rng.below(5) == 0;
+            goal = repeat ? recent[rng.below(recent.size())] : open_goal();
+            if (!world.cost().passable(goal.x, goal.y)) goal = open_goal();
+            auto r = world.apply(SetGoals{{goal}, groups[g]});
+            if (!r) continue;  // the group lost every unit (cannot happen here) or the goal was walled
+            ++out.orders;
+            out.repeats += repeat;
+            if (waiting[g]) ++out.superseded;
+            waiting[g] = 1;
+            recent.push_back(goal);
+            if (recent.size() > 16) recent.erase(recent.begin());
+        }
+        if (now >= next_edit) {
+            next_edit += o.edit_every;
+            const Cell c = open_goal();
+            const Cost kinds[] = {kCostWall, kCostSwamp, kCostPlain};
+            check(world.apply(Paint{c.x, c.y, 1, kinds[out.edits % 3]}));
+            ++out.edits;
+        }
+        check(world.tick(dt));
+        out.steps.push_back(world.stats().step_ms);
+        out.max_cached = std::max(out.max_cached, world.service_stats().bytes_cached);
+        for (std::size_t g = 0; g < groups.size(); ++g) {
+            if (!waiting[g]) continue;
+            const UnitGroup* u = world.group(groups[g]);
+            if (!u || u->order_to_field_ms < 0.0) continue;
+            waiting[g] = 0;
+            ++out.answered;
+            out.to_published.push_back(u->order_to_field_ms);
+            out.to_ready.push_back(u->order_to_ready_ms >= 0.0 ? u->order_to_ready_ms : u->order_to_field_ms);
+        }
+    }
+    out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    out.service = world.service_stats();
+    out.warm_allocations = memory.allocations();
+    out.warm_builds = out.service.builds - builds_at_half;
+    return out;
+}
+
+void run_bench_service(const ServiceBenchOptions& o) {
+    if (o.groups < 1 || o.groups > 1000) throw Failure{"--groups must be 1..1000"};
+    if (o.agents < o.groups || o.agents > kMaxWorldUnits) {
+        throw Failure{"--agents must be at least --groups and at most " + std::to_string(kMaxWorldUnits)};
+    }
+    if (o.threads < 1 || o.threads > 64) throw Failure{"--threads must be 1..64"};
+    if (!(o.seconds > 0 && o.seconds <= 3600)) throw Failure{"--seconds must be in (0, 3600]"};
+    if (!(o.reorder_every > 0) || !(o.edit_every > 0)) throw Failure{"--reorder and --edit must be positive"};
+    if (o.reps < 3) throw Failure{"--reps must be at least 3"};
+    if (o.budget_mib < 1) throw Failure{"--budget-mib must be at least 1"};
+    const Provenance prov = provenance();
+    std::printf("tide bench service: %d groups, %d units, %.0f simulated s, %d threads, budget %zu MiB\n", o.groups,
+                o.agents, o.seconds, o.threads, o.budget_mib);
+    std::printf("%s\n", prov.line().c_str());
+    nlohmann::json rows = nlohmann::json::array();
+    for (const int size : o.sizes) {
+        if (size < 16 || size > 4096) throw Failure{"--sizes: " + std::to_string(size) + " is outside 16..4096"};
+        std::fprintf(stderr, "[service] %dx%d: builds...\n", size, size);
+        const MapSetup m = make_map(size, o.seed);
+        SplitMix64 rng{o.seed * 7919 + static_cast<std::uint64_t>(size)};
+        const BuildFigures b = time_builds(m, o.threads, o.reps, rng);
+        std::fprintf(stderr, "[service] %dx%d: session...\n", size, size);
+        const SessionFigures s = run_session(m, o, rng);
+
+        const double lookups = static_cast<double>(s.service.hits + s.service.misses);
+        const double hit_rate = lookups > 0 ? static_cast<double>(s.service.hits) / lookups : 0.0;
+        const double pub_med = percentile(s.to_published, 0.5), pub_p99 = percentile(s.to_published, 0.99);
+        const double ready_med = percentile(s.to_ready, 0.5), ready_p99 = percentile(s.to_ready, 0.99);
+        double step_mean = 0;
+        for (double v : s.steps) step_mean += v;
+        step_mean /= std::max<std::size_t>(1, s.steps.size());
+        const double ratio = b.parallel_ms / b.serial_ms;
+        const double order_ratio = pub_med / b.single_ms;
+        const bool under_budget = s.service.peak_bytes_cached <= (o.budget_mib << 20);
+
+        std::printf("\nmap %dx%d (random, seed %llu), %zu reachable cells\n", size, size,
+                    static_cast<unsigned long long>(o.seed), m.reachable.size());
+        std::printf("  single build (warm FieldBuilder)             %9.3f ms\n", b.single_ms);
+        std::printf("  8 goals one after another                    %9.3f ms\n", b.serial_ms);
+        std::printf("  8 goals at once, service on %d threads        %9.3f ms  (%.2fx the serial time)\n", o.threads,
+                    b.parallel_ms, ratio);
+        std::printf("  session: %zu ticks in %.1f s wall, %zu orders (%zu repeats), %zu terrain edits\n",
+                    s.steps.size(), s.wall_s, s.orders, s.repeats, s.edits);
+        std::printf("  cache hit rate %.1f%% (%llu hits / %.0f lookups), builds %llu, cancelled %llu, coalesced %llu\n",
+                    100.0 * hit_rate, static_cast<unsigned long long>(s.service.hits), lookups,
+                    static_cast<unsigned long long>(s.service.builds),
+                    static_cast<unsigned long long>(s.service.builds_cancelled),
+                    static_cast<unsigned long long>(s.service.coalesced));
+        std::printf("  order -> field ready      median %8.3f ms, p99 %8.3f ms\n", ready_med, ready_p99);
+        std::printf(
+            "  order -> field published  median %8.3f ms, p99 %8.3f ms  (%.2fx a single build; %zu of %zu "
+            "orders answered, %zu overtaken by the next order)\n",
+            pub_med, pub_p99, order_ratio, s.answered, s.orders, s.superseded);
+        std::printf("  peak cached %.1f MiB of %zu MiB (%s the budget), %zu fields cached at the end\n",
+                    static_cast<double>(s.service.peak_bytes_cached) / (1 << 20), o.budget_mib,
+                    under_budget ? "never above" : "ABOVE", s.service.fields_cached);
+        std::printf("  allocations once warm: %zu in %llu builds (second half of the session)\n", s.warm_allocations,
+                    static_cast<unsigned long long>(s.warm_builds));
+        std::printf("  crowd step (%d units): mean %.3f ms, median %.3f ms, p99 %.3f ms\n", o.agents, step_mean,
+                    percentile(s.steps, 0.5), percentile(s.steps, 0.99));
+        if (size == 1024) {
+            std::printf("  %s  8 goals in parallel: %.2fx the serial time (target <= 0.6x with 2 threads)\n",
+                        ratio <= 0.6 ? "PASS" : "MISS", ratio);
+        }
+        if (size == 256) {
+            std::printf("  %s  order -> published median %.2fx a single build (target <= 2x)\n",
+                        order_ratio <= 2.0 ? "PASS" : "MISS", order_ratio);
+        }
+        std::printf("  %s  cached bytes never above the budget\n", under_budget ? "PASS" : "MISS");
+        std::printf("  %s  no allocation per build once warm (%zu allocations in %llu builds)\n",
+                    s.warm_allocations == 0 ? "PASS" : "MISS", s.warm_allocations,
+                    static_cast<unsigned long long>(s.warm_builds));
+        rows.push_back({{"size", size},
+                        {"reachable_cells", m.reachable.size()},
+                        {"single_build_ms", b.single_ms},
+                        {"serial_8_ms", b.serial_ms},
+                        {"parallel_8_ms", b.parallel_ms},
+                        {"parallel_ratio", ratio},
+                        {"orders", s.orders},
+                        {"repeats", s.repeats},
+                        {"edits", s.edits},
+                        {"answered", s.answered},
+                        {"overtaken", s.superseded},
+                        {"hits", s.service.hits},
+                        {"misses", s.service.misses},
+                        {"hit_rate", hit_rate},
+                        {"builds", s.service.builds},
+                        {"builds_cancelled", s.service.builds_cancelled},
+                        {"coalesced", s.service.coalesced},
+                        {"order_to_ready_median_ms", ready_med},
+                        {"order_to_ready_p99_ms", ready_p99},
+                        {"order_to_published_median_ms", pub_med},
+                        {"order_to_published_p99_ms", pub_p99},
+                        {"order_to_published_vs_single_build", order_ratio},
+                        {"peak_cached_bytes", s.service.peak_bytes_cached},
+                        {"budget_bytes", o.budget_mib << 20},
+                        {"warm_allocations", s.warm_allocations},
+                        {"warm_builds", s.warm_builds},
+                        {"step_mean_ms", step_mean},
+                        {"step_median_ms", percentile(s.steps, 0.5)},
+                        {"step_p99_ms", percentile(s.steps, 0.99)},
+                        {"session_wall_s", s.wall_s}});
+    }
+    if (!o.json.empty()) {
+        nlohmann::json j{{"machine", {{"cpu", prov.cpu}, {"cores", prov.cores}, {"compiler", prov.compiler}}},
+                         {"commit", prov.commit},
+                         {"uncommitted_changes", prov.dirty},
+                         {"groups", o.groups},
+                         {"agents", o.agents},
+                         {"seconds", o.seconds},
+                         {"threads", o.threads},
+                         {"rows", rows}};
+        std::ofstream f(o.json);
+        if (!(f << j.dump(1) << "\n")) throw Failure{o.json + ": cannot write"};
+    }
+}
+
+}  // namespace
+
+void add_bench_service_command(CLI::App& bench) {
+    auto o = std::make_shared<ServiceBenchOptions>();
+    auto* cmd = bench.add_subcommand(
+        "service", "Field service: parallel builds, and a scripted RTS session (orders, cache, edits, crowd)");
+    cmd->add_option("--sizes", o->sizes, "Random map sizes, comma-separated")->delimiter(',')->capture_default_str();
+    cmd->add_option("--groups", o->groups, "Groups in the session")->capture_default_str();
+    cmd->add_option("--agents", o->agents, "Units in the session")->capture_default_str();
+    cmd->add_option("--seconds", o->seconds, "Simulated seconds")->capture_default_str();
+    cmd->add_option("--reorder", o->reorder_every, "Seconds between two orders of a group")->capture_default_str();
+    cmd->add_option("--edit", o->edit_every, "Seconds between two terrain edits")->capture_default_str();
+    cmd->add_option("--threads", o->threads, "Threads for the crowd step and for the builds")->capture_default_str();
+    cmd->add_option("--budget-mib", o->budget_mib, "Field cache budget, MiB")->capture_default_str();
+    cmd->add_option("--reps", o->reps, "Timed rounds of the build comparison (after one warm-up)")
+        ->capture_default_str();
+    cmd->add_option("--seed", o->seed, "Map and script seed")->capture_default_str();
+    cmd->add_option("--json", o->json, "Write every figure, the machine and the commit as JSON");
+    cmd->callback([o] { run_bench_service(*o); });
+}
+
+}  // namespace tide::cli
