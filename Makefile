@@ -7,7 +7,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 PORT ?= 8080
 
-.PHONY: all deps test-deps e2e-deps configure build run field test clean
+.PHONY: all deps test-deps e2e-deps configure build run field test sanitize tsan asan clean
 
 all: build
 
@@ -35,8 +35,29 @@ run: build
 field: build
 	$(BUILD)/bin/tide run --png $(BUILD)/tide_default.png
 
-test: e2e-deps build
+test: e2e-deps build tsan
 	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
 
+# The threaded code under ThreadSanitizer: the field service (its concurrency stress test hammers
+# requests, edits, reads and publishes from several threads) and the world. Part of `make test`.
+TSAN_TESTS = tide_tests_service tide_tests_world
+tsan: deps
+	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS=-fsanitize=thread \
+	  -DTIDE_BUILD_APPS=OFF -DTIDE_BUILD_BENCH=OFF -DTIDE_BUILD_TESTS=ON
+	cmake --build build-tsan -j$(JOBS) --target $(TSAN_TESTS)
+	for t in $(TSAN_TESTS); do TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/$$t --gtest_brief=1 || exit 1; done
+
+# AddressSanitizer + UndefinedBehaviorSanitizer over every library test suite (opt-in, ~10 min).
+ASAN_TESTS = tide_tests_grid tide_tests_gen tide_tests_fields tide_tests_astar tide_tests_crowd tide_tests_io \
+  tide_tests_service tide_tests_world
+asan: deps
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  "-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	  -DTIDE_BUILD_APPS=OFF -DTIDE_BUILD_BENCH=OFF -DTIDE_BUILD_TESTS=ON
+	cmake --build build-asan -j$(JOBS) --target $(ASAN_TESTS)
+	for t in $(ASAN_TESTS); do build-asan/bin/$$t --gtest_brief=1 || exit 1; done
+
+sanitize: tsan asan
+
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) build-tsan build-asan

@@ -158,6 +158,7 @@ struct SessionFigures {
     std::size_t warm_allocations = 0;
     std::uint64_t warm_builds = 0;
     std::size_t max_cached = 0;
+    std::size_t max_in_use = 0;
 };
 
 SessionFigures run_session(const MapSetup& m, const ServiceBenchOptions& o, SplitMix64& rng) {
@@ -232,7 +233,9 @@ SessionFigures run_session(const MapSetup& m, const ServiceBenchOptions& o, Spli
         }
         check(world.tick(dt));
         out.steps.push_back(world.stats().step_ms);
-        out.max_cached = std::max(out.max_cached, world.service_stats().bytes_cached);
+        const FieldServiceStats now_stats = world.service_stats();
+        out.max_cached = std::max(out.max_cached, now_stats.bytes_cached);
+        out.max_in_use = std::max(out.max_in_use, now_stats.bytes_in_use);
         for (std::size_t g = 0; g < groups.size(); ++g) {
             if (!waiting[g]) continue;
             const UnitGroup* u = world.group(groups[g]);
@@ -303,9 +306,10 @@ void run_bench_service(const ServiceBenchOptions& o) {
             "  order -> field published  median %8.3f ms, p99 %8.3f ms  (%.2fx a single build; %zu of %zu "
             "orders answered, %zu overtaken by the next order)\n",
             pub_med, pub_p99, order_ratio, s.answered, s.orders, s.superseded);
-        std::printf("  peak cached %.1f MiB of %zu MiB (%s the budget), %zu fields cached at the end\n",
+        std::printf("  peak cached %.1f MiB of %zu MiB (%s the budget); fields alive at most %.1f MiB (cached, "
+                    "followed by groups, or building)\n",
                     static_cast<double>(s.service.peak_bytes_cached) / (1 << 20), o.budget_mib,
-                    under_budget ? "never above" : "ABOVE", s.service.fields_cached);
+                    under_budget ? "never above" : "ABOVE", static_cast<double>(s.max_in_use) / (1 << 20));
         std::printf("  allocations once warm: %zu in %llu builds (second half of the session)\n", s.warm_allocations,
                     static_cast<unsigned long long>(s.warm_builds));
         std::printf("  crowd step (%d units): mean %.3f ms, median %.3f ms, p99 %.3f ms\n", o.agents, step_mean,
@@ -346,6 +350,7 @@ void run_bench_service(const ServiceBenchOptions& o) {
                         {"order_to_published_vs_single_build", order_ratio},
                         {"peak_cached_bytes", s.service.peak_bytes_cached},
                         {"budget_bytes", o.budget_mib << 20},
+                        {"peak_bytes_in_use", s.max_in_use},
                         {"warm_allocations", s.warm_allocations},
                         {"warm_builds", s.warm_builds},
                         {"step_mean_ms", step_mean},

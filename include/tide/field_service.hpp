@@ -38,7 +38,7 @@ using MovementClass = std::uint8_t;
 struct FieldOptions {
     FieldParams params;                ///< Diagonal factor, 8 or 4 directions.
     MovementClass movement_class = 0;  ///< Unit class (see MovementClass).
-    int priority = 0;                  ///< Queued builds run highest priority first, then oldest first.
+    int priority = 0;  ///< Queued builds: highest priority first, then new orders before terrain refreshes, then oldest.
 };
 
 /// A handle to a standing field request: an index and a generation, so a released ticket is
@@ -91,10 +91,12 @@ struct FieldServiceStats {
     std::size_t fields_cached = 0;       ///< Fields in the cache.
     std::size_t budget_bytes = 0;        ///< The cache budget.
     std::size_t bytes_spare = 0;         ///< Freed field buffers kept for the next builds (bounded, not cached).
-    std::size_t queued = 0;              ///< Builds waiting for a worker.
-    std::size_t running = 0;             ///< Builds in progress.
-    std::size_t tickets = 0;             ///< Live tickets.
-    std::uint64_t terrain_version = 0;   ///< Version of the current terrain (0 at creation, +1 per edit).
+    std::size_t bytes_in_use =
+        0;                    ///< Bytes of every field and terrain snapshot alive: cached, current, held or building.
+    std::size_t queued = 0;   ///< Builds waiting for a worker.
+    std::size_t running = 0;  ///< Builds in progress.
+    std::size_t tickets = 0;  ///< Live tickets.
+    std::uint64_t terrain_version = 0;  ///< Version of the current terrain (0 at creation, +1 per edit).
 };
 
 /// Called once per publication. From publish() on the thread that calls it; with auto_publish

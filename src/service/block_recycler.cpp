@@ -45,10 +45,16 @@ std::size_t BlockRecycler::spare_bytes() const {
     return spare_bytes_;
 }
 
+std::size_t BlockRecycler::live_bytes() const {
+    std::lock_guard lock(mutex_);
+    return live_bytes_;
+}
+
 void* BlockRecycler::do_allocate(std::size_t bytes, std::size_t align) {
     {
         std::lock_guard lock(mutex_);
         ++live_;
+        live_bytes_ += bytes;
         if (SizeClass* k = find(bytes, align); k && !k->blocks.empty()) {
             spare_bytes_ -= bytes;
             void* p = k->blocks.back();
@@ -61,6 +67,7 @@ void* BlockRecycler::do_allocate(std::size_t bytes, std::size_t align) {
     } catch (...) {
         std::lock_guard lock(mutex_);
         --live_;
+        live_bytes_ -= bytes;
         throw;
     }
 }
@@ -70,6 +77,7 @@ void BlockRecycler::do_deallocate(void* p, std::size_t bytes, std::size_t align)
     {
         std::lock_guard lock(mutex_);
         --live_;
+        live_bytes_ -= bytes;
         if (!orphaned_ && spare_bytes_ + bytes <= limit_) {
             if (SizeClass* k = find(bytes, align)) {
                 k->blocks.push_back(p);

@@ -25,6 +25,8 @@ public:
     void set_spare_limit(std::size_t bytes);
     /// Bytes of the freed blocks kept.
     std::size_t spare_bytes() const;
+    /// Bytes of the blocks handed out and not yet returned.
+    std::size_t live_bytes() const;
     /// The owner is done: spare blocks go back upstream, and the recycler deletes itself once
     /// every block handed out has come back (at once when none is out).
     void orphan();
@@ -52,6 +54,7 @@ private:
     std::size_t limit_ = 0;  // bytes
     std::size_t spare_bytes_ = 0;
     std::size_t live_ = 0;  // blocks handed out and not yet returned
+    std::size_t live_bytes_ = 0;
     bool orphaned_ = false;
 };
 

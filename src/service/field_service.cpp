@@ -94,6 +94,7 @@ struct Build {
     std::uint64_t seq = 0;
     int waiters = 0;
     bool running = false;
+    bool urgent = false;  // a waiting ticket has no field for its goals yet (not a terrain refresh)
     std::list<Build, std::pmr::polymorphic_allocator<Build>>::iterator self;
 };
 using BuildList = std::list<Build, std::pmr::polymorphic_allocator<Build>>;
@@ -380,6 +381,9 @@ void FieldService::State::attach(std::uint32_t index, Clock::time_point now) {
         return;
     }
     ++stats.misses;
+    // A ticket with no field for its goals at all (a new order) comes before tickets that only
+    // need their field brought up to date with the terrain: those still have a field to follow.
+    const bool urgent = !((s.field && s.field_serial == s.want_serial) || (s.next && s.next_serial == s.want_serial));
     const std::uint64_t h = key_hash(s.want, s.want_version);
     const auto [lo, hi] = build_index.equal_range(h);
     for (auto it = lo; it != hi; ++it) {
@@ -388,6 +392,7 @@ void FieldService::State::attach(std::uint32_t index, Clock::time_point now) {
             ++stats.coalesced;
             ++b->waiters;
             b->priority = std::max(b->priority, s.priority);
+            b->urgent = b->urgent || urgent;
             s.waiting = b;
             return;
         }
@@ -397,6 +402,7 @@ void FieldService::State::attach(std::uint32_t index, Clock::time_point now) {
     b->self = std::prev(builds.end());
     b->version = s.want_version;
     b->priority = s.priority;
+    b->urgent = urgent;
     b->seq = next_seq++;
     b->waiters = 1;
     build_index.emplace(h, b);
@@ -495,7 +501,11 @@ Build* FieldService::State::pick() {
     Build* best = nullptr;
     for (Build& b : builds) {
         if (b.running) continue;
-        if (!best || b.priority > best->priority || (b.priority == best->priority && b.seq < best->seq)) best = &b;
+        if (!best || b.priority > best->priority ||
+            (b.priority == best->priority &&
+             (b.urgent > best->urgent || (b.urgent == best->urgent && b.seq < best->seq)))) {
+            best = &b;
+        }
     }
     return best;
 }
@@ -841,6 +851,7 @@ FieldServiceStats FieldService::stats() const {
     FieldServiceStats out = s.stats;
     out.budget_bytes = s.config.budget_bytes;
     out.bytes_spare = s.recycler->spare_bytes();
+    out.bytes_in_use = s.recycler->live_bytes();
     out.queued = s.queued;
     out.running = s.running;
     out.tickets = s.slots.size() - s.free_slots.size();

@@ -228,6 +228,29 @@ TEST(FieldService, QueuedBuildsRunHighestPriorityFirstThenOldestFirst) {
     EXPECT_EQ(order, expected);
 }
 
+TEST(FieldService, NewOrdersBuildBeforeTerrainRefreshes) {
+    ManualJobSystem jobs(1);
+    CostField cost = std::move(CostField::create(30, 30).value());
+    std::vector<Cell> order;
+    FieldServiceConfig config;
+    config.auto_publish = true;
+    FieldService* raw = nullptr;
+    config.on_publish = [&](const Publication& p) { order.push_back(raw->goals(p.ticket).front()); };
+    auto svc = make_service(cost, jobs, config);
+    raw = svc.get();
+    const FieldTicket a = svc->request(std::vector<Cell>{{1, 1}}).value();
+    const FieldTicket b = svc->request(std::vector<Cell>{{2, 2}}).value();
+    jobs.run_all();
+    order.clear();
+    // An edit queues refreshes of a and b; then c is ordered and b gets new goals: those two go first.
+    ASSERT_TRUE(svc->edit_cells(std::vector<Cell>{{10, 10}}, kCostWall).ok());
+    ASSERT_TRUE(svc->request(std::vector<Cell>{{3, 3}}).ok());
+    ASSERT_TRUE(svc->retarget(b, std::vector<Cell>{{4, 4}}).ok());
+    jobs.run_all();
+    EXPECT_EQ(order, (std::vector<Cell>{{3, 3}, {4, 4}, {1, 1}}));
+    EXPECT_TRUE(svc->status(a).up_to_date);
+}
+
 TEST(FieldService, LeastRecentlyUsedFieldsAreEvictedUnderTheBudget) {
     ManualJobSystem jobs;
     const int w = 32, h = 32;
@@ -254,6 +277,7 @@ TEST(FieldService, LeastRecentlyUsedFieldsAreEvictedUnderTheBudget) {
     EXPECT_EQ(s.fields_cached, 2u);
     EXPECT_EQ(s.bytes_cached, 2 * field_bytes(w, h));
     EXPECT_EQ(s.peak_bytes_cached, 2 * field_bytes(w, h));
+    EXPECT_GE(s.bytes_in_use, s.bytes_cached);
     EXPECT_EQ(once({0, 0}), a) << "A must still be cached";
     once({16, 16});  // B again: a miss
     s = svc->stats();
