@@ -36,7 +36,7 @@ struct ServiceBenchOptions {
     double edit_every = 5.0;
     int threads = 2;
     std::size_t budget_mib = 256;
-    int reps = 7;
+    int reps = 11;
     std::uint64_t seed = 1;
     std::string json;
 };
@@ -91,6 +91,9 @@ MapSetup make_map(int size, std::uint64_t seed) {
 
 struct BuildFigures {
     double single_ms = 0, serial_ms = 0, parallel_ms = 0;
+    // Per round, parallel / serial (both timed back to back, so a slow phase of a shared machine
+    // hits both): the median, the lowest and the highest.
+    double ratio = 0, ratio_min = 0, ratio_max = 0;
 };
 
 // A single warm build; 8 goals one after another; the same 8 through a service on `threads`.
@@ -99,7 +102,7 @@ BuildFigures time_builds(const MapSetup& m, int threads, int reps, SplitMix64& r
     FieldBuilder builder;
     FlowField field;
     auto goal = [&] { return m.reachable[rng.below(m.reachable.size())]; };
-    std::vector<double> single, serial, parallel;
+    std::vector<double> single, serial, parallel, ratios;
     for (int r = 0; r <= reps; ++r) {  // the first round warms up and is not counted
         const Cell g = goal();
         auto t0 = std::chrono::steady_clock::now();
@@ -141,12 +144,18 @@ BuildFigures time_builds(const MapSetup& m, int threads, int reps, SplitMix64& r
             std::unique_lock lock(mutex);
             cv.wait(lock, [&] { return published == kGoals; });
         }
-        if (r > 0) parallel.push_back(ms_since(t0));
+        if (r > 0) {
+            parallel.push_back(ms_since(t0));
+            ratios.push_back(parallel.back() / serial.back());
+        }
         for (const FieldTicket t : tickets) check(svc.release(t));
     }
     out.single_ms = median(single);
     out.serial_ms = median(serial);
     out.parallel_ms = median(parallel);
+    out.ratio_min = *std::min_element(ratios.begin(), ratios.end());
+    out.ratio_max = *std::max_element(ratios.begin(), ratios.end());
+    out.ratio = median(ratios);
     return out;
 }
 
@@ -284,7 +293,7 @@ void run_bench_service(const ServiceBenchOptions& o) {
         double step_mean = 0;
         for (double v : s.steps) step_mean += v;
         step_mean /= std::max<std::size_t>(1, s.steps.size());
-        const double ratio = b.parallel_ms / b.serial_ms;
+        const double ratio = b.ratio;
         const double order_ratio = pub_med / b.single_ms;
         const bool under_budget = s.service.peak_bytes_cached <= (o.budget_mib << 20);
 
@@ -292,8 +301,10 @@ void run_bench_service(const ServiceBenchOptions& o) {
                     static_cast<unsigned long long>(o.seed), m.reachable.size());
         std::printf("  single build (warm FieldBuilder)             %9.3f ms\n", b.single_ms);
         std::printf("  8 goals one after another                    %9.3f ms\n", b.serial_ms);
-        std::printf("  8 goals at once, service on %d threads        %9.3f ms  (%.2fx the serial time)\n", o.threads,
-                    b.parallel_ms, ratio);
+        std::printf(
+            "  8 goals at once, service on %d threads        %9.3f ms  (%.2fx the serial time: median of %d "
+            "rounds, %.2f..%.2f)\n",
+            o.threads, b.parallel_ms, ratio, o.reps, b.ratio_min, b.ratio_max);
         std::printf("  session: %zu ticks in %.1f s wall, %zu orders (%zu repeats), %zu terrain edits\n",
                     s.steps.size(), s.wall_s, s.orders, s.repeats, s.edits);
         std::printf("  cache hit rate %.1f%% (%llu hits / %.0f lookups), builds %llu, cancelled %llu, coalesced %llu\n",
@@ -306,10 +317,11 @@ void run_bench_service(const ServiceBenchOptions& o) {
             "  order -> field published  median %8.3f ms, p99 %8.3f ms  (%.2fx a single build; %zu of %zu "
             "orders answered, %zu overtaken by the next order)\n",
             pub_med, pub_p99, order_ratio, s.answered, s.orders, s.superseded);
-        std::printf("  peak cached %.1f MiB of %zu MiB (%s the budget); fields alive at most %.1f MiB (cached, "
-                    "followed by groups, or building)\n",
-                    static_cast<double>(s.service.peak_bytes_cached) / (1 << 20), o.budget_mib,
-                    under_budget ? "never above" : "ABOVE", static_cast<double>(s.max_in_use) / (1 << 20));
+        std::printf(
+            "  peak cached %.1f MiB of %zu MiB (%s the budget); fields alive at most %.1f MiB (cached, "
+            "followed by groups, or building)\n",
+            static_cast<double>(s.service.peak_bytes_cached) / (1 << 20), o.budget_mib,
+            under_budget ? "never above" : "ABOVE", static_cast<double>(s.max_in_use) / (1 << 20));
         std::printf("  allocations once warm: %zu in %llu builds (second half of the session)\n", s.warm_allocations,
                     static_cast<unsigned long long>(s.warm_builds));
         std::printf("  crowd step (%d units): mean %.3f ms, median %.3f ms, p99 %.3f ms\n", o.agents, step_mean,
@@ -332,6 +344,8 @@ void run_bench_service(const ServiceBenchOptions& o) {
                         {"serial_8_ms", b.serial_ms},
                         {"parallel_8_ms", b.parallel_ms},
                         {"parallel_ratio", ratio},
+                        {"parallel_ratio_min", b.ratio_min},
+                        {"parallel_ratio_max", b.ratio_max},
                         {"orders", s.orders},
                         {"repeats", s.repeats},
                         {"edits", s.edits},

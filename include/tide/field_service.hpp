@@ -38,7 +38,8 @@ using MovementClass = std::uint8_t;
 struct FieldOptions {
     FieldParams params;                ///< Diagonal factor, 8 or 4 directions.
     MovementClass movement_class = 0;  ///< Unit class (see MovementClass).
-    int priority = 0;  ///< Queued builds: highest priority first, then new orders before terrain refreshes, then oldest.
+    int priority =
+        0;  ///< Queued builds: highest priority first, then new orders before terrain refreshes, then oldest.
 };
 
 /// A handle to a standing field request: an index and a generation, so a released ticket is
@@ -120,7 +121,9 @@ public:
     static Result<std::unique_ptr<FieldService>> create(
         CostField terrain, JobSystem& jobs, FieldServiceConfig config = {},
         std::pmr::memory_resource* memory = std::pmr::get_default_resource());
-    /// Drops queued builds and waits for running ones. Fields handed out stay valid.
+    /// Drops queued builds and waits for running ones (not for tasks the job system has not
+    /// started: those find the service gone and return). Gives back all memory taken from
+    /// `memory` except the blocks of fields still held, which stay valid.
     ~FieldService();
     FieldService(const FieldService&) = delete;
     FieldService& operator=(const FieldService&) = delete;

@@ -21,7 +21,11 @@
 // Memory: bookkeeping comes from a pool on the host's resource; fields and terrain snapshots from
 // a BlockRecycler, so a warm service builds without allocating. Jobs keep the state alive by a
 // reference count: a job the host's job system starts after the service is gone finds it marked
-// shut down, drops its reference and the last one deletes the state.
+// shut down, drops its reference and the last one deletes the state. The destructor does not wait
+// for such late jobs (a host may run its tasks on the very thread that destroys the service), so it
+// gives back everything taken from the host's memory resource first: what a late job still
+// touches (the mutex, the flags, the counters, the emptied pool) lives in the state itself,
+// which comes from the global heap.
 
 #include "tide/field_service.hpp"
 
@@ -167,15 +171,30 @@ struct FieldService::State {
         std::pmr::polymorphic_allocator<CostField> alloc(recycler);
         terrain = std::allocate_shared<CostField>(alloc, terrain_in, recycler);
     }
-    ~State() {
-        // Everything that holds recycled blocks goes first, then the recycler follows its blocks.
+    // Gives back everything that came from the host's memory resource (called once, by the
+    // service's destructor, with no build running). Fields handed out keep their blocks; the
+    // orphaned recycler goes with the last of them.
+    void release_memory() {
+        auto drop = [](auto& c) {
+            std::remove_reference_t<decltype(c)> empty(c.get_allocator());
+            c.swap(empty);
+        };
         terrain.reset();
-        lru.clear();
-        cache_index.clear();
-        slots.clear();
-        notify.clear();
-        notifying.clear();
+        drop(lru);
+        drop(cache_index);
+        drop(builds);
+        drop(build_index);
+        drop(slots);
+        drop(free_slots);
+        drop(ready);
+        drop(notify);
+        drop(notifying);
+        drop(workers);
+        drop(scratch.goals);
+        all_workers.clear();
+        pool.release();
         recycler->orphan();
+        recycler = nullptr;
     }
 
     JobSystem& jobs;
@@ -621,8 +640,7 @@ FieldService::~FieldService() {
         }
         // Running builds finish (their callbacks are skipped) and no callback is still running.
         s.idle_cv.wait(lock, [&] { return s.running == 0 && !s.draining; });
-        s.ready.clear();
-        s.notify.clear();
+        s.release_memory();
     }
     state_->unref();
 }

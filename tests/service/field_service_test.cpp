@@ -554,9 +554,10 @@ TEST(FieldService, AWarmServiceBuildsWithoutAllocating) {
 
 TEST(FieldService, DestroyedWithTasksNotYetRunLeavesNothingBehind) {
     ManualJobSystem jobs;
+    test::CountingResource memory;
     std::shared_ptr<const FlowField> held;
     {
-        auto svc = make_service(weighted_map(30, 30, 15), jobs);
+        auto svc = make_service(weighted_map(30, 30, 15), jobs, {}, &memory);
         const FieldTicket t = svc->request(std::vector<Cell>{{15, 15}}).value();
         jobs.run_all();
         svc->publish();
@@ -564,8 +565,34 @@ TEST(FieldService, DestroyedWithTasksNotYetRunLeavesNothingBehind) {
         svc->request(std::vector<Cell>{{0, 0}}).value();  // queued, its task not run
         EXPECT_EQ(jobs.pending(), 1u);
     }
+    // Only the held field's blocks are still out of the host's resource.
+    EXPECT_EQ(memory.allocations() - memory.deallocations(), 3u) << "control block + object, two layers";
     EXPECT_EQ(jobs.run_all(), 1u) << "the late task must find the service gone and do nothing";
     EXPECT_EQ(held->direction(15, 15), Direction::goal);
+    held.reset();
+    EXPECT_EQ(memory.allocations(), memory.deallocations()) << "everything given back";
+}
+
+TEST(FieldService, DestroyedWhileAThreadPoolBuildsGivesEverythingBack) {
+    test::CountingResource memory;
+    std::shared_ptr<const FlowField> held;
+    {
+        test::ThreadPoolJobSystem pool(1);
+        const CostField cost = weighted_map(200, 200, 16);
+        const std::vector<Cell> open = passable_cells(cost);
+        {
+            auto svc = make_service(cost, pool, {}, &memory);
+            const FieldTicket t = svc->request(std::vector<Cell>{{15, 15}}).value();
+            svc->wait_idle();
+            svc->publish();
+            held = svc->current(t);
+            for (int k = 0; k < 20; ++k) (void)svc->request(std::vector<Cell>{open[static_cast<std::size_t>(k) * 97]});
+        }
+    }
+    ASSERT_NE(held, nullptr);
+    EXPECT_EQ(held->direction(15, 15), Direction::goal);
+    held.reset();
+    EXPECT_EQ(memory.allocations(), memory.deallocations());
 }
 
 }  // namespace

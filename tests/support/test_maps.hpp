@@ -3,6 +3,7 @@
 /// Small helpers shared by the tests: maps from ASCII art, seeded random maps, and a memory
 /// resource that counts allocations.
 
+#include <atomic>
 #include <cstdint>
 #include <memory_resource>
 #include <random>
@@ -43,14 +44,14 @@ struct RandomCase {
 /// a cost mix and params chosen by the case number. Deterministic for a given `seed`.
 RandomCase make_random_case(std::uint32_t seed, int max_side);
 
-/// A memory resource that forwards to `upstream` and counts calls and bytes.
+/// A memory resource that forwards to `upstream` and counts calls and bytes (thread-safe).
 class CountingResource : public std::pmr::memory_resource {
 public:
     explicit CountingResource(std::pmr::memory_resource* upstream = std::pmr::new_delete_resource())
         : upstream_(upstream) {}
-    std::size_t allocations() const noexcept { return allocations_; }
-    std::size_t deallocations() const noexcept { return deallocations_; }
-    std::size_t bytes_allocated() const noexcept { return bytes_; }
+    std::size_t allocations() const noexcept { return allocations_.load(); }
+    std::size_t deallocations() const noexcept { return deallocations_.load(); }
+    std::size_t bytes_allocated() const noexcept { return bytes_.load(); }
     void reset_counts() noexcept { allocations_ = deallocations_ = bytes_ = 0; }
 
 private:
@@ -66,9 +67,9 @@ private:
     bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override { return this == &other; }
 
     std::pmr::memory_resource* upstream_;
-    std::size_t allocations_ = 0;
-    std::size_t deallocations_ = 0;
-    std::size_t bytes_ = 0;
+    std::atomic<std::size_t> allocations_{0};
+    std::atomic<std::size_t> deallocations_{0};
+    std::atomic<std::size_t> bytes_{0};
 };
 
 }  // namespace tide::test
