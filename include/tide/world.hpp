@@ -141,8 +141,9 @@ public:
     /// Applies a command; error (world unchanged) for bad goals, an empty selection, an unknown
     /// group, paint off the map, counts or settings out of range.
     Result<CommandOutcome> apply(const WorldCommand& command);
-    /// Publishes finished fields (every group whose field changed turns now), then advances the
-    /// crowd by dt unless paused (or `force`, for single steps). Error for a bad dt.
+    /// Publishes finished fields (every group whose field changed turns now), advances the crowd
+    /// by dt unless paused (or `force`, for single steps), then publishes what finished during the
+    /// step: fields change only between steps. Error for a bad dt.
     Result<void> tick(float dt, bool force = false);
     /// Waits for every field build in flight and publishes the results (tests, loading screens).
     void finish_builds();

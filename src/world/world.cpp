@@ -491,6 +491,10 @@ Result<void> World::tick(float dt, bool force) {
     stats_.step_ms = ms_between(t0, Clock::now());
     stats_.crowd = crowd_->stats();
     ++stats_.tick;
+    // Fields finished during the step go out now rather than at the next tick: the host draws
+    // and sends them a tick sooner, and the crowd sees them at its next step either way.
+    apply_fields();
+    refresh_view();
     return {};
 }
 
