@@ -8,7 +8,7 @@
 /// Lifecycle of a ticket: `request()` -> (build queued or running, or answered from the cache)
 /// -> the field is *ready* -> `publish()` makes it `current()` (or at once with auto_publish).
 /// A ticket is a standing request: after a terrain edit or a `retarget()`, `current()` keeps
-/// returning the field it has until the new one is published, so units never stop waiting.
+/// returning the field it has until the new one is published, so units are never left without one.
 ///
 /// Threads: every member function may be called from any thread at any time; builds run on
 /// `JobSystem::enqueue` tasks. A published `FlowField` is immutable and shared: a reader that holds
@@ -38,8 +38,9 @@ using MovementClass = std::uint8_t;
 struct FieldOptions {
     FieldParams params;                ///< Diagonal factor, 8 or 4 directions.
     MovementClass movement_class = 0;  ///< Unit class (see MovementClass).
-    int priority =
-        0;  ///< Queued builds: highest priority first, then new orders before terrain refreshes, then oldest.
+    /// Queued builds run highest priority first; among equals, new orders before terrain refreshes,
+    /// then oldest first.
+    int priority = 0;
 };
 
 /// A handle to a standing field request: an index and a generation, so a released ticket is
@@ -92,11 +93,11 @@ struct FieldServiceStats {
     std::size_t fields_cached = 0;       ///< Fields in the cache.
     std::size_t budget_bytes = 0;        ///< The cache budget.
     std::size_t bytes_spare = 0;         ///< Freed field buffers kept for the next builds (bounded, not cached).
-    std::size_t bytes_in_use =
-        0;                    ///< Bytes of every field and terrain snapshot alive: cached, current, held or building.
-    std::size_t queued = 0;   ///< Builds waiting for a worker.
-    std::size_t running = 0;  ///< Builds in progress.
-    std::size_t tickets = 0;  ///< Live tickets.
+    /// Bytes of every field and terrain snapshot alive: cached, current, held or being built.
+    std::size_t bytes_in_use = 0;
+    std::size_t queued = 0;             ///< Builds waiting for a worker.
+    std::size_t running = 0;            ///< Builds in progress.
+    std::size_t tickets = 0;            ///< Live tickets.
     std::uint64_t terrain_version = 0;  ///< Version of the current terrain (0 at creation, +1 per edit).
 };
 
