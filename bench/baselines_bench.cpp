@@ -8,9 +8,9 @@
 #include <stdexcept>
 
 #include "bench_baselines.hpp"
-#include "tide/generate.hpp"
 #include "tide/astar.hpp"
 #include "tide/flow_field.hpp"
+#include "tide/generate.hpp"
 
 namespace {
 

@@ -5,9 +5,9 @@
 
 #include <memory>
 
-#include "tide/generate.hpp"
 #include "tbb_jobs.hpp"
 #include "tide/crowd.hpp"
+#include "tide/generate.hpp"
 
 namespace {
 

@@ -23,8 +23,8 @@
 #include "bench_baselines.hpp"
 #include "cli_common.hpp"
 #include "provenance.hpp"
-#include "tide/generate.hpp"
 #include "tide/astar.hpp"
+#include "tide/generate.hpp"
 
 #ifndef TIDE_GIT_COMMIT
 #define TIDE_GIT_COMMIT "unknown"

@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_common.hpp"
-#include "tide/generate.hpp"
 #include "tbb_jobs.hpp"
 #include "tide/crowd.hpp"
+#include "tide/generate.hpp"
 
 namespace tide::cli {
 namespace {
