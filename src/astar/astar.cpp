@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "../grid/cell_checks.hpp"
 #include "tide/astar.hpp"
 
 namespace tide {
@@ -14,10 +15,6 @@ namespace {
 bool entry_after(double fa, double ga, double fb, double gb) {
     // Min-heap on f; on equal f prefer the larger g (deeper node), which expands fewer cells.
     return fa > fb || (fa == fb && ga < gb);
-}
-
-std::string cell_text(Cell c) {
-    return "(" + std::to_string(c.x) + ", " + std::to_string(c.y) + ")";
 }
 
 }  // namespace
@@ -62,11 +59,10 @@ void PathFinder::reset(const CostField& cost) {
 Result<double> PathFinder::find_path(Cell start, Cell goal, std::pmr::vector<Cell>* path) {
     for (const auto& [name, c] : {std::pair{"start", start}, std::pair{"goal", goal}}) {
         if (c.x < 0 || c.y < 0 || c.x >= width_ || c.y >= height_) {
-            return Error{std::string(name) + " " + cell_text(c) + " is outside the " + std::to_string(width_) + "x" +
-                         std::to_string(height_) + " map"};
+            return detail::outside_error(name, c, width_, height_);
         }
         if (cost_[static_cast<std::size_t>(c.y + 1) * pw_ + c.x + 1] == kCostWall) {
-            return Error{std::string(name) + " " + cell_text(c) + " is on a wall"};
+            return Error{std::string(name) + " " + detail::cell_text(c) + " is on a wall"};
         }
     }
     if (path) path->clear();

@@ -31,6 +31,7 @@
 #include <cmath>
 #include <string>
 
+#include "../grid/cell_checks.hpp"
 #include "tide/assert.hpp"
 #include "tide/flow_field.hpp"
 
@@ -65,10 +66,6 @@ inline float to_float(std::uint64_t value, auto code, double scale) {
     return std::bit_cast<float>((f & ~cut) | (std::bit_cast<std::uint32_t>(kUnreachable) & cut));
 }
 
-std::string cell_text(Cell c) {
-    return "(" + std::to_string(c.x) + ", " + std::to_string(c.y) + ")";
-}
-
 }  // namespace
 
 FieldBuilder::FieldBuilder(std::pmr::memory_resource* memory)
@@ -84,11 +81,7 @@ Result<void> FieldBuilder::integrate(const CostField& cost, std::span<const Cell
     const int w = cost.width();
     const int h = cost.height();
     for (const Cell& g : goals) {
-        if (!cost.contains(g)) {
-            return Error{"goal " + cell_text(g) + " is outside the " + std::to_string(w) + "x" + std::to_string(h) +
-                         " map"};
-        }
-        if (cost.at(g) == kCostWall) return Error{"goal " + cell_text(g) + " is on a wall"};
+        if (auto r = detail::check_open_cell(cost, g, "goal"); !r) return r;
     }
 
     pw_ = w + 2;

@@ -39,16 +39,13 @@
 #include <string>
 #include <unordered_map>
 
+#include "../grid/cell_checks.hpp"
 #include "block_recycler.hpp"
 
 namespace tide {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string cell_text(Cell c) {
-    return "(" + std::to_string(c.x) + ", " + std::to_string(c.y) + ")";
-}
 
 std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
     h ^= v + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
@@ -257,6 +254,8 @@ struct FieldService::State {
     void finish(Build* b, std::shared_ptr<const FlowField> field, double build_ms, Clock::time_point ready_time);
     Build* pick();
     int jobs_to_start();
+    CostField& writable_terrain();
+    int terrain_changed();
 
     // ---- without the mutex ------------------------------------------------------------------
     void start_jobs(int n);
@@ -284,11 +283,7 @@ Result<void> FieldService::State::make_want(std::span<const Cell> goals, const F
     if (goals.empty()) return Error{"no goal given"};
     const CostField& map = *terrain;
     for (const Cell& g : goals) {
-        if (!map.contains(g)) {
-            return Error{"goal " + cell_text(g) + " is outside the " + std::to_string(map.width()) + "x" +
-                         std::to_string(map.height()) + " map"};
-        }
-        if (map.at(g) == kCostWall) return Error{"goal " + cell_text(g) + " is on a wall"};
+        if (auto r = detail::check_open_cell(map, g, "goal"); !r) return r.error();
     }
     out.goals.assign(goals.begin(), goals.end());
     std::sort(out.goals.begin(), out.goals.end(), [](Cell a, Cell b) { return a.y != b.y ? a.y < b.y : a.x < b.x; });
@@ -527,6 +522,31 @@ Build* FieldService::State::pick() {
         }
     }
     return best;
+}
+
+// The terrain to edit: copied first when a build or the host reads the current snapshot.
+CostField& FieldService::State::writable_terrain() {
+    if (terrain.use_count() > 1) {
+        std::pmr::polymorphic_allocator<CostField> alloc(recycler);
+        terrain = std::allocate_shared<CostField>(alloc, *terrain, recycler);
+    }
+    return *terrain;
+}
+
+// After an edit: a new terrain version, an empty cache, and every live ticket asks again.
+// Returns the number of jobs to start once the lock is released.
+int FieldService::State::terrain_changed() {
+    ++version;
+    cache_clear(true);
+    const auto now = Clock::now();
+    for (std::uint32_t i = 0; i < slots.size(); ++i) {
+        Slot& slot = slots[i];
+        if (!slot.live) continue;
+        detach(slot);
+        slot.want_version = version;
+        attach(i, now);
+    }
+    return jobs_to_start();
 }
 
 int FieldService::State::jobs_to_start() {
@@ -795,22 +815,8 @@ Result<void> FieldService::edit_rect(int x0, int y0, int x1, int y1, Cost cost) 
             for (int x = x0; x <= x1 && !changed; ++x) changed = s.terrain->at(x, y) != cost;
         }
         if (!changed) return {};
-        if (s.terrain.use_count() > 1) {  // a build or the host reads the old snapshot: copy
-            std::pmr::polymorphic_allocator<CostField> alloc(s.recycler);
-            s.terrain = std::allocate_shared<CostField>(alloc, *s.terrain, s.recycler);
-        }
-        s.terrain->fill_rect(x0, y0, x1, y1, cost);
-        ++s.version;
-        s.cache_clear(true);
-        const auto now = Clock::now();
-        for (std::uint32_t i = 0; i < s.slots.size(); ++i) {
-            Slot& slot = s.slots[i];
-            if (!slot.live) continue;
-            s.detach(slot);
-            slot.want_version = s.version;
-            s.attach(i, now);
-        }
-        start = s.jobs_to_start();
+        s.writable_terrain().fill_rect(x0, y0, x1, y1, cost);
+        start = s.terrain_changed();
     }
     s.start_jobs(start);
     return {};
@@ -825,29 +831,13 @@ Result<void> FieldService::edit_cells(std::span<const Cell> cells, Cost cost) {
         const CostField& map = *s.terrain;
         bool changed = false;
         for (const Cell& c : cells) {
-            if (!map.contains(c)) {
-                return Error{"edited cell " + cell_text(c) + " is outside the " + std::to_string(map.width()) + "x" +
-                             std::to_string(map.height()) + " map"};
-            }
+            if (!map.contains(c)) return detail::outside_error("edited cell", c, map.width(), map.height());
             changed = changed || map.at(c) != cost;
         }
         if (!changed) return {};
-        if (s.terrain.use_count() > 1) {
-            std::pmr::polymorphic_allocator<CostField> alloc(s.recycler);
-            s.terrain = std::allocate_shared<CostField>(alloc, *s.terrain, s.recycler);
-        }
-        for (const Cell& c : cells) s.terrain->set(c.x, c.y, cost);
-        ++s.version;
-        s.cache_clear(true);
-        const auto now = Clock::now();
-        for (std::uint32_t i = 0; i < s.slots.size(); ++i) {
-            Slot& slot = s.slots[i];
-            if (!slot.live) continue;
-            s.detach(slot);
-            slot.want_version = s.version;
-            s.attach(i, now);
-        }
-        start = s.jobs_to_start();
+        CostField& edited = s.writable_terrain();
+        for (const Cell& c : cells) edited.set(c.x, c.y, cost);
+        start = s.terrain_changed();
     }
     s.start_jobs(start);
     return {};

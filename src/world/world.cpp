@@ -13,15 +13,13 @@
 #include <cmath>
 #include <string>
 
+#include "../grid/cell_checks.hpp"
+
 namespace tide {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr GroupId kNoCrowdGroup = 0xFFFFFFFFu;
-
-std::string cell_text(Cell c) {
-    return "(" + std::to_string(c.x) + ", " + std::to_string(c.y) + ")";
-}
 
 double ms_between(Clock::time_point a, Clock::time_point b) {
     return std::chrono::duration<double, std::milli>(b - a).count();
@@ -69,11 +67,7 @@ Result<std::vector<Cell>> World::check_goals(const std::vector<Cell>& goals) con
     }
     std::vector<Cell> unique;
     for (const Cell& g : goals) {
-        if (!cost_->contains(g)) {
-            return Error{"goal " + cell_text(g) + " is outside the " + std::to_string(cost_->width()) + "x" +
-                         std::to_string(cost_->height()) + " map"};
-        }
-        if (!cost_->passable(g.x, g.y)) return Error{"goal " + cell_text(g) + " is on a wall"};
+        if (auto r = detail::check_open_cell(*cost_, g, "goal"); !r) return r.error();
         if (std::find(unique.begin(), unique.end(), g) == unique.end()) unique.push_back(g);
     }
     std::sort(unique.begin(), unique.end(), [](Cell a, Cell b) { return a.y != b.y ? a.y < b.y : a.x < b.x; });
@@ -277,8 +271,7 @@ std::vector<Cell> World::all_goals() const {
 
 Result<void> World::paint(const Paint& c) {
     if (!cost_->contains(c.x, c.y)) {
-        return Error{"paint at " + cell_text({c.x, c.y}) + " is outside the " + std::to_string(cost_->width()) + "x" +
-                     std::to_string(cost_->height()) + " map"};
+        return detail::outside_error("paint at", {c.x, c.y}, cost_->width(), cost_->height());
     }
     if (c.radius < 0 || c.radius > kMaxBrushRadius) {
         return Error{"brush radius " + std::to_string(c.radius) + " is outside 0.." + std::to_string(kMaxBrushRadius)};
