@@ -103,6 +103,7 @@ struct UnitGroup {
     std::chrono::steady_clock::time_point ordered;  ///< When the order (or goal change) was given.
     double order_to_field_ms = -1.0;                ///< From the order to its field's publication; -1 while waiting.
     double order_to_ready_ms = -1.0;  ///< From the order until its field was built (or found cached); -1 while waiting.
+    friend bool operator==(const UnitGroup&, const UnitGroup&) = default;
 };
 
 /// World counters.
@@ -163,6 +164,8 @@ public:
     UnitGroupId group_of(AgentId id) const noexcept;
     /// The groups, by id.
     const std::vector<UnitGroup>& groups() const noexcept { return groups_view_; }
+    /// +1 whenever groups() changes (a group comes or goes, changes goals, members or field).
+    std::uint64_t groups_version() const noexcept { return groups_version_; }
     /// A group by id, or nullptr.
     const UnitGroup* group(UnitGroupId id) const noexcept;
     /// The group with the most units (ties: the lowest id); 0 when there is none.
@@ -190,9 +193,9 @@ private:
     Group& new_group(std::vector<Cell> goals, FieldTicket ticket);
     void move_unit(AgentId id, Group& to);
     void leave(Group& g);
-    void apply_fields();
+    bool apply_fields();
     void on_publish(const Publication& p);
-    void drop_empty_groups();
+    bool drop_empty_groups();
     void refresh_view();
 
     JobSystem* jobs_;
@@ -208,6 +211,8 @@ private:
     std::vector<UnitGroupId> unit_group_;  // by AgentId::index
     std::vector<std::unique_ptr<Group>> groups_;
     std::vector<UnitGroup> groups_view_;
+    std::uint64_t groups_version_ = 0;
+    std::vector<Publication> published_;  // filled by on_publish() during apply_fields()
     UnitGroupId next_group_ = 1;
     UnitParams params_;
     bool paused_ = false;

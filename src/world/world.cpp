@@ -110,12 +110,7 @@ World::Group& World::new_group(std::vector<Cell> goals, FieldTicket ticket) {
 
 void World::on_publish(const Publication& p) {
     stats_.build_ms = p.build_ms;
-    if (!p.answers_request) return;
-    for (auto& g : groups_) {
-        if (g->ticket == p.ticket && g->order_to_ready_ms < 0.0) {
-            g->order_to_ready_ms = std::max(0.0, ms_between(g->ordered, p.ready));
-        }
-    }
+    published_.push_back(p);  // apply_fields() hands them to the groups
 }
 
 Result<void> World::load(std::string name, CostField cost, std::vector<Cell> goals, int units) {
@@ -412,23 +407,26 @@ Result<void> World::set_unit_params(const UnitParams& p) {
     return {};
 }
 
-void World::apply_fields() {
-    if (!service_) return;
-    service_->publish();
+bool World::apply_fields() {
+    if (!service_) return false;
+    published_.clear();
+    service_->publish();  // fills published_ through on_publish()
     const auto now = Clock::now();
-    for (auto& gp : groups_) {
-        Group& g = *gp;
-        auto f = service_->current(g.ticket);
-        if (!f || f == g.applied) continue;
+    for (const Publication& p : published_) {
+        const auto it =
+            std::find_if(groups_.begin(), groups_.end(), [&](const auto& g) { return g->ticket == p.ticket; });
+        if (it == groups_.end() || !p.field || p.field == (*it)->applied) continue;
+        Group& g = **it;
         if (g.crowd_group == kNoCrowdGroup) {
-            g.crowd_group = crowd_->add_group(f).value();
+            g.crowd_group = crowd_->add_group(p.field).value();
         } else {
-            (void)crowd_->set_group_field(g.crowd_group, f);  // everyone in it turns at the next step
+            (void)crowd_->set_group_field(g.crowd_group, p.field);  // everyone in it turns at the next step
         }
-        g.applied = std::move(f);
+        g.applied = p.field;
         ++g.field_serial;
         ++stats_.fields_published;
-        if (g.order_to_field_ms < 0.0 && service_->status(g.ticket).answers_request) {
+        if (g.order_to_field_ms < 0.0 && p.answers_request) {
+            g.order_to_ready_ms = std::max(0.0, ms_between(g.ordered, p.ready));
             g.order_to_field_ms = ms_between(g.ordered, now);
             stats_.order_to_field_ms = g.order_to_field_ms;
         }
@@ -437,23 +435,25 @@ void World::apply_fields() {
         }
         g.pending.clear();
     }
+    return !published_.empty();
 }
 
-void World::drop_empty_groups() {
+bool World::drop_empty_groups() {
     // A group with no ordered members goes once nobody follows its crowd group any more.
-    std::erase_if(groups_, [&](const std::unique_ptr<Group>& g) {
-        if (!g->dropped) return false;
-        if (g->crowd_group != kNoCrowdGroup) {
-            if (crowd_->group_size(g->crowd_group) > 0) return false;
-            (void)crowd_->remove_group(g->crowd_group);
-        }
-        (void)service_->release(g->ticket);
-        return true;
-    });
+    return std::erase_if(groups_, [&](const std::unique_ptr<Group>& g) {
+               if (!g->dropped) return false;
+               if (g->crowd_group != kNoCrowdGroup) {
+                   if (crowd_->group_size(g->crowd_group) > 0) return false;
+                   (void)crowd_->remove_group(g->crowd_group);
+               }
+               (void)service_->release(g->ticket);
+               return true;
+           }) > 0;
 }
 
 void World::refresh_view() {
-    groups_view_.clear();
+    // groups_ is in id order: groups are appended with growing ids and erased in place.
+    std::vector<UnitGroup> view;
     for (const auto& g : groups_) {
         if (g->dropped) continue;
         UnitGroup v;
@@ -465,19 +465,18 @@ void World::refresh_view() {
         v.ordered = g->ordered;
         v.order_to_field_ms = g->order_to_field_ms;
         v.order_to_ready_ms = g->order_to_ready_ms;
-        groups_view_.push_back(std::move(v));
+        view.push_back(std::move(v));
     }
-    std::sort(groups_view_.begin(), groups_view_.end(),
-              [](const UnitGroup& a, const UnitGroup& b) { return a.id < b.id; });
+    if (view == groups_view_) return;
+    groups_view_ = std::move(view);
+    ++groups_version_;
 }
 
 Result<void> World::tick(float dt, bool force) {
     if (!(dt > 0.0f) || !std::isfinite(dt) || dt > 10.0f) {
         return Error{"time step " + std::to_string(dt) + " s is not in (0, 10]"};
     }
-    apply_fields();
-    drop_empty_groups();
-    refresh_view();
+    if (apply_fields() | drop_empty_groups()) refresh_view();
     if (paused_ && !force) return {};
     const auto t0 = Clock::now();
     if (auto r = crowd_->step(dt, *jobs_); !r) return r;
@@ -486,8 +485,7 @@ Result<void> World::tick(float dt, bool force) {
     ++stats_.tick;
     // Fields finished during the step go out now rather than at the next tick: the host draws
     // and sends them a tick sooner, and the crowd sees them at its next step either way.
-    apply_fields();
-    refresh_view();
+    if (apply_fields()) refresh_view();
     return {};
 }
 

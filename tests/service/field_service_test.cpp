@@ -205,16 +205,23 @@ TEST(FieldService, RetargetKeepsTheOldFieldUntilTheNewOneIsPublished) {
     EXPECT_TRUE(same_bits(*old_field, old_copy));
 }
 
+// A service publishing as builds finish, recording the first goal of each field in build order.
+struct RecordedOrder {
+    std::vector<Cell> order;
+    std::unique_ptr<FieldService> svc;
+    RecordedOrder(const CostField& cost, JobSystem& jobs) {
+        FieldServiceConfig config;
+        config.auto_publish = true;
+        config.on_publish = [this](const Publication& p) { order.push_back(svc->goals(p.ticket).front()); };
+        svc = make_service(cost, jobs, config);
+    }
+};
+
 TEST(FieldService, QueuedBuildsRunHighestPriorityFirstThenOldestFirst) {
     ManualJobSystem jobs(1);
-    const CostField cost = weighted_map(30, 30, 7);
-    std::vector<Cell> order;
-    FieldServiceConfig config;
-    config.auto_publish = true;
-    FieldService* raw = nullptr;
-    config.on_publish = [&](const Publication& p) { order.push_back(raw->goals(p.ticket).front()); };
-    auto svc = make_service(cost, jobs, config);
-    raw = svc.get();
+    RecordedOrder rec(weighted_map(30, 30, 7), jobs);
+    auto& svc = rec.svc;
+    auto& order = rec.order;
     FieldOptions low, high;
     high.priority = 5;
     ASSERT_TRUE(svc->request(std::vector<Cell>{{1, 1}}, low).ok());
@@ -230,14 +237,9 @@ TEST(FieldService, QueuedBuildsRunHighestPriorityFirstThenOldestFirst) {
 
 TEST(FieldService, NewOrdersBuildBeforeTerrainRefreshes) {
     ManualJobSystem jobs(1);
-    CostField cost = std::move(CostField::create(30, 30).value());
-    std::vector<Cell> order;
-    FieldServiceConfig config;
-    config.auto_publish = true;
-    FieldService* raw = nullptr;
-    config.on_publish = [&](const Publication& p) { order.push_back(raw->goals(p.ticket).front()); };
-    auto svc = make_service(cost, jobs, config);
-    raw = svc.get();
+    RecordedOrder rec(CostField::create(30, 30).value(), jobs);
+    auto& svc = rec.svc;
+    auto& order = rec.order;
     const FieldTicket a = svc->request(std::vector<Cell>{{1, 1}}).value();
     const FieldTicket b = svc->request(std::vector<Cell>{{2, 2}}).value();
     jobs.run_all();

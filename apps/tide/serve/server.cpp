@@ -586,7 +586,7 @@ void Server::Impl::sim_loop() {
     std::uint64_t loads = 0;           // +1 per map load: a fields frame of the old map is never current
     std::uint32_t fields_version = 0;  // +1 per distinct fields frame encoded
     std::uint64_t roster = world->roster_version();
-    std::string groups_sent = groups_json(*world);
+    std::uint64_t groups_sent = world->groups_version();
     std::unordered_map<std::uint64_t, Viewer> viewers;
     std::vector<Inbound> batch;
 
@@ -756,9 +756,9 @@ void Server::Impl::sim_loop() {
                 post_to(id, encode_selection(*world, v.selection), true);
             }
         }
-        if (std::string g = groups_json(*world); g != groups_sent) {
-            groups_sent = g;
-            post_broadcast(std::move(g), false, false, &Impl::last_groups);
+        if (world->groups_version() != groups_sent) {
+            groups_sent = world->groups_version();
+            post_broadcast(groups_json(*world), false, false, &Impl::last_groups);
             // A client connecting later starts from a world message with today's units and groups.
             post_store(world_json(*world, builtin_map_names(), kMaxAgents), &Impl::last_world);
         }
