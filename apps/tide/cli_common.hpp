@@ -65,5 +65,6 @@ void add_sim_command(CLI::App& app);
 void add_serve_command(CLI::App& app);
 void add_bench_crowd_command(CLI::App& bench);
 void add_bench_service_command(CLI::App& bench);
+void add_bench_repair_command(CLI::App& bench);
 
 }  // namespace tide::cli

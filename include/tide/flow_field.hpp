@@ -8,6 +8,7 @@
 /// cutting). The integration value of x is the least total cost of a path x -> nearest goal.
 /// Positions are in cell units (see cost_field.hpp).
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <memory_resource>
@@ -127,6 +128,61 @@ private:
     std::pmr::vector<Direction> directions_;
 };
 
+namespace detail {
+/// A cell's move by tie rank during a build (internal; see src/fields/field_builder.cpp).
+enum class MoveRank : std::uint8_t {};
+}  // namespace detail
+
+/// What FieldBuilder::repair() needs to bring a field up to date after terrain edits: the exact
+/// fixed-point integration, the move and the cost of every cell as of the last build or repair,
+/// and the goals and settings of that build. 9 bytes per cell (plus a one-cell border), on top of
+/// the field's 5. Filled by FieldBuilder::build(..., state); owned by whoever owns the field.
+class FieldRepairState {
+public:
+    /// An empty state; its buffers come from `memory`.
+    explicit FieldRepairState(std::pmr::memory_resource* memory = std::pmr::get_default_resource())
+        : goals_(memory), words_(memory), ranks_(memory) {}
+
+    bool empty() const noexcept { return words_.empty(); }  ///< True until a build fills it.
+    int width() const noexcept { return width_; }           ///< Columns of the field it belongs to.
+    int height() const noexcept { return height_; }         ///< Rows.
+    /// The build's goals, sorted by row then column, without duplicates.
+    std::span<const Cell> goals() const noexcept { return goals_; }
+    /// The build's settings.
+    const FieldParams& params() const noexcept { return params_; }
+    /// Bytes held.
+    std::size_t memory_bytes() const noexcept {
+        return words_.capacity() * sizeof(std::uint64_t) + ranks_.capacity() + goals_.capacity() * sizeof(Cell);
+    }
+
+private:
+    friend class FieldBuilder;
+    int width_ = 0;
+    int height_ = 0;
+    int frac_ = 0;  // fixed-point fraction bits of the build
+    FieldParams params_;
+    std::pmr::vector<Cell> goals_;
+    std::pmr::vector<std::uint64_t> words_;        // padded: (value << 8) | cost, as in the builder
+    std::pmr::vector<detail::MoveRank> ranks_;     // padded: the move of each cell, by tie rank
+    std::array<std::uint32_t, 256> histogram_{};  // cells of each cost (for the fixed-point scale)
+};
+
+/// What one FieldBuilder::repair() did.
+struct RepairStats {
+    std::size_t changed_cells = 0;   ///< Cells whose cost actually differed.
+    std::size_t affected_cells = 0;  ///< Cells whose path used a dearer or closed move, recomputed from their neighbours.
+    std::size_t touched_cells = 0;   ///< Cells whose value or move was rewritten.
+    bool rebuilt = false;            ///< A full build was done instead (cheaper, or the fixed-point scale changed).
+};
+
+/// What walling some cells would do to a field's reachability (FieldBuilder::would_block).
+struct BlockAnswer {
+    bool blocks = false;             ///< A reachable cell (or, when spawns are given, a spawn) would lose every path.
+    std::size_t cut_off_cells = 0;   ///< Reachable cells, other than the walled ones, that would lose every path.
+    std::size_t cut_off_spawns = 0;  ///< Given spawn cells that would (a spawn walled over counts).
+    std::size_t examined_cells = 0;  ///< Cells whose flow ran through the walled cells: the work done.
+};
+
 /// Builds integration and flow fields. Keeps its scratch buffers between builds, so building a new
 /// field on a map of the same size allocates nothing. One builder per thread; builders are cheap.
 class FieldBuilder {
@@ -138,6 +194,28 @@ public:
     /// Errors: no goal, a goal off the map or on a wall, a bad diagonal factor. On error `out` is unchanged.
     Result<void> build(const CostField& cost, std::span<const Cell> goals, const FieldParams& params, FlowField& out);
 
+    /// build(), also keeping in `state` what repair() needs (the exact values and moves).
+    Result<void> build(const CostField& cost, std::span<const Cell> goals, const FieldParams& params, FlowField& out,
+                       FieldRepairState& state);
+
+    /// Brings `field` and `state` (made together by a build with a state, then maybe repaired) up to
+    /// date after cells of `cost` got new costs; `changed` lists them (unchanged or repeated cells
+    /// are harmless). Touches only the cells whose value or move changes, or rebuilds when that is
+    /// cheaper; the result is bit-identical to a fresh build on `cost`. Errors, with nothing
+    /// changed: an empty state, other dimensions, a listed cell off the map, a goal made a wall.
+    Result<RepairStats> repair(const CostField& cost, std::span<const Cell> changed, FlowField& field,
+                               FieldRepairState& state);
+    /// repair() for the cells of the rectangle [x0, x1] x [y0, y1] (clipped to the map).
+    Result<RepairStats> repair_rect(const CostField& cost, int x0, int y0, int x1, int y1, FlowField& field,
+                                    FieldRepairState& state);
+
+    /// Would setting `walls` to wall leave a currently reachable cell of `field` (built on `cost`
+    /// with `params`) without a path to its goals? With `spawns` given, `blocks` asks about those
+    /// cells only. Modifies nothing; costs O(cells whose flow runs through the walls), not a build.
+    /// Errors: other dimensions, a cell off the map.
+    Result<BlockAnswer> would_block(const CostField& cost, const FlowField& field, const FieldParams& params,
+                                    std::span<const Cell> walls, std::span<const Cell> spawns = {});
+
     /// Builds only the integration layer into `out` (row-major, resized to W*H); same errors as build().
     Result<void> build_integration(const CostField& cost, std::span<const Cell> goals, const FieldParams& params,
                                    std::pmr::vector<float>& out);
@@ -146,7 +224,8 @@ public:
     /// marked as walls (what a planner shows when terrain edits bury every goal).
     void build_unreachable(const CostField& cost, FlowField& out);
 
-    /// Least cost from (x, y) to the nearest goal as computed by the last build, at full precision
+    /// Least cost from (x, y) to the nearest goal as computed by the last build (or repair: then
+    /// valid while its state lives), at full precision
     /// (relative error below 1.5e-8, or 4e-6 on maps of over ~1e8 open cells with dear costs; the
     /// FlowField stores it as float; flow_path_cost() sums in double); +inf for walls and cut-off
     /// cells. Valid until the next build.
@@ -156,27 +235,53 @@ public:
     std::size_t settled_cells() const noexcept { return settled_; }
 
 private:
-    Result<void> integrate(const CostField& cost, std::span<const Cell> goals, const FieldParams& params);
+    using Fixed = std::uint64_t;  // distance in units of 2^-frac_ (see the .cpp)
+    using Code = detail::MoveRank;
+    Result<void> integrate(const CostField& cost, std::span<const Cell> goals, const FieldParams& params,
+                           std::pmr::vector<Fixed>& dist, std::pmr::vector<Code>& via);
+    void set_prices(int frac, double diagonal_factor);
+    static int fraction_bits(std::size_t open_cells, Cost hi);
+    void write_field(const CostField& cost, FlowField& out) const;
+    Result<void> check_repair(const CostField& cost, const FlowField& field, const FieldRepairState& state) const;
+    Result<RepairStats> repair_changes(const CostField& cost, FlowField& field, FieldRepairState& state);
+    Result<void> rebuild(const CostField& cost, FlowField& field, FieldRepairState& state);
 
     struct Link {
         std::int32_t next;
         std::int32_t prev;
     };
-    int pw_ = 0, ph_ = 0;         // padded size: map plus a one-cell wall border
-    using Fixed = std::uint64_t;  // distance in units of 2^-frac_ (see the .cpp)
+    int pw_ = 0, ph_ = 0;  // padded size: map plus a one-cell wall border
     static constexpr int kFractionBits = 25;
     static constexpr Fixed kNotReached = Fixed{1} << 55;  // above any real value
     int frac_ = kFractionBits;                            // fraction bits of the last build
     std::pmr::vector<Fixed> dist_;                        // padded words: (value << 8) | cost; walls 255
     Fixed orth_price_[256] = {};                          // price of an orthogonal move into a cell of each cost
     Fixed diag_price_[256] = {};                          // ... and of a diagonal move
-    // A byte type that, unlike unsigned char, does not alias everything: stores to it let the
-    // compiler keep the search state in registers.
-    enum class Code : std::uint8_t {};
+    // Code is a byte type that, unlike unsigned char, does not alias everything: stores to it let
+    // the compiler keep the search state in registers.
     std::pmr::vector<Code> via_;                // padded: best move so far, by tie rank (see the .cpp)
+    const Fixed* last_dist_ = nullptr;          // the last build's values: dist_ or a state's words
+    const Code* last_via_ = nullptr;            // ... and moves
     std::pmr::vector<Link> links_;              // bucket lists: one node per padded cell, then sentinels
     std::pmr::vector<std::uint64_t> occupied_;  // one bit per possibly non-empty bucket
     std::size_t settled_ = 0;
+    // Repair scratch: per padded cell flags, the cells flagged, and the repair's priority queue.
+    struct QueueEntry {
+        Fixed value;
+        std::int32_t cell;
+    };
+    std::pmr::vector<std::uint8_t> flags_;
+    std::pmr::vector<std::int32_t> affected_;
+    std::pmr::vector<std::int32_t> touched_;
+    struct Change {
+        std::int32_t cell;  // padded index
+        Cost before;
+        Cost after;
+    };
+    std::pmr::vector<Change> changed_;
+    std::pmr::vector<std::uint8_t> block_flags_;  // would_block(): per cell, unpadded
+    std::pmr::vector<std::int32_t> rescue_;       // would_block(): cells found connected
+    std::pmr::vector<QueueEntry> heap_;
 };
 
 /// Cost of following the flow from `cell` to its goal, summed move by move in double precision:

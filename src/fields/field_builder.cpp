@@ -32,46 +32,53 @@
 #include <string>
 
 #include "../grid/cell_checks.hpp"
+#include "move_codes.hpp"
 #include "tide/assert.hpp"
 #include "tide/flow_field.hpp"
 
 namespace tide {
 namespace {
 
-constexpr std::uint8_t kGoalCode = static_cast<std::uint8_t>(Direction::goal);
-constexpr std::uint8_t kUnreachableCode = static_cast<std::uint8_t>(Direction::unreachable);
-constexpr std::uint8_t kWallCode = static_cast<std::uint8_t>(Direction::wall);
-static_assert(kWallCode == 10 && kUnreachableCode == 9 && kGoalCode == 8,
-              "the builder writes Direction codes straight into the flow layer");
-
-// During the search `via_` holds moves by tie rank, so the tie rule is one integer compare:
-// straight moves first (E, S, W, N), then diagonals (SE, SW, NW, NE); the goal, unreachable and
-// wall codes (8, 9, 10) rank after every move. The output pass maps ranks back to Direction codes.
-constexpr std::uint8_t kRankE = 0, kRankS = 1, kRankW = 2, kRankN = 3;
-constexpr std::uint8_t kRankSE = 4, kRankSW = 5, kRankNW = 6, kRankNE = 7;
-constexpr std::uint8_t kRankToCode[11] = {0, 2, 4, 6, 1, 3, 5, 7, 8, 9, 10};
-// Rank of the move a neighbour makes into the settled cell, by the neighbour's direction k from
-// it: the east neighbour (k = 0) moves west, the south-east one (k = 1) moves north-west, ...
-constexpr std::uint8_t kOfferRank[kDirectionCount] = {kRankW, kRankNW, kRankN, kRankNE,
-                                                      kRankE, kRankSE, kRankS, kRankSW};
+using namespace fields_detail;
 
 // Largest ring any map can need: max move 254 x 2 over min move 1, plus 3.
 constexpr std::size_t kMaxRing = static_cast<std::size_t>(kCostMax) * 2 + 3;
 
-// Integration value for the float layer: +inf for walls and cut-off cells, selected with a mask
-// (walls are scattered at random, a branch would mispredict).
-inline float to_float(std::uint64_t value, auto code, double scale) {
-    const auto f = std::bit_cast<std::uint32_t>(static_cast<float>(static_cast<double>(value) * scale));
-    const std::uint32_t cut = 0u - static_cast<std::uint32_t>(static_cast<std::uint8_t>(code) > kGoalCode);
-    return std::bit_cast<float>((f & ~cut) | (std::bit_cast<std::uint32_t>(kUnreachable) & cut));
-}
 
 }  // namespace
 
 FieldBuilder::FieldBuilder(std::pmr::memory_resource* memory)
-    : dist_(memory), via_(memory), links_(memory), occupied_(memory) {}
+    : dist_(memory),
+      via_(memory),
+      links_(memory),
+      occupied_(memory),
+      flags_(memory),
+      affected_(memory),
+      touched_(memory),
+      changed_(memory),
+      block_flags_(memory),
+      rescue_(memory),
+      heap_(memory) {}
 
-Result<void> FieldBuilder::integrate(const CostField& cost, std::span<const Cell> goals, const FieldParams& params) {
+void FieldBuilder::set_prices(int frac, double diagonal_factor) {
+    frac_ = frac;
+    const double one = std::ldexp(1.0, frac);
+    // Move prices in fixed point: orthogonal c exactly, diagonal c x factor rounded to 2^-frac.
+    for (int c = 1; c <= kCostMax; ++c) {
+        orth_price_[c] = static_cast<Fixed>(c) << frac;
+        diag_price_[c] = static_cast<Fixed>(std::llround(c * diagonal_factor * one));
+    }
+}
+
+int FieldBuilder::fraction_bits(std::size_t open_cells, Cost hi) {
+    // 25 bits, fewer only when the longest possible path (every open cell once at the dearest
+    // move) would not fit the 55 value bits; then 2^-frac is still below 8e-6.
+    const std::uint64_t bound = static_cast<std::uint64_t>(open_cells) * (2u * hi + 1u);
+    return std::min(kFractionBits, 55 - static_cast<int>(std::bit_width(bound)));
+}
+
+Result<void> FieldBuilder::integrate(const CostField& cost, std::span<const Cell> goals, const FieldParams& params,
+                                     std::pmr::vector<Fixed>& dist_vec, std::pmr::vector<Code>& via_vec) {
     const bool eight = params.connectivity == Connectivity::eight;
     const double diag = params.diagonal_factor;
     if (!(diag >= 1.0 && diag <= 2.0)) {  // checked in 4-direction mode too: a bad value is a bug either way
@@ -87,14 +94,16 @@ Result<void> FieldBuilder::integrate(const CostField& cost, std::span<const Cell
     pw_ = w + 2;
     ph_ = h + 2;
     const std::size_t n = static_cast<std::size_t>(pw_) * ph_;
-    dist_.resize(n);
-    via_.resize(n);
+    dist_vec.resize(n);
+    via_vec.resize(n);
     links_.resize(n + kMaxRing);  // cells, then one sentinel per bucket
 
     constexpr Fixed kStartValue[2] = {0, kNotReached << 8};  // wall, open
     constexpr std::uint8_t kStartCode[2] = {kWallCode, kUnreachableCode};
-    Fixed* const dist = dist_.data();
-    Code* const via = via_.data();
+    Fixed* const dist = dist_vec.data();
+    Code* const via = via_vec.data();
+    last_dist_ = dist;
+    last_via_ = via;
     Link* const links = links_.data();
 
     // Padded copy of the costs and the start state: open cells "not reached" / unreachable, walls
@@ -130,16 +139,7 @@ Result<void> FieldBuilder::integrate(const CostField& cost, std::span<const Cell
         }
     }
 
-    // Fraction bits: 25, fewer only when the longest possible path (every open cell once at the
-    // dearest move) would not fit the 55 value bits; then 2^-frac is still below 8e-6.
-    const std::uint64_t bound = static_cast<std::uint64_t>(open_cells) * (2u * hi + 1u);
-    frac_ = std::min(kFractionBits, 55 - static_cast<int>(std::bit_width(bound)));
-    const double one = std::ldexp(1.0, frac_);
-    // Move prices in fixed point: orthogonal c exactly, diagonal c x factor rounded to 2^-frac.
-    for (int c = 1; c <= kCostMax; ++c) {
-        orth_price_[c] = static_cast<Fixed>(c) << frac_;
-        diag_price_[c] = static_cast<Fixed>(std::llround(c * diag * one));
-    }
+    set_prices(fraction_bits(open_cells, hi), diag);
     // Bucket width: the largest power of two not above the cheapest move (lo, as diag >= 1).
     const int shift = frac_ + std::bit_width(static_cast<unsigned>(lo)) - 1;
     const Fixed max_move = eight ? diag_price_[hi] : orth_price_[hi];
@@ -268,7 +268,7 @@ Result<void> FieldBuilder::integrate(const CostField& cost, std::span<const Cell
 
 Result<void> FieldBuilder::build_integration(const CostField& cost, std::span<const Cell> goals,
                                              const FieldParams& params, std::pmr::vector<float>& out) {
-    if (auto r = integrate(cost, goals, params); !r) return r;
+    if (auto r = integrate(cost, goals, params, dist_, via_); !r) return r;
     const int w = cost.width();
     const int h = cost.height();
     const double scale = std::ldexp(1.0, -frac_);
@@ -283,7 +283,39 @@ Result<void> FieldBuilder::build_integration(const CostField& cost, std::span<co
 
 Result<void> FieldBuilder::build(const CostField& cost, std::span<const Cell> goals, const FieldParams& params,
                                  FlowField& out) {
-    if (auto r = integrate(cost, goals, params); !r) return r;
+    if (auto r = integrate(cost, goals, params, dist_, via_); !r) return r;
+    write_field(cost, out);
+    return {};
+}
+
+Result<void> FieldBuilder::build(const CostField& cost, std::span<const Cell> goals, const FieldParams& params,
+                                 FlowField& out, FieldRepairState& state) {
+    if (auto r = integrate(cost, goals, params, state.words_, state.ranks_); !r) return r;
+    write_field(cost, out);
+    state.width_ = cost.width();
+    state.height_ = cost.height();
+    state.frac_ = frac_;
+    state.params_ = params;
+    state.goals_.assign(goals.begin(), goals.end());
+    std::sort(state.goals_.begin(), state.goals_.end(),
+              [](const Cell& a, const Cell& b) { return a.y != b.y ? a.y < b.y : a.x < b.x; });
+    state.goals_.erase(std::unique(state.goals_.begin(), state.goals_.end()), state.goals_.end());
+    // Cells per cost, four partial counts so consecutive equal bytes do not serialise on one counter.
+    std::array<std::array<std::uint32_t, 256>, 4> count{};
+    const auto cells = cost.cells();
+    std::size_t i = 0;
+    for (; i + 4 <= cells.size(); i += 4) {
+        ++count[0][cells[i]];
+        ++count[1][cells[i + 1]];
+        ++count[2][cells[i + 2]];
+        ++count[3][cells[i + 3]];
+    }
+    for (; i < cells.size(); ++i) ++count[0][cells[i]];
+    for (int c = 0; c < 256; ++c) state.histogram_[c] = count[0][c] + count[1][c] + count[2][c] + count[3][c];
+    return {};
+}
+
+void FieldBuilder::write_field(const CostField& cost, FlowField& out) const {
     const int w = cost.width();
     const int h = cost.height();
     const std::size_t cells = static_cast<std::size_t>(w) * h;
@@ -292,8 +324,8 @@ Result<void> FieldBuilder::build(const CostField& cost, std::span<const Cell> go
     out.integration_.resize(cells);
     out.directions_.resize(cells);
 
-    const Fixed* const dist = dist_.data();
-    const Code* const via = via_.data();
+    const Fixed* const dist = last_dist_;
+    const Code* const via = last_via_;
     const double scale = std::ldexp(1.0, -frac_);
     for (int y = 0; y < h; ++y) {
         const std::size_t p0 = static_cast<std::size_t>(y + 1) * pw_ + 1;
@@ -304,7 +336,6 @@ Result<void> FieldBuilder::build(const CostField& cost, std::span<const Cell> go
         for (int x = 0; x < w; ++x)
             drow[x] = static_cast<Direction>(kRankToCode[static_cast<std::uint8_t>(via[p0 + x])]);
     }
-    return {};
 }
 
 void FieldBuilder::build_unreachable(const CostField& cost, FlowField& out) {
@@ -317,14 +348,17 @@ void FieldBuilder::build_unreachable(const CostField& cost, FlowField& out) {
     for (std::size_t i = 0; i < cells; ++i)
         out.directions_[i] = c[i] == kCostWall ? Direction::wall : Direction::unreachable;
     pw_ = ph_ = 0;  // nothing searched: exact_integration() has no values to give
+    last_dist_ = nullptr;
+    last_via_ = nullptr;
     settled_ = 0;
 }
 
 double FieldBuilder::exact_integration(int x, int y) const {
     TIDE_ASSERT(x >= 0 && y >= 0 && x < pw_ - 2 && y < ph_ - 2);
     const std::size_t i = static_cast<std::size_t>(y + 1) * pw_ + (x + 1);
-    return static_cast<std::uint8_t>(via_[i]) > kGoalCode ? std::numeric_limits<double>::infinity()
-                                                          : std::ldexp(static_cast<double>(dist_[i] >> 8), -frac_);
+    return static_cast<std::uint8_t>(last_via_[i]) > kGoalCode
+               ? std::numeric_limits<double>::infinity()
+               : std::ldexp(static_cast<double>(last_dist_[i] >> 8), -frac_);
 }
 
 Result<FlowField> build_flow_field(const CostField& cost, std::span<const Cell> goals, const FieldParams& params) {
