@@ -6,8 +6,10 @@
 /// Formats (details in docs/formats.md):
 /// - Moving AI `.map`: `type octile`, `height H`, `width W`, `map`, H rows of W characters.
 ///   `.` `G` `S` cost 1; `@` `O` `T` `W` wall (water is impassable for Tide's default land unit).
+///   Every Moving AI map has one unit class, `water` (size 1), for which `W` costs 1.
 /// - Tide text map: `tide-map 1`, `width W`, `height H`, `legend C V` lines (V = 1..254 or `wall`),
-///   `map`, H rows. Default legend: `.` 1, `F` 3, `~` 6, `#` wall, `@` wall.
+///   `class NAME size S` and `class NAME cost C V` lines (S = 1..8; C a legend character), `map`,
+///   H rows. Default legend: `.` 1, `F` 3, `~` 6, `#` wall, `@` wall.
 /// - Moving AI `.scen`: `version 1` (or `1.0`), then rows
 ///   `bucket map width height start_x start_y goal_x goal_y optimal_length`.
 
@@ -18,6 +20,7 @@
 
 #include "tide/cost_field.hpp"
 #include "tide/result.hpp"
+#include "tide/unit_class.hpp"
 
 namespace tide {
 
@@ -26,8 +29,11 @@ enum class MapFormat { moving_ai, tide };
 
 /// A parsed map.
 struct Map {
-    CostField cost;                      ///< The terrain.
+    CostField cost;                      ///< The terrain: the costs of the "default" class (size 1).
     MapFormat format = MapFormat::tide;  ///< Source format.
+    /// Unit classes besides "default": a Tide map's, in order of declaration (at most
+    /// kMaxUnitClasses); a Moving AI map's built-in `water`.
+    std::vector<UnitClass> classes{};
 };
 
 /// Parses a map held in memory, detecting the format from the first line. `source` names the
@@ -37,6 +43,18 @@ Result<Map> parse_map(std::string_view text, std::string_view source,
 
 /// Reads and parses a map file (error when it cannot be read, is over 1 GiB, or is malformed).
 Result<Map> load_map(const std::string& path, std::pmr::memory_resource* memory = std::pmr::get_default_resource());
+
+/// Most unit classes a map may declare.
+inline constexpr int kMaxUnitClasses = 32;
+
+/// The class named `name`, or nullptr for an unknown name and for "default" (the map's own costs
+/// at size 1, which has no UnitClass; class_cost_field() knows it). Points into `map.classes`.
+const UnitClass* find_class(const Map& map, std::string_view name);
+
+/// The cost field units of class `name` see, at `size` (0 = the class's own size): the class's
+/// costs (or the map's) passed through sized_cost_field(). "default" is the map's costs at size 1.
+/// Errors: an unknown class (the message lists the known names), `size` outside 1..kMaxUnitSize.
+Result<CostField> class_cost_field(const Map& map, std::string_view name, int size = 0);
 
 /// Writes `cost` as a Tide text map, with legend lines for costs outside the default legend.
 /// Error when the map uses more distinct passable costs than single-character symbols can name (92).

@@ -1,4 +1,4 @@
-// Parsers for Moving AI maps and scenarios and Tide text maps.
+// Parsers for Moving AI maps and scenarios and Tide text maps (with their unit classes).
 // Every error names the source and the 1-based line ("maps/a.map:7: ..."); nothing is returned
 // until the whole input has been checked, so a caller never sees a partial map.
 
@@ -167,6 +167,113 @@ Legend tide_default_legend() {
     return l;
 }
 
+// A unit class as declared in a Tide map header. Its cost lines are kept as written and resolved
+// against the legend once the whole header is read, since legend lines may follow them.
+struct ClassDecl {
+    struct CostOverride {
+        char symbol = 0;
+        int cost = 0;
+        int line = 0;
+    };
+    std::string name;
+    int size = 1;
+    int size_line = 0;  // line of its size line, 0 while it has none
+    std::vector<CostOverride> costs;
+};
+
+bool valid_class_name(std::string_view name) {
+    if (name.empty() || name.size() > 32) return false;
+    return std::all_of(name.begin(), name.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+    });
+}
+
+// Reads one `class NAME size S` or `class NAME cost C V` line into `classes`; a class is declared
+// by its first line.
+std::optional<Error> parse_class_line(std::string_view source, const Line& line,
+                                      const std::vector<std::string_view>& fields, std::vector<ClassDecl>& classes) {
+    const bool size_line = fields.size() == 4 && fields[2] == "size";
+    const bool cost_line = fields.size() == 5 && fields[2] == "cost" && fields[3].size() == 1;
+    if (!size_line && !cost_line) {
+        return error_at(source, line.number,
+                        "expected 'class NAME size S' or 'class NAME cost C V' (C one character, V a cost 1..254 "
+                        "or 'wall'), found '" +
+                            std::string(trim(line.text)) + "'");
+    }
+    const std::string name(fields[1]);
+    if (!valid_class_name(name)) {
+        return error_at(source, line.number, "class name '" + name + "' is not 1..32 letters, digits, '_' or '-'");
+    }
+    if (name == "default") {
+        return error_at(source, line.number, "class name 'default' is reserved (the map's own costs, size 1)");
+    }
+    auto it = std::find_if(classes.begin(), classes.end(), [&](const ClassDecl& c) { return c.name == name; });
+    if (it == classes.end()) {
+        if (classes.size() == static_cast<std::size_t>(kMaxUnitClasses)) {
+            return error_at(source, line.number,
+                            "class '" + name + "' would be class " + std::to_string(kMaxUnitClasses + 1) +
+                                "; a map may declare at most " + std::to_string(kMaxUnitClasses));
+        }
+        classes.push_back(ClassDecl{name, 1, 0, {}});
+        it = classes.end() - 1;
+    }
+    ClassDecl& decl = *it;
+    if (size_line) {
+        const auto n = parse_number<long long>(fields[3]);
+        if (!n) {
+            return error_at(source, line.number,
+                            "class '" + name + "' size '" + std::string(fields[3]) + "' is not a number");
+        }
+        if (*n < 1 || *n > kMaxUnitSize) {
+            return error_at(
+                source, line.number,
+                "class '" + name + "' size " + std::to_string(*n) + " is outside 1.." + std::to_string(kMaxUnitSize));
+        }
+        if (decl.size_line != 0) {
+            return error_at(source, line.number,
+                            "class '" + name + "' is given a second size (size " + std::to_string(decl.size) +
+                                " on line " + std::to_string(decl.size_line) + ")");
+        }
+        decl.size = static_cast<int>(*n);
+        decl.size_line = line.number;
+        return std::nullopt;
+    }
+    const char ch = fields[3][0];
+    int cost = kCostWall;
+    if (fields[4] != "wall") {
+        const auto v = parse_number<long long>(fields[4]);
+        if (!v || *v < 1 || *v > kCostMax) {
+            return error_at(source, line.number,
+                            "class '" + name + "' cost '" + std::string(fields[4]) + "' for " + describe_char(ch) +
+                                " is not 1..254 or 'wall'");
+        }
+        cost = static_cast<int>(*v);
+    }
+    decl.costs.push_back({ch, cost, line.number});
+    return std::nullopt;
+}
+
+// The classes' cost fields, from the map rows with each class's cost lines applied over the
+// legend. The rows were already read with `legend`, so they hold only legend characters.
+Result<std::vector<UnitClass>> build_classes(std::string_view source, const std::vector<Line>& lines,
+                                             std::size_t first_row, int width, int height, const Legend& legend,
+                                             std::vector<ClassDecl>& decls, std::pmr::memory_resource* memory) {
+    std::vector<UnitClass> classes;
+    classes.reserve(decls.size());
+    for (ClassDecl& decl : decls) {
+        UnitClass c{std::move(decl.name), decl.size, std::nullopt};
+        if (!decl.costs.empty()) {
+            Legend own = legend;
+            for (const auto& o : decl.costs) own[static_cast<unsigned char>(o.symbol)] = o.cost;
+            auto field = parse_rows(source, lines, first_row, width, height, own, memory);
+            if (!field) return field.error();
+            c.costs.emplace(std::move(field.value()));
+        }
+        classes.push_back(std::move(c));
+    }
+    return classes;
+}
+
 // Header lines before "map": the first non-text byte anywhere is reported first.
 std::optional<Error> check_all_text(std::string_view source, const std::vector<Line>& lines) {
     for (const Line& l : lines) {
@@ -175,12 +282,14 @@ std::optional<Error> check_all_text(std::string_view source, const std::vector<L
     return std::nullopt;
 }
 
-// Reads the header after the first line (width, height and, in Tide maps, legend lines) up to
-// "map", then the rows. Both formats share this; only Tide maps accept legend lines.
+// Reads the header after the first line (width, height and, in Tide maps, legend and class
+// lines) up to "map", then the rows. Both formats share this; only Tide maps accept legend and
+// class lines, and only Moving AI maps get the built-in water class.
 Result<Map> parse_header_and_rows(std::string_view source, const std::vector<Line>& lines, MapFormat format,
                                   std::pmr::memory_resource* memory) {
     const bool tide = format == MapFormat::tide;
     Legend legend = tide ? tide_default_legend() : movingai_legend();
+    std::vector<ClassDecl> decls;
     int width = 0;
     int height = 0;
     std::size_t i = 1;  // line 0 is "type octile" or "tide-map 1"
@@ -219,9 +328,13 @@ Result<Map> parse_header_and_rows(std::string_view source, const std::vector<Lin
                 legend[static_cast<unsigned char>(ch)] = cost;
                 continue;
             }
-            return error_at(
-                source, lines[i].number,
-                "expected 'width W', 'height H', 'legend C V' or 'map', found '" + std::string(trim(text)) + "'");
+            if (fields[0] == "class") {
+                if (auto e = parse_class_line(source, lines[i], fields, decls)) return *e;
+                continue;
+            }
+            return error_at(source, lines[i].number,
+                            "expected 'width W', 'height H', 'legend C V', 'class NAME ...' or 'map', found '" +
+                                std::string(trim(text)) + "'");
         }
         return error_at(source, lines[i].number,
                         "expected 'height H', 'width W' or 'map', found '" + std::string(trim(text)) + "'");
@@ -229,9 +342,35 @@ Result<Map> parse_header_and_rows(std::string_view source, const std::vector<Lin
     if (i >= lines.size()) return error_at(source, lines.back().number, "missing 'map' line");
     if (height == 0) return error_at(source, lines[i].number, "missing 'height' line before 'map'");
     if (width == 0) return error_at(source, lines[i].number, "missing 'width' line before 'map'");
+    // The first class cost line whose character the final legend lacks.
+    const ClassDecl::CostOverride* unknown = nullptr;
+    const ClassDecl* unknown_in = nullptr;
+    for (const ClassDecl& decl : decls) {
+        for (const auto& o : decl.costs) {
+            if (legend[static_cast<unsigned char>(o.symbol)] < 0 && (!unknown || o.line < unknown->line)) {
+                unknown = &o;
+                unknown_in = &decl;
+            }
+        }
+    }
+    if (unknown) {
+        return error_at(source, unknown->line,
+                        "class '" + unknown_in->name + "' cost line names " + describe_char(unknown->symbol) +
+                            ", which is not in the legend");
+    }
     auto field = parse_rows(source, lines, i + 1, width, height, legend, memory);
     if (!field) return field.error();
-    return Map{std::move(field.value()), format};
+    if (!tide) {
+        // Water: `W` costs 1. Without any `W` its costs are the map's, so it needs no field of its own.
+        ClassDecl water{"water", 1, 0, {}};
+        const bool has_water = std::any_of(lines.begin() + static_cast<std::ptrdiff_t>(i) + 1, lines.end(),
+                                           [](const Line& l) { return l.text.find('W') != std::string_view::npos; });
+        if (has_water) water.costs.push_back({'W', kCostPlain, 0});
+        decls.push_back(std::move(water));
+    }
+    auto classes = build_classes(source, lines, i + 1, width, height, legend, decls, memory);
+    if (!classes) return classes.error();
+    return Map{std::move(field.value()), format, std::move(classes.value())};
 }
 
 Result<Map> parse_tide(std::string_view source, const std::vector<Line>& lines, std::pmr::memory_resource* memory) {
@@ -287,6 +426,26 @@ Result<Map> load_map(const std::string& path, std::pmr::memory_resource* memory)
     auto text = read_text_file(path);
     if (!text) return text.error();
     return parse_map(*text, path, memory);
+}
+
+const UnitClass* find_class(const Map& map, std::string_view name) {
+    if (name == "default") return nullptr;  // reserved even in a map assembled by hand
+    for (const UnitClass& c : map.classes) {
+        if (c.name == name) return &c;
+    }
+    return nullptr;
+}
+
+Result<CostField> class_cost_field(const Map& map, std::string_view name, int size) {
+    const UnitClass* c = find_class(map, name);  // nullptr for "default"
+    if (!c && name != "default") {
+        std::string known = "default";
+        for (const UnitClass& k : map.classes) known += ", " + k.name;
+        return Error{"unknown unit class '" + std::string(name) + "' (the map has: " + known + ")"};
+    }
+    if (size == 0) size = c ? c->size : 1;
+    const CostField& costs = c && c->costs ? *c->costs : map.cost;
+    return sized_cost_field(costs, size);
 }
 
 Result<std::string> format_tide_map(const CostField& cost) {

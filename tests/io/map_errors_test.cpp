@@ -199,5 +199,103 @@ TEST(MapErrors, HugeHeaderWithoutRowsFailsFast) {
     EXPECT_TRUE(failed_at(parse("tide-map 1\nwidth 16384\nheight 16384\nmap\n"), kSrc, 4, {"0 rows", "16384"}));
 }
 
+// --- Unit classes -----------------------------------------------------------------------------
+
+// A 2x1 Tide map whose header holds `lines` (one or more, each ending in '\n') from line 4 on.
+std::string tide_with(std::string_view lines) {
+    return "tide-map 1\nwidth 2\nheight 1\n" + std::string(lines) + "map\n.F\n";
+}
+
+TEST(MapErrors, ClassSizeOutsideOneToEight) {
+    EXPECT_TRUE(failed_at(parse(tide_with("class big size 9\n")), kSrc, 4, {"class 'big' size 9 is outside 1..8"}));
+    EXPECT_TRUE(failed_at(parse(tide_with("class big size 0\n")), kSrc, 4, {"class 'big' size 0 is outside 1..8"}));
+    EXPECT_TRUE(failed_at(parse(tide_with("class big size -2\n")), kSrc, 4, {"size -2", "1..8"}));
+}
+
+TEST(MapErrors, ClassSizeNotANumber) {
+    EXPECT_TRUE(failed_at(parse(tide_with("class big size two\n")), kSrc, 4, {"'big'", "'two'", "not a number"}));
+    EXPECT_TRUE(failed_at(parse(tide_with("class big size 2.5\n")), kSrc, 4, {"'2.5'"}));
+}
+
+TEST(MapErrors, ClassGivenTwoSizes) {
+    EXPECT_TRUE(failed_at(parse(tide_with("class big size 2\nlegend x 4\nclass big size 3\n")), kSrc, 6,
+                          {"'big'", "second size", "line 4"}));
+}
+
+TEST(MapErrors, ClassCostUnknownLegendCharacter) {
+    EXPECT_TRUE(failed_at(parse(tide_with("class tank cost X 5\n")), kSrc, 4, {"'tank'", "'X'", "legend"}));
+    // The earliest offending line is named, even when a legend line comes later.
+    EXPECT_TRUE(failed_at(parse(tide_with("class a cost F 2\nclass b cost q 2\nclass a cost z 2\nlegend y 3\n")), kSrc,
+                          5, {"'b'", "'q'", "legend"}));
+}
+
+TEST(MapErrors, ClassCostValue) {
+    EXPECT_TRUE(failed_at(parse(tide_with("class tank cost F 0\n")), kSrc, 4, {"'tank'", "'0'", "1..254"}));
+    EXPECT_TRUE(failed_at(parse(tide_with("class tank cost F 255\n")), kSrc, 4, {"'255'", "1..254"}));
+    EXPECT_TRUE(failed_at(parse(tide_with("class tank cost F slow\n")), kSrc, 4, {"'slow'", "wall"}));
+}
+
+TEST(MapErrors, ClassLineMalformed) {
+    for (const char* line :
+         {"class\n", "class tank\n", "class tank size\n", "class tank speed 2\n", "class tank cost F\n",
+          "class tank cost FF 3\n", "class tank size 2 3\n", "class tank cost F 3 4\n", "class tank Size 2\n"}) {
+        EXPECT_TRUE(failed_at(parse(tide_with(line)), kSrc, 4, {"class NAME size S", "class NAME cost C V"})) << line;
+    }
+    // The fault is reported on its own line, after good class lines.
+    EXPECT_TRUE(failed_at(parse(tide_with("class tank size 2\n\nclass tank cost F\n")), kSrc, 6, {"class NAME"}));
+}
+
+TEST(MapErrors, ClassReservedName) {
+    EXPECT_TRUE(failed_at(parse(tide_with("class default size 2\n")), kSrc, 4, {"'default'", "reserved"}));
+    EXPECT_TRUE(failed_at(parse(tide_with("class default cost F 1\n")), kSrc, 4, {"reserved"}));
+}
+
+TEST(MapErrors, ClassBadName) {
+    EXPECT_TRUE(failed_at(parse(tide_with("class bad!name size 2\n")), kSrc, 4, {"'bad!name'", "letters"}));
+    EXPECT_TRUE(failed_at(parse(tide_with("class tank.2 size 2\n")), kSrc, 4, {"'tank.2'"}));
+    const std::string long_name(33, 'a');
+    EXPECT_TRUE(failed_at(parse(tide_with("class " + long_name + " size 2\n")), kSrc, 4, {long_name, "1..32"}));
+}
+
+TEST(MapErrors, MoreThanThirtyTwoClasses) {
+    std::string lines;
+    for (int i = 0; i < 33; ++i) lines += "class c" + std::to_string(i) + " size 1\n";
+    lines += "class c5 size 2\n";  // never reached
+    EXPECT_TRUE(failed_at(parse(tide_with(lines)), kSrc, 36, {"'c32'", "32"}));
+}
+
+TEST(MapErrors, ClassLinesInAMovingAiMap) {
+    EXPECT_TRUE(failed_at(parse("type octile\nheight 1\nwidth 1\nclass boat size 2\nmap\n.\n"), kSrc, 4,
+                          {"class boat size 2"}));
+}
+
+TEST(ClassCostFieldErrors, UnknownClassListsTheKnownNames) {
+    const auto map = parse(tide_with("class tank cost F 20\nclass big size 2\n"));
+    ASSERT_TRUE(map.ok()) << map.error().message;
+    const auto r = class_cost_field(*map, "boat");
+    ASSERT_FALSE(r.ok());
+    for (const char* word : {"'boat'", "default", "tank", "big"}) {
+        EXPECT_NE(r.error().message.find(word), std::string::npos) << r.error().message;
+    }
+    const auto water = parse("type octile\nheight 1\nwidth 1\nmap\n.\n");
+    ASSERT_TRUE(water.ok());
+    const auto r2 = class_cost_field(*water, "tank");
+    ASSERT_FALSE(r2.ok());
+    EXPECT_NE(r2.error().message.find("default, water"), std::string::npos) << r2.error().message;
+}
+
+TEST(ClassCostFieldErrors, SizeOutsideOneToEight) {
+    const auto map = parse(tide_with("class tank cost F 20\n"));
+    ASSERT_TRUE(map.ok()) << map.error().message;
+    for (int size : {9, -1}) {
+        for (const char* name : {"tank", "default"}) {
+            const auto r = class_cost_field(*map, name, size);
+            ASSERT_FALSE(r.ok()) << name << " " << size;
+            EXPECT_NE(r.error().message.find(std::to_string(size)), std::string::npos) << r.error().message;
+            EXPECT_NE(r.error().message.find("1..8"), std::string::npos) << r.error().message;
+        }
+    }
+}
+
 }  // namespace
 }  // namespace tide
