@@ -36,6 +36,7 @@ double quantile(std::vector<double> v, double q) {
 }
 
 struct Series {
+    explicit Series(std::string n) : name(std::move(n)) {}
     std::string name;
     std::vector<double> ms;
     std::vector<double> touched;

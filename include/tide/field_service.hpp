@@ -3,7 +3,8 @@
 /// The field service: many orders at once. Hosts ask for the field toward a goal set and get a
 /// ticket at once; fields are built in the background on the host's job system, cached by
 /// (goal set, options, terrain version) under a byte budget, and published whole at a point the
-/// host chooses. Terrain edits go through the service, which rebuilds what the tickets need.
+/// host chooses. Terrain edits go through the service, which repairs the cached fields (exactly,
+/// touching only the cells that change) and builds what the tickets still need.
 ///
 /// Lifecycle of a ticket: `request()` -> (build queued or running, or answered from the cache)
 /// -> the field is *ready* -> `publish()` makes it `current()` (or at once with auto_publish).
@@ -72,7 +73,8 @@ struct Publication {
     bool up_to_date = false;                          ///< Answers the ticket's latest request on the current terrain.
     bool answers_request = false;                     ///< Answers the ticket's latest goals and options.
     bool from_cache = false;                          ///< Answered from the cache, no build.
-    double build_ms = 0.0;                            ///< How long its build took (0 from the cache).
+    bool repaired = false;                            ///< Made by repairing an older field after terrain edits.
+    double build_ms = 0.0;                            ///< How long its build or repair took (0 from the cache).
     std::chrono::steady_clock::time_point requested;  ///< When the ticket asked (request, retarget or terrain edit).
     std::chrono::steady_clock::time_point ready;      ///< When the field was finished (or found in the cache).
 };
@@ -83,7 +85,9 @@ struct FieldServiceStats {
     std::uint64_t hits = 0;              ///< Lookups answered from the cache.
     std::uint64_t misses = 0;            ///< Lookups that needed a build (new, or joined one in flight).
     std::uint64_t coalesced = 0;         ///< Misses that joined a build already queued or running.
-    std::uint64_t builds = 0;            ///< Builds finished.
+    std::uint64_t builds = 0;            ///< Full builds finished.
+    std::uint64_t repairs = 0;           ///< Fields brought up to date after edits by an incremental repair.
+    std::uint64_t repair_rebuilds = 0;   ///< Repairs that rebuilt instead (cheaper, or a goal was walled).
     std::uint64_t builds_cancelled = 0;  ///< Queued builds dropped before they started: nobody waits any more.
     std::uint64_t evictions = 0;         ///< Fields dropped from the cache to keep within the budget.
     std::uint64_t invalidations = 0;     ///< Cached fields dropped because the terrain changed.
@@ -110,6 +114,10 @@ struct FieldServiceConfig {
     std::size_t budget_bytes = std::size_t{256} << 20;  ///< Cache budget, bytes (at least 1).
     int max_parallel_builds = 0;  ///< Builds at once; 0 = the job system's background_concurrency().
     bool auto_publish = false;    ///< Publish each field as soon as it is built (no publish() calls needed).
+    /// Keep with every cached field what an incremental repair needs (FieldRepairState: 9 more
+    /// bytes per cell, counted in the budget) and, after a terrain edit, repair the cached fields
+    /// instead of rebuilding them. False: edits empty the cache and live tickets get full builds.
+    bool repair = true;
     PublishCallback on_publish;   ///< Optional.
 };
 
@@ -155,7 +163,8 @@ public:
     void wait_idle();
 
     /// Sets every cell of [x0, x1] x [y0, y1] (clipped to the map) to `cost` (kCostWall for
-    /// walls) and rebuilds what live tickets need. Errors: cost 0, a rectangle entirely off the
+    /// walls) and brings the fields up to date: every cached field is repaired in the background
+    /// (see FieldServiceConfig::repair), live tickets without one get a build. Errors: cost 0, a rectangle entirely off the
     /// map or with x0 > x1 or y0 > y1. Goals walled in are left out of the next builds; a ticket
     /// whose goals are all walls gets a field where every cell is unreachable.
     Result<void> edit_rect(int x0, int y0, int x1, int y1, Cost cost);

@@ -9,8 +9,16 @@
 //   queued build whose waiters all left (retarget, release, terrain edit) is dropped (cancelled).
 //   Workers take the queued build of highest priority, oldest first.
 // - The cache: finished fields of the current terrain version in least-recently-used order,
-//   evicted from the back while their bytes exceed the budget. An edit empties it: fields of an
-//   older terrain can never be asked for again.
+//   evicted from the back while their bytes exceed the budget. With repairs on, each entry also
+//   holds its FieldRepairState (counted in its bytes).
+// - Edits: the new version's changed cells go to an edit log; every cached field becomes a queued
+//   *repair* (a build whose base is that field and its state, brought up to date with the log's
+//   cells since the base's version: exact, and usually a few hundred cells of work); the cache is
+//   then empty, as fields of an older terrain can never be asked for again. Queued builds are
+//   re-keyed to the new version (they read the terrain when they start); tickets waiting for a
+//   running build, or for nothing, ask again and usually join a repair. A build overtaken by an
+//   edit while it ran hands its field and state to the queued build of the same want as a newer
+//   base. The log keeps what the oldest pending base needs.
 // - A finished build is offered to every ticket that wants the same goals and options and has
 //   nothing newer for them, even when the terrain moved on while it ran: while a player keeps
 //   painting, builds keep being overtaken by edits, and units should still get the newest field
@@ -96,6 +104,10 @@ struct Build {
     int waiters = 0;
     bool running = false;
     bool urgent = false;  // a waiting ticket has no field for its goals yet (not a terrain refresh)
+    // A repair: the field and state to bring up to date from base_version (state null: a full build).
+    std::shared_ptr<const FlowField> base_field;
+    std::shared_ptr<FieldRepairState> base_state;
+    std::uint64_t base_version = 0;
     std::list<Build, std::pmr::polymorphic_allocator<Build>>::iterator self;
 };
 using BuildList = std::list<Build, std::pmr::polymorphic_allocator<Build>>;
@@ -105,6 +117,7 @@ struct Entry {
     Want want;
     std::uint64_t version = 0;
     std::shared_ptr<const FlowField> field;
+    std::shared_ptr<FieldRepairState> state;  // null with repairs off
     std::size_t bytes = 0;
 };
 using EntryList = std::list<Entry, std::pmr::polymorphic_allocator<Entry>>;
@@ -126,16 +139,24 @@ struct Slot {
     std::shared_ptr<const FlowField> next;
     std::uint64_t next_serial = 0, next_version = 0;
     bool next_from_cache = false;
+    bool next_repaired = false;
     double next_build_ms = 0.0;
     Clock::time_point next_ready;
     bool in_ready_list = false;
 };
 
-// A worker's tools: a builder (its scratch is reused from build to build) and a goal buffer.
+// A worker's tools: a builder (its scratch is reused from build to build), goal and cell buffers.
 struct Worker {
-    explicit Worker(std::pmr::memory_resource* m) : builder(m), goals(m) {}
+    explicit Worker(std::pmr::memory_resource* m) : builder(m), goals(m), changed(m) {}
     FieldBuilder builder;
     std::pmr::vector<Cell> goals;
+    std::pmr::vector<Cell> changed;
+};
+
+// Cells changed by the edit that made terrain version `version`.
+struct LoggedEdit {
+    std::uint64_t version = 0;
+    int x0 = 0, y0 = 0, x1 = 0, y1 = 0;  // inclusive rectangle
 };
 
 }  // namespace
@@ -157,13 +178,19 @@ struct FieldService::State {
           notify(&pool),
           notifying(&pool),
           workers(&pool),
+          edit_log(&pool),
           scratch(&pool) {
         max_jobs =
             config.max_parallel_builds > 0 ? config.max_parallel_builds : std::max(1, jobs.background_concurrency());
         // The slack: a field and a terrain snapshot (plus control blocks) per build in flight, and
-        // two more.
+        // two more; with repairs also a repair state (9 bytes per cell, padded) each.
         const std::size_t cells = terrain_in.size();
-        slack_bytes = (static_cast<std::size_t>(max_jobs) + 2) * (6 * cells + 1024);
+        const std::size_t per_build = config.repair
+                                          ? 16 * (cells + 2 * (static_cast<std::size_t>(terrain_in.width()) +
+                                                               static_cast<std::size_t>(terrain_in.height()) + 2))
+                                          : 6 * cells;
+        slack_bytes = (static_cast<std::size_t>(max_jobs) + 2) * (per_build + 1024);
+        ticket_field_bytes = 5 * cells + 1024;
         update_spare_limit();
         std::pmr::polymorphic_allocator<CostField> alloc(recycler);
         terrain = std::allocate_shared<CostField>(alloc, terrain_in, recycler);
@@ -187,6 +214,7 @@ struct FieldService::State {
         drop(notify);
         drop(notifying);
         drop(workers);
+        drop(edit_log);
         drop(scratch.goals);
         all_workers.clear();
         pool.release();
@@ -225,37 +253,47 @@ struct FieldService::State {
 
     std::pmr::vector<Worker*> workers;  // idle workers (each made once, reused)
     std::vector<std::unique_ptr<Worker>> all_workers;
-    Want scratch;  // request validation buffer
+    std::pmr::vector<LoggedEdit> edit_log;  // oldest first
+    Want scratch;                           // request validation buffer
 
     FieldServiceStats stats;
     std::size_t slack_bytes = 0;
+    std::size_t ticket_field_bytes = 0;  // a field per live ticket: what a burst of refreshes needs
 
     // ---- helpers, all called with `mutex` held
     // Freed buffers are kept for the next builds within what the cache leaves of the budget, and
-    // never less than the slack (so a full cache still recycles what it evicts).
+    // never less than the slack plus a field per live ticket (so a full cache still recycles what
+    // it evicts, and the burst of new fields after an edit, made while the tickets still hold
+    // their old ones, finds buffers).
     void update_spare_limit() {
         const std::size_t room =
             config.budget_bytes > stats.bytes_cached ? config.budget_bytes - stats.bytes_cached : 0;
-        recycler->set_spare_limit(std::max(room, slack_bytes));
+        const std::size_t tickets = slots.size() - free_slots.size();
+        recycler->set_spare_limit(std::max(room, slack_bytes + tickets * ticket_field_bytes));
     }
     Result<void> make_want(std::span<const Cell> goals, const FieldOptions& options, Want& out) const;
     Slot* slot_of(FieldTicket t);
     const Slot* slot_of(FieldTicket t) const;
     std::shared_ptr<const FlowField> cache_find(const Want& w, std::uint64_t v);
-    void cache_insert(const Want& w, std::uint64_t v, std::shared_ptr<const FlowField> field);
+    void cache_insert(const Want& w, std::uint64_t v, std::shared_ptr<const FlowField> field,
+                      std::shared_ptr<FieldRepairState> state);
+    Build* find_build(const Want& w, std::uint64_t v);
+    void rekey(Build* b, std::uint64_t v);
+    void trim_log();
     void cache_clear(bool invalidation);
     void evict_to(std::size_t budget);
     void attach(std::uint32_t index, Clock::time_point now);
     void detach(Slot& s);
     void offer(std::uint32_t index, const std::shared_ptr<const FlowField>& field, std::uint64_t serial,
-               std::uint64_t version, bool from_cache, double build_ms, Clock::time_point ready_time);
+               std::uint64_t version, bool from_cache, bool repaired, double build_ms, Clock::time_point ready_time);
     void publish_slot(std::uint32_t index);
     std::size_t publish_all();
-    void finish(Build* b, std::shared_ptr<const FlowField> field, double build_ms, Clock::time_point ready_time);
+    void finish(Build* b, std::shared_ptr<const FlowField> field, std::shared_ptr<FieldRepairState> state,
+                bool repaired, double build_ms, Clock::time_point ready_time);
     Build* pick();
     int jobs_to_start();
     CostField& writable_terrain();
-    int terrain_changed();
+    int terrain_changed(int x0, int y0, int x1, int y1, std::span<const Cell> cells);
 
     // ---- without the mutex ------------------------------------------------------------------
     void start_jobs(int n);
@@ -341,8 +379,9 @@ void FieldService::State::evict_to(std::size_t budget) {
     update_spare_limit();
 }
 
-void FieldService::State::cache_insert(const Want& w, std::uint64_t v, std::shared_ptr<const FlowField> field) {
-    const std::size_t bytes = field->memory_bytes();
+void FieldService::State::cache_insert(const Want& w, std::uint64_t v, std::shared_ptr<const FlowField> field,
+                                       std::shared_ptr<FieldRepairState> state) {
+    const std::size_t bytes = field->memory_bytes() + (state ? state->memory_bytes() : 0);
     if (bytes > config.budget_bytes) return;  // could never fit: delivered, not cached
     if (cache_find(w, v)) return;
     evict_to(config.budget_bytes - bytes);
@@ -350,6 +389,7 @@ void FieldService::State::cache_insert(const Want& w, std::uint64_t v, std::shar
     Entry& e = lru.front();
     e.version = v;
     e.field = std::move(field);
+    e.state = std::move(state);
     e.bytes = bytes;
     cache_index.emplace(key_hash(w, v), lru.begin());
     stats.bytes_cached += bytes;
@@ -391,7 +431,7 @@ void FieldService::State::attach(std::uint32_t index, Clock::time_point now) {
     s.requested = now;
     if (auto field = cache_find(s.want, s.want_version)) {
         ++stats.hits;
-        offer(index, field, s.want_serial, s.want_version, true, 0.0, now);
+        offer(index, field, s.want_serial, s.want_version, true, false, 0.0, now);
         return;
     }
     ++stats.misses;
@@ -399,17 +439,13 @@ void FieldService::State::attach(std::uint32_t index, Clock::time_point now) {
     // need their field brought up to date with the terrain: those still have a field to follow.
     const bool urgent = !((s.field && s.field_serial == s.want_serial) || (s.next && s.next_serial == s.want_serial));
     const std::uint64_t h = key_hash(s.want, s.want_version);
-    const auto [lo, hi] = build_index.equal_range(h);
-    for (auto it = lo; it != hi; ++it) {
-        Build* b = it->second;
-        if (b->version == s.want_version && b->want.same(s.want)) {
-            ++stats.coalesced;
-            ++b->waiters;
-            b->priority = std::max(b->priority, s.priority);
-            b->urgent = b->urgent || urgent;
-            s.waiting = b;
-            return;
-        }
+    if (Build* b = find_build(s.want, s.want_version)) {
+        ++stats.coalesced;
+        ++b->waiters;
+        b->priority = std::max(b->priority, s.priority);
+        b->urgent = b->urgent || urgent;
+        s.waiting = b;
+        return;
     }
     builds.emplace_back(s.want, &pool);
     Build* b = &builds.back();
@@ -424,10 +460,44 @@ void FieldService::State::attach(std::uint32_t index, Clock::time_point now) {
     s.waiting = b;
 }
 
+Build* FieldService::State::find_build(const Want& w, std::uint64_t v) {
+    const auto [lo, hi] = build_index.equal_range(key_hash(w, v));
+    for (auto it = lo; it != hi; ++it) {
+        if (it->second->version == v && it->second->want.same(w)) return it->second;
+    }
+    return nullptr;
+}
+
+// Files a queued build under another terrain version.
+void FieldService::State::rekey(Build* b, std::uint64_t v) {
+    const auto [lo, hi] = build_index.equal_range(key_hash(b->want, b->version));
+    for (auto it = lo; it != hi; ++it) {
+        if (it->second == b) {
+            build_index.erase(it);
+            break;
+        }
+    }
+    b->version = v;
+    build_index.emplace(key_hash(b->want, v), b);
+}
+
+// Drops the log entries no pending build can need: a repair needs the edits after its base, a
+// running build (which may become a base when it finishes) those after its version.
+void FieldService::State::trim_log() {
+    std::uint64_t oldest = version;
+    for (const Build& b : builds) {
+        if (b.base_state) oldest = std::min(oldest, b.base_version);
+        if (b.running) oldest = std::min(oldest, b.version);
+    }
+    const auto keep =
+        std::find_if(edit_log.begin(), edit_log.end(), [oldest](const LoggedEdit& e) { return e.version > oldest; });
+    edit_log.erase(edit_log.begin(), keep);
+}
+
 // Hands a field to a slot if it is newer than what the slot has for its current want.
 void FieldService::State::offer(std::uint32_t index, const std::shared_ptr<const FlowField>& field,
-                                std::uint64_t serial, std::uint64_t version, bool from_cache, double build_ms,
-                                Clock::time_point ready_time) {
+                                std::uint64_t serial, std::uint64_t version, bool from_cache, bool repaired,
+                                double build_ms, Clock::time_point ready_time) {
     Slot& s = slots[index];
     if (s.field == field) {  // already current (a retarget back to the goals it has): nothing to publish
         s.field_serial = serial;
@@ -444,6 +514,7 @@ void FieldService::State::offer(std::uint32_t index, const std::shared_ptr<const
     s.next_serial = serial;
     s.next_version = version;
     s.next_from_cache = from_cache;
+    s.next_repaired = repaired;
     s.next_build_ms = build_ms;
     s.next_ready = ready_time;
     if (config.auto_publish) {
@@ -471,6 +542,7 @@ void FieldService::State::publish_slot(std::uint32_t index) {
         p.up_to_date = p.answers_request && s.field_version == version;
         p.build_ms = s.next_build_ms;
         p.from_cache = s.next_from_cache;
+        p.repaired = s.next_repaired;
         p.requested = s.requested;
         p.ready = s.next_ready;
         notify.push_back(std::move(p));
@@ -487,17 +559,17 @@ std::size_t FieldService::State::publish_all() {
     return n;
 }
 
-void FieldService::State::finish(Build* b, std::shared_ptr<const FlowField> field, double build_ms,
+void FieldService::State::finish(Build* b, std::shared_ptr<const FlowField> field,
+                                 std::shared_ptr<FieldRepairState> state, bool repaired, double build_ms,
                                  Clock::time_point ready_time) {
-    ++stats.builds;
+    ++(repaired ? stats.repairs : stats.builds);
     --running;
-    if (b->version == version) cache_insert(b->want, b->version, field);
     for (std::uint32_t i = 0; i < slots.size(); ++i) {
         Slot& s = slots[i];
         if (!s.live) continue;
         if (s.waiting == b) s.waiting = nullptr;
         if (s.want_version >= b->version && s.want.same(b->want)) {
-            offer(i, field, s.want_serial, b->version, false, build_ms, ready_time);
+            offer(i, field, s.want_serial, b->version, false, repaired, build_ms, ready_time);
         }
     }
     const auto [lo, hi] = build_index.equal_range(key_hash(b->want, b->version));
@@ -507,7 +579,19 @@ void FieldService::State::finish(Build* b, std::shared_ptr<const FlowField> fiel
             break;
         }
     }
+    if (b->version == version) {
+        cache_insert(b->want, b->version, field, std::move(state));
+    } else if (state) {
+        // Overtaken by an edit: a newer base for the queued build of the same want, if it has none as new.
+        Build* next = find_build(b->want, version);
+        if (next && !next->running && (!next->base_state || next->base_version < b->version)) {
+            next->base_field = field;
+            next->base_state = std::move(state);
+            next->base_version = b->version;
+        }
+    }
     builds.erase(b->self);
+    trim_log();
     idle_cv.notify_all();
 }
 
@@ -517,7 +601,10 @@ Build* FieldService::State::pick() {
         if (b.running) continue;
         if (!best || b.priority > best->priority ||
             (b.priority == best->priority &&
-             (b.urgent > best->urgent || (b.urgent == best->urgent && b.seq < best->seq)))) {
+             (b.urgent > best->urgent ||
+              (b.urgent == best->urgent &&
+               ((b.base_state != nullptr) > (best->base_state != nullptr) ||
+                ((b.base_state != nullptr) == (best->base_state != nullptr) && b.seq < best->seq)))))) {
             best = &b;
         }
     }
@@ -533,19 +620,51 @@ CostField& FieldService::State::writable_terrain() {
     return *terrain;
 }
 
-// After an edit: a new terrain version, an empty cache, and every live ticket asks again.
-// Returns the number of jobs to start once the lock is released.
-int FieldService::State::terrain_changed() {
+// After an edit of the rectangle (or of `cells`, when given): a new terrain version, cached fields
+// turned into repairs, queued builds re-keyed, and every live ticket not waiting for one of
+// those asks again. Returns the number of jobs to start once the lock is released.
+int FieldService::State::terrain_changed(int x0, int y0, int x1, int y1, std::span<const Cell> cells) {
     ++version;
-    cache_clear(true);
+    if (config.repair) {
+        if (cells.empty()) {
+            edit_log.push_back({version, x0, y0, x1, y1});
+        } else {
+            for (const Cell& c : cells) edit_log.push_back({version, c.x, c.y, c.x, c.y});
+        }
+        // Every cached field becomes a repair for the new terrain.
+        for (Entry& e : lru) {
+            if (!e.state) continue;
+            builds.emplace_back(e.want, &pool);
+            Build* b = &builds.back();
+            b->self = std::prev(builds.end());
+            b->version = version;
+            b->seq = next_seq++;
+            b->base_field = std::move(e.field);
+            b->base_state = std::move(e.state);
+            b->base_version = e.version;
+            build_index.emplace(key_hash(b->want, version), b);
+            ++queued;
+        }
+    }
+    std::size_t dropped = 0;
+    for (const Entry& e : lru) dropped += e.field ? 1 : 0;  // those that did not become repairs
+    stats.invalidations += dropped;
+    cache_clear(false);
+    for (Build& b : builds) {
+        if (!b.running && b.version != version) rekey(&b, version);
+    }
     const auto now = Clock::now();
     for (std::uint32_t i = 0; i < slots.size(); ++i) {
         Slot& slot = slots[i];
         if (!slot.live) continue;
-        detach(slot);
         slot.want_version = version;
+        slot.requested = now;
+        if (slot.waiting && !slot.waiting->running) continue;  // its queued build now answers the new terrain
+        detach(slot);
         attach(i, now);
     }
+    // Repairs nobody waits for still run: the next order for those goals finds them cached.
+    trim_log();
     return jobs_to_start();
 }
 
@@ -602,7 +721,7 @@ bool FieldService::State::run_one(std::unique_lock<std::mutex>& lock) {
             w = workers.back();
             workers.pop_back();
         }
-        // Queued builds are always for the current terrain: an edit drops those nobody needs.
+        // Queued builds are always for the current terrain: edits re-key them.
         std::shared_ptr<const CostField> map = terrain;
         const CostField& cost = *map;
         w->goals.clear();
@@ -610,23 +729,72 @@ bool FieldService::State::run_one(std::unique_lock<std::mutex>& lock) {
             if (cost.at(g) != kCostWall) w->goals.push_back(g);  // goals walled in by edits are left out
         }
         const FieldParams params = b->want.params();
+        // A repair takes its base's state and the cells edited since the base's version.
+        std::shared_ptr<const FlowField> base = std::move(b->base_field);
+        std::shared_ptr<FieldRepairState> state = std::move(b->base_state);
+        w->changed.clear();
+        if (state) {
+            const std::uint64_t since = b->base_version;
+            std::size_t cells = 0;
+            for (const LoggedEdit& e : edit_log) {
+                if (e.version <= since) continue;
+                cells += static_cast<std::size_t>(e.x1 - e.x0 + 1) * static_cast<std::size_t>(e.y1 - e.y0 + 1);
+            }
+            // More edited cells than a repair could gain on: build (the repair would give up anyway).
+            if (cells > cost.size() / 16) {
+                state.reset();
+            } else {
+                for (const LoggedEdit& e : edit_log) {
+                    if (e.version <= since) continue;
+                    for (int y = e.y0; y <= e.y1; ++y)
+                        for (int x = e.x0; x <= e.x1; ++x) w->changed.push_back({x, y});
+                }
+            }
+        }
+        trim_log();
         lock.unlock();
 
         const Clock::time_point started = Clock::now();
         std::pmr::polymorphic_allocator<FlowField> alloc(recycler);
         std::shared_ptr<FlowField> field = std::allocate_shared<FlowField>(alloc, recycler);
-        if (w->goals.empty()) {
-            w->builder.build_unreachable(cost, *field);
+        bool repaired = false;
+        bool fell_back = false;
+        // The base's goals are those open when it was built: when edits walled or freed a goal since,
+        // the goal set differs and only a build gives the right field.
+        if (state && std::equal(w->goals.begin(), w->goals.end(), state->goals().begin(), state->goals().end())) {
+            *field = *base;
+            base.reset();
+            const auto r = w->builder.repair(cost, w->changed, *field, *state);
+            repaired = r.ok() && !r->rebuilt;
+            fell_back = !repaired;
+            if (!r.ok()) state.reset();  // cannot happen (goals checked above): build below
         } else {
-            // Goals and parameters were checked when the request came: a build cannot fail.
-            (void)w->builder.build(cost, w->goals, params, *field);
+            state.reset();
+        }
+        if (!state) {
+            base.reset();
+            if (config.repair) {
+                std::pmr::polymorphic_allocator<FieldRepairState> salloc(recycler);
+                state = std::allocate_shared<FieldRepairState>(salloc, recycler);
+            }
+            if (w->goals.empty()) {
+                w->builder.build_unreachable(cost, *field);
+                state.reset();  // nothing to repair from: the next edit builds
+            } else if (state) {
+                // Goals and parameters were checked when the request came: a build cannot fail.
+                (void)w->builder.build(cost, w->goals, params, *field, *state);
+            } else {
+                (void)w->builder.build(cost, w->goals, params, *field);
+            }
         }
         map.reset();
         const Clock::time_point done = Clock::now();
 
         lock.lock();
         workers.push_back(w);
-        finish(b, std::move(field), std::chrono::duration<double, std::milli>(done - started).count(), done);
+        stats.repair_rebuilds += fell_back ? 1 : 0;
+        finish(b, std::move(field), std::move(state), repaired,
+               std::chrono::duration<double, std::milli>(done - started).count(), done);
         if (!notify.empty() && !draining && !shutdown) {
             lock.unlock();
             drain();
@@ -680,6 +848,7 @@ Result<FieldTicket> FieldService::request(std::span<const Cell> goals, const Fie
             index = static_cast<std::uint32_t>(s.slots.size());
             s.slots.emplace_back(&s.pool);
         }
+        s.update_spare_limit();
         Slot& slot = s.slots[index];
         slot.live = true;
         slot.want.assign(s.scratch);
@@ -732,6 +901,7 @@ Result<void> FieldService::release(FieldTicket ticket) {
     slot->next.reset();
     slot->want.goals.clear();
     s.free_slots.push_back(ticket.index);
+    s.update_spare_limit();
     return {};
 }
 
@@ -816,7 +986,7 @@ Result<void> FieldService::edit_rect(int x0, int y0, int x1, int y1, Cost cost) 
         }
         if (!changed) return {};
         s.writable_terrain().fill_rect(x0, y0, x1, y1, cost);
-        start = s.terrain_changed();
+        start = s.terrain_changed(x0, y0, x1, y1, {});
     }
     s.start_jobs(start);
     return {};
@@ -837,7 +1007,7 @@ Result<void> FieldService::edit_cells(std::span<const Cell> cells, Cost cost) {
         if (!changed) return {};
         CostField& edited = s.writable_terrain();
         for (const Cell& c : cells) edited.set(c.x, c.y, cost);
-        start = s.terrain_changed();
+        start = s.terrain_changed(0, 0, -1, -1, cells);
     }
     s.start_jobs(start);
     return {};

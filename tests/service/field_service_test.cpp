@@ -74,8 +74,10 @@ std::unique_ptr<FieldService> make_service(CostField cost, JobSystem& jobs, Fiel
     return std::move(s.value());
 }
 
+// Bytes a cached one-goal field counts: its 5 bytes per cell and its repair state (9 bytes per
+// cell of the map plus a one-cell border, and the goal).
 std::size_t field_bytes(int w, int h) {
-    return static_cast<std::size_t>(w) * h * 5;
+    return static_cast<std::size_t>(w) * h * 5 + static_cast<std::size_t>(w + 2) * (h + 2) * 9 + sizeof(Cell);
 }
 
 TEST(FieldService, RequestBuildsInTheBackgroundAndPublishesOnlyOnPublish) {
@@ -324,7 +326,7 @@ TEST(FieldService, AFieldLargerThanTheBudgetIsDeliveredButNotCached) {
     EXPECT_EQ(svc->stats().peak_bytes_cached, 0u);
 }
 
-TEST(FieldService, TerrainEditsInvalidateTheCacheAndRebuildForLiveTickets) {
+TEST(FieldService, TerrainEditsRepairTheCachedFieldsForLiveTickets) {
     ManualJobSystem jobs;
     CostField cost = std::move(CostField::create(20, 10).value());
     auto svc = make_service(cost, jobs);
@@ -335,27 +337,86 @@ TEST(FieldService, TerrainEditsInvalidateTheCacheAndRebuildForLiveTickets) {
     EXPECT_EQ(svc->terrain_version(), 0u);
     ASSERT_TRUE(svc->edit_rect(10, 0, 10, 8, kCostWall).ok());  // a wall with a gap at the bottom
     EXPECT_EQ(svc->terrain_version(), 1u);
-    EXPECT_EQ(svc->stats().invalidations, 1u);
+    EXPECT_EQ(svc->stats().invalidations, 0u) << "the cached field becomes a repair";
     EXPECT_EQ(svc->stats().bytes_cached, 0u);
-    EXPECT_EQ(svc->current(t), before) << "the old field stays until the rebuilt one is published";
+    EXPECT_EQ(svc->stats().queued, 1u);
+    EXPECT_EQ(svc->current(t), before) << "the old field stays until the repaired one is published";
     EXPECT_FALSE(svc->status(t).up_to_date);
-    // A new request for the same goals is not answered with the old terrain's field.
+    // A new request for the same goals is not answered with the old terrain's field: it joins the repair.
     const FieldTicket fresh = svc->request(std::vector<Cell>{{19, 5}}).value();
     svc->publish();
     EXPECT_EQ(svc->current(fresh), nullptr);
+    EXPECT_EQ(svc->stats().coalesced, 2u) << "the edited ticket and the new one join the repair";
     jobs.run_all();
     svc->publish();
-    EXPECT_EQ(svc->stats().builds, 2u) << "one rebuild for both tickets";
+    EXPECT_EQ(svc->stats().builds, 1u) << "no second build";
+    EXPECT_EQ(svc->stats().repairs, 1u) << "one repair for both tickets";
+    EXPECT_EQ(svc->stats().repair_rebuilds, 0u);
     ASSERT_NE(svc->current(t), before);
     EXPECT_EQ(svc->current(t), svc->current(fresh));
     EXPECT_TRUE(svc->status(t).up_to_date);
     EXPECT_EQ(svc->status(t).field_terrain_version, 1u);
     cost.fill_rect(10, 0, 10, 8, kCostWall);
     EXPECT_TRUE(same_bits(*svc->current(t), reference(cost, {{19, 5}})));
+    EXPECT_TRUE(same_bits(*before, reference(CostField::create(20, 10).value(), {{19, 5}})))
+        << "the field held from before the edit is untouched";
     EXPECT_TRUE(std::equal(svc->terrain()->cells().begin(), svc->terrain()->cells().end(), cost.cells().begin()));
     // An edit that changes nothing keeps the version.
     ASSERT_TRUE(svc->edit_cells(std::vector<Cell>{{10, 0}}, kCostWall).ok());
     EXPECT_EQ(svc->terrain_version(), 1u);
+}
+
+TEST(FieldService, WithRepairsOffEditsInvalidateTheCacheAndRebuild) {
+    ManualJobSystem jobs;
+    CostField cost = std::move(CostField::create(20, 10).value());
+    FieldServiceConfig config;
+    config.repair = false;
+    auto svc = make_service(cost, jobs, config);
+    const FieldTicket t = svc->request(std::vector<Cell>{{19, 5}}).value();
+    jobs.run_all();
+    svc->publish();
+    EXPECT_EQ(svc->stats().bytes_cached, static_cast<std::size_t>(20 * 10 * 5)) << "no repair state kept";
+    ASSERT_TRUE(svc->edit_rect(10, 0, 10, 8, kCostWall).ok());
+    EXPECT_EQ(svc->stats().invalidations, 1u);
+    const FieldTicket fresh = svc->request(std::vector<Cell>{{19, 5}}).value();
+    jobs.run_all();
+    svc->publish();
+    EXPECT_EQ(svc->stats().builds, 2u) << "one rebuild for both tickets";
+    EXPECT_EQ(svc->stats().repairs, 0u);
+    EXPECT_EQ(svc->current(t), svc->current(fresh));
+    cost.fill_rect(10, 0, 10, 8, kCostWall);
+    EXPECT_TRUE(same_bits(*svc->current(t), reference(cost, {{19, 5}})));
+}
+
+TEST(FieldService, PaintingWhileFieldsAreBuiltEndsExact) {
+    // Edits land while builds and repairs are queued and between them: the queued work is re-keyed,
+    // repairs take the cells edited since their base, and the published fields end exact.
+    ManualJobSystem jobs;
+    CostField cost = weighted_map(40, 30, 21);
+    auto svc = make_service(cost, jobs);
+    const std::vector<std::vector<Cell>> goals{{{0, 0}}, {{20, 15}}, {{30, 20}, {5, 5}}};
+    std::vector<FieldTicket> tickets;
+    for (const auto& g : goals) tickets.push_back(svc->request(g).value());
+    std::mt19937 rng(21);
+    for (int k = 0; k < 60; ++k) {
+        const Cell c{test::random_int(rng, 0, 39), test::random_int(rng, 0, 29)};
+        bool goal = false;
+        for (const auto& g : goals) goal |= std::find(g.begin(), g.end(), c) != g.end();
+        if (goal) continue;
+        const Cost v = k % 3 == 0 ? kCostWall : static_cast<Cost>(test::random_int(rng, 1, 9));
+        ASSERT_TRUE(svc->edit_rect(c.x, c.y, c.x + 1, c.y, v).ok());
+        cost.fill_rect(c.x, c.y, c.x + 1, c.y, v);
+        if (k % 4 == 1) jobs.run_one();
+        if (k % 9 == 2) jobs.run_all();
+        svc->publish();
+    }
+    jobs.run_all();
+    svc->publish();
+    for (std::size_t i = 0; i < goals.size(); ++i) {
+        ASSERT_TRUE(svc->status(tickets[i]).up_to_date);
+        EXPECT_TRUE(same_bits(*svc->current(tickets[i]), reference(cost, goals[i]))) << "ticket " << i;
+    }
+    EXPECT_GT(svc->stats().repairs, 20u);
 }
 
 TEST(FieldService, EditsBetweenPublishesPublishTheNewestFieldOnly) {
@@ -367,7 +428,8 @@ TEST(FieldService, EditsBetweenPublishesPublishTheNewestFieldOnly) {
         ASSERT_TRUE(svc->edit_cells(std::vector<Cell>{{5 + k, 5}}, kCostSwamp).ok());
         cost.set(5 + k, 5, kCostSwamp);
     }
-    EXPECT_EQ(svc->stats().builds_cancelled, 5u) << "each edit supersedes the queued build";
+    EXPECT_EQ(svc->stats().builds_cancelled, 0u) << "the queued build is re-keyed to each new terrain";
+    EXPECT_EQ(svc->stats().queued, 1u);
     jobs.run_all();
     EXPECT_EQ(svc->publish(), 1u);
     EXPECT_EQ(svc->stats().builds, 1u);
@@ -548,8 +610,10 @@ TEST(FieldService, AWarmServiceBuildsWithoutAllocating) {
     for (int k = 0; k < 200; ++k) cycle(k);
     memory.reset_counts();
     const std::uint64_t builds_before = svc->stats().builds;
+    const std::uint64_t repairs_before = svc->stats().repairs;
     for (int k = 200; k < 400; ++k) cycle(k);
     EXPECT_GT(svc->stats().builds - builds_before, 150u);
+    EXPECT_GT(svc->stats().repairs - repairs_before, 100u);
     EXPECT_EQ(memory.allocations(), 0u) << "bytes: " << memory.bytes_allocated();
     EXPECT_LE(svc->stats().peak_bytes_cached, config.budget_bytes);
 }
