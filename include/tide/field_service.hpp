@@ -27,12 +27,12 @@
 #include "tide/flow_field.hpp"
 #include "tide/jobs.hpp"
 #include "tide/result.hpp"
+#include "tide/unit_class.hpp"
 
 namespace tide {
 
-/// Movement class of the units a field is for (unit size and terrain rules). Part of every cache
-/// key. Every class currently plans on the terrain as it is; class-specific terrain comes with
-/// unit sizes.
+/// Movement class of the units a field is for, part of every cache key: 0 is the default class
+/// (the terrain as given, units of one cell); k > 0 is FieldServiceConfig::classes[k - 1].
 using MovementClass = std::uint8_t;
 
 /// What a field is built for, besides its goals. Plain settings.
@@ -119,6 +119,10 @@ struct FieldServiceConfig {
     /// instead of rebuilding them. False: edits empty the cache and live tickets get full builds.
     bool repair = true;
     PublishCallback on_publish;   ///< Optional.
+    /// Movement classes 1, 2, ... (at most 255): each plans on its own costs (or the terrain) seen
+    /// by units of its size (sized_cost_field). Edits apply to every class's costs alike (a wall is
+    /// a wall for everyone, a cost V is V for everyone). Names are for messages only.
+    std::vector<UnitClass> classes;
 };
 
 /// The field service over one terrain. See the file comment.
@@ -126,7 +130,8 @@ class FieldService {
 public:
     /// A service owning `terrain`, building on `jobs` (which must outlive the service and run
     /// every task it is given). Bookkeeping and field buffers come from `memory`, which must
-    /// outlive every field the service hands out. Error for a budget of 0.
+    /// outlive every field the service hands out. Errors: a budget of 0; more than 255 classes,
+    /// a class size outside 1..kMaxUnitSize or class costs of other dimensions than the terrain.
     static Result<std::unique_ptr<FieldService>> create(
         CostField terrain, JobSystem& jobs, FieldServiceConfig config = {},
         std::pmr::memory_resource* memory = std::pmr::get_default_resource());
@@ -138,7 +143,8 @@ public:
     FieldService& operator=(const FieldService&) = delete;
 
     /// Asks for the field toward `goals` (nearest goal wins; order and duplicates do not matter).
-    /// Returns at once. Errors: no goal, a goal off the map or on a wall, a bad diagonal factor.
+    /// Returns at once. Errors: no goal, a goal off the map or impassable for the movement class,
+    /// a bad diagonal factor, an unknown class.
     Result<FieldTicket> request(std::span<const Cell> goals, const FieldOptions& options = {});
     /// Points a live ticket at new goals/options (a new order for the same group): current() keeps
     /// the old field until the new one is published; a build nobody else waits for is cancelled
@@ -172,6 +178,11 @@ public:
     Result<void> edit_cells(std::span<const Cell> cells, Cost cost);
     /// The current terrain (an immutable snapshot; edits make a new one).
     std::shared_ptr<const CostField> terrain() const;
+    /// The costs movement class `c` plans on now (its own costs at its size; the terrain for class
+    /// 0), or nullptr for an unknown class. An immutable snapshot.
+    std::shared_ptr<const CostField> planning_costs(MovementClass c) const;
+    /// Number of movement classes, the default one included.
+    int class_count() const;
     /// Version of the current terrain: 0 at creation, +1 per edit that changed a cell.
     std::uint64_t terrain_version() const;
 

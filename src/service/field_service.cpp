@@ -194,6 +194,16 @@ struct FieldService::State {
         update_spare_limit();
         std::pmr::polymorphic_allocator<CostField> alloc(recycler);
         terrain = std::allocate_shared<CostField>(alloc, terrain_in, recycler);
+        classes.resize(1 + config.classes.size());
+        classes[0].name = "default";
+        for (std::size_t k = 0; k < config.classes.size(); ++k) {
+            const UnitClass& c = config.classes[k];
+            ClassLayer& layer = classes[k + 1];
+            layer.name = c.name;
+            layer.size = c.size;
+            if (c.costs) layer.own = std::allocate_shared<CostField>(alloc, *c.costs, recycler);
+        }
+        refresh_classes(nullptr, {});
     }
     // Gives back everything that came from the host's memory resource (called once, by the
     // service's destructor, with no build running). Fields handed out keep their blocks; the
@@ -204,6 +214,7 @@ struct FieldService::State {
             c.swap(empty);
         };
         terrain.reset();
+        classes.clear();
         drop(lru);
         drop(cache_index);
         drop(builds);
@@ -233,6 +244,15 @@ struct FieldService::State {
     std::condition_variable idle_cv;
     bool shutdown = false;
     std::shared_ptr<CostField> terrain;
+    // Movement classes; [0] is the default. A class of size 1 plans on its own costs or the
+    // terrain directly (planning shares that snapshot); bigger ones on a sized copy kept up to date.
+    struct ClassLayer {
+        std::string name;
+        int size = 1;
+        std::shared_ptr<CostField> own;       // the class's own costs, edited like the terrain; or null
+        std::shared_ptr<CostField> planning;  // what its builds read
+    };
+    std::vector<ClassLayer> classes;
     std::uint64_t version = 0;
     std::uint64_t next_seq = 0;
 
@@ -293,6 +313,9 @@ struct FieldService::State {
     Build* pick();
     int jobs_to_start();
     CostField& writable_terrain();
+    CostField& writable(std::shared_ptr<CostField>& snapshot);
+    void refresh_classes(const CellRect* rect, std::span<const Cell> cells);
+    std::string class_text(MovementClass c) const;
     int terrain_changed(int x0, int y0, int x1, int y1, std::span<const Cell> cells);
 
     // ---- without the mutex ------------------------------------------------------------------
@@ -319,9 +342,16 @@ Result<void> FieldService::State::make_want(std::span<const Cell> goals, const F
         return Error{"connectivity " + std::to_string(static_cast<int>(p.connectivity)) + " is neither 8 nor 4"};
     }
     if (goals.empty()) return Error{"no goal given"};
-    const CostField& map = *terrain;
+    if (options.movement_class >= classes.size()) {
+        return Error{"movement class " + std::to_string(options.movement_class) + " is unknown (the service has " +
+                     std::to_string(classes.size()) + " classes, 0.." + std::to_string(classes.size() - 1) + ")"};
+    }
+    const CostField& map = *classes[options.movement_class].planning;
     for (const Cell& g : goals) {
-        if (auto r = detail::check_open_cell(map, g, "goal"); !r) return r.error();
+        if (auto r = detail::check_open_cell(map, g, "goal"); !r) {
+            if (options.movement_class == 0) return r.error();
+            return Error{r.error().message + " for " + class_text(options.movement_class)};
+        }
     }
     out.goals.assign(goals.begin(), goals.end());
     std::sort(out.goals.begin(), out.goals.end(), [](Cell a, Cell b) { return a.y != b.y ? a.y < b.y : a.x < b.x; });
@@ -611,13 +641,60 @@ Build* FieldService::State::pick() {
     return best;
 }
 
-// The terrain to edit: copied first when a build or the host reads the current snapshot.
-CostField& FieldService::State::writable_terrain() {
-    if (terrain.use_count() > 1) {
+// A snapshot to edit: copied first when a build, a class or the host reads it.
+CostField& FieldService::State::writable(std::shared_ptr<CostField>& snapshot) {
+    if (snapshot.use_count() > 1) {
         std::pmr::polymorphic_allocator<CostField> alloc(recycler);
-        terrain = std::allocate_shared<CostField>(alloc, *terrain, recycler);
+        snapshot = std::allocate_shared<CostField>(alloc, *snapshot, recycler);
     }
-    return *terrain;
+    return *snapshot;
+}
+
+// The terrain to edit. Classes that share its snapshot let go of it first, so it is not copied
+// for them (refresh_classes() points them at the edited one).
+CostField& FieldService::State::writable_terrain() {
+    for (ClassLayer& c : classes) {
+        if (c.planning == terrain) c.planning.reset();
+    }
+    return writable(terrain);
+}
+
+// Brings the classes' costs up to date after the terrain cells of `rect` (or `cells`) were set
+// (both absent: builds everything, at creation).
+void FieldService::State::refresh_classes(const CellRect* rect, std::span<const Cell> cells) {
+    for (std::size_t k = 0; k < classes.size(); ++k) {
+        ClassLayer& c = classes[k];
+        if (c.own && (rect || !cells.empty())) {
+            if (c.planning == c.own) c.planning.reset();  // so the edit does not copy it for the alias
+            CostField& own = writable(c.own);
+            const CostField& map = *terrain;
+            if (rect) {
+                for (int y = rect->y0; y <= rect->y1; ++y)
+                    for (int x = rect->x0; x <= rect->x1; ++x) own.set(x, y, map.at(x, y));
+            }
+            for (const Cell& p : cells) own.set(p.x, p.y, map.at(p));
+        }
+        std::shared_ptr<CostField>& source = c.own ? c.own : terrain;
+        if (c.size == 1) {
+            c.planning = source;
+            continue;
+        }
+        if (!c.planning || (!rect && cells.empty())) {
+            std::pmr::polymorphic_allocator<CostField> alloc(recycler);
+            // Sizes were checked at creation: this cannot fail.
+            c.planning = std::allocate_shared<CostField>(alloc, sized_cost_field(*source, c.size).value(), recycler);
+            continue;
+        }
+        CostField& planning = writable(c.planning);
+        if (rect) update_sized_cost_field(*source, c.size, *rect, planning);
+        for (const Cell& p : cells) update_sized_cost_field(*source, c.size, CellRect{p.x, p.y, p.x, p.y}, planning);
+    }
+}
+
+std::string FieldService::State::class_text(MovementClass c) const {
+    const ClassLayer& layer = classes[c];
+    return "movement class " + std::to_string(c) + (layer.name.empty() ? "" : " '" + layer.name + "'") + " (size " +
+           std::to_string(layer.size) + ")";
 }
 
 // After an edit of the rectangle (or of `cells`, when given): a new terrain version, cached fields
@@ -722,7 +799,8 @@ bool FieldService::State::run_one(std::unique_lock<std::mutex>& lock) {
             workers.pop_back();
         }
         // Queued builds are always for the current terrain: edits re-key them.
-        std::shared_ptr<const CostField> map = terrain;
+        const int unit = classes[b->want.movement_class].size;
+        std::shared_ptr<const CostField> map = classes[b->want.movement_class].planning;
         const CostField& cost = *map;
         w->goals.clear();
         for (const Cell& g : b->want.goals) {
@@ -738,16 +816,18 @@ bool FieldService::State::run_one(std::unique_lock<std::mutex>& lock) {
             std::size_t cells = 0;
             for (const LoggedEdit& e : edit_log) {
                 if (e.version <= since) continue;
-                cells += static_cast<std::size_t>(e.x1 - e.x0 + 1) * static_cast<std::size_t>(e.y1 - e.y0 + 1);
+                cells += static_cast<std::size_t>(e.x1 - e.x0 + unit) * static_cast<std::size_t>(e.y1 - e.y0 + unit);
             }
             // More edited cells than a repair could gain on: build (the repair would give up anyway).
             if (cells > cost.size() / 16) {
                 state.reset();
             } else {
+                // A sized cell changes when its block overlaps an edited cell: up to size - 1 cells
+                // up and left of the edit.
                 for (const LoggedEdit& e : edit_log) {
                     if (e.version <= since) continue;
-                    for (int y = e.y0; y <= e.y1; ++y)
-                        for (int x = e.x0; x <= e.x1; ++x) w->changed.push_back({x, y});
+                    for (int y = std::max(0, e.y0 - unit + 1); y <= e.y1; ++y)
+                        for (int x = std::max(0, e.x0 - unit + 1); x <= e.x1; ++x) w->changed.push_back({x, y});
                 }
             }
         }
@@ -812,6 +892,21 @@ Result<std::unique_ptr<FieldService>> FieldService::create(CostField terrain, Jo
     if (config.budget_bytes == 0) return Error{"field cache budget of 0 bytes: give at least 1 byte"};
     if (config.max_parallel_builds < 0) {
         return Error{"max_parallel_builds " + std::to_string(config.max_parallel_builds) + " is negative"};
+    }
+    if (config.classes.size() > 255) {
+        return Error{std::to_string(config.classes.size()) + " movement classes: at most 255 besides the default"};
+    }
+    for (std::size_t k = 0; k < config.classes.size(); ++k) {
+        const UnitClass& c = config.classes[k];
+        const std::string name = "movement class " + std::to_string(k + 1) + " '" + c.name + "'";
+        if (c.size < 1 || c.size > kMaxUnitSize) {
+            return Error{name + ": size " + std::to_string(c.size) + " is outside 1.." + std::to_string(kMaxUnitSize)};
+        }
+        if (c.costs && (c.costs->width() != terrain.width() || c.costs->height() != terrain.height())) {
+            return Error{name + ": its costs are " + std::to_string(c.costs->width()) + "x" +
+                         std::to_string(c.costs->height()) + ", the terrain " + std::to_string(terrain.width()) + "x" +
+                         std::to_string(terrain.height())};
+        }
     }
     auto* state = new State(std::move(terrain), jobs, std::move(config), memory);
     state->stats.budget_bytes = state->config.budget_bytes;
@@ -925,7 +1020,8 @@ TicketStatus FieldService::status(FieldTicket ticket) const {
     out.building = slot->waiting && slot->waiting->running;
     out.queued = slot->waiting && !slot->waiting->running;
     out.field_terrain_version = slot->field_version;
-    for (const Cell& g : slot->want.goals) out.blocked_goals += s.terrain->at(g) == kCostWall;
+    const CostField& map = *s.classes[slot->want.movement_class].planning;
+    for (const Cell& g : slot->want.goals) out.blocked_goals += map.at(g) == kCostWall;
     return out;
 }
 
@@ -986,6 +1082,8 @@ Result<void> FieldService::edit_rect(int x0, int y0, int x1, int y1, Cost cost) 
         }
         if (!changed) return {};
         s.writable_terrain().fill_rect(x0, y0, x1, y1, cost);
+        const CellRect rect{x0, y0, x1, y1};
+        s.refresh_classes(&rect, {});
         start = s.terrain_changed(x0, y0, x1, y1, {});
     }
     s.start_jobs(start);
@@ -1007,6 +1105,7 @@ Result<void> FieldService::edit_cells(std::span<const Cell> cells, Cost cost) {
         if (!changed) return {};
         CostField& edited = s.writable_terrain();
         for (const Cell& c : cells) edited.set(c.x, c.y, cost);
+        s.refresh_classes(nullptr, cells);
         start = s.terrain_changed(0, 0, -1, -1, cells);
     }
     s.start_jobs(start);
@@ -1016,6 +1115,16 @@ Result<void> FieldService::edit_cells(std::span<const Cell> cells, Cost cost) {
 std::shared_ptr<const CostField> FieldService::terrain() const {
     std::lock_guard lock(state_->mutex);
     return state_->terrain;
+}
+
+std::shared_ptr<const CostField> FieldService::planning_costs(MovementClass c) const {
+    std::lock_guard lock(state_->mutex);
+    return c < state_->classes.size() ? state_->classes[c].planning : nullptr;
+}
+
+int FieldService::class_count() const {
+    std::lock_guard lock(state_->mutex);
+    return static_cast<int>(state_->classes.size());
 }
 
 std::uint64_t FieldService::terrain_version() const {

@@ -125,7 +125,9 @@ TEST(FieldService, SecondRequestForTheSameKeyIsACacheHitWithTheSameField) {
 TEST(FieldService, OptionsAndMovementClassArePartOfTheKey) {
     ManualJobSystem jobs;
     const CostField cost = weighted_map(30, 30, 3);
-    auto svc = make_service(cost, jobs);
+    FieldServiceConfig config;
+    for (int k = 0; k < 3; ++k) config.classes.push_back(UnitClass{"c" + std::to_string(k + 1), 1, std::nullopt});
+    auto svc = make_service(cost, jobs, config);
     const std::vector<Cell> g{{15, 15}};
     FieldOptions four;
     four.params.connectivity = Connectivity::four;
@@ -659,6 +661,99 @@ TEST(FieldService, DestroyedWhileAThreadPoolBuildsGivesEverythingBack) {
     EXPECT_EQ(held->direction(15, 15), Direction::goal);
     held.reset();
     EXPECT_EQ(memory.allocations(), memory.deallocations());
+}
+
+}  // namespace
+}  // namespace tide
+
+namespace tide {
+namespace {
+
+TEST(FieldServiceClasses, EachClassPlansOnItsOwnSizedCostsAndEditsReachThemAll) {
+    ManualJobSystem jobs;
+    CostField cost = weighted_map(36, 28, 31);
+    cost.fill_rect(10, 0, 11, 20, kCostWall);  // a wall with openings of various widths
+    cost.set(10, 5, kCostPlain);
+    cost.set(11, 5, kCostPlain);
+    // A "hover" class for which the swamp-like cost 9 is plain, and a size-2 class.
+    CostField hover = cost;
+    for (int y = 0; y < hover.height(); ++y)
+        for (int x = 0; x < hover.width(); ++x)
+            if (hover.at(x, y) == 9) hover.set(x, y, kCostPlain);
+    FieldServiceConfig config;
+    config.classes.push_back(UnitClass{"hover", 1, hover});
+    config.classes.push_back(UnitClass{"big", 2, std::nullopt});
+    auto svc = make_service(cost, jobs, config);
+    EXPECT_EQ(svc->class_count(), 3);
+    const std::vector<Cell> goals{{1, 1}};
+    std::vector<FieldTicket> t;
+    for (MovementClass c = 0; c < 3; ++c) {
+        FieldOptions o;
+        o.movement_class = c;
+        t.push_back(svc->request(goals, o).value());
+    }
+    jobs.run_all();
+    svc->publish();
+    auto expected = [&](MovementClass c) {
+        const CostField& source = c == 1 ? hover : cost;
+        return reference(sized_cost_field(source, c == 2 ? 2 : 1).value(), goals);
+    };
+    for (MovementClass c = 0; c < 3; ++c) {
+        ASSERT_NE(svc->current(t[c]), nullptr);
+        EXPECT_TRUE(same_bits(*svc->current(t[c]), expected(c))) << "class " << int(c);
+        EXPECT_TRUE(std::equal(svc->planning_costs(c)->cells().begin(), svc->planning_costs(c)->cells().end(),
+                               (c == 2   ? sized_cost_field(cost, 2).value()
+                                : c == 1 ? hover
+                                         : cost)
+                                   .cells()
+                                   .begin()));
+    }
+    // Edits: a wall and a cost, then a cell list; every class's field is repaired to the exact result.
+    ASSERT_TRUE(svc->edit_rect(20, 10, 22, 12, kCostWall).ok());
+    cost.fill_rect(20, 10, 22, 12, kCostWall);
+    hover.fill_rect(20, 10, 22, 12, kCostWall);
+    ASSERT_TRUE(svc->edit_cells(std::vector<Cell>{{10, 5}, {30, 3}}, 9).ok());
+    cost.set(10, 5, 9);
+    cost.set(30, 3, 9);
+    hover.set(10, 5, 9);
+    hover.set(30, 3, 9);
+    jobs.run_all();
+    svc->publish();
+    for (MovementClass c = 0; c < 3; ++c) {
+        ASSERT_TRUE(svc->status(t[c]).up_to_date);
+        EXPECT_TRUE(same_bits(*svc->current(t[c]), expected(c))) << "class " << int(c) << " after the edits";
+    }
+    EXPECT_EQ(svc->stats().repairs + svc->stats().repair_rebuilds, 3u) << "one repair per class, no fresh build";
+    EXPECT_EQ(svc->stats().builds, 3u + svc->stats().repair_rebuilds);
+}
+
+TEST(FieldServiceClasses, BadClassesAndGoalsTheClassCannotStandOnAreRefused) {
+    ManualJobSystem jobs;
+    CostField cost = std::move(CostField::create(10, 10).value());
+    cost.set(5, 5, kCostWall);
+    FieldServiceConfig config;
+    config.classes.push_back(UnitClass{"big", 3, std::nullopt});
+    auto svc = make_service(cost, jobs, config);
+    FieldOptions o;
+    o.movement_class = 1;
+    auto r = svc->request(std::vector<Cell>{{4, 4}}, o);  // its 3x3 block holds the wall
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find("(4, 4)"), std::string::npos) << r.error().message;
+    EXPECT_NE(r.error().message.find("'big' (size 3)"), std::string::npos) << r.error().message;
+    EXPECT_TRUE(svc->request(std::vector<Cell>{{4, 4}}).ok()) << "fine for the default class";
+    o.movement_class = 2;
+    r = svc->request(std::vector<Cell>{{0, 0}}, o);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find("movement class 2 is unknown"), std::string::npos) << r.error().message;
+
+    for (const UnitClass& bad : {UnitClass{"zero", 0, std::nullopt}, UnitClass{"nine", 9, std::nullopt},
+                                 UnitClass{"odd", 1, CostField::create(9, 10).value()}}) {
+        FieldServiceConfig c;
+        c.classes.push_back(bad);
+        auto s = FieldService::create(cost, jobs, c);
+        ASSERT_FALSE(s.ok()) << bad.name;
+        EXPECT_NE(s.error().message.find("'" + bad.name + "'"), std::string::npos) << s.error().message;
+    }
 }
 
 }  // namespace
