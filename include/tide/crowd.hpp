@@ -14,10 +14,14 @@
 
 #include "tide/cost_field.hpp"
 #include "tide/flow_field.hpp"
+#include "tide/unit_class.hpp"
 #include "tide/jobs.hpp"
 #include "tide/result.hpp"
 
 namespace tide {
+
+/// Largest agent radius, cells: half the largest unit size.
+inline constexpr float kMaxAgentRadius = 0.5f * kMaxUnitSize;
 
 /// Crowd settings (defaults as in the classic reference). Plain data.
 struct CrowdParams {
@@ -69,9 +73,13 @@ public:
     Crowd(const CostField& cost, const CrowdParams& params = {},
           std::pmr::memory_resource* memory = std::pmr::get_default_resource());
 
-    /// Adds a group following `field` (built on the crowd's cost field); error when the size differs.
-    /// Ids of removed groups are reused.
-    Result<GroupId> add_group(std::shared_ptr<const FlowField> field);
+    /// Adds a group of units of `unit_size` cells (1..kMaxUnitSize, see unit_class.hpp) following
+    /// `field`, built for that size (a unit's top-left cell follows the field; its position is the
+    /// centre of its size x size block). Errors: a field of another size than the map, a bad unit
+    /// size. Ids of removed groups are reused.
+    Result<GroupId> add_group(std::shared_ptr<const FlowField> field, int unit_size = 1);
+    /// Unit size of a group (0 for an unknown group).
+    int unit_size(GroupId group) const noexcept;
     /// Removes an empty group (its field is released); error when it has members or is unknown.
     Result<void> remove_group(GroupId group);
     /// Moves an agent to another group (a new order): it starts moving on the group's field at the
@@ -88,16 +96,16 @@ public:
     Result<void> set_group_field(GroupId group, std::shared_ptr<const FlowField> field);
 
     /// Adds an agent at `position` in `group`; refuses NaN/infinite positions, positions off the
-    /// map or inside a wall, a radius outside (0, 0.5] or a speed outside (0, 100].
+    /// map or inside a wall, a radius outside (0, kMaxAgentRadius] or a speed outside (0, 100].
     Result<AgentId> add_agent(Vec2 position, GroupId group, float radius = -1.0f, float max_speed = -1.0f);
     /// Replaces the crowd-wide settings from the next step. The radius and speed of agents already
     /// added stay (set_agent_params changes those); the defaults apply to agents added later. Error
-    /// (nothing changed) for a value out of range: radius outside (0, 0.5], speed outside (0, 100],
+    /// (nothing changed) for a value out of range: radius outside (0, kMaxAgentRadius], speed outside (0, 100],
     /// a negative or non-finite strength, range or time, or max_substep outside (0, 0.1].
     Result<void> set_params(const CrowdParams& params);
     /// The crowd-wide settings.
     const CrowdParams& params() const noexcept { return params_; }
-    /// Sets an agent's radius, cells (0, 0.5], and top speed on cost-1 ground, cells/s (0, 100].
+    /// Sets an agent's radius, cells (0, kMaxAgentRadius], and top speed on cost-1 ground, cells/s (0, 100].
     Result<void> set_agent_params(AgentId id, float radius, float max_speed);
     /// Removes an agent; error for a stale or unknown handle.
     Result<void> remove_agent(AgentId id);
@@ -169,6 +177,7 @@ private:
     const CostField* cost_;
     CrowdParams params_;
     std::vector<std::shared_ptr<const FlowField>> groups_;  // nullptr: a removed group
+    std::vector<std::uint8_t> group_unit_;                  // unit size of each group
     std::vector<std::size_t> group_members_;
     std::vector<GroupId> free_groups_;
     // By slot (AgentId::index): liveness, generation, and where the agent sits in a_.

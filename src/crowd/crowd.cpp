@@ -108,21 +108,30 @@ Crowd::Crowd(const CostField& cost, const CrowdParams& params, std::pmr::memory_
       order_key_(memory),
       arrived_slots_(memory) {}
 
-Result<GroupId> Crowd::add_group(std::shared_ptr<const FlowField> field) {
+Result<GroupId> Crowd::add_group(std::shared_ptr<const FlowField> field, int unit_size) {
     if (!field || field->width() != cost_->width() || field->height() != cost_->height()) {
         return Error{"group field must be built on the crowd's " + std::to_string(cost_->width()) + "x" +
                      std::to_string(cost_->height()) + " map"};
+    }
+    if (unit_size < 1 || unit_size > kMaxUnitSize) {
+        return Error{"unit size " + std::to_string(unit_size) + " is outside 1.." + std::to_string(kMaxUnitSize)};
     }
     if (!free_groups_.empty()) {
         const GroupId g = free_groups_.back();
         free_groups_.pop_back();
         groups_[g] = std::move(field);
+        group_unit_[g] = static_cast<std::uint8_t>(unit_size);
         group_members_[g] = 0;
         return g;
     }
     groups_.push_back(std::move(field));
+    group_unit_.push_back(static_cast<std::uint8_t>(unit_size));
     group_members_.push_back(0);
     return static_cast<GroupId>(groups_.size() - 1);
+}
+
+int Crowd::unit_size(GroupId group) const noexcept {
+    return has_group(group) ? group_unit_[group] : 0;
 }
 
 bool Crowd::has_group(GroupId group) const noexcept {
@@ -198,8 +207,8 @@ Result<AgentId> Crowd::add_agent(Vec2 position, GroupId group, float radius, flo
     if (!has_group(group)) return Error{"unknown group " + std::to_string(group)};
     if (radius < 0.0f) radius = params_.radius;
     if (max_speed < 0.0f) max_speed = params_.max_speed;
-    if (!(radius > 0.0f && radius <= 0.5f))
-        return Error{"agent radius " + std::to_string(radius) + " is outside (0, 0.5]"};
+    if (!(radius > 0.0f && radius <= kMaxAgentRadius))
+        return Error{"agent radius " + std::to_string(radius) + " is outside (0, 4]"};
     if (!(max_speed > 0.0f && max_speed <= 100.0f)) {
         return Error{"agent speed " + std::to_string(max_speed) + " is outside (0, 100]"};
     }
@@ -278,8 +287,8 @@ Result<void> Crowd::remove_agent(AgentId id) {
 
 Result<void> Crowd::set_params(const CrowdParams& p) {
     auto finite_nonneg = [](float v) { return std::isfinite(v) && v >= 0.0f; };
-    if (!(p.radius > 0.0f && p.radius <= 0.5f))
-        return Error{"radius " + std::to_string(p.radius) + " is outside (0, 0.5]"};
+    if (!(p.radius > 0.0f && p.radius <= kMaxAgentRadius))
+        return Error{"radius " + std::to_string(p.radius) + " is outside (0, 4]"};
     if (!(p.max_speed > 0.0f && p.max_speed <= 100.0f)) {
         return Error{"max_speed " + std::to_string(p.max_speed) + " is outside (0, 100]"};
     }
@@ -299,8 +308,8 @@ Result<void> Crowd::set_params(const CrowdParams& p) {
 
 Result<void> Crowd::set_agent_params(AgentId id, float radius, float max_speed) {
     if (!valid(id)) return Error{"agent " + std::to_string(id.index) + " is not a live agent"};
-    if (!(radius > 0.0f && radius <= 0.5f))
-        return Error{"agent radius " + std::to_string(radius) + " is outside (0, 0.5]"};
+    if (!(radius > 0.0f && radius <= kMaxAgentRadius))
+        return Error{"agent radius " + std::to_string(radius) + " is outside (0, 4]"};
     if (!(max_speed > 0.0f && max_speed <= 100.0f)) {
         return Error{"agent speed " + std::to_string(max_speed) + " is outside (0, 100]"};
     }
@@ -536,7 +545,12 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             const std::size_t c_index = static_cast<std::size_t>(cy) * W + cx;
             const Cost c = cells[c_index];
             const float terrain = c == kCostWall ? 1.0f : static_cast<float>(c);
-            const float to_go = field.integration()[c_index];
+            // A unit of size s follows the field with its top-left cell: the field is read at its
+            // centre moved (s - 1) / 2 cells up and left.
+            const float lift = 0.5f * static_cast<float>(group_unit_[group] - 1);
+            const float fx = x - lift, fy = y - lift;
+            const int fcx = std::clamp(static_cast<int>(fx), 0, W - 1), fcy = std::clamp(static_cast<int>(fy), 0, H - 1);
+            const float to_go = field.integration()[static_cast<std::size_t>(fcy) * W + fcx];
             const float settle = settle_[group];
             auto st = static_cast<AgentState>(nst[k]);
 
@@ -616,7 +630,7 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             // down over the last cells before the goal.
             float dvx = 0.0f, dvy = 0.0f;
             if (st == AgentState::moving) {
-                const Vec2 f = field.sample({x, y});
+                const Vec2 f = field.sample({fx, fy});
                 const float slow = std::min(1.0f, (to_go + 0.25f) / 1.5f);
                 const float speed = a_.speed[k] / terrain * slow;
                 dvx = f.x * speed;

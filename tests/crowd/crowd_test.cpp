@@ -12,6 +12,7 @@
 
 #include "support/test_maps.hpp"
 #include "tide/crowd.hpp"
+#include "tide/unit_class.hpp"
 
 namespace tide {
 namespace {
@@ -266,7 +267,9 @@ TEST(Crowd, BadInputIsRefused) {
     refused({20.5f, 1.5f}, "inside a wall");
     EXPECT_FALSE(crowd.add_agent({1.5f, 1.5f}, 7).ok());
     EXPECT_FALSE(crowd.add_agent({1.5f, 1.5f}, g, 0.0f).ok());
-    EXPECT_FALSE(crowd.add_agent({1.5f, 1.5f}, g, 0.9f).ok());
+    EXPECT_FALSE(crowd.add_agent({1.5f, 1.5f}, g, 4.5f).ok());
+    EXPECT_FALSE(crowd.add_group(field_for(cost, {34, 10}), 0).ok());
+    EXPECT_FALSE(crowd.add_group(field_for(cost, {34, 10}), 9).ok());
     EXPECT_FALSE(crowd.add_agent({1.5f, 1.5f}, g, 0.2f, nan).ok());
     for (float dt : {0.0f, -1.0f, nan, inf, 11.0f}) EXPECT_FALSE(crowd.step(dt).ok()) << dt;
     const AgentId a = crowd.add_agent({1.5f, 1.5f}, g).value();
@@ -361,6 +364,68 @@ TEST(CrowdGroups, OnlyEmptyGroupsCanBeRemovedAndIdsAreReused) {
     EXPECT_TRUE(crowd.remove_group(b).ok());
     EXPECT_FALSE(crowd.set_agent_group(id, a).ok()) << "stale handle";
     EXPECT_FALSE(crowd.set_agent_group(AgentId{}, 99).ok());
+}
+
+}  // namespace
+}  // namespace tide
+
+namespace tide {
+namespace {
+
+// Distance from (x, y) to the nearest wall cell or the map border.
+float clearance(const CostField& cost, float x, float y) {
+    float best = std::min({x, y, static_cast<float>(cost.width()) - x, static_cast<float>(cost.height()) - y});
+    for (int wy = 0; wy < cost.height(); ++wy) {
+        for (int wx = 0; wx < cost.width(); ++wx) {
+            if (cost.passable(wx, wy)) continue;
+            const float qx = std::clamp(x, float(wx), float(wx + 1)), qy = std::clamp(y, float(wy), float(wy + 1));
+            best = std::min(best, std::hypot(x - qx, y - qy));
+        }
+    }
+    return best;
+}
+
+TEST(CrowdUnitSizes, BigUnitsTakeTheWideGapSmallOnesTheNarrowOneAndNoneClipsAWall) {
+    // A wall across the map with a 1-cell gap near the units and a 3-cell gap far down.
+    const CostField cost = test::grid_from_rows({
+        "..........#.........",
+        "..........#.........",
+        "....................",
+        "..........#.........",
+        "..........#.........",
+        "..........#.........",
+        "..........#.........",
+        "..........#.........",
+        "..........#.........",
+        "..........#.........",
+        "..........#.........",
+        "....................",
+        "....................",
+        "....................",
+        "..........#.........",
+    });
+    const Cell goal{16, 2};
+    Crowd crowd(cost);
+    const GroupId small = crowd.add_group(field_for(cost, goal), 1).value();
+    const CostField sized = sized_cost_field(cost, 2).value();
+    const GroupId big = crowd.add_group(field_for(sized, goal), 2).value();
+    EXPECT_EQ(crowd.unit_size(big), 2);
+    EXPECT_EQ(crowd.unit_size(small), 1);
+    const AgentId s = crowd.add_agent({3.5f, 2.5f}, small, 0.3f).value();
+    const AgentId b = crowd.add_agent({3.0f, 3.0f}, big, 0.9f).value();  // centre of the block at (2, 2)
+    float big_lowest = 0.0f, small_lowest = 0.0f;
+    for (int i = 0; i < 60 * 25; ++i) {
+        ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
+        const Vec2 pb = crowd.position(b), ps = crowd.position(s);
+        big_lowest = std::max(big_lowest, pb.y);
+        small_lowest = std::max(small_lowest, ps.y);
+        ASSERT_GE(clearance(cost, pb.x, pb.y), 0.9f - 1e-3f) << "step " << i << " at " << pb.x << "," << pb.y;
+        ASSERT_GE(clearance(cost, ps.x, ps.y), 0.3f - 1e-3f) << "step " << i;
+    }
+    EXPECT_EQ(crowd.state(s), AgentState::arrived);
+    EXPECT_EQ(crowd.state(b), AgentState::arrived);
+    EXPECT_LT(small_lowest, 5.0f) << "the small unit goes through the 1-cell gap";
+    EXPECT_GT(big_lowest, 11.0f) << "the big unit goes round by the wide gap";
 }
 
 }  // namespace
