@@ -36,6 +36,10 @@ inline constexpr int kMaxWorldUnits = 1'000'000;
 inline constexpr int kMaxOrderGoals = 16;
 /// Largest paint brush radius, cells.
 inline constexpr int kMaxBrushRadius = 16;
+/// Unit sizes a world offers: 1..kWorldUnitSizes cells per side (movement class = size - 1).
+inline constexpr int kWorldUnitSizes = 3;
+/// Largest tower (PlaceTower) side, cells.
+inline constexpr int kMaxTowerSide = 8;
 
 /// Id of a group of units: 1, 2, 3... never reused within a world (0 = none).
 using UnitGroupId = std::uint32_t;
@@ -44,7 +48,8 @@ using UnitGroupId = std::uint32_t;
 struct UnitParams {
     float speed = 3.0f;       ///< Top speed on plain ground, cells/s (0.1..20).
     float separation = 6.0f;  ///< Separation strength (0..20).
-    float radius = 0.16f;     ///< Unit radius, cells (0.05..0.5).
+    float radius = 0.16f;     ///< Radius of a unit of size 1, cells (0.05..0.5); a unit of size s
+                              ///< gets radius + 0.45 * (s - 1).
 };
 
 /// A box of positions, half-open: units with x0 <= x < x1 and y0 <= y < y1 (cell units).
@@ -69,12 +74,20 @@ struct Paint {
     int x = 0, y = 0, radius = 0;
     Cost cost = kCostPlain;
 };
-/// Removes every unit and spawns `count` at random open cells (inside `area`, cells inclusive,
-/// when given); they form one group with the goals of the largest group.
+/// Removes every unit (unless `add`) and spawns `count` units of `size` at random cells open to
+/// them (inside `area`, cells inclusive, when given); they form one group with the goals of the
+/// largest group (its field is built before the command returns).
 struct Spawn {
     int count = 0;
     bool in_area = false;
     int x0 = 0, y0 = 0, x1 = 0, y1 = 0;  ///< The area, when in_area.
+    int size = 1;                        ///< Unit size, 1..kWorldUnitSizes cells per side.
+    bool add = false;                    ///< Keep the units there are (a new group for the new ones).
+};
+/// Walls the cells [x0, x1] x [y0, y1] (a tower, at most kMaxTowerSide a side) unless that would
+/// cut a unit off from its goals or cover a goal (see World::check_tower); refused then.
+struct PlaceTower {
+    int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
 };
 /// Changes the unit settings of every unit.
 struct SetUnitParams {
@@ -85,7 +98,7 @@ struct SetPaused {
     bool paused = false;
 };
 /// Everything apply() takes.
-using WorldCommand = std::variant<SetGoals, Order, Paint, Spawn, SetUnitParams, SetPaused>;
+using WorldCommand = std::variant<SetGoals, Order, Paint, Spawn, SetUnitParams, SetPaused, PlaceTower>;
 
 /// What a command did: for an order or a goal change, the group and how many units it has.
 struct CommandOutcome {
@@ -96,7 +109,8 @@ struct CommandOutcome {
 /// A group as the world reports it.
 struct UnitGroup {
     UnitGroupId id = 0;
-    std::vector<Cell> goals;         ///< Canonical order (by row, then column).
+    std::vector<Cell> goals;         ///< Canonical order (by row, then column), as cells its units can stand on.
+    int size = 1;                    ///< Size of its units (1..kWorldUnitSizes).
     std::size_t members = 0;         ///< Units in the group.
     bool field_ready = false;        ///< Its members follow its own field (else still their previous one).
     std::uint64_t field_serial = 0;  ///< Bumped whenever the group's field changes (a new field published).
@@ -108,12 +122,14 @@ struct UnitGroup {
 
 /// World counters.
 struct WorldStats {
-    CrowdStats crowd;                    ///< Units, arrived, no path, stuck.
-    double step_ms = 0.0;                ///< Last crowd step.
-    double build_ms = 0.0;               ///< Build time of the last field published (0 for a cache hit).
-    double order_to_field_ms = 0.0;      ///< Order to published field, for the last order answered.
-    std::uint64_t tick = 0;              ///< Ticks simulated.
-    std::uint64_t fields_published = 0;  ///< Group field changes so far.
+    CrowdStats crowd;        ///< Units, arrived, no path, stuck.
+    double step_ms = 0.0;    ///< Last crowd step.
+    double build_ms = 0.0;   ///< Build time of the last built field published (0 for a cache hit).
+    double repair_ms = 0.0;  ///< Time of the last repair published (a field brought up to date after an edit).
+    std::uint64_t repairs_published = 0;  ///< Repaired fields published so far.
+    double order_to_field_ms = 0.0;       ///< Order to published field, for the last order answered.
+    std::uint64_t tick = 0;               ///< Ticks simulated.
+    std::uint64_t fields_published = 0;   ///< Group field changes so far.
 };
 
 /// How a world is made. Plain settings.
@@ -124,6 +140,14 @@ struct WorldConfig {
     /// Where the field service allocates (fields, bookkeeping); must outlive the world and every
     /// field it hands out.
     std::pmr::memory_resource* field_memory = std::pmr::get_default_resource();
+};
+
+/// What a tower would do (World::check_tower).
+struct TowerCheck {
+    bool blocks = false;            ///< Refused: it would cut units off, or covers a goal.
+    bool covers_goal = false;       ///< A group's goal lies under it.
+    std::size_t units_cut_off = 0;  ///< Units that would lose every path to their goals.
+    std::size_t cells_cut_off = 0;  ///< Cells (summed over the groups' fields) that would.
 };
 
 /// The world. See the file comment.
@@ -148,6 +172,13 @@ public:
     Result<void> tick(float dt, bool force = false);
     /// Waits for every field build in flight and publishes the results (tests, loading screens).
     void finish_builds();
+
+    /// Would walling [x0, x1] x [y0, y1] cut any unit off from its goals, for any group (each for
+    /// its unit size)? Answers from the groups' fields without a build. Errors: a rectangle off
+    /// the map, empty, or over kMaxTowerSide a side.
+    Result<TowerCheck> check_tower(int x0, int y0, int x1, int y1) const;
+    /// Size of a unit (0 for a stale handle).
+    int unit_size(AgentId id) const noexcept;
 
     /// The units selected by a box, in roster order.
     std::vector<AgentId> select(const SelectBox& box) const;
@@ -183,14 +214,19 @@ public:
 private:
     struct Group;
     Result<std::vector<Cell>> check_goals(const std::vector<Cell>& goals) const;
+    std::vector<Cell> goals_for_size(const std::vector<Cell>& goals, int size) const;
+    float radius_for(int size) const noexcept { return params_.radius + 0.45f * static_cast<float>(size - 1); }
     Result<CommandOutcome> order(std::vector<AgentId> units, std::vector<Cell> goals);
+    Result<CommandOutcome> order_one_size(const std::vector<AgentId>& units, const std::vector<Cell>& goals, int size);
+    Result<void> place_tower(const PlaceTower& c);
+    void evict_units_from_walls();
     Result<CommandOutcome> set_goals(const SetGoals& c);
     Result<void> paint(const Paint& c);
     Result<void> spawn(const Spawn& c);
     Result<void> set_unit_params(const UnitParams& p);
     Group* find(UnitGroupId id);
     const Group* find(UnitGroupId id) const;
-    Group& new_group(std::vector<Cell> goals, FieldTicket ticket);
+    Group& new_group(std::vector<Cell> goals, FieldTicket ticket, int size);
     void move_unit(AgentId id, Group& to);
     void leave(Group& g);
     bool apply_fields();
@@ -209,6 +245,8 @@ private:
     std::vector<AgentId> agents_;
     std::uint64_t roster_version_ = 0;
     std::vector<UnitGroupId> unit_group_;  // by AgentId::index
+    std::vector<std::uint8_t> unit_size_;  // by AgentId::index
+    mutable FieldBuilder query_builder_;   // check_tower()
     std::vector<std::unique_ptr<Group>> groups_;
     std::vector<UnitGroup> groups_view_;
     std::uint64_t groups_version_ = 0;

@@ -30,6 +30,7 @@ double ms_between(Clock::time_point a, Clock::time_point b) {
 struct World::Group {
     UnitGroupId id = 0;
     std::vector<Cell> goals;
+    int size = 1;  // of its units: movement class size - 1
     FieldTicket ticket;
     GroupId crowd_group = kNoCrowdGroup;       // set when its first field is published
     std::shared_ptr<const FlowField> applied;  // the field its crowd group follows
@@ -98,10 +99,11 @@ const World::Group* World::find(UnitGroupId id) const {
     return const_cast<World*>(this)->find(id);
 }
 
-World::Group& World::new_group(std::vector<Cell> goals, FieldTicket ticket) {
+World::Group& World::new_group(std::vector<Cell> goals, FieldTicket ticket, int size) {
     auto g = std::make_unique<Group>();
     g->id = next_group_++;
     g->goals = std::move(goals);
+    g->size = size;
     g->ticket = ticket;
     g->ordered = Clock::now();
     groups_.push_back(std::move(g));
@@ -109,7 +111,12 @@ World::Group& World::new_group(std::vector<Cell> goals, FieldTicket ticket) {
 }
 
 void World::on_publish(const Publication& p) {
-    stats_.build_ms = p.build_ms;
+    if (p.repaired) {
+        stats_.repair_ms = p.build_ms;
+        ++stats_.repairs_published;
+    } else {
+        stats_.build_ms = p.build_ms;
+    }
     published_.push_back(p);  // apply_fields() hands them to the groups
 }
 
@@ -125,6 +132,9 @@ Result<void> World::load(std::string name, CostField cost, std::vector<Cell> goa
 
     FieldServiceConfig sc;
     sc.budget_bytes = config_.field_budget_bytes;
+    for (int size = 2; size <= kWorldUnitSizes; ++size) {
+        sc.classes.push_back(UnitClass{"size " + std::to_string(size), size, std::nullopt});
+    }
     sc.on_publish = [this](const Publication& p) { on_publish(p); };
     auto service = FieldService::create(*next_cost, *jobs_, std::move(sc), config_.field_memory);
     if (!service) return service.error();
@@ -143,12 +153,13 @@ Result<void> World::load(std::string name, CostField cost, std::vector<Cell> goa
     crowd_ = std::make_unique<Crowd>(*cost_, cp);
     agents_.clear();
     unit_group_.clear();
+    unit_size_.clear();
     name_ = std::move(name);
     ++terrain_version_;
     ++roster_version_;
     stats_ = {};
 
-    new_group(std::move(*checked), *ticket);
+    new_group(std::move(*checked), *ticket, 1);
     service_->wait_idle();
     apply_fields();
     Spawn s;
@@ -184,12 +195,16 @@ Result<CommandOutcome> World::apply(const WorldCommand& command) {
                 if (auto r = spawn(c); !r) {
                     out = r.error();
                 } else {
-                    out = CommandOutcome{groups_.front()->id, agents_.size()};  // one group is left
+                    // The spawned units' group (the only one left unless units were added).
+                    const UnitGroupId g = agents_.empty() ? groups_.front()->id : unit_group_[agents_.back().index];
+                    out = CommandOutcome{g, agents_.size()};
                 }
             } else if constexpr (std::is_same_v<T, SetUnitParams>) {
                 if (auto r = set_unit_params(c.params); !r) out = r.error();
             } else if constexpr (std::is_same_v<T, SetPaused>) {
                 paused_ = c.paused;
+            } else if constexpr (std::is_same_v<T, PlaceTower>) {
+                if (auto r = place_tower(c); !r) out = r.error();
             }
         },
         command);
@@ -220,15 +235,51 @@ void World::move_unit(AgentId id, Group& to) {
     }
 }
 
+// The goals as cells units of `size` can stand on: each moved to the nearest such cell (units
+// of size s occupy the s x s block below and right of their cell), duplicates dropped.
+std::vector<Cell> World::goals_for_size(const std::vector<Cell>& goals, int size) const {
+    if (size == 1) return goals;
+    const auto costs = service_->planning_costs(static_cast<MovementClass>(size - 1));
+    std::vector<Cell> out;
+    for (const Cell& g : goals) {
+        const auto q = nearest_passable(*costs, g);
+        if (q && std::find(out.begin(), out.end(), *q) == out.end()) out.push_back(*q);
+    }
+    std::sort(out.begin(), out.end(), [](Cell a, Cell b) { return a.y != b.y ? a.y < b.y : a.x < b.x; });
+    return out;
+}
+
+// Units of several sizes form one group per size (each size plans on its own field).
 Result<CommandOutcome> World::order(std::vector<AgentId> units, std::vector<Cell> goals) {
     auto checked = check_goals(goals);
     if (!checked) return checked.error();
     if (units.empty()) return Error{"the selection holds no units"};
-    auto ticket = service_->request(*checked);
-    if (!ticket) return ticket.error();
-    Group& g = new_group(std::move(*checked), *ticket);
-    for (const AgentId id : units) move_unit(id, g);
+    CommandOutcome out;
+    for (int size = 1; size <= kWorldUnitSizes; ++size) {
+        std::vector<AgentId> these;
+        for (const AgentId id : units) {
+            if (unit_size(id) == size) these.push_back(id);
+        }
+        if (these.empty()) continue;
+        auto r = order_one_size(these, *checked, size);
+        if (!r) return r.error();
+        if (r->units > out.units) out.group = r->group;
+        out.units += r->units;
+    }
     drop_empty_groups();
+    return out;
+}
+
+Result<CommandOutcome> World::order_one_size(const std::vector<AgentId>& units, const std::vector<Cell>& goals,
+                                             int size) {
+    std::vector<Cell> sized = goals_for_size(goals, size);
+    if (sized.empty()) return Error{"no cell near the goals fits units of size " + std::to_string(size)};
+    FieldOptions options;
+    options.movement_class = static_cast<MovementClass>(size - 1);
+    auto ticket = service_->request(sized, options);
+    if (!ticket) return ticket.error();
+    Group& g = new_group(std::move(sized), *ticket, size);
+    for (const AgentId id : units) move_unit(id, g);
     return CommandOutcome{g.id, g.members};
 }
 
@@ -247,9 +298,13 @@ Result<CommandOutcome> World::set_goals(const SetGoals& c) {
         }
         if (!target) return order(agents_, c.goals);
     }
-    if (target->goals == *checked) return CommandOutcome{target->id, target->members};
-    if (auto r = service_->retarget(target->ticket, *checked); !r) return r.error();
-    target->goals = std::move(*checked);
+    std::vector<Cell> sized = goals_for_size(*checked, target->size);
+    if (sized.empty()) return Error{"no cell near the goals fits units of size " + std::to_string(target->size)};
+    if (target->goals == sized) return CommandOutcome{target->id, target->members};
+    FieldOptions options;
+    options.movement_class = static_cast<MovementClass>(target->size - 1);
+    if (auto r = service_->retarget(target->ticket, sized, options); !r) return r.error();
+    target->goals = std::move(sized);
     target->ordered = Clock::now();
     target->order_to_field_ms = -1.0;
     target->order_to_ready_ms = -1.0;
@@ -287,40 +342,120 @@ Result<void> World::paint(const Paint& c) {
     if (auto r = service_->edit_cells(cells, c.cost); !r) return r;
     for (const Cell& cell : cells) cost_->set(cell.x, cell.y, c.cost);
     ++terrain_version_;
-    if (c.cost == kCostWall) {
-        // Units whose centre is now inside a wall move to the nearest open cell (or are removed
-        // when the map has none left).
-        bool removed = false;
-        std::vector<AgentId> keep;
-        keep.reserve(agents_.size());
-        for (const AgentId id : agents_) {
-            const Vec2 p = crowd_->position(id);
-            if (cost_->passable(static_cast<int>(p.x), static_cast<int>(p.y))) {
-                keep.push_back(id);
-                continue;
-            }
-            const auto q = nearest_passable(*cost_, {static_cast<int>(p.x), static_cast<int>(p.y)});
-            if (q && crowd_->set_position(id, {static_cast<float>(q->x) + 0.5f, static_cast<float>(q->y) + 0.5f})) {
-                keep.push_back(id);
-            } else {
-                if (Group* g = find(unit_group_[id.index])) leave(*g);
-                unit_group_[id.index] = 0;
-                (void)crowd_->remove_agent(id);
-                removed = true;
-            }
+    if (c.cost == kCostWall) evict_units_from_walls();
+    return {};
+}
+
+// Units whose block now holds a wall move to the nearest cell open to their size (or are removed
+// when the map has none left).
+void World::evict_units_from_walls() {
+    bool removed = false;
+    std::vector<AgentId> keep;
+    keep.reserve(agents_.size());
+    std::shared_ptr<const CostField> costs[kWorldUnitSizes];
+    for (int size = 1; size <= kWorldUnitSizes; ++size) {
+        costs[size - 1] = service_->planning_costs(static_cast<MovementClass>(size - 1));
+    }
+    for (const AgentId id : agents_) {
+        const int size = unit_size(id);
+        const float lift = 0.5f * static_cast<float>(size - 1);
+        const CostField& open = *costs[size - 1];
+        const Vec2 p = crowd_->position(id);
+        const Cell at{static_cast<int>(p.x - lift), static_cast<int>(p.y - lift)};
+        if (open.passable(at.x, at.y) && cost_->passable(static_cast<int>(p.x), static_cast<int>(p.y))) {
+            keep.push_back(id);
+            continue;
         }
-        if (removed) {
-            agents_ = std::move(keep);
-            ++roster_version_;
-            drop_empty_groups();
+        const auto q = nearest_passable(open, at);
+        const float half = 0.5f * static_cast<float>(size);
+        if (q && crowd_->set_position(id, {static_cast<float>(q->x) + half, static_cast<float>(q->y) + half})) {
+            keep.push_back(id);
+        } else {
+            if (Group* g = find(unit_group_[id.index])) leave(*g);
+            unit_group_[id.index] = 0;
+            (void)crowd_->remove_agent(id);
+            removed = true;
         }
     }
+    if (removed) {
+        agents_ = std::move(keep);
+        ++roster_version_;
+        drop_empty_groups();
+    }
+}
+
+Result<TowerCheck> World::check_tower(int x0, int y0, int x1, int y1) const {
+    if (!service_) return Error{"no map loaded"};
+    const int w = cost_->width(), h = cost_->height();
+    if (x0 > x1 || y0 > y1 || x0 < 0 || y0 < 0 || x1 >= w || y1 >= h) {
+        return Error{"tower [" + std::to_string(x0) + ", " + std::to_string(x1) + "] x [" + std::to_string(y0) + ", " +
+                     std::to_string(y1) + "] is empty or not on the " + std::to_string(w) + "x" + std::to_string(h) +
+                     " map"};
+    }
+    if (x1 - x0 + 1 > kMaxTowerSide || y1 - y0 + 1 > kMaxTowerSide) {
+        return Error{"a tower is at most " + std::to_string(kMaxTowerSide) + " cells a side"};
+    }
+    TowerCheck out;
+    for (const auto& g : groups_) {
+        if (g->dropped || !g->applied) continue;
+        for (const Cell& goal : g->goals) {
+            // A goal is covered when the tower walls a cell of its block.
+            if (goal.x + g->size - 1 >= x0 && goal.x <= x1 && goal.y + g->size - 1 >= y0 && goal.y <= y1) {
+                out.covers_goal = true;
+            }
+        }
+        // The tower in the group's class: sized cells whose block overlaps it.
+        std::vector<Cell> walls;
+        for (int y = std::max(0, y0 - g->size + 1); y <= y1; ++y)
+            for (int x = std::max(0, x0 - g->size + 1); x <= x1; ++x) walls.push_back({x, y});
+        std::vector<Cell> spawns;
+        const float lift = 0.5f * static_cast<float>(g->size - 1);
+        for (const AgentId id : agents_) {
+            if (unit_group_[id.index] != g->id) continue;
+            const Vec2 p = crowd_->position(id);
+            spawns.push_back({std::clamp(static_cast<int>(p.x - lift), 0, w - 1),
+                              std::clamp(static_cast<int>(p.y - lift), 0, h - 1)});
+        }
+        const auto costs = service_->planning_costs(static_cast<MovementClass>(g->size - 1));
+        if (costs->width() != g->applied->width()) continue;
+        auto answer = query_builder_.would_block(*costs, *g->applied, FieldParams{}, walls, spawns);
+        if (!answer) return answer.error();
+        out.units_cut_off += answer->cut_off_spawns;
+        out.cells_cut_off += answer->cut_off_cells;
+    }
+    out.blocks = out.covers_goal || out.units_cut_off > 0;
+    return out;
+}
+
+Result<void> World::place_tower(const PlaceTower& c) {
+    auto check = check_tower(c.x0, c.y0, c.x1, c.y1);
+    if (!check) return check.error();
+    if (check->covers_goal) return Error{"a tower may not cover a goal"};
+    if (check->blocks) {
+        return Error{"the tower would cut " + std::to_string(check->units_cut_off) + " units off from their goals"};
+    }
+    if (auto r = service_->edit_rect(c.x0, c.y0, c.x1, c.y1, kCostWall); !r) return r;
+    cost_->fill_rect(c.x0, c.y0, c.x1, c.y1, kCostWall);
+    ++terrain_version_;
+    evict_units_from_walls();
     return {};
+}
+
+int World::unit_size(AgentId id) const noexcept {
+    if (!crowd_->valid(id) || id.index >= unit_size_.size()) return 0;
+    return unit_size_[id.index];
 }
 
 Result<void> World::spawn(const Spawn& c) {
     if (c.count < 0 || c.count > kMaxWorldUnits) {
         return Error{"unit count " + std::to_string(c.count) + " is outside 0.." + std::to_string(kMaxWorldUnits)};
+    }
+    if (c.size < 1 || c.size > kWorldUnitSizes) {
+        return Error{"unit size " + std::to_string(c.size) + " is outside 1.." + std::to_string(kWorldUnitSizes)};
+    }
+    if (c.add && agents_.size() + static_cast<std::size_t>(c.count) > static_cast<std::size_t>(kMaxWorldUnits)) {
+        return Error{"adding " + std::to_string(c.count) + " units to " + std::to_string(agents_.size()) +
+                     " would pass the limit of " + std::to_string(kMaxWorldUnits)};
     }
     int x0 = 0, y0 = 0, x1 = cost_->width() - 1, y1 = cost_->height() - 1;
     if (c.in_area) {
@@ -333,56 +468,98 @@ Result<void> World::spawn(const Spawn& c) {
         x1 = std::min(x1, c.x1);
         y1 = std::min(y1, c.y1);
     }
+    // Cells a unit of this size can stand on (its block below and right of the cell is open).
+    const auto open = service_->planning_costs(static_cast<MovementClass>(c.size - 1));
     std::vector<std::uint32_t> free_cells;
     const int w = cost_->width();
     for (int y = y0; y <= y1; ++y) {
         for (int x = x0; x <= x1; ++x) {
-            if (cost_->passable(x, y)) free_cells.push_back(static_cast<std::uint32_t>(y) * w + x);
+            if (open->passable(x, y)) free_cells.push_back(static_cast<std::uint32_t>(y) * w + x);
         }
     }
-    if (free_cells.empty() && c.count > 0) return Error{"the spawn area has no open cell"};
+    if (free_cells.empty() && c.count > 0) {
+        return Error{"the spawn area has no cell open to units of size " + std::to_string(c.size)};
+    }
 
-    // Everyone joins the largest group (or the only group after a load); the others go.
-    Group* keep = nullptr;
+    Group* keep = nullptr;  // the largest group: its goals are the new units' goals
     for (auto& g : groups_) {
         if (g->dropped) continue;
         if (!keep || g->members > keep->members || (g->members == keep->members && g->id < keep->id)) keep = g.get();
     }
     if (!keep) return Error{"the world has no goals: load a map first"};
-    if (keep->crowd_group == kNoCrowdGroup) {  // its first field is still being built: wait for it
-        service_->wait_idle();
-        apply_fields();
+    std::vector<Cell> sized = goals_for_size(keep->goals, c.size);
+    if (sized.empty()) return Error{"no cell near the goals fits units of size " + std::to_string(c.size)};
+    FieldOptions options;
+    options.movement_class = static_cast<MovementClass>(c.size - 1);
+    Group* target = nullptr;
+    if (!c.add) {
+        // Everyone goes; the largest group stays (for the new units' size) and the others go.
+        if (keep->size != c.size || keep->goals != sized) {
+            if (auto r = service_->retarget(keep->ticket, sized, options); !r) return r;
+            keep->size = c.size;
+            keep->goals = sized;
+            keep->applied = nullptr;
+        }
+        if (!keep->applied) {  // its field is still being built: wait for it
+            service_->wait_idle();
+            apply_fields();
+        }
+        std::shared_ptr<const FlowField> field = keep->applied;
+        if (!field) return Error{"the field of the spawned units could not be built"};
+        for (auto& g : groups_) {
+            if (g.get() != keep) (void)service_->release(g->ticket);
+        }
+        std::erase_if(groups_, [&](const auto& g) { return g.get() != keep; });
+        crowd_ = std::make_unique<Crowd>(*cost_, crowd_->params());
+        keep->crowd_group = crowd_->add_group(field, c.size).value();
+        keep->pending.clear();
+        keep->members = 0;
+        keep->dropped = false;
+        agents_.clear();
+        unit_group_.clear();
+        unit_size_.clear();
+        stats_.crowd = {};
+        target = keep;
+    } else {
+        // The new units join a group of their size with those goals, or form one.
+        for (auto& g : groups_) {
+            if (!g->dropped && g->size == c.size && g->goals == sized) target = g.get();
+        }
+        if (!target) {
+            auto ticket = service_->request(sized, options);
+            if (!ticket) return ticket.error();
+            target = &new_group(sized, *ticket, c.size);
+        }
+        if (target->crowd_group == kNoCrowdGroup) {
+            service_->wait_idle();
+            apply_fields();
+        }
+        if (target->crowd_group == kNoCrowdGroup) return Error{"the field of the spawned units could not be built"};
+        target->dropped = false;
     }
-    std::shared_ptr<const FlowField> field = keep->applied;
-    for (auto& g : groups_) {
-        if (g.get() != keep) (void)service_->release(g->ticket);
-    }
-    std::erase_if(groups_, [&](const auto& g) { return g.get() != keep; });
-
-    crowd_ = std::make_unique<Crowd>(*cost_, crowd_->params());
-    keep->crowd_group = crowd_->add_group(field).value();
-    keep->pending.clear();
-    keep->members = 0;
-    keep->dropped = false;
-    agents_.clear();
-    unit_group_.clear();
-    agents_.reserve(static_cast<std::size_t>(c.count));
-    // Keep the centre at least a radius inside the cell, so a new unit never starts in a wall's reach.
+    agents_.reserve(agents_.size() + static_cast<std::size_t>(c.count));
+    // The centre of the unit's block, moved at most so far that the disc stays inside the block's
+    // middle cell reach (a new unit never starts in a wall's reach).
+    const float half = 0.5f * static_cast<float>(c.size);
     const float m = std::min(0.45f, params_.radius);
+    const float radius = radius_for(c.size);
     for (int k = 0; k < c.count; ++k) {
         const std::uint32_t cell = free_cells[static_cast<std::size_t>(rng_.uniform() * free_cells.size())];
-        const float fx = m + static_cast<float>(rng_.uniform()) * (1.0f - 2.0f * m);
-        const float fy = m + static_cast<float>(rng_.uniform()) * (1.0f - 2.0f * m);
-        const Vec2 p{static_cast<float>(cell % w) + fx, static_cast<float>(cell / w) + fy};
-        auto id = crowd_->add_agent(p, keep->crowd_group, params_.radius, params_.speed);
+        const float fx = (static_cast<float>(rng_.uniform()) - 0.5f) * (1.0f - 2.0f * m);
+        const float fy = (static_cast<float>(rng_.uniform()) - 0.5f) * (1.0f - 2.0f * m);
+        const Vec2 p{static_cast<float>(cell % w) + half + fx, static_cast<float>(cell / w) + half + fy};
+        auto id = crowd_->add_agent(p, target->crowd_group, radius, params_.speed);
         if (!id) continue;
         agents_.push_back(*id);
-        if (unit_group_.size() <= id->index) unit_group_.resize(id->index + 1, 0);
-        unit_group_[id->index] = keep->id;
-        ++keep->members;
+        if (unit_group_.size() <= id->index) {
+            unit_group_.resize(id->index + 1, 0);
+            unit_size_.resize(id->index + 1, 1);
+        }
+        unit_group_[id->index] = target->id;
+        unit_size_[id->index] = static_cast<std::uint8_t>(c.size);
+        ++target->members;
     }
     ++roster_version_;
-    stats_.crowd = {};
     stats_.crowd.agents = agents_.size();
     return {};
 }
@@ -402,8 +579,8 @@ Result<void> World::set_unit_params(const UnitParams& p) {
     cp.separation = p.separation;
     cp.radius = p.radius;
     if (auto r = crowd_->set_params(cp); !r) return r;
-    for (const AgentId id : agents_) (void)crowd_->set_agent_params(id, p.radius, p.speed);
     params_ = p;
+    for (const AgentId id : agents_) (void)crowd_->set_agent_params(id, radius_for(unit_size(id)), p.speed);
     return {};
 }
 
@@ -418,7 +595,7 @@ bool World::apply_fields() {
         if (it == groups_.end() || !p.field || p.field == (*it)->applied) continue;
         Group& g = **it;
         if (g.crowd_group == kNoCrowdGroup) {
-            g.crowd_group = crowd_->add_group(p.field).value();
+            g.crowd_group = crowd_->add_group(p.field, g.size).value();
         } else {
             (void)crowd_->set_group_field(g.crowd_group, p.field);  // everyone in it turns at the next step
         }
@@ -459,6 +636,7 @@ void World::refresh_view() {
         UnitGroup v;
         v.id = g->id;
         v.goals = g->goals;
+        v.size = g->size;
         v.members = g->members;
         v.field_ready = g->crowd_group != kNoCrowdGroup && g->pending.empty();
         v.field_serial = g->field_serial;

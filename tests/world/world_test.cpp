@@ -361,3 +361,103 @@ TEST(WorldOrders, CommandsBeforeALoadAreRefused) {
 
 }  // namespace
 }  // namespace tide
+
+namespace tide {
+namespace {
+
+// A wall down the map with a 1-cell gap at the top and a 4-cell gap at the bottom; goal on the right.
+CostField gap_map() {
+    CostField cost = std::move(CostField::create(30, 24).value());
+    cost.fill_rect(14, 0, 15, 23, kCostWall);
+    cost.fill_rect(14, 3, 15, 3, kCostPlain);    // 1-cell gap
+    cost.fill_rect(14, 18, 15, 21, kCostPlain);  // 4-cell gap
+    return cost;
+}
+
+TEST(WorldUnitSizes, BigUnitsGoRoundByTheWideGapSmallOnesTakeTheNarrowOne) {
+    SerialJobSystem jobs;
+    World world{jobs};
+    ASSERT_TRUE(world.load("gaps", gap_map(), {{25, 3}}, 0).ok());
+    Spawn small;
+    small.count = 20;
+    small.in_area = true;
+    small.x0 = 2, small.y0 = 1, small.x1 = 8, small.y1 = 6;
+    ASSERT_TRUE(world.apply(small).ok());
+    Spawn big = small;
+    big.size = 2;
+    big.add = true;
+    auto added = world.apply(big);
+    ASSERT_TRUE(added.ok()) << added.error().message;
+    EXPECT_EQ(world.agents().size(), 40u);
+    ASSERT_EQ(world.groups().size(), 2u);
+    const UnitGroup* bg = world.group(added->group);
+    ASSERT_NE(bg, nullptr);
+    EXPECT_EQ(bg->size, 2);
+    EXPECT_EQ(bg->members, 20u);
+    float big_lowest = 0.0f, small_lowest = 0.0f;
+    for (int i = 0; i < 60 * 30; ++i) {
+        ASSERT_TRUE(world.tick(1.0f / 60.0f).ok());
+        for (const AgentId id : world.agents()) {
+            const Vec2 p = world.crowd().position(id);
+            if (p.x < 13.0f || p.x > 17.0f) continue;  // crossing the wall: where?
+            (world.unit_size(id) == 2 ? big_lowest : small_lowest) =
+                std::max(world.unit_size(id) == 2 ? big_lowest : small_lowest, p.y);
+        }
+    }
+    EXPECT_GT(big_lowest, 17.0f) << "big units cross by the wide gap";
+    EXPECT_LT(small_lowest, 8.0f) << "small units cross by the narrow one";
+    EXPECT_GT(world.stats().crowd.arrived, 36u);
+    // An order to a mixed selection makes one group per size.
+    auto o = world.apply(Order{SelectBox{0, 0, 30, 24}, {{2, 12}}});
+    ASSERT_TRUE(o.ok());
+    EXPECT_EQ(o->units, 40u);
+    world.finish_builds();
+    std::set<int> sizes;
+    for (const UnitGroup& g : world.groups()) sizes.insert(g.size);
+    EXPECT_EQ(sizes, (std::set<int>{1, 2}));
+    Spawn bad = small;
+    bad.size = 4;
+    EXPECT_FALSE(world.apply(bad).ok());
+}
+
+TEST(WorldTowers, ATowerThatWouldCutUnitsOffIsRefusedAndOthersAreRepairedIn) {
+    SerialJobSystem jobs;
+    World world{jobs};
+    CostField cost = gap_map();
+    cost.fill_rect(14, 18, 15, 21, kCostWall);  // only the 1-cell gap is left
+    ASSERT_TRUE(world.load("gap", cost, {{25, 3}}, 0).ok());
+    Spawn s;
+    s.count = 10;
+    s.in_area = true;
+    s.x0 = 2, s.y0 = 10, s.x1 = 8, s.y1 = 14;
+    ASSERT_TRUE(world.apply(s).ok());
+    auto check = world.check_tower(14, 2, 15, 4);  // plugs the gap
+    ASSERT_TRUE(check.ok()) << check.error().message;
+    EXPECT_TRUE(check->blocks);
+    EXPECT_EQ(check->units_cut_off, 10u);
+    auto placed = world.apply(PlaceTower{14, 2, 15, 4});
+    ASSERT_FALSE(placed.ok());
+    EXPECT_NE(placed.error().message.find("cut 10 units off"), std::string::npos) << placed.error().message;
+    EXPECT_EQ(world.cost().at(14, 3), kCostPlain) << "nothing changed";
+    check = world.check_tower(24, 2, 25, 3);
+    ASSERT_TRUE(check.ok());
+    EXPECT_TRUE(check->covers_goal);
+    check = world.check_tower(20, 10, 21, 11);  // open ground
+    ASSERT_TRUE(check.ok());
+    EXPECT_FALSE(check->blocks);
+    ASSERT_TRUE(world.apply(PlaceTower{20, 10, 21, 11}).ok());
+    EXPECT_EQ(world.cost().at(21, 11), kCostWall);
+    world.finish_builds();
+    EXPECT_GE(world.stats().repairs_published, 1u) << "the edit reached the group by a repair";
+    // The group's field is the exact field of the edited map.
+    cost.fill_rect(20, 10, 21, 11, kCostWall);
+    const FlowField fresh = build_flow_field(cost, std::vector<Cell>{{25, 3}}).value();
+    const auto field = world.field(world.groups()[0].id);
+    ASSERT_NE(field, nullptr);
+    EXPECT_TRUE(std::equal(field->directions().begin(), field->directions().end(), fresh.directions().begin()));
+    EXPECT_FALSE(world.check_tower(-1, 0, 1, 1).ok());
+    EXPECT_FALSE(world.check_tower(0, 0, 9, 1).ok()) << "over 8 cells a side";
+}
+
+}  // namespace
+}  // namespace tide
