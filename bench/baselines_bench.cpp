@@ -114,4 +114,38 @@ void BM_TideIntegration(benchmark::State& state) {
 }
 BENCHMARK(BM_TideIntegration)->Arg(256)->Arg(1024)->Unit(benchmark::kMillisecond);
 
+// Incremental repair after a 3x3 wall stamp and its removal, at fixed pseudo-random places on the
+// benchmark map (the same places every run); compare with BM_TideField of the same size (the
+// repair target: at most 10% of a build). Each iteration times both repairs.
+void BM_TideRepair3x3(benchmark::State& state) {
+    const BenchMap& m = bench_map(static_cast<int>(state.range(0)));
+    tide::CostField cost = m.cost;
+    tide::FieldBuilder builder;
+    tide::FlowField field;
+    tide::FieldRepairState repair_state;
+    if (!builder.build(cost, std::span<const tide::Cell>(&m.goal, 1), {}, field, repair_state)) {
+        state.SkipWithError("build failed");
+        return;
+    }
+    std::uint64_t rng = 12345;
+    const int size = cost.width();
+    for (auto _ : state) {
+        int x = 0, y = 0;
+        do {
+            rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+            x = static_cast<int>((rng >> 33) % static_cast<std::uint64_t>(size - 2));
+            y = static_cast<int>((rng >> 13) % static_cast<std::uint64_t>(size - 2));
+        } while (m.goal.x >= x && m.goal.x <= x + 2 && m.goal.y >= y && m.goal.y <= y + 2);
+        tide::Cost saved[9];
+        for (int k = 0; k < 9; ++k) saved[k] = cost.at(x + k % 3, y + k / 3);
+        cost.fill_rect(x, y, x + 2, y + 2, tide::kCostWall);
+        auto a = builder.repair_rect(cost, x, y, x + 2, y + 2, field, repair_state);
+        for (int k = 0; k < 9; ++k) cost.set(x + k % 3, y + k / 3, saved[k]);
+        auto b = builder.repair_rect(cost, x, y, x + 2, y + 2, field, repair_state);
+        benchmark::DoNotOptimize(a);
+        benchmark::DoNotOptimize(b);
+    }
+}
+BENCHMARK(BM_TideRepair3x3)->Arg(1024)->Unit(benchmark::kMicrosecond);
+
 }  // namespace
