@@ -307,11 +307,14 @@ void run_bench_service(const ServiceBenchOptions& o) {
             o.threads, b.parallel_ms, ratio, o.reps, b.ratio_min, b.ratio_max);
         std::printf("  session: %zu ticks in %.1f s wall, %zu orders (%zu repeats), %zu terrain edits\n",
                     s.steps.size(), s.wall_s, s.orders, s.repeats, s.edits);
-        std::printf("  cache hit rate %.1f%% (%llu hits / %.0f lookups), builds %llu, cancelled %llu, coalesced %llu\n",
-                    100.0 * hit_rate, static_cast<unsigned long long>(s.service.hits), lookups,
-                    static_cast<unsigned long long>(s.service.builds),
-                    static_cast<unsigned long long>(s.service.builds_cancelled),
-                    static_cast<unsigned long long>(s.service.coalesced));
+        std::printf(
+            "  cache hit rate %.1f%% (%llu hits / %.0f lookups), builds %llu, repairs %llu (%llu rebuilt), cancelled "
+            "%llu, coalesced %llu\n",
+            100.0 * hit_rate, static_cast<unsigned long long>(s.service.hits), lookups,
+            static_cast<unsigned long long>(s.service.builds), static_cast<unsigned long long>(s.service.repairs),
+            static_cast<unsigned long long>(s.service.repair_rebuilds),
+            static_cast<unsigned long long>(s.service.builds_cancelled),
+            static_cast<unsigned long long>(s.service.coalesced));
         std::printf("  order -> field ready      median %8.3f ms, p99 %8.3f ms\n", ready_med, ready_p99);
         std::printf(
             "  order -> field published  median %8.3f ms, p99 %8.3f ms  (%.2fx a single build; %zu of %zu "
@@ -356,6 +359,8 @@ void run_bench_service(const ServiceBenchOptions& o) {
                         {"hit_rate", hit_rate},
                         {"builds", s.service.builds},
                         {"builds_cancelled", s.service.builds_cancelled},
+                        {"repairs", s.service.repairs},
+                        {"repair_rebuilds", s.service.repair_rebuilds},
                         {"coalesced", s.service.coalesced},
                         {"order_to_ready_median_ms", ready_med},
                         {"order_to_ready_p99_ms", ready_p99},
