@@ -52,6 +52,37 @@ void add_field_options(CLI::App& cmd, double& diagonal, int& connectivity) {
     cmd.add_option("--connectivity", connectivity, "8 (default) or 4 directions");
 }
 
+void add_class_options(CLI::App& cmd, ClassChoice& choice) {
+    cmd.add_option("--class", choice.name,
+                   "Unit class to plan for: a class of the map (Moving AI maps: water) or default (the map's costs)");
+    cmd.add_option_function<int>(
+        "--size",
+        [&choice](int s) {
+            choice.size = s;
+            choice.size_given = true;
+        },
+        "Unit size 1..8 (cells per side, the unit's top-left cell); default: the class's own size");
+}
+
+PlanningCost planning_cost(const Map& map, const std::string& map_path, const ClassChoice& choice) {
+    if (choice.size_given && choice.size == 0) {  // 0 means "the class's size" to the library: refuse it here
+        throw Failure{map_path + ": unit size 0 is outside 1.." + std::to_string(kMaxUnitSize)};
+    }
+    auto cost = class_cost_field(map, choice.name, choice.size);
+    if (!cost) throw Failure{map_path + ": " + cost.error().message};
+    int size = choice.size;
+    if (size == 0) {
+        const UnitClass* c = find_class(map, choice.name);
+        size = c ? c->size : 1;
+    }
+    return PlanningCost{std::move(cost.value()), choice.name, size};
+}
+
+void require_open_for_class(const PlanningCost& planning, Cell cell, const std::string& what) {
+    if (planning.is_default() || !planning.cost.contains(cell) || planning.cost.passable(cell.x, cell.y)) return;
+    throw Failure{what + " " + cell_text(cell) + " is a wall for " + planning.describe()};
+}
+
 double median(std::vector<double>& values) {
     if (values.empty()) return 0.0;
     std::sort(values.begin(), values.end());

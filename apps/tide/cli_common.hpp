@@ -35,6 +35,36 @@ FieldParams make_params(double diagonal, int connectivity);
 /// Adds the shared field options (--diagonal, --connectivity) to a subcommand.
 void add_field_options(CLI::App& cmd, double& diagonal, int& connectivity);
 
+/// The unit class a subcommand plans for, as given by --class and --size.
+struct ClassChoice {
+    std::string name = "default";  ///< --class: a class of the map, or "default" (the map's own costs).
+    int size = 0;                  ///< --size, 1..kMaxUnitSize; 0 when not given (the class's own size).
+    bool size_given = false;       ///< True when --size was given (so --size 0 is refused, not defaulted).
+};
+
+/// Adds --class and --size to a subcommand.
+void add_class_options(CLI::App& cmd, ClassChoice& choice);
+
+/// The costs a subcommand plans on and the class they are for.
+struct PlanningCost {
+    CostField cost;    ///< class_cost_field() of the chosen class and size.
+    std::string name;  ///< Class name ("default" for the map's own costs).
+    int size = 1;      ///< Unit size in cells per side (the class's own when --size was not given).
+    /// True for the map's own costs at size 1: what published scenario lengths are for.
+    bool is_default() const { return name == "default" && size == 1; }
+    /// "class 'water' size 2".
+    std::string describe() const { return "class '" + name + "' size " + std::to_string(size); }
+};
+
+/// The cost field for `choice` on `map` (loaded from `map_path`); throws Failure with the
+/// library's message prefixed by the map path (unknown class, size outside 1..kMaxUnitSize).
+PlanningCost planning_cost(const Map& map, const std::string& map_path, const ClassChoice& choice);
+
+/// For a class other than the default, throws Failure when `cell` lies on the map but is
+/// impassable for the class ("goal (3, 4) is a wall for class 'water' size 2"); other faults are
+/// left to the builder's own checks.
+void require_open_for_class(const PlanningCost& planning, Cell cell, const std::string& what);
+
 /// Throws Failure when `result` holds an error.
 template <class T>
 void check(const Result<T>& result) {

@@ -28,6 +28,7 @@ struct SimOptions {
     int threads = 0;
     std::uint64_t seed = 1;
     std::string json, png, gif;
+    ClassChoice unit_class;
 };
 
 // Palette of the animation: terrain, then agent states.
@@ -63,8 +64,13 @@ bool penetrates(const CostField& cost, Vec2 p, float r) {
 
 void run_sim(const SimOptions& o) {
     const Map map = load_map_or_fail(o.map);
-    const CostField& cost = map.cost;
+    // Agents plan on (and are kept out of the walls of) the class's cost field; the pictures draw
+    // the map's own terrain.
+    const PlanningCost planning = planning_cost(map, o.map, o.unit_class);
+    const CostField& cost = planning.cost;
+    const CostField& terrain = map.cost;
     const std::vector<Cell> goals = parse_goals(o.goals);
+    for (const Cell& g : goals) require_open_for_class(planning, g, "goal");
     if (o.agents < 1 || o.agents > 1000000)
         throw Failure{"--agents " + std::to_string(o.agents) + " is outside 1..1000000"};
     if (!(o.seconds > 0 && o.seconds <= 3600)) throw Failure{"--seconds must be in (0, 3600]"};
@@ -114,7 +120,7 @@ void run_sim(const SimOptions& o) {
         terrain_frame.resize(static_cast<std::size_t>(gif_w) * gif_h);
         for (int y = 0; y < gif_h; ++y)
             for (int x = 0; x < gif_w; ++x) {
-                const Cost c = cost.at(x / gpx, y / gpx);
+                const Cost c = terrain.at(x / gpx, y / gpx);
                 terrain_frame[static_cast<std::size_t>(y) * gif_w + x] = c == kCostWall     ? kGifWall
                                                                          : c == kCostPlain  ? kGifPlain
                                                                          : c == kCostForest ? kGifForest
@@ -208,6 +214,8 @@ void run_sim(const SimOptions& o) {
     std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(crowd.state_hash()));
     const CrowdStats& st = crowd.stats();
     nlohmann::json report = {{"map", o.map},
+                             {"class", planning.name},
+                             {"size", planning.size},
                              {"agents", ids.size()},
                              {"seconds", crowd.time()},
                              {"dt", o.dt},
@@ -224,7 +232,8 @@ void run_sim(const SimOptions& o) {
                              {"mean_step_ms", sum_ms / steps},
                              {"max_step_ms", max_ms},
                              {"state_hash", hash}};
-    std::printf("agents %zu, %.1f s simulated at dt %.4f on %d thread(s)\n", ids.size(), crowd.time(), o.dt,
+    std::printf("agents %zu%s, %.1f s simulated at dt %.4f on %d thread(s)\n", ids.size(),
+                planning.is_default() ? "" : (" (" + planning.describe() + ")").c_str(), crowd.time(), o.dt,
                 jobs.max_concurrency());
     std::printf("arrived %.1f%% (mean %.2f s, max %.2f s), no path %zu, stuck %zu\n",
                 100.0 * report["arrived_fraction"].get<double>(), mean_arrival, max_arrival, st.no_path, st.stuck);
@@ -241,7 +250,7 @@ void run_sim(const SimOptions& o) {
         render::Image img(cost.width() * px, cost.height() * px, {240, 238, 228});
         for (int y = 0; y < cost.height(); ++y)
             for (int x = 0; x < cost.width(); ++x) {
-                img.fill_rect(x * px, y * px, px, px, render::terrain_colour(cost.at(x, y)));
+                img.fill_rect(x * px, y * px, px, px, render::terrain_colour(terrain.at(x, y)));
             }
         for (std::size_t k = 0; k < trails.size(); ++k) {
             const render::Rgb col{static_cast<std::uint8_t>(40 + (k * 53) % 180),
@@ -276,6 +285,10 @@ void add_sim_command(CLI::App& app) {
     cmd->add_option("--json", o->json, "Write the report as JSON");
     cmd->add_option("--png", o->png, "Draw the map with every agent's trajectory");
     cmd->add_option("--gif", o->gif, "Write an animation (a frame every 0.1 s, at most 600)");
+    add_class_options(*cmd, o->unit_class);
+    cmd->footer(
+        "--class/--size: the agents plan on that class's cost field (which also bounds where they spawn and "
+        "which cells count as walls for them); their crowd bodies stay size 1 in sim for now.");
     cmd->callback([o] { run_sim(*o); });
 }
 

@@ -24,6 +24,7 @@ struct VerifyOptions {
     std::uint64_t seed = 1;
     double diagonal = 1.4142135623730951;
     int connectivity = 8;
+    ClassChoice unit_class;
 };
 
 struct Checker {
@@ -145,15 +146,23 @@ struct Checker {
 
 void run_verify(const VerifyOptions& o) {
     const Map map = load_map_or_fail(o.map);
+    // Fields for another class are checked against that class's costs, like the default's.
+    const PlanningCost planning = planning_cost(map, o.map, o.unit_class);
+    const CostField& cost = planning.cost;
     std::vector<std::vector<Cell>> goal_sets;
     if (!o.goals.empty()) goal_sets.push_back(parse_goals(o.goals));
+    for (const auto& goals : goal_sets)
+        for (const Cell& g : goals) require_open_for_class(planning, g, "goal");
     if (o.random_goals < 0 || o.random_goals > 10000) throw Failure{"--random-goals must be 0..10000"};
     if (o.random_goals > 0) {
         std::vector<Cell> free_cells;
-        for (int y = 0; y < map.cost.height(); ++y)
-            for (int x = 0; x < map.cost.width(); ++x)
-                if (map.cost.passable(x, y)) free_cells.push_back({x, y});
-        if (free_cells.empty()) throw Failure{o.map + ": the map has no passable cell"};
+        for (int y = 0; y < cost.height(); ++y)
+            for (int x = 0; x < cost.width(); ++x)
+                if (cost.passable(x, y)) free_cells.push_back({x, y});
+        if (free_cells.empty()) {
+            throw Failure{o.map + ": the map has no passable cell" +
+                          (planning.is_default() ? "" : " for " + planning.describe())};
+        }
         std::mt19937_64 rng(o.seed);
         for (int i = 0; i < o.random_goals; ++i) goal_sets.push_back({free_cells[rng() % free_cells.size()]});
     }
@@ -161,19 +170,20 @@ void run_verify(const VerifyOptions& o) {
     const FieldParams params = make_params(o.diagonal, o.connectivity);
     FieldBuilder builder;
     FlowField field;
+    const std::string class_text = planning.is_default() ? "" : " (" + planning.describe() + ")";
     std::size_t total_violations = 0;
     for (const auto& goals : goal_sets) {
-        check(builder.build(map.cost, goals, params, field));
-        Checker checker{map.cost, field, params.connectivity == Connectivity::eight ? params.diagonal_factor : 1.0,
+        check(builder.build(cost, goals, params, field));
+        Checker checker{cost, field, params.connectivity == Connectivity::eight ? params.diagonal_factor : 1.0,
                         params.connectivity == Connectivity::eight};
         checker.run();
         std::string goal_list;
         for (const Cell& g : goals) goal_list += cell_text(g) + " ";
         std::printf(
-            "verify %s goals %s: %dx%d cells, %zu reachable; checked wall/goal codes, legal moves, "
+            "verify %s%s goals %s: %dx%d cells, %zu reachable; checked wall/goal codes, legal moves, "
             "Bellman optimality (max gap %.3g), flow walks reach a goal without cycles (max relative "
             "error of summed costs %.3g): %s\n",
-            o.map.c_str(), goal_list.c_str(), map.cost.width(), map.cost.height(), builder.settled_cells(),
+            o.map.c_str(), class_text.c_str(), goal_list.c_str(), cost.width(), cost.height(), builder.settled_cells(),
             checker.max_bellman_gap, checker.max_walk_error,
             checker.violations ? (std::to_string(checker.violations) + " violation(s)").c_str() : "OK");
         total_violations += checker.violations;
@@ -191,6 +201,11 @@ void add_verify_command(CLI::App& app) {
     cmd->add_option("--random-goals", o->random_goals, "Also verify N fields for random single goals");
     cmd->add_option("--seed", o->seed, "Seed for --random-goals");
     add_field_options(*cmd, o->diagonal, o->connectivity);
+    add_class_options(*cmd, o->unit_class);
+    cmd->footer(
+        "With --class/--size, the fields of that class are built and checked against the class's own cost "
+        "field (every check is re-derived from it). No published optimal lengths are involved; to compare "
+        "against a .scen file use tide scen, whose lengths hold for the default class only.");
     cmd->callback([o] { run_verify(*o); });
 }
 

@@ -129,6 +129,173 @@ scen_small)
   expect_fail "scen mismatch exits 1" "differ from the published" "$tide" scen --map small.tmap --scen wrong.scen
   "$tide" scen --map small.tmap --scen ok.scen --json | grep -q '"failures": 0' || fail "scen --json"
   ;;
+field_edit)
+  # --edit repairs the field in place: its CSVs equal a fresh build on the edited map.
+  write_map
+  "$tide" field --map small.tmap --goal 5,3 --edit 0,2,0,3=wall --edit 1,1,2,1=2 --edit 3,0,3,0=9 \
+    --dist-csv ed.csv --next-csv en.csv >out.txt || fail "field --edit failed: $(cat out.txt)"
+  cat >edited.tmap <<'MAP'
+tide-map 1
+width 6
+height 4
+legend 2 2
+legend 9 9
+map
+..F9..
+.22~..
+##....
+#.....
+MAP
+  "$tide" field --map edited.tmap --goal 5,3 --dist-csv fd.csv --next-csv fn.csv >/dev/null || fail "field on edited map"
+  cmp -s ed.csv fd.csv || fail "dist csv after --edit differs from a fresh build: $(diff ed.csv fd.csv)"
+  cmp -s en.csv fn.csv || fail "next csv after --edit differs from a fresh build: $(diff en.csv fn.csv)"
+  "$tide" field --map small.tmap --goal 5,3 --dist-csv plain.csv >/dev/null || fail "field without edits"
+  cmp -s plain.csv ed.csv && fail "the edits changed nothing in the dist csv"
+  [ "$(grep -c '^edit ' out.txt)" -eq 3 ] || fail "expected 3 edit lines in: $(cat out.txt)"
+  grep -qE '^edit 0,2,0,3=wall: changed=2 affected=[0-9]+ touched=[0-9]+ rebuilt=(yes|no) repair_ms=[0-9]+\.[0-9]+$' out.txt ||
+    fail "edit line format: $(cat out.txt)"
+  grep -qE '^edit 1,1,2,1=2: changed=2 ' out.txt || fail "1,1,2,1=2 changes two cells (it opens the wall at 2,1): $(cat out.txt)"
+  # --repeat with edits prints both medians and still ends on the edited field.
+  out=$("$tide" field --map small.tmap --goal 5,3 --edit 0,2,0,3=wall --edit 1,1,2,1=2 --edit 3,0,3,0=9 \
+    --repeat 5 --dist-csv rd.csv) || fail "field --edit --repeat failed"
+  grep -qE '^build_ms_median=[0-9]+\.[0-9]+$' <<<"$out" || fail "no build_ms_median line in: $out"
+  grep -qE '^repair_ms_median=[0-9]+\.[0-9]+$' <<<"$out" || fail "no repair_ms_median line in: $out"
+  cmp -s rd.csv fd.csv || fail "dist csv after --repeat rounds differs from a fresh build of the edited map"
+  # A random 64x64 map: a long wall, a cleared square, a swamp strip over both (overlapping edits,
+  # applied in order; big enough that repair rebuilds), then small edits repaired in place; against
+  # a fresh build of the same edits written into the map by awk.
+  "$tide" gen --width 64 --height 64 --seed 5 --out g.tmap || fail "gen"
+  gx=$(sed -n 7p g.tmap | awk '{print index($0, ".") - 1}')  # the first plain cell of row 2
+  [ "$gx" -ge 0 ] && [ "$gx" -lt 10 ] || fail "no plain cell left of column 10 in row 2 of g.tmap"
+  "$tide" field --map g.tmap --goal $gx,2 --edit 10,0,10,60=wall --edit 20,20,40,40=1 --edit 30,5,35,50=6 \
+    --edit 50,50,52,52=wall --edit 44,10,46,12=1 --edit 5,40,6,41=3 --edit 60,60,60,60=6 \
+    --dist-csv gd.csv --next-csv gn.csv >out.txt 2>err.txt || fail "field --edit on g.tmap: $(cat err.txt)"
+  grep -q "rebuilt=no" out.txt || fail "no edit was repaired in place: $(cat out.txt)"
+  awk 'NR<=4 {print; next}
+       { y = NR - 5; row = $0
+         for (x = 0; x < 64; ++x) {
+           c = substr(row, x + 1, 1)
+           if (x == 10 && y <= 60) c = "#"
+           if (x >= 20 && x <= 40 && y >= 20 && y <= 40) c = "."
+           if (x >= 30 && x <= 35 && y >= 5 && y <= 50) c = "~"
+           if (x >= 50 && x <= 52 && y >= 50 && y <= 52) c = "#"
+           if (x >= 44 && x <= 46 && y >= 10 && y <= 12) c = "."
+           if (x >= 5 && x <= 6 && y >= 40 && y <= 41) c = "F"
+           if (x == 60 && y == 60) c = "~"
+           out = out c }
+         print out; out = "" }' g.tmap >g_edited.tmap
+  "$tide" field --map g_edited.tmap --goal $gx,2 --dist-csv gfd.csv --next-csv gfn.csv >/dev/null || fail "edited g"
+  cmp -s gd.csv gfd.csv || fail "64x64: dist csv after --edit differs from a fresh build"
+  cmp -s gn.csv gfn.csv || fail "64x64: next csv after --edit differs from a fresh build"
+  ;;
+field_would_block)
+  # A wall with one gap: stamping the gap cuts the right side off; a stamp elsewhere does not.
+  cat >gap.tmap <<'MAP'
+tide-map 1
+width 9
+height 5
+map
+....#....
+....#....
+.........
+....#....
+....#....
+MAP
+  "$tide" field --map gap.tmap --goal 0,2 --dist-csv before.csv >/dev/null || fail "field on gap.tmap"
+  out=$("$tide" field --map gap.tmap --goal 0,2 --would-block 4,2,4,2 --dist-csv after.csv) || fail "would-block gap"
+  grep -qx 'blocks=yes' <<<"$out" || fail "closing the gap must block: $out"
+  grep -qx 'cut_off_cells=20' <<<"$out" || fail "closing the gap cuts off the 20 cells right of the wall: $out"
+  cmp -s before.csv after.csv || fail "--would-block changed the field"
+  out=$("$tide" field --map gap.tmap --goal 0,2 --would-block 6,0,7,1) || fail "would-block elsewhere"
+  grep -qx 'blocks=no' <<<"$out" || fail "a stamp away from the gap must not block: $out"
+  grep -qx 'cut_off_cells=0' <<<"$out" || fail "no cell is cut off: $out"
+  grep -q 'cut_off_spawns' <<<"$out" && fail "cut_off_spawns without --spawn: $out"
+  # With spawns: only they count.
+  out=$("$tide" field --map gap.tmap --goal 0,2 --would-block 4,2,4,2 --spawn 1,1 --spawn 8,4) || fail "with spawns"
+  grep -qx 'blocks=yes' <<<"$out" && grep -qx 'cut_off_spawns=1' <<<"$out" || fail "spawn (8,4) is cut off: $out"
+  out=$("$tide" field --map gap.tmap --goal 0,2 --would-block 4,2,4,2 --spawn 1,1) || fail "spawn on the goal side"
+  grep -qx 'blocks=no' <<<"$out" && grep -qx 'cut_off_spawns=0' <<<"$out" || fail "spawn (1,1) keeps its path: $out"
+  # After an edit that already closes the gap at (4,2)... the query sees the edited field.
+  out=$("$tide" field --map gap.tmap --goal 0,2 --edit 4,2,4,2=wall --would-block 6,0,6,0) || fail "edit + would-block"
+  grep -qx 'blocks=no' <<<"$out" && grep -qx 'cut_off_cells=0' <<<"$out" || fail "nothing left to cut off: $out"
+  expect_fail "would-block off the map" "--would-block '4,2,9,2'.*outside the 9x5 map" \
+    "$tide" field --map gap.tmap --goal 0,2 --would-block 4,2,9,2
+  expect_fail "would-block malformed" "--would-block '4,2,4' is not of the form X0,Y0,X1,Y1" \
+    "$tide" field --map gap.tmap --goal 0,2 --would-block 4,2,4
+  expect_fail "spawn off the map" "--spawn '9,9'.*outside" \
+    "$tide" field --map gap.tmap --goal 0,2 --would-block 4,2,4,2 --spawn 9,9
+  expect_fail "spawn without would-block" "--spawn is only used with --would-block" \
+    "$tide" field --map gap.tmap --goal 0,2 --spawn 1,1
+  ;;
+field_class)
+  # Moving AI map with a lake: water units cross it, land units go around.
+  printf 'type octile\nheight 5\nwidth 7\nmap\n.......\n.WWWWW.\n.WWWWW.\n.WWWWW.\n.......\n' >lake.map
+  "$tide" field --map lake.map --goal 3,0 --dist-csv land.csv >/dev/null || fail "field on lake.map"
+  "$tide" field --map lake.map --goal 3,0 --class water --dist-csv water.csv >out.txt || fail "field --class water"
+  grep -q "class 'water' size 1" out.txt || fail "the summary names the class: $(cat out.txt)"
+  land=$(sed -n 5p land.csv | cut -d, -f4)
+  water=$(sed -n 5p water.csv | cut -d, -f4)
+  [ "$water" = "4" ] || fail "water: (3,4) -> (3,0) straight across the lake costs 4, got $water"
+  awk -v a="$water" -v b="$land" 'BEGIN{exit !(a < b)}' || fail "water ($water) must be cheaper than land ($land)"
+  # Size 2: the 1-cell gap in the wall is closed, the right side unreachable.
+  printf 'tide-map 1\nwidth 9\nheight 5\nmap\n....#....\n....#....\n.........\n....#....\n....#....\n' >gap.tmap
+  "$tide" field --map gap.tmap --goal 0,0 --dist-csv s1.csv >/dev/null || fail "size 1"
+  "$tide" field --map gap.tmap --goal 0,0 --size 2 --dist-csv s2.csv >/dev/null || fail "size 2"
+  [ "$(sed -n 1p s1.csv | cut -d, -f7)" != "inf" ] || fail "size 1 reaches (6,0) through the gap"
+  [ "$(sed -n 1p s2.csv | cut -d, -f7)" = "inf" ] || fail "size 2 must not pass the 1-cell gap: $(sed -n 1p s2.csv)"
+  "$tide" field --map gap.tmap --goal 0,0 --class default --size 1 --dist-csv s1b.csv >/dev/null || fail "default 1"
+  cmp -s s1.csv s1b.csv || fail "--class default --size 1 must equal no option"
+  # scen: the costs of another class are reported, not compared (the lengths are the default class's).
+  printf 'version 1\n0\tlake.map\t7\t5\t3\t4\t3\t0\t99\n' >lake.scen
+  out=$("$tide" scen --map lake.map --scen lake.scen --class water) || fail "scen --class water must not compare"
+  grep -q "compared=no" <<<"$out" && grep -q "^3 4 3 0 4.00000000$" <<<"$out" || fail "scen --class output: $out"
+  grep -q "MISMATCH" <<<"$out" && fail "scen --class compared: $out"
+  expect_fail "scen default still compares" "differ from the published" "$tide" scen --map lake.map --scen lake.scen
+  "$tide" scen --help | grep -q -- "--class" || fail "scen --help has no --class"
+  "$tide" scen --help | grep -q "optimal lengths are" || fail "scen --help does not explain the class rule"
+  # verify checks class fields against the class's costs; sim plans on them.
+  "$tide" verify --map lake.map --goal 3,0 --class water | grep -q "OK" || fail "verify --class water"
+  "$tide" verify --map gap.tmap --random-goals 3 --size 2 | grep -q "size 2" || fail "verify --size 2"
+  out=$("$tide" sim --map lake.map --goal 3,2 --class water --agents 10 --seconds 3 2>/dev/null) || fail "sim --class water"
+  grep -q "class 'water' size 1" <<<"$out" && grep -q "arrived 100.0%" <<<"$out" || fail "sim water units reach the lake: $out"
+  "$tide" sim --help | grep -q "size 1 in sim" || fail "sim --help does not say bodies stay size 1"
+  ;;
+class_edit_bad_inputs)
+  write_map
+  printf 'type octile\nheight 5\nwidth 7\nmap\n.......\n.WWWWW.\n.WWWWW.\n.WWWWW.\n.......\n' >lake.map
+  expect_fail "field --size 0" "small.tmap: unit size 0 is outside 1..8" "$tide" field --map small.tmap --goal 5,3 --size 0
+  expect_fail "field --size 9" "small.tmap: unit size 9 is outside 1..8" "$tide" field --map small.tmap --goal 5,3 --size 9
+  expect_fail "verify --size 9" "unit size 9 is outside 1..8" "$tide" verify --map small.tmap --goal 5,3 --size 9
+  expect_fail "sim --size 0" "unit size 0 is outside 1..8" "$tide" sim --map small.tmap --goal 5,3 --size 0
+  printf 'version 1\n0\tsmall.tmap\t6\t4\t0\t0\t5\t3\t8\n' >ok.scen
+  expect_fail "scen --size 9" "unit size 9 is outside 1..8" "$tide" scen --map small.tmap --scen ok.scen --size 9
+  expect_fail "unknown class lists the known ones" "lake.map: unknown unit class 'boat' \(the map has: default, water\)" \
+    "$tide" field --map lake.map --goal 0,0 --class boat
+  expect_fail "sim unknown class" "unknown unit class 'boat'" "$tide" sim --map lake.map --goal 0,0 --class boat
+  expect_fail "goal a wall for the class" "goal \(5, 3\) is a wall for class 'default' size 2" \
+    "$tide" field --map small.tmap --goal 5,3 --size 2
+  expect_fail "sim goal a wall for the class" "goal \(5, 3\) is a wall for class 'default' size 2" \
+    "$tide" sim --map small.tmap --goal 5,3 --size 2 --agents 5
+  expect_fail "scen start a wall for the class" "ok.scen:2: start \(0, 0\) is on a wall for class 'default' size 2" \
+    "$tide" scen --map small.tmap --scen ok.scen --size 2
+  expect_fail "edit off the map" "--edit '0,0,6,0=wall': cell \(6, 0\) is outside the 6x4 map" \
+    "$tide" field --map small.tmap --goal 5,3 --edit 0,0,6,0=wall
+  expect_fail "edit negative" "--edit '-1,0,0,0=3': cell \(-1, 0\) is outside" \
+    "$tide" field --map small.tmap --goal 5,3 --edit=-1,0,0,0=3
+  for bad in "1,2,3" "a,b,c,d=5" "=wall" "1,2,3=wall" "1,2,3,4,5=1"; do
+    expect_fail "edit '$bad'" "--edit '$bad' is not of the form X0,Y0,X1,Y1=V" \
+      "$tide" field --map small.tmap --goal 5,3 --edit="$bad"
+  done
+  expect_fail "edit reversed" "--edit '3,0,1,0=2': needs X0 <= X1" "$tide" field --map small.tmap --goal 5,3 --edit 3,0,1,0=2
+  expect_fail "edit cost 255" "--edit '0,0,0,0=255': cost '255' is not 1..254 or wall" \
+    "$tide" field --map small.tmap --goal 5,3 --edit 0,0,0,0=255
+  expect_fail "edit cost 0" "cost '0' is not 1..254" "$tide" field --map small.tmap --goal 5,3 --edit 0,0,0,0=0
+  expect_fail "edit walls a goal" "--edit '4,2,5,3=wall': .*goal \(5, 3\) into a wall" \
+    "$tide" field --map small.tmap --goal 5,3 --edit 4,2,5,3=wall
+  # One line on stderr each.
+  [ "$("$tide" field --map small.tmap --goal 5,3 --edit 4,2,5,3=wall 2>&1 >/dev/null | wc -l)" -eq 1 ] ||
+    fail "the refused edit must print one line"
+  ;;
 bench_smoke)
   # A tiny run of every row: exit 0, the table and the JSON keys. No timing assertions.
   "$tide" bench fields --help | grep -q -- "--sizes" || fail "bench fields --help prints no --sizes"
