@@ -1,11 +1,12 @@
 // Tide demo page: wires the connection (net.js), the canvas (view.js) and the controls (ui.js).
 // Tests read `window.tide` (fps, frames received per second, units drawn, the last world and stats
-// messages, the last server error, readiness, the selection, the groups and the field shown).
+// messages, the last server error, readiness, the selection, the groups, the field shown, unit
+// sizes and the tower stamp).
 
 import { Connection } from './net.js';
 import { css, groupColour } from './palette.js';
 import { View } from './view.js';
-import { CanvasInput, isTyping, throttled } from './ui.js';
+import { CanvasInput, isTyping, throttled, TowerProbe, towerKey } from './ui.js';
 
 const $ = (id) => document.getElementById(id);
 const kMaxSpawn = 100000;
@@ -29,6 +30,8 @@ const state = {
     haveFields: false,
     haveAgents: false,
     syncSpawnCount: false,
+    tower: null, // the tower stamp under the cursor: {x0, y0, x1, y1} cells, inclusive
+    towerVerdict: null, // the server's `tower` answer for that stamp (null while none came)
 };
 
 const tide = {
@@ -41,6 +44,8 @@ const tide = {
     ready: false,
     connected: false,
     lastOrdered: null, // the last `ordered` reply
+    lastTower: null, // the last `tower` answer (to tower_check)
+    lastTowerPlaced: null, // the last `tower_placed` reply
     /** Client coordinates of a cell's centre (for tests driving the mouse). */
     cellToClient: (x, y) => view.cellToClient(x, y),
     /** Client coordinates of a position in cell units (cell x spans x..x+1). */
@@ -69,6 +74,10 @@ const tide = {
     send: (message) => send(message),
     /** Device pixels per cell. */
     scale: () => view.scale,
+    /** Units of each size in the last agents frame: {1: n, 2: n, 3: n}. */
+    unitSizes: () => unitSizeCounts(),
+    /** The tower stamp under the cursor and its verdict: {x0, y0, x1, y1, state: 'pending' | 'free' | 'blocks', answer}, or null. */
+    towerStamp: () => (state.tower ? { ...state.tower, state: towerState(), answer: state.towerVerdict } : null),
 };
 window.tide = tide;
 
@@ -89,7 +98,9 @@ const conn = new Connection(`${scheme}//${location.host}/ws`, {
 });
 
 function send(message) {
-    if (!conn.send(message)) log(`not connected: ${message.type} dropped`, 'info');
+    const sent = conn.send(message);
+    if (!sent) log(`not connected: ${message.type} dropped`, 'info');
+    return sent;
 }
 
 function handleMessage(m) {
@@ -116,10 +127,21 @@ function handleMessage(m) {
             // The world message a new connection gets may predate the last respawn: the next stats
             // message has the current count.
             state.syncSpawnCount = true;
+            towerProbe.recheck();
             break;
         }
         case 'groups':
             setGroups(m.groups || []);
+            towerProbe.recheck(); // units or goals changed: what a tower would cut off may have too
+            break;
+        case 'tower':
+            tide.lastTower = m;
+            towerProbe.answer(m);
+            break;
+        case 'tower_placed':
+            tide.lastTowerPlaced = m;
+            log(`tower placed at (${m.x0}, ${m.y0})-(${m.x1}, ${m.y1})`, 'info');
+            towerProbe.recheck();
             break;
         case 'ordered':
             tide.lastOrdered = m;
@@ -143,6 +165,10 @@ function handleMessage(m) {
         case 'error':
             tide.lastError = m.message;
             log(m.request ? `${m.request}: ${m.message}` : m.message);
+            if (m.request === 'tower_check') {
+                towerProbe.answer(null); // a hover question: logged, not worth a toast
+                break;
+            }
             toast(m.message);
             if (m.request === 'set_goals' && !state.dragging) {
                 // Refused: draw the server's goals again.
@@ -162,6 +188,7 @@ function handleFrame(frame) {
         view.setFields(frame);
         state.haveFields = true;
         state.shownGroup = frame.group;
+        towerProbe.recheck(); // the terrain or a field changed
         showHover();
         showGroups();
     } else if (frame.kind === 'agents') {
@@ -202,6 +229,7 @@ function refreshGroups() {
         id: g.id,
         goals: (state.localGoals.get(g.id) || g.goals).map((c) => [c[0], c[1]]),
         members: g.members,
+        size: g.size || 1,
         field_ready: g.field_ready,
         order_ms: g.order_ms,
     }));
@@ -263,7 +291,7 @@ function showGroups() {
     for (const g of state.groups) {
         const classes = [g.id === state.viewChoice ? 'chosen' : '', g.id === state.shownGroup ? 'shown' : '']
             .join(' ').trim();
-        const goals = `${g.goals.length} goal${g.goals.length === 1 ? '' : 's'}`;
+        const goals = `${g.size > 1 ? `${g.size}×${g.size} · ` : ''}${g.goals.length} goal${g.goals.length === 1 ? '' : 's'}`;
         const note = g.field_ready ? goals : `${goals} · building field…`;
         const title = `Show group ${g.id}'s field (click again: auto)`;
         rows.push(`<li data-group="${g.id}" class="${classes}" title="${title}">` +
@@ -330,7 +358,9 @@ function setPaused(paused) {
 }
 
 function fmtMs(v) {
-    return typeof v === 'number' ? `${v < 10 ? v.toFixed(2) : v.toFixed(1)} ms` : '–';
+    if (typeof v !== 'number') return '–';
+    if (v > 0 && v < 0.1) return `${(v * 1000).toFixed(0)} µs`;  // repairs often take microseconds
+    return `${v < 10 ? v.toFixed(2) : v.toFixed(1)} ms`;
 }
 
 function fmtInt(v) {
@@ -350,6 +380,8 @@ function showStats(s) {
     $('stat-hits').textContent = fmtInt(s.cache_hits);
     $('stat-misses').textContent = fmtInt(s.cache_misses);
     $('stat-builds').textContent = fmtInt(s.builds);
+    $('stat-repairs').textContent = fmtInt(s.repairs);
+    $('stat-repair-ms').textContent = s.repairs > 0 ? fmtMs(s.repair_ms) : '–';
     $('stat-cancelled').textContent = fmtInt(s.builds_cancelled);
     $('stat-cached').textContent = fmtMb(s.cached_bytes);
     $('stat-published').textContent = fmtInt(s.fields_published);
@@ -394,8 +426,13 @@ function selectTool(button) {
     for (const b of document.querySelectorAll('.tool')) b.classList.toggle('selected', b === button);
     tool = button.dataset.tool;
     if (tool === 'select') view.brush = null;
+    input.refreshHover();
 }
 for (const button of document.querySelectorAll('.tool')) button.addEventListener('click', () => selectTool(button));
+$('tower-size').addEventListener('change', () => {
+    selectTool($('tool-tower'));
+    input.refreshHover();
+});
 
 const brush = $('brush');
 const showBrush = () => {
@@ -423,16 +460,19 @@ $('zoom-in').addEventListener('click', () => zoomCentre(1.5));
 $('zoom-out').addEventListener('click', () => zoomCentre(1 / 1.5));
 
 // Crowd.
-const respawn = () => {
+/** Respawns (or, with `add`, adds) the number of units in the count box, of the size chosen. */
+const spawn = (add) => {
     const input = $('spawn-count');
     const count = Math.max(0, Math.min(state.maxAgents, Math.floor(Number(input.value) || 0)));
     input.value = String(count);
-    view.clearTrails();
-    send({ type: 'spawn', count });
+    const size = Number($('spawn-size').value) || 1;
+    if (!add) view.clearTrails();
+    send(add ? { type: 'spawn', count, size, add: true } : { type: 'spawn', count, size });
 };
-$('spawn').addEventListener('click', respawn);
+$('spawn').addEventListener('click', () => spawn(false));
+$('spawn-add').addEventListener('click', () => spawn(true));
 $('spawn-count').addEventListener('keydown', (e) => {
-    if (e.key === 'Enter') respawn();
+    if (e.key === 'Enter') spawn(false);
 });
 for (const name of paramInputs) {
     const input = $(`param-${name}`);
@@ -492,7 +532,7 @@ $('map-file').addEventListener('change', async (e) => {
 window.addEventListener('keydown', (e) => {
     if (isTyping(e) || e.ctrlKey || e.metaKey || e.altKey) return;
     const tools = { KeyV: 'tool-select', Digit1: 'tool-wall', Digit2: 'tool-forest', Digit3: 'tool-swamp',
-        Digit4: 'tool-erase' };
+        Digit4: 'tool-erase', KeyT: 'tool-tower' };
     if (tools[e.code]) selectTool($(tools[e.code]));
     else if (e.code === 'Escape') input.escape();
     else if (e.code === 'KeyP') $('pause').click();
@@ -509,6 +549,14 @@ const input = new CanvasInput($('canvas'), view, {
     log,
     tool: () => tool,
     brush: () => Number(brush.value),
+    towerSize: () => Number($('tower-size').value) || 2,
+    towerHover: (rect) => {
+        if (towerKey(rect) === towerKey(state.tower)) return;
+        state.tower = rect;
+        state.towerVerdict = null;
+        towerProbe.want(rect);
+        showTower();
+    },
     groups: () => state.groups,
     setLocalGoals,
     setDragging: (group) => {
@@ -530,6 +578,38 @@ const input = new CanvasInput($('canvas'), view, {
     },
 });
 
+/** Units of each size in the last agents frame. */
+function unitSizeCounts() {
+    const a = view.agents, counts = {};
+    if (!a) return counts;
+    if (!a.sizes) return a.count ? { 1: a.count } : counts;
+    for (let i = 0; i < a.count; i++) counts[a.sizes[i]] = (counts[a.sizes[i]] || 0) + 1;
+    return counts;
+}
+
+function towerState() {
+    const v = state.towerVerdict;
+    return !v ? 'pending' : v.blocks ? 'blocks' : 'free';
+}
+
+/** The tower stamp on the canvas and its verdict in the hover line. */
+function showTower() {
+    view.tower = state.tower ? { ...state.tower, state: towerState() } : null;
+    showHover();
+}
+
+/** What a tower on the stamp would do, in words ('' without a stamp). */
+function towerText() {
+    const t = state.tower;
+    if (!t) return '';
+    const v = state.towerVerdict;
+    const at = `tower ${t.x1 - t.x0 + 1}×${t.y1 - t.y0 + 1}`;
+    if (!v) return ` · ${at}: checking…`;
+    if (v.covers_goal) return ` · ${at}: covers a goal`;
+    if (v.blocks) return ` · ${at}: would cut ${fmtInt(v.units_cut_off)} unit${v.units_cut_off === 1 ? '' : 's'} off`;
+    return ` · ${at}: free`;
+}
+
 /** The cell under the mouse, described in the corner of the canvas (refreshed when fields change). */
 function showHover() {
     const cell = hoverCell;
@@ -543,8 +623,13 @@ function showHover() {
     const terrain = kTerrainNames[cost] || `cost ${cost}`;
     const distance = cost === 255 ? '' : Number.isFinite(value) ? ` · distance ${value.toFixed(1)}` : ' · unreachable';
     const whose = distance && state.groups.length > 1 && state.shownGroup ? ` (group ${state.shownGroup})` : '';
-    hoverBox.textContent = `(${x}, ${y}) ${terrain}${distance}${whose}`;
+    hoverBox.textContent = `(${x}, ${y}) ${terrain}${distance}${whose}${towerText()}`;
 }
+
+const towerProbe = new TowerProbe((m) => conn.send(m), (rect, answer) => {
+    state.towerVerdict = answer;
+    showTower();
+});
 
 new ResizeObserver(() => view.resize()).observe($('canvas'));
 view.resize();

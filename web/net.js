@@ -15,6 +15,8 @@ export function decodeFrame(buffer) {
         if (buffer.byteLength < 20) return null;
         const count = dv.getUint32(4, true);
         if (buffer.byteLength < 20 + 6 * count) return null;
+        // Format 2 (byte 1) adds a size byte per unit; format 1 frames draw every unit at size 1.
+        const sized = dv.getUint8(1) >= 2 && buffer.byteLength >= 20 + 7 * count;
         return {
             kind: 'agents',
             count,
@@ -24,6 +26,7 @@ export function decodeFrame(buffer) {
             positions: new Uint16Array(buffer, 20, 2 * count), // x0, y0, x1, y1, ...
             states: new Uint8Array(buffer, 20 + 4 * count, count), // 0 moving, 1 arrived, 2 no path, 3 stuck
             groups: new Uint8Array(buffer, 20 + 5 * count, count), // group id & 255
+            sizes: sized ? new Uint8Array(buffer, 20 + 6 * count, count) : null, // cells a side, 1..3 (null: all 1)
         };
     }
     if (type === kFieldsFrame) {

@@ -1,4 +1,4 @@
-// Input: the canvas (select, order, paint, goals, zoom, pan) and the control panel. Everything the
+// Input: the canvas (select, order, paint, towers, goals, zoom, pan) and the control panel. Everything the
 // user does ends up as a client message through `send` (docs/protocol.md) or as a view change.
 
 import { kCostWall } from './palette.js';
@@ -8,6 +8,72 @@ const kPaintBurst = 20;
 const kGoalIntervalMs = 33; // goal drags: about 30 set_goals per second at most
 const kParamsIntervalMs = 100;
 const kClickSlop = 4; // client pixels a click may move before it counts as a drag
+const kTowerCheckMs = 50; // tower_check: at most 20 per second, one at a time (the server allows 120 messages/s)
+const kTowerAnswerMs = 1000; // an answer this late is taken as lost: the next check may go
+
+/** The key of a tower rectangle ({x0, y0, x1, y1}, cells inclusive). */
+export function towerKey(t) {
+    return t ? `${t.x0},${t.y0},${t.x1},${t.y1}` : '';
+}
+
+/**
+ * Asks the server (`tower_check`) whether a tower on the stamp under the cursor would block: one
+ * check in flight at a time, at most one per kTowerCheckMs, for the latest stamp only (stamps the
+ * cursor passed over meanwhile are never asked about). onVerdict(rect, answer) gets the `tower`
+ * answers for the stamp still wanted.
+ */
+export class TowerProbe {
+    constructor(send, onVerdict) {
+        this.send = send;
+        this.onVerdict = onVerdict;
+        this.rect = null; // the stamp wanted
+        this.sent = ''; // the key of the last stamp asked about (for the current state of the world)
+        this.inFlight = false;
+        this.sentAt = -Infinity;
+        this.timer = 0;
+    }
+
+    /** The stamp under the cursor (or null): asked about unless it was already. */
+    want(rect) {
+        if (towerKey(rect) !== towerKey(this.rect)) this.sent = '';
+        this.rect = rect;
+        this.pump();
+    }
+
+    /** The world changed (units, groups, terrain): the stamp's answer is stale, ask again. */
+    recheck() {
+        this.sent = '';
+        this.pump();
+    }
+
+    /** A `tower` answer (or null: the check was refused). */
+    answer(m) {
+        this.inFlight = false;
+        if (m && this.rect && towerKey(m) === towerKey(this.rect)) this.onVerdict(this.rect, m);
+        this.pump();
+    }
+
+    pump() {
+        const key = towerKey(this.rect);
+        if (!key || key === this.sent) return;
+        const now = performance.now();
+        if (this.inFlight && now - this.sentAt < kTowerAnswerMs) return; // answer() pumps again
+        const wait = this.sentAt + kTowerCheckMs - now;
+        if (wait > 0) {
+            if (!this.timer) {
+                this.timer = setTimeout(() => {
+                    this.timer = 0;
+                    this.pump();
+                }, wait);
+            }
+            return;
+        }
+        if (!this.send({ type: 'tower_check', ...this.rect })) return;
+        this.sent = key;
+        this.inFlight = true;
+        this.sentAt = now;
+    }
+}
 
 /** Sends paint messages no faster than kPaintPerSecond (a token bucket), in order. */
 class PaintQueue {
@@ -58,9 +124,10 @@ function lineCells(x0, y0, x1, y1) {
 
 /**
  * Mouse and keyboard on the canvas. `app` provides: send(message), log(text, kind), tool(),
- * brush(), groups() (the groups as drawn: [{id, goals, members}]), setLocalGoals(group, goals),
- * setDragging(group or 0), shownGroup() (the group whose field is on screen), selection() ({count,
- * serial}), select(box or null), unitCount(), maxGoals(), hover(cell).
+ * brush(), towerSize(), towerHover(rect or null), groups() (the groups as drawn: [{id, goals,
+ * members}]), setLocalGoals(group, goals), setDragging(group or 0), shownGroup() (the group whose
+ * field is on screen), selection() ({count, serial}), select(box or null), unitCount(), maxGoals(),
+ * hover(cell).
  */
 export class CanvasInput {
     constructor(canvas, view, app) {
@@ -68,7 +135,8 @@ export class CanvasInput {
         this.view = view;
         this.app = app;
         this.paint = new PaintQueue((m) => app.send(m));
-        this.mode = null; // 'paint' | 'goal' | 'box' | 'right' | 'pan' | null
+        this.mode = null; // 'paint' | 'tower' | 'goal' | 'box' | 'right' | 'pan' | null
+        this.pointer = null; // the last client position over the canvas: [x, y]
         this.space = false;
         this.goalTimer = 0;
         this.goalSentAt = 0;
@@ -80,6 +148,7 @@ export class CanvasInput {
         canvas.addEventListener('pointerup', (e) => this.up(e));
         canvas.addEventListener('pointercancel', (e) => this.cancel(e));
         canvas.addEventListener('pointerleave', () => {
+            this.pointer = null;
             if (!this.mode) this.setHover(null);
         });
         canvas.addEventListener('contextmenu', (e) => e.preventDefault());
@@ -142,6 +211,13 @@ export class CanvasInput {
             this.view.band = { x0: x, y0: y, x1: x, y1: y };
             return;
         }
+        if (this.app.tool() === 'tower') {
+            // One tower per click: the server refuses it (with the reason) when it would block.
+            this.mode = 'tower';
+            const t = this.towerAt(e.clientX, e.clientY);
+            if (t) this.app.send({ type: 'place_tower', ...t });
+            return;
+        }
         this.mode = 'paint';
         this.lastPaint = null;
         this.paintTo(cx, cy, true);
@@ -159,6 +235,7 @@ export class CanvasInput {
     }
 
     move(e) {
+        this.pointer = [e.clientX, e.clientY];
         const [cx, cy] = this.view.cellAt(e.clientX, e.clientY);
         if (this.mode === 'right' && this.dragged(e)) {
             this.startPan({ clientX: this.from[0], clientY: this.from[1] });
@@ -238,15 +315,43 @@ export class CanvasInput {
         const view = this.view;
         if (!cell || !view.contains(cell[0], cell[1])) {
             view.brush = null;
+            this.app.towerHover(null);
             this.app.hover(null);
             return;
         }
         const overGoal = e && !this.mode && view.goalAt(e.clientX, e.clientY);
         this.canvas.classList.toggle('over-goal', !!overGoal);
-        const painting = this.app.tool() !== 'select';
-        view.brush = !painting || overGoal || this.mode === 'goal' || this.mode === 'box'
-            ? null : { x: cell[0], y: cell[1], radius: this.app.brush() };
+        const tool = this.app.tool();
+        const painting = tool !== 'select' && tool !== 'tower';
+        const busy = overGoal || this.mode === 'goal' || this.mode === 'box';
+        view.brush = !painting || busy ? null : { x: cell[0], y: cell[1], radius: this.app.brush() };
+        this.app.towerHover(tool === 'tower' && !busy && e ? this.towerAt(e.clientX, e.clientY) : null);
         this.app.hover(cell);
+    }
+
+    /** Shows the hover again for the last pointer position (after a tool or tower size change). */
+    refreshHover() {
+        if (this.mode) return;
+        if (!this.pointer) {
+            this.setHover(null);
+            return;
+        }
+        const [x, y] = this.pointer;
+        this.setHover(this.view.cellAt(x, y), { clientX: x, clientY: y });
+    }
+
+    /**
+     * The tower stamp for a client position: towerSize() cells a side, centred on the pointer
+     * (a 3x3 stamp on the cell under it, a 2x2 one on the nearest cell corner), kept on the map;
+     * null when the map is smaller than the stamp.
+     */
+    towerAt(clientX, clientY) {
+        const n = this.app.towerSize(), w = this.view.width, h = this.view.height;
+        if (n > w || n > h) return null;
+        const [px, py] = this.view.positionAt(clientX, clientY);
+        const x0 = Math.max(0, Math.min(w - n, Math.round(px - n / 2)));
+        const y0 = Math.max(0, Math.min(h - n, Math.round(py - n / 2)));
+        return { x0, y0, x1: x0 + n - 1, y1: y0 + n - 1 };
     }
 
     // ---- Orders ------------------------------------------------------------------------------------

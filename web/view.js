@@ -7,9 +7,11 @@
 //    and read back once).
 //  - frame: each animation frame copies the background into the frame ImageData (one
 //    Uint32Array.set), blends the trails, stamps a ring around every selected unit and then every
-//    unit as a small disc in its group's colour, from precomputed pixel offsets, and puts the image
-//    once.
-//  - overlay: every group's goals, the selection box and the brush outline with the 2D API on top.
+//    unit as a disc in its group's colour, to scale (a unit of size s has the radius of a size-1
+//    unit plus 0.45 (s - 1) cells, as the server's crowd), from precomputed pixel offsets per size,
+//    and puts the image once.
+//  - overlay: every group's goals, the selection box, the brush outline and the tower stamp (green
+//    when the server says it would not block, red when it would) with the 2D API on top.
 
 import { colours, css, groupColour, mix, rgb, terrainColour, unitColourTables, viridis, kCostWall } from './palette.js';
 
@@ -25,6 +27,10 @@ export const kNumbersMinCell = 28;
 const kGridMinCell = 10;
 const kMaxCell = 160;
 const kUnitTables = unitColourTables();
+/** Unit sizes the page draws (the agents frame's size byte: 1..kUnitSizes cells a side). */
+export const kUnitSizes = 3;
+/** Extra radius per size step, cells (tide::World::radius_for). */
+const kRadiusPerSize = 0.45;
 
 export class View {
     constructor(canvas) {
@@ -55,8 +61,11 @@ export class View {
         this.showNumbers = true;
         this.showArrows = true;
         this.showTrails = false;
-        this.unitRadius = 0.16; // cells
+        this.unitRadius = 0.16; // cells, of a unit of size 1
         this.brush = null; // {x, y, radius} cell and radius of the paint brush under the cursor
+        // {x0, y0, x1, y1, state}: the tower stamp under the cursor (cells, inclusive); state
+        // 'pending' (no answer yet), 'free' or 'blocks'.
+        this.tower = null;
 
         // View: device pixels per cell and the device-pixel position of the map's corner.
         this.scale = 1;
@@ -470,7 +479,10 @@ export class View {
      * as dx, dy and its kind (0 inner, 1 rim, 2 halo, 3 halo edge) for discs cut by the canvas edge.
      */
     discFor(r, W) {
-        if (this.disc && this.disc.r === r && this.disc.W === W) return this.disc;
+        // A few radii at a time (one per unit size at the current zoom): start afresh past that.
+        if (!this.discs || this.discs.W !== W || this.discs.byRadius.size > 8) this.discs = { W, byRadius: new Map() };
+        const cached = this.discs.byRadius.get(r);
+        if (cached) return cached;
         const lists = [[], [], [], []], dxs = [], dys = [], kinds = [];
         const reach = r + 3;
         const rr = (r + 0.5) * (r + 0.5), halo = (r + 2) * (r + 2), edge = (r + 3) * (r + 3);
@@ -488,23 +500,33 @@ export class View {
                 kinds.push(kind);
             }
         }
-        this.disc = { r, W, reach, inner: Int32Array.from(lists[0]), rim: Int32Array.from(lists[1]),
+        const disc = { r, W, reach, inner: Int32Array.from(lists[0]), rim: Int32Array.from(lists[1]),
             halo: Int32Array.from(lists[2]), haloEdge: Int32Array.from(lists[3]),
             dxs: Int32Array.from(dxs), dys: Int32Array.from(dys), kinds: Uint8Array.from(kinds) };
-        return this.disc;
+        this.discs.byRadius.set(r, disc);
+        return disc;
+    }
+
+    /** Discs by unit size (index 0 and unknown sizes: size 1) for the current zoom. */
+    unitDiscs(W) {
+        const discs = [];
+        for (let size = 0; size <= kUnitSizes; size++) {
+            const radius = this.unitRadius + kRadiusPerSize * (Math.max(1, size) - 1);
+            discs.push(this.discFor(Math.max(1, Math.round(radius * this.scale - 0.25)), W));
+        }
+        return discs;
     }
 
     /**
      * Rings around the selected units, drawn before the units so that they stay on top: every
      * ring's dark edge first, then every white ring, so that overlapping rings merge into one patch.
      */
-    stampSelection(frame32, disc, kx, ky) {
+    stampSelection(frame32, discs, kx, ky) {
         const a = this.agents, sel = this.selection;
         if (!sel || sel.rosterSize !== a.count) return;
-        const W = this.pixelW, H = this.pixelH, pos = a.positions, bits = sel.bits, m = disc.reach;
+        const W = this.pixelW, H = this.pixelH, pos = a.positions, bits = sel.bits, sizes = a.sizes;
         const ox = this.ox, oy = this.oy, n = a.count;
         for (let pass = 3; pass >= 2; pass--) {
-            const offsets = pass === 2 ? disc.halo : disc.haloEdge, no = offsets.length;
             const colour = pass === 2 ? colours.selection : colours.selectionEdge;
             for (let b = 0, nb = bits.length; b < nb; b++) {
                 const byte = bits[b];
@@ -513,9 +535,11 @@ export class View {
                     if (!(byte & (1 << k))) continue;
                     const i = b * 8 + k;
                     if (i >= n) break;
+                    const disc = discs[sizes ? sizes[i] : 1] || discs[1], m = disc.reach;
                     const px = (ox + pos[2 * i] * kx) | 0, py = (oy + pos[2 * i + 1] * ky) | 0;
                     if (px < -m || py < -m || px >= W + m || py >= H + m) continue;
                     if (px >= m && py >= m && px < W - m && py < H - m) {
+                        const offsets = pass === 2 ? disc.halo : disc.haloEdge, no = offsets.length;
                         const base = py * W + px;
                         for (let j = 0; j < no; j++) frame32[base + offsets[j]] = colour;
                     } else {
@@ -536,20 +560,21 @@ export class View {
         this.agentsDrawn = 0;
         if (!a) return;
         const W = this.pixelW, H = this.pixelH, n = a.count, pos = a.positions, st = a.states, grp = a.groups;
+        const sizes = a.sizes;
         const kx = a.scaleX * this.scale, ky = a.scaleY * this.scale, ox = this.ox, oy = this.oy;
-        const r = Math.max(1, Math.round(this.unitRadius * this.scale - 0.25));
-        const disc = this.discFor(r, W);
-        this.stampSelection(frame32, disc, kx, ky);
-        const inner = disc.inner, rim = disc.rim, ni = inner.length, nr = rim.length;
+        const discs = this.unitDiscs(W);
+        this.stampSelection(frame32, discs, kx, ky);
         const fills = kUnitTables.fill, rims = kUnitTables.rim;
         let drawn = 0;
         for (let i = 0; i < n; i++) {
+            const disc = discs[sizes ? sizes[i] : 1] || discs[1], r = disc.r;
             const px = (ox + pos[2 * i] * kx) | 0, py = (oy + pos[2 * i + 1] * ky) | 0;
             if (px < -r || py < -r || px >= W + r || py >= H + r) continue;
             const key = ((grp[i] & 7) << 2) | (st[i] & 3);
             const colour = fills[key], rimColour = rims[key];
             drawn++;
             if (px >= r && py >= r && px < W - r && py < H - r) {
+                const inner = disc.inner, rim = disc.rim, ni = inner.length, nr = rim.length;
                 const base = py * W + px;
                 for (let k = 0; k < ni; k++) frame32[base + inner[k]] = colour;
                 for (let k = 0; k < nr; k++) frame32[base + rim[k]] = rimColour;
@@ -599,6 +624,7 @@ export class View {
             ctx.setLineDash([]);
             ctx.lineDashOffset = 0;
         }
+        if (this.tower) this.drawTower(ctx, this.tower);
         const half = Math.round(this.goalHalf() * this.dpr);
         const rects = [];
         for (const m of this.markers) {
@@ -624,6 +650,32 @@ export class View {
             ctx.setLineDash([5 * this.dpr, 3 * this.dpr]);
             ctx.strokeRect(x0, y0, w, h);
             ctx.setLineDash([]);
+        }
+    }
+
+    /** The tower stamp: filled green (free), red (would block) or white (waiting for the server). */
+    drawTower(ctx, t) {
+        const s = this.scale;
+        const x = this.ox + t.x0 * s, y = this.oy + t.y0 * s;
+        const w = (t.x1 - t.x0 + 1) * s, h = (t.y1 - t.y0 + 1) * s;
+        const fill = { free: 'rgba(25,170,70,0.45)', blocks: 'rgba(225,30,30,0.5)' }[t.state] || 'rgba(255,255,255,0.35)';
+        const edge = { free: 'rgb(10,110,40)', blocks: 'rgb(150,10,10)' }[t.state] || 'rgba(20,20,30,0.75)';
+        ctx.fillStyle = fill;
+        ctx.fillRect(x, y, w, h);
+        ctx.lineWidth = 2 * this.dpr;
+        ctx.strokeStyle = edge;
+        if (t.state === 'pending') ctx.setLineDash([4 * this.dpr, 3 * this.dpr]);
+        ctx.strokeRect(x + this.dpr, y + this.dpr, w - 2 * this.dpr, h - 2 * this.dpr);
+        ctx.setLineDash([]);
+        if (t.state === 'blocks' && s >= 6) {
+            // A cross, so that the verdict does not rest on colour alone.
+            const m = Math.min(w, h) * 0.22;
+            ctx.beginPath();
+            ctx.moveTo(x + m, y + m);
+            ctx.lineTo(x + w - m, y + h - m);
+            ctx.moveTo(x + w - m, y + m);
+            ctx.lineTo(x + m, y + h - m);
+            ctx.stroke();
         }
     }
 

@@ -29,6 +29,12 @@ const kOrderTarget = [58, 38];
 const kTwoGroups = [{ box: [16, 0, 44, 13.5], target: [61, 8] }, { box: [16, 26, 44, 40], target: [22, 36] }];
 const kArriveWithin = 8; // cells from its goal at which an arrived unit counts as there
 const kArriveMs = 40_000;
+// Towers: a 3x3 tower over the gap leaving its last row (y = 21) open lets units of size 1 through
+// but not units of size 2 or 3. Units spawned behind the wall (cells, inclusive) stay clear of it.
+const kGapTower = { x0: 13, y0: 18, x1: 15, y1: 20 };
+const kBehindWall = [0, 0, 9, 39];
+const kOpenTowers = [[20, 1], [26, 1], [32, 1], [38, 1], [20, 7], [38, 8], [50, 26]]; // top-left cells of 3x3 candidates
+const kPaintRepairCell = [44, 30];
 
 // Colours the page draws (web/palette.js, as apps/tide/render.cpp).
 const kInk = [28, 28, 32];
@@ -596,6 +602,139 @@ async function checkTwoGroups(page, base, out) {
     pass('two groups ordered to two places both arrive', `${text} arrived within ${kArriveWithin} cells, ${took} s`);
 }
 
+/** Moves the mouse so that the page's tower stamp is `t` (the stamp is centred on the pointer). */
+async function hoverTower(page, t) {
+    const n = t.x1 - t.x0 + 1;
+    const p = await positionPoint(page, t.x0 + n / 2, t.y0 + n / 2);
+    await page.mouse.move(p.x, p.y, { steps: 3 });
+}
+
+/** Waits (3 s at most) until the page's tower stamp is `t` with the verdict `want`; returns the stamp. */
+async function towerVerdict(page, t, want) {
+    const key = JSON.stringify([t.x0, t.y0, t.x1, t.y1]);
+    const probe = ([key, want]) => {
+        const s = window.tide.towerStamp();
+        return s && JSON.stringify([s.x0, s.y0, s.x1, s.y1]) === key && s.state === want ? s : null;
+    };
+    const stamp = await page.waitForFunction(probe, [key, want], { timeout: 3000 }).then((h) => h.jsonValue(), () => null);
+    const seen = await page.evaluate(() => window.tide.towerStamp());
+    check(stamp, `the tower stamp at (${t.x0}, ${t.y0})-(${t.x1}, ${t.y1}) is not '${want}': the page has ${JSON.stringify(seen)}`);
+    return stamp;
+}
+
+async function checkSizesAndTowers(page, base, out) {
+    // Everyone toward the default goal; paused, so that units stay where they were spawned.
+    await page.keyboard.press('Escape');
+    await rightClickCell(page, kDefaultGoal);
+    const one = await waitFor(async () => {
+        const g = (await getJson(base, '/api/state')).groups;
+        return { done: g.length === 1 && JSON.stringify(g[0].goals) === JSON.stringify([kDefaultGoal]), groups: g };
+    }, 3000);
+    check(one.done, `after a right-click at (${kDefaultGoal}) with nothing selected, /api/state groups are ${JSON.stringify(one.groups)}`);
+    await setPaused(page, base, true);
+    const roster = (await getJson(base, '/api/agents?limit=0')).roster;
+    await page.evaluate((area) => window.tide.send({ type: 'spawn', count: 150, area }), kBehindWall);
+    const behind = await waitFor(async () => {
+        const a = await getJson(base, '/api/agents?limit=100000');
+        return { done: a.roster !== roster && a.total === 150 && a.x.every((x) => x < kBehindWall[2] + 1), total: a.total };
+    }, 5000);
+    check(behind.done, `spawning 150 units in ${JSON.stringify(kBehindWall)}: /api/agents has ${behind.total}, or some outside`);
+
+    // The Tower tool by its shortcut, 3x3: over the gap it leaves room for units of size 1.
+    await page.keyboard.press('t');
+    check(await page.evaluate(() => document.getElementById('tool-tower').classList.contains('selected')),
+        "the 't' key did not select the Tower tool");
+    await page.selectOption('#tower-size', '3');
+    await hoverTower(page, kGapTower);
+    const free = await towerVerdict(page, kGapTower, 'free');
+    check(free.answer.units_cut_off === 0 && !free.answer.covers_goal, `tower answer over the gap ${JSON.stringify(free.answer)}`);
+
+    // Units of size 2 and 3 added with the page's controls (clicked without moving the mouse, so
+    // that the stamp stays: the page asks again when the units change).
+    const added = [];
+    for (const [size, count] of [[2, 40], [3, 10]]) {
+        await page.fill('#spawn-count', String(count));
+        await page.selectOption('#spawn-size', String(size));
+        await page.$eval('#spawn-add', (button) => button.click());
+        added.push([size, count]);
+        const want = 150 + added.reduce((n, [, c]) => n + c, 0);
+        const got = await waitFor(async () => ({ done: (await getJson(base, '/api/agents?limit=0')).total === want }), 5000);
+        check(got.done, `adding ${count} units of size ${size}: /api/agents does not have ${want} units`);
+    }
+    const agents = await getJson(base, '/api/agents?limit=100000');
+    const bySize = {};
+    for (const s of agents.size) bySize[s] = (bySize[s] || 0) + 1;
+    check(JSON.stringify(bySize) === JSON.stringify({ 1: 150, 2: 40, 3: 10 }), `/api/agents sizes ${JSON.stringify(bySize)}`);
+    const framed = await page.waitForFunction(() => {
+        const s = window.tide.unitSizes();
+        return s[1] === 150 && s[2] === 40 && s[3] === 10 ? s : null;
+    }, null, { timeout: 3000 }).then((h) => h.jsonValue(), () => null);
+    check(framed, `the agents frame has units of sizes ${JSON.stringify(await page.evaluate(() => window.tide.unitSizes()))}, expected {1: 150, 2: 40, 3: 10}`);
+    const sized = (await getJson(base, '/api/state')).groups.map((g) => [g.size, g.members]).sort();
+    check(JSON.stringify(sized) === JSON.stringify([[1, 150], [2, 40], [3, 10]]), `/api/state groups (size, members): ${JSON.stringify(sized)}`);
+    pass('units of size 2 and 3 added beside the crowd, sizes in the agents frame', `frame: ${JSON.stringify(framed)}`);
+
+    // The same stamp now cuts the big units behind the wall off.
+    const red = await towerVerdict(page, kGapTower, 'blocks');
+    check(red.answer.units_cut_off > 0 && !red.answer.covers_goal, `tower answer over the gap ${JSON.stringify(red.answer)}`);
+    await page.waitForTimeout(100);
+    await page.screenshot({ path: path.join(out, '13-sizes-tower-blocks.png') });
+    const version = (await getJson(base, '/api/state')).terrain_version;
+    await page.evaluate(() => { window.tide.lastError = null; });
+    await page.mouse.down();
+    await page.mouse.up();
+    const refusal = await page.waitForFunction(() => window.tide.lastError, null, { timeout: 3000 }).then((h) => h.jsonValue(), () => null);
+    check(refusal && /would cut \d+ units? off/.test(refusal), `placing the blocking tower: the page's last error is ${JSON.stringify(refusal)}`);
+    check((await page.textContent('#log')).includes(`place_tower: ${refusal}`), 'the refusal is not in the message log');
+    const kept = (await getJson(base, '/api/state')).terrain_version === version &&
+        (await page.evaluate(([x, y]) => window.tide.cell(x, y).cost, [kGap.x0, kGap.y0])) !== 255;
+    check(kept, 'the refused tower changed the terrain');
+    pass('a tower that would cut units off shows red and is refused', `${red.answer.units_cut_off} units cut off: '${refusal}'`);
+
+    // A stamp on open ground, clear of every unit: green, and a click places it.
+    const clear = ([x0, y0]) => agents.x.every((x, i) => {
+        const r = (agents.size[i] + 1) / 2;
+        return x + r < x0 || x - r > x0 + 3 || agents.y[i] + r < y0 || agents.y[i] - r > y0 + 3;
+    });
+    const spot = kOpenTowers.find(clear);
+    check(spot, `every candidate tower place ${JSON.stringify(kOpenTowers)} has units on it`);
+    const open = { x0: spot[0], y0: spot[1], x1: spot[0] + 2, y1: spot[1] + 2 };
+    await hoverTower(page, open);
+    await towerVerdict(page, open, 'free');
+    await page.mouse.down();
+    await page.mouse.up();
+    const walled = await page.waitForFunction((t) => {
+        for (let y = t.y0; y <= t.y1; y++) for (let x = t.x0; x <= t.x1; x++) if (window.tide.cell(x, y).cost !== 255) return false;
+        return window.tide.lastTowerPlaced && window.tide.lastTowerPlaced.x0 === t.x0 && window.tide.lastTowerPlaced.y0 === t.y0;
+    }, open, { timeout: 3000 }).then(() => true, () => false);
+    check(walled, `after clicking the free stamp at (${open.x0}, ${open.y0}) the page does not show a 3x3 wall there`);
+    check((await getJson(base, '/api/state')).terrain_version > version, 'placing a tower did not change the terrain version');
+    pass('a tower on open ground shows green and stands', `(${open.x0}, ${open.y0})-(${open.x1}, ${open.y1})`);
+
+    // A paint edit is repaired: the Live panel shows the repair time and count.
+    const before = (await getJson(base, '/api/state')).stats.repairs;
+    await page.click('#tool-forest');
+    await page.$eval('#brush', (el) => {
+        el.value = '1';
+        el.dispatchEvent(new Event('input'));
+    });
+    const c = await cellPoint(page, kPaintRepairCell[0], kPaintRepairCell[1]);
+    await page.mouse.click(c.x, c.y);
+    const repaired = await page.waitForFunction((before) => {
+        const s = window.tide.stats;
+        const ms = document.getElementById('stat-repair-ms').textContent;
+        const n = document.getElementById('stat-repairs').textContent;
+        return s && s.repairs > before && /^(\d+\.\d+ ms|\d+ µs)$/.test(ms) && n === s.repairs.toLocaleString('en-US') ? { ms, n } : null;
+    }, before, { timeout: 3000 }).then((h) => h.jsonValue(), () => null);
+    const panel = await page.evaluate(() => [document.getElementById('stat-repair-ms').textContent, document.getElementById('stat-repairs').textContent]);
+    check(repaired, `after painting forest at (${kPaintRepairCell}) the panel shows repair '${panel[0]}', ${panel[1]} repaired (before: ${before})`);
+    pass('a paint edit is repaired; the panel shows the repair time', `${repaired.ms}, ${repaired.n} repaired`);
+
+    await page.selectOption('#spawn-size', '1');
+    await page.click('#tool-select');
+    await setPaused(page, base, false);
+}
+
 async function checkBadMap(page, base, out) {
     const before = await getJson(base, '/api/state');
     const text = 'tide-map 1\nwidth 3\nheight 2\nmap\n...\n..\n';
@@ -709,6 +848,7 @@ async function main() {
         await checkSelectAndOrder(page, base, out);
         await checkOrderGestures(page, base);
         await checkTwoGroups(page, base, out);
+        await checkSizesAndTowers(page, base, out);
         await checkBadMap(page, base, out);
         await checkFrameRate(page, out);
         const jsErrors = pageErrors.filter((e) => !/the server responded with a status of 400/.test(e));

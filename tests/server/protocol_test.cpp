@@ -117,6 +117,81 @@ TEST(Protocol, OrdersSelectionsAndViews) {
     EXPECT_EQ(std::get<SetGoalsCmd>(*m.command).group, 4u);
 }
 
+TEST(Protocol, SpawnSizesAndAdd) {
+    auto m = parse_client_message(R"({"type":"spawn","count":40})");
+    ASSERT_TRUE(m.command.ok()) << m.command.error().message;
+    EXPECT_EQ(std::get<SpawnCmd>(*m.command).size, 1);
+    EXPECT_FALSE(std::get<SpawnCmd>(*m.command).add);
+    m = parse_client_message(R"({"type":"spawn","count":40,"size":3,"add":true})");
+    ASSERT_TRUE(m.command.ok()) << m.command.error().message;
+    const auto& sp = std::get<SpawnCmd>(*m.command);
+    EXPECT_EQ(sp.count, 40);
+    EXPECT_EQ(sp.size, 3);
+    EXPECT_TRUE(sp.add);
+    EXPECT_FALSE(std::get<SpawnCmd>(*parse_client_message(R"({"type":"spawn","count":1,"add":false})").command).add);
+
+    EXPECT_NE(refused(R"({"type":"spawn","count":10,"size":0})").find("'size' = 0 is outside 1..3"), std::string::npos);
+    EXPECT_NE(refused(R"({"type":"spawn","count":10,"size":4})").find("'size' = 4 is outside 1..3"), std::string::npos);
+    EXPECT_NE(refused(R"({"type":"spawn","count":10,"size":2.5})").find("'size' must be an integer"),
+              std::string::npos);
+    EXPECT_NE(refused(R"({"type":"spawn","count":10,"size":"big"})").find("'size' must be an integer"),
+              std::string::npos);
+    EXPECT_NE(refused(R"({"type":"spawn","count":10,"size":null})").find("'size' must be an integer"),
+              std::string::npos);
+    EXPECT_NE(refused(R"({"type":"spawn","count":10,"add":1})").find("'add' must be true or false"), std::string::npos);
+    EXPECT_NE(refused(R"({"type":"spawn","count":10,"add":"yes"})").find("'add' must be true or false"),
+              std::string::npos);
+    EXPECT_NE(refused(R"({"type":"spawn","count":10,"sizes":2})").find("unknown field 'sizes'"), std::string::npos);
+
+    m = parse_client_message(R"({"type":"spawn","count":10,"area":[0,2,9,39]})");
+    ASSERT_TRUE(m.command.ok()) << m.command.error().message;
+    ASSERT_TRUE(std::get<SpawnCmd>(*m.command).area.has_value());
+    EXPECT_EQ(*std::get<SpawnCmd>(*m.command).area, (std::array<int, 4>{0, 2, 9, 39}));
+    EXPECT_FALSE(std::get<SpawnCmd>(*parse_client_message(R"({"type":"spawn","count":1})").command).area);
+    EXPECT_NE(refused(R"({"type":"spawn","count":10,"area":[9,0,0,39]})").find("x0 <= x1"), std::string::npos);
+    EXPECT_NE(refused(R"({"type":"spawn","count":10,"area":[0,0,9.5,39]})").find("integer cells"), std::string::npos);
+    EXPECT_NE(refused(R"({"type":"spawn","count":10,"area":[0,0,9]})").find("'area' must be"), std::string::npos);
+}
+
+TEST(Protocol, TowerChecksAndPlacements) {
+    for (const char* type : {"tower_check", "place_tower"}) {
+        const std::string t = type;
+        auto m = parse_client_message(R"({"type":")" + t + R"(","x0":13,"y0":18,"x1":15,"y1":20})");
+        ASSERT_TRUE(m.command.ok()) << m.command.error().message;
+        EXPECT_EQ(m.type, t);
+        const TowerRect want{13, 18, 15, 20};
+        if (t == "tower_check") {
+            EXPECT_EQ(std::get<TowerCheckCmd>(*m.command).rect, want);
+        } else {
+            EXPECT_EQ(std::get<PlaceTowerCmd>(*m.command).rect, want);
+        }
+        // One cell, and the largest side.
+        EXPECT_TRUE(parse_client_message(R"({"type":")" + t + R"(","x0":0,"y0":0,"x1":0,"y1":0})").command.ok());
+        EXPECT_TRUE(parse_client_message(R"({"type":")" + t + R"(","x0":0,"y0":0,"x1":7,"y1":7})").command.ok());
+
+        const std::pair<std::string, std::string> bad[] = {
+            {R"("x0":0,"y0":0,"x1":8,"y1":1)", "a tower of 9x2 cells; at most 8 a side"},
+            {R"("x0":0,"y0":0,"x1":1,"y1":8)", "a tower of 2x9 cells; at most 8 a side"},
+            {R"("x0":5,"y0":0,"x1":4,"y1":1)", "'x0' = 5 is past 'x1' = 4"},
+            {R"("x0":0,"y0":3,"x1":1,"y1":2)", "'y0' = 3 is past 'y1' = 2"},
+            {R"("x0":-1,"y0":0,"x1":1,"y1":1)", "'x0' = -1 is outside 0..16383"},
+            {R"("x0":0,"y0":0,"x1":1,"y1":16384)", "'y1' = 16384 is outside 0..16383"},
+            {R"("x0":0,"y0":0,"x1":1.5,"y1":1)", "'x1' must be an integer"},
+            {R"("x0":"0","y0":0,"x1":1,"y1":1)", "'x0' must be an integer"},
+            {R"("x0":0,"y0":0,"x1":1,"y1":null)", "'y1' must be an integer"},
+            {R"("x0":0,"y0":0,"x1":1)", "missing 'y1'"},
+            {R"("x0":0,"y0":0,"x1":1,"y1":1,"size":2)", "unknown field 'size'"},
+            {R"("x0":18446744073709551615,"y0":0,"x1":1,"y1":1)", "outside"},
+        };
+        for (const auto& [fields, words] : bad) {
+            const std::string text = R"({"type":")" + t + R"(",)" + fields + "}";
+            const std::string message = refused(text);
+            EXPECT_NE(message.find(words), std::string::npos) << text << " -> " << message;
+            EXPECT_NE(message.find(t), std::string::npos) << message;  // names the message type
+        }
+    }
+}
+
 TEST(Protocol, OrderBodies) {
     auto good = parse_order_body(R"({"select":[0,0,20,39],"goals":[[54,18]]})");
     ASSERT_TRUE(good.ok()) << good.error().message;

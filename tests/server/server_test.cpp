@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
@@ -355,6 +357,100 @@ TEST(Server, SelectOrderAndViewOverTheWebSocket) {
     EXPECT_NE(c.wait_json("error").value("message", "").find("no group 12345"), std::string::npos);
     c.send(R"({"type":"select","box":null})");
     EXPECT_EQ(read_at<std::uint32_t>(c.frame(3), 4), 0u);
+}
+
+// The number of units of each size, from /api/agents.
+std::array<int, 4> unit_sizes(unsigned short port) {
+    const auto a = nlohmann::json::parse(http_request(port, http::verb::get, "/api/agents?limit=200000").body);
+    std::array<int, 4> n{};
+    for (const auto& s : a["size"]) ++n[std::clamp(s.get<int>(), 0, 3)];
+    return n;
+}
+
+TEST(Server, UnitSizesAndTowersOverTheWebSocket) {
+    Running s;
+    const unsigned short port = s.server.port();
+    Client a(port), b(port);
+    ASSERT_FALSE(a.wait_json("world").empty());
+    ASSERT_FALSE(b.wait_json("world").empty());
+    a.send(R"({"type":"pause","paused":true})");
+    // Units of size 1 behind the left wall, away from its gap (x 14..15, y 18..21).
+    a.send(R"({"type":"spawn","count":30,"area":[0,0,9,39]})");
+    std::array<int, 4> sizes{};
+    for (int i = 0; i < 100 && sizes[1] != 30; ++i) sizes = unit_sizes(port);
+    EXPECT_EQ(sizes, (std::array<int, 4>{0, 30, 0, 0}));
+
+    // A 3x3 tower leaving one row of the gap open: free for units of size 1. Only the asker hears.
+    const std::string gap = R"("x0":13,"y0":18,"x1":15,"y1":20)";
+    a.send(R"({"type":"tower_check",)" + gap + "}");
+    auto t = a.wait_json("tower");
+    ASSERT_FALSE(t.empty());
+    EXPECT_EQ(t["x0"], 13);
+    EXPECT_EQ(t["y1"], 20);
+    EXPECT_EQ(t["blocks"], false);
+    EXPECT_EQ(t["units_cut_off"], 0);
+    EXPECT_TRUE(b.wait_json("tower", 500ms).empty()) << "another client got the answer";
+
+    // Twenty units of size 2 added behind the wall: the same tower would cut them all off.
+    a.send(R"({"type":"spawn","count":20,"size":2,"add":true,"area":[0,0,9,39]})");
+    for (int i = 0; i < 100 && sizes[2] != 20; ++i) sizes = unit_sizes(port);
+    EXPECT_EQ(sizes, (std::array<int, 4>{0, 30, 20, 0}));
+    const auto st = state(port);
+    ASSERT_EQ(st["groups"].size(), 2u);
+    EXPECT_EQ(st["groups"][1]["size"], 2);
+    EXPECT_EQ(st["groups"][1]["members"], 20);
+    a.send(R"({"type":"tower_check",)" + gap + "}");
+    t = a.wait_json("tower");
+    EXPECT_EQ(t["blocks"], true);
+    EXPECT_EQ(t["covers_goal"], false);
+    EXPECT_EQ(t["units_cut_off"], 20);
+
+    // Placing it is refused with the reason; the terrain stays.
+    const auto version = state(port)["terrain_version"];
+    a.send(R"({"type":"place_tower",)" + gap + "}");
+    auto e = a.wait_json("error");
+    EXPECT_EQ(e["request"], "place_tower");
+    EXPECT_NE(e.value("message", "").find("would cut 20 units off"), std::string::npos) << e.dump();
+    a.send(R"({"type":"place_tower","x0":53,"y0":17,"x1":55,"y1":19})");
+    e = a.wait_json("error");
+    EXPECT_NE(e.value("message", "").find("cover a goal"), std::string::npos) << e.dump();
+    EXPECT_EQ(state(port)["terrain_version"], version);
+
+    // On open ground it stands: the terrain changes and the fields are repaired.
+    a.send(R"({"type":"place_tower","x0":30,"y0":1,"x1":31,"y1":2})");
+    const auto placed = a.wait_json("tower_placed");
+    EXPECT_EQ(placed["x0"], 30);
+    EXPECT_EQ(placed["y1"], 2);
+    nlohmann::json after;
+    for (int i = 0; i < 100; ++i) {
+        after = state(port);
+        if (after["stats"]["repairs"].get<int>() > 0) break;
+        std::this_thread::sleep_for(10ms);
+    }
+    EXPECT_GT(after["terrain_version"].get<int>(), version.get<int>());
+    EXPECT_GT(after["stats"]["repairs"].get<int>(), 0);
+    EXPECT_GE(after["stats"]["repair_ms"].get<double>(), 0.0);
+    EXPECT_GT(after["service"]["repairs"].get<int>() + after["service"]["repair_rebuilds"].get<int>(), 0);
+    const auto stats = a.wait_json("stats");
+    EXPECT_TRUE(stats.contains("repair_ms") && stats.contains("repairs")) << stats.dump();
+
+    // Refused: checked against the map and the server's unit cap.
+    const std::pair<std::string, std::string> cases[] = {
+        {R"({"type":"tower_check","x0":62,"y0":0,"x1":64,"y1":2})", "not on the 64x40 map"},
+        {R"({"type":"tower_check","x0":0,"y0":0,"x1":8,"y1":0})", "at most 8 a side"},
+        {R"({"type":"place_tower","x0":0,"y0":0,"x1":1})", "missing 'y1'"},
+        {R"({"type":"spawn","count":5,"size":5})", "'size' = 5 is outside 1..3"},
+        {R"({"type":"spawn","count":5,"add":"yes"})", "'add' must be true or false"},
+        {R"({"type":"spawn","count":199990,"add":true})", "server's limit of 200000"},
+        {R"({"type":"spawn","count":5,"area":[100,100,110,110]})", "off the map"},
+    };
+    for (const auto& [msg, expected] : cases) {
+        a.send(msg);
+        const auto err = a.wait_json("error");
+        ASSERT_FALSE(err.empty()) << msg;
+        EXPECT_NE(err.value("message", "").find(expected), std::string::npos) << msg << " -> " << err.dump();
+    }
+    EXPECT_EQ(unit_sizes(port), (std::array<int, 4>{0, 30, 20, 0}));
 }
 
 TEST(Server, ALateClientGetsTodaysWorldAndFieldVersionsFollowTheContents) {

@@ -104,6 +104,36 @@ Result<std::array<double, 4>> get_box(const json& j, std::string_view type, cons
     return v;
 }
 
+// An optional boolean (absent = `fallback`).
+Result<bool> get_opt_bool(const json& j, std::string_view type, const char* key, bool fallback) {
+    const auto it = j.find(key);
+    if (it == j.end()) return fallback;
+    if (!it->is_boolean()) return Error{std::string(type) + ": '" + key + "' must be true or false"};
+    return it->get<bool>();
+}
+
+// A tower rectangle: integer cells x0, y0, x1, y1 (inclusive), x0 <= x1, y0 <= y1, at most
+// kMaxTowerSide a side. Whether it lies on the map is the world's check.
+Result<TowerRect> get_tower_rect(const json& j, std::string_view type) {
+    if (auto r = only_keys(j, type, {"x0", "y0", "x1", "y1"}); !r) return r.error();
+    std::array<int, 4> v{};
+    const char* keys[] = {"x0", "y0", "x1", "y1"};
+    for (std::size_t k = 0; k < 4; ++k) {
+        auto c = get_int(j, type, keys[k], 0, kMaxCoord);
+        if (!c) return c.error();
+        v[k] = static_cast<int>(*c);
+    }
+    const std::string t(type);
+    if (v[0] > v[2]) return Error{t + ": 'x0' = " + std::to_string(v[0]) + " is past 'x1' = " + std::to_string(v[2])};
+    if (v[1] > v[3]) return Error{t + ": 'y0' = " + std::to_string(v[1]) + " is past 'y1' = " + std::to_string(v[3])};
+    const int w = v[2] - v[0] + 1, h = v[3] - v[1] + 1;
+    if (w > kMaxTowerSide || h > kMaxTowerSide) {
+        return Error{t + ": a tower of " + std::to_string(w) + "x" + std::to_string(h) + " cells; at most " +
+                     std::to_string(kMaxTowerSide) + " a side"};
+    }
+    return TowerRect{v[0], v[1], v[2], v[3]};
+}
+
 Result<UnitGroupId> get_group(const json& j, std::string_view type, bool required) {
     if (!required && j.find("group") == j.end()) return UnitGroupId{0};
     auto g = get_int(j, type, "group", 0, 0xFFFFFFFFll);
@@ -180,10 +210,36 @@ Result<Command> parse_command(const json& j, const std::string& type) {
         return Command{cmd};
     }
     if (type == "spawn") {
-        if (auto r = only_keys(j, type, {"count"}); !r) return r.error();
+        if (auto r = only_keys(j, type, {"count", "size", "add", "area"}); !r) return r.error();
         auto c = get_int(j, type, "count", 0, kMaxAgents);
         if (!c) return c.error();
-        return Command{SpawnCmd{static_cast<int>(*c)}};
+        SpawnCmd cmd;
+        cmd.count = static_cast<int>(*c);
+        if (j.contains("size")) {
+            auto size = get_int(j, type, "size", 1, kWorldUnitSizes);
+            if (!size) return size.error();
+            cmd.size = static_cast<int>(*size);
+        }
+        auto add = get_opt_bool(j, type, "add", false);
+        if (!add) return add.error();
+        cmd.add = *add;
+        if (j.contains("area")) {
+            auto b = get_box(j, type, "area", true);
+            if (!b) return b.error();
+            cmd.area = std::array<int, 4>{static_cast<int>((*b)[0]), static_cast<int>((*b)[1]),
+                                          static_cast<int>((*b)[2]), static_cast<int>((*b)[3])};
+        }
+        return Command{cmd};
+    }
+    if (type == "tower_check") {
+        auto rect = get_tower_rect(j, type);
+        if (!rect) return rect.error();
+        return Command{TowerCheckCmd{*rect}};
+    }
+    if (type == "place_tower") {
+        auto rect = get_tower_rect(j, type);
+        if (!rect) return rect.error();
+        return Command{PlaceTowerCmd{*rect}};
     }
     if (type == "params") {
         if (auto r = only_keys(j, type, {"speed", "separation", "radius"}); !r) return r.error();
@@ -260,6 +316,7 @@ json groups_array(const World& world) {
         out.push_back({{"id", g.id},
                        {"goals", cells_array(g.goals)},
                        {"members", g.members},
+                       {"size", g.size},
                        {"field_ready", g.field_ready},
                        {"order_ms", g.order_to_field_ms < 0 ? json(nullptr) : json(tidy(g.order_to_field_ms))}});
     }
@@ -273,6 +330,8 @@ json service_object(const World& world) {
             {"misses", s.misses},
             {"coalesced", s.coalesced},
             {"builds", s.builds},
+            {"repairs", s.repairs},
+            {"repair_rebuilds", s.repair_rebuilds},
             {"builds_cancelled", s.builds_cancelled},
             {"evictions", s.evictions},
             {"invalidations", s.invalidations},
@@ -294,6 +353,8 @@ json stats_object(const World& world, double tick_hz, std::size_t clients) {
             {"stuck", s.crowd.stuck},
             {"groups", world.groups().size()},
             {"field_ms", s.build_ms},
+            {"repair_ms", s.repair_ms},
+            {"repairs", s.repairs_published},
             {"order_ms", s.order_to_field_ms},
             {"step_ms", s.step_ms},
             {"tick_hz", tick_hz},
@@ -353,9 +414,10 @@ std::string error_json(std::string_view message, std::string_view request) {
 std::string encode_agents(const World& world) {
     const auto& ids = world.agents();
     const std::size_t n = ids.size();
-    std::string out(20 + 6 * n, '\0');
+    std::string out(20 + 7 * n, '\0');
     const float w = static_cast<float>(world.cost().width()), h = static_cast<float>(world.cost().height());
     out[0] = 1;
+    out[1] = static_cast<char>(kAgentsFrameFormat);
     put(out, 4, static_cast<std::uint32_t>(n));
     put(out, 8, static_cast<std::uint32_t>(world.stats().tick));
     put(out, 12, w / 65535.0f);
@@ -371,6 +433,7 @@ std::string encode_agents(const World& world) {
         if (st == 0 && crowd.stuck(ids[i])) st = 3;
         out[20 + 4 * n + i] = static_cast<char>(st);
         out[20 + 5 * n + i] = static_cast<char>(world.group_of(ids[i]) & 0xFF);
+        out[20 + 6 * n + i] = static_cast<char>(world.unit_size(ids[i]));
     }
     return out;
 }
@@ -489,6 +552,8 @@ std::string world_json(const World& world, const std::vector<std::string>& maps,
            {"paused", world.paused()},
            {"max_agents", max_agents},
            {"max_goals", kMaxOrderGoals},
+           {"unit_sizes", kWorldUnitSizes},
+           {"max_tower_side", kMaxTowerSide},
            {"agents", world.agents().size()}};
     return dump(j);
 }
@@ -513,6 +578,23 @@ std::string ordered_json(const CommandOutcome& outcome) {
     return json{{"type", "ordered"}, {"group", outcome.group}, {"units", outcome.units}}.dump();
 }
 
+std::string tower_json(const TowerRect& rect, const TowerCheck& check) {
+    return json{{"type", "tower"},
+                {"x0", rect.x0},
+                {"y0", rect.y0},
+                {"x1", rect.x1},
+                {"y1", rect.y1},
+                {"blocks", check.blocks},
+                {"covers_goal", check.covers_goal},
+                {"units_cut_off", check.units_cut_off},
+                {"cells_cut_off", check.cells_cut_off}}
+        .dump();
+}
+
+std::string tower_placed_json(const TowerRect& rect) {
+    return json{{"type", "tower_placed"}, {"x0", rect.x0}, {"y0", rect.y0}, {"x1", rect.x1}, {"y1", rect.y1}}.dump();
+}
+
 std::string state_json(const World& world, double tick_hz, std::size_t clients) {
     json j{{"map", world.name()},
            {"width", world.cost().width()},
@@ -531,7 +613,7 @@ std::string agents_json(const World& world, std::size_t limit) {
     const auto& ids = world.agents();
     const std::size_t n = std::min(limit, ids.size());
     json x = json::array(), y = json::array(), vx = json::array(), vy = json::array(), dvx = json::array(),
-         dvy = json::array(), st = json::array(), group = json::array();
+         dvy = json::array(), st = json::array(), group = json::array(), size = json::array();
     const Crowd& crowd = world.crowd();
     for (std::size_t i = 0; i < n; ++i) {
         const Vec2 p = crowd.position(ids[i]), v = crowd.velocity(ids[i]), d = crowd.desired_velocity(ids[i]);
@@ -545,6 +627,7 @@ std::string agents_json(const World& world, std::size_t limit) {
         if (s == 0 && crowd.stuck(ids[i])) s = 3;
         st.push_back(s);
         group.push_back(world.group_of(ids[i]));
+        size.push_back(world.unit_size(ids[i]));
     }
     json j{{"count", n},
            {"total", ids.size()},
@@ -557,7 +640,8 @@ std::string agents_json(const World& world, std::size_t limit) {
            {"dvx", dvx},
            {"dvy", dvy},
            {"state", st},
-           {"group", group}};
+           {"group", group},
+           {"size", size}};
     return j.dump();
 }
 

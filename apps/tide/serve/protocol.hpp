@@ -19,6 +19,10 @@ namespace tide::serve {
 /// Most units the demo server simulates, whatever asks (command line or client).
 inline constexpr int kMaxAgents = 200'000;
 
+/// Byte 1 of an agents frame: its layout. 2 adds a size byte per unit after the group keys
+/// (format 1, with 0 in that byte, ended at the group keys).
+inline constexpr int kAgentsFrameFormat = 2;
+
 /// Largest client message, bytes.
 inline constexpr std::size_t kMaxMessageBytes = 64 * 1024;
 
@@ -32,8 +36,11 @@ struct PaintCmd {
 };  ///< Paint a disc.
 struct SpawnCmd {
     int count = 0;
-};                  ///< Respawn units.
-struct ParamsCmd {  ///< Change unit settings (absent = keep).
+    int size = 1;                            ///< Unit size, 1..kWorldUnitSizes cells a side.
+    bool add = false;                        ///< Keep the units there are (the new ones form a group of their own).
+    std::optional<std::array<int, 4>> area;  ///< x0, y0, x1, y1 inclusive; none = the whole map.
+};                                           ///< Respawn (or add) units.
+struct ParamsCmd {                           ///< Change unit settings (absent = keep).
     std::optional<float> speed, separation, radius;
 };
 struct PauseCmd {
@@ -57,9 +64,21 @@ struct ViewCmd {
     UnitGroupId group = 0;  ///< 0: automatic (the selection's group, else the largest).
 };                          ///< Which group's field this client is sent.
 
+/// A tower rectangle: cells x0..x1, y0..y1 inclusive, at most kMaxTowerSide a side.
+struct TowerRect {
+    int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    friend bool operator==(const TowerRect&, const TowerRect&) = default;
+};
+struct TowerCheckCmd {
+    TowerRect rect;
+};  ///< Would a tower there block? Answered with a `tower` message to the asking client only.
+struct PlaceTowerCmd {
+    TowerRect rect;
+};  ///< Wall the rectangle, unless that would cut units off or cover a goal (refused then).
+
 /// A validated client command.
 using Command = std::variant<SetGoalsCmd, PaintCmd, SpawnCmd, ParamsCmd, PauseCmd, StepCmd, LoadMapCmd, PingCmd,
-                             SelectCmd, OrderCmd, ViewCmd>;
+                             SelectCmd, OrderCmd, ViewCmd, TowerCheckCmd, PlaceTowerCmd>;
 
 /// A parsed client message: its type ("" when it had none) and the command or the reason it was refused.
 struct ParsedMessage {
@@ -77,7 +96,7 @@ Result<OrderCmd> parse_order_body(std::string_view body);
 /// The JSON error reply for `request` (a message type, or "" for none).
 std::string error_json(std::string_view message, std::string_view request);
 
-/// Binary agents frame (type 1): positions, states and group keys of the world's units.
+/// Binary agents frame (type 1, format 2): positions, states, group keys and sizes of the world's units.
 std::string encode_agents(const World& world);
 /// Binary fields frame (type 2) for `group` (0 or a group without a field yet: the largest group
 /// that has one): quantised integration, terrain, flow directions. `version` goes in the header.
@@ -97,6 +116,10 @@ std::string params_json(const World& world);
 std::string paused_json(const World& world);
 /// JSON `ordered` reply.
 std::string ordered_json(const CommandOutcome& outcome);
+/// JSON `tower` reply to `tower_check`: the rectangle and what a tower there would do.
+std::string tower_json(const TowerRect& rect, const TowerCheck& check);
+/// JSON `tower_placed` reply to `place_tower`.
+std::string tower_placed_json(const TowerRect& rect);
 /// JSON body of GET /api/state.
 std::string state_json(const World& world, double tick_hz, std::size_t clients);
 /// JSON body of GET /api/agents: the first `limit` units.

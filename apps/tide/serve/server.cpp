@@ -685,9 +685,37 @@ void Server::Impl::sim_loop() {
                         run(Paint{c.x, c.y, c.radius, c.cost});
                     } else if constexpr (std::is_same_v<T, SpawnCmd>) {
                         type = "spawn";
+                        const std::size_t units = world->agents().size();
+                        if (c.add && units + static_cast<std::size_t>(c.count) > static_cast<std::size_t>(kMaxAgents)) {
+                            r = Error{"adding " + std::to_string(c.count) + " units to " + std::to_string(units) +
+                                      " would pass the server's limit of " + std::to_string(kMaxAgents)};
+                            return;
+                        }
                         Spawn sp;
                         sp.count = c.count;
+                        sp.size = c.size;
+                        sp.add = c.add;
+                        if (c.area) {
+                            sp.in_area = true;
+                            sp.x0 = (*c.area)[0];
+                            sp.y0 = (*c.area)[1];
+                            sp.x1 = (*c.area)[2];
+                            sp.y1 = (*c.area)[3];
+                        }
                         run(sp);
+                    } else if constexpr (std::is_same_v<T, TowerCheckCmd>) {
+                        type = "tower_check";
+                        const TowerRect& t = c.rect;
+                        auto check = world->check_tower(t.x0, t.y0, t.x1, t.y1);
+                        if (!check) {
+                            r = check.error();
+                            return;
+                        }
+                        post_to(in.session, tower_json(t, *check), false);
+                    } else if constexpr (std::is_same_v<T, PlaceTowerCmd>) {
+                        type = "place_tower";
+                        const TowerRect& t = c.rect;
+                        if (run(PlaceTower{t.x0, t.y0, t.x1, t.y1})) post_to(in.session, tower_placed_json(t), false);
                     } else if constexpr (std::is_same_v<T, ParamsCmd>) {
                         type = "params";
                         UnitParams p = world->params();
