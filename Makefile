@@ -7,7 +7,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 PORT ?= 8080
 
-.PHONY: all deps test-deps e2e-deps configure build run field test sanitize tsan asan clean
+.PHONY: all deps test-deps e2e-deps configure build run field test sanitize tsan asan mutants clean
 
 all: build
 
@@ -59,5 +59,13 @@ asan: deps
 
 sanitize: tsan asan
 
+# Mutation check (opt-in, several minutes; not part of `make test`): applies each deliberate bug in
+# tests/mutants/*.patch to a scratch copy of the tree (build-mutants/), rebuilds what it touched and
+# runs the tests named in its header; prints killed / SURVIVED per mutant and fails if any survives.
+# `make mutants MUTANTS_ARGS=--record` also writes docs/mutants.md; MUTANTS_ARGS=03 runs one mutant.
+MUTANTS_ARGS ?=
+mutants: deps
+	JOBS=$(JOBS) bash scripts/mutants.sh $(MUTANTS_ARGS)
+
 clean:
-	rm -rf $(BUILD) build-tsan build-asan
+	rm -rf $(BUILD) build-tsan build-asan build-mutants

@@ -15,7 +15,7 @@ packages=(
   libgif-dev                                 # tide sim --gif animations
 )
 if [ "${1:-}" = "--test" ]; then
-  packages+=(chromium curl)                  # headless browser of the end-to-end tests; curl for the CLI tests
+  packages+=(chromium curl jq)               # headless browser of the end-to-end tests; curl and jq for the CLI tests
   # Node.js and npm run Playwright; a machine may already have them from elsewhere (nodesource).
   if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
     packages+=(nodejs npm)

@@ -68,10 +68,15 @@ TEST(AStar, CornerRuleAndUnreachable) {
     auto finder = PathFinder::create(cost).value();
     // (0,0) is boxed in by walls on both sides: its diagonal to (1,1) cuts two corners.
     EXPECT_EQ(*finder.find_path({0, 0}, {2, 2}), std::numeric_limits<double>::infinity());
-    // (2,0) -> (0,2): must go around, never diagonally past a wall corner.
+    // (2,0) -> (0,2): must go around, never diagonally past a wall corner: S, SW, W = 2 + sqrt 2.
+    const Cell goal{0, 2};
+    const auto ref = test::reference_distances(cost, std::span<const Cell>(&goal, 1), {});
+    const double want = ref[0 * cost.width() + 2];
+    EXPECT_NEAR(want, 2.0 + std::sqrt(2.0), 1e-12);
     std::pmr::vector<Cell> path;
-    const double d = *finder.find_path({2, 0}, {0, 2}, &path);
-    expect_legal_path(cost, {}, path, {2, 0}, {0, 2}, d);
+    const double d = *finder.find_path({2, 0}, goal, &path);
+    EXPECT_TRUE(test::close_to_reference(d, want)) << d << " vs the reference " << want;
+    expect_legal_path(cost, {}, path, {2, 0}, goal, want);
 }
 
 TEST(AStar, StartEqualsGoalCostsZero) {

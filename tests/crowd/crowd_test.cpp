@@ -297,6 +297,51 @@ TEST(Crowd, LargeStepIsSplitAndDoesNotTunnel) {
     EXPECT_EQ(crowd.state(a), AgentState::arrived);
 }
 
+TEST(Crowd, AgentDrivenIntoAWallSlidesAlongItWithNoVelocityIntoIt) {
+    // The field is built before the wall column x = 15 appears, so it points south-east into the
+    // wall: the agent must lose the eastward part of its velocity on contact and slide south.
+    CostField cost = std::move(CostField::create(30, 12).value());
+    const auto field = field_for(cost, {20, 11});
+    cost.fill_rect(15, 0, 15, 11, kCostWall);
+    Crowd crowd(cost);
+    const GroupId g = crowd.add_group(field).value();
+    const float r = 0.16f;
+    const AgentId a = crowd.add_agent({12.5f, 1.5f}, g, r).value();
+    int contacts = 0, sliding = 0;
+    for (int s = 0; s < 60 * 4; ++s) {
+        ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
+        const Vec2 p = crowd.position(a), v = crowd.velocity(a);
+        if (p.x + r < 15.0f - 1e-3f) continue;  // not touching the wall
+        ++contacts;
+        EXPECT_LE(v.x, 1e-5f) << "velocity into the wall at step " << s << ", y = " << p.y;
+        if (v.y > 0.5f) ++sliding;
+    }
+    EXPECT_GT(contacts, 30);
+    EXPECT_GT(sliding, 10) << "the agent should slide south along the wall";
+    EXPECT_GT(crowd.position(a).y, 6.0f);
+    EXPECT_EQ(penetrations(crowd, cost, r), 0);
+}
+
+TEST(Crowd, CentreLandingExactlyOnAWallEdgeLosesItsVelocityIntoTheWall) {
+    // Exact binary numbers: from rest at x = 10.25 (radius 0.25, touching the wall cell x = 9)
+    // one 1/16 s sub-step at speed 8 accelerates by 8 * 8 to vx = -4 and moves 0.25 west, so the
+    // centre lands exactly on the wall's edge x = 10: pushed back to 10.25 with vx dropped to 0.
+    CostField cost = std::move(CostField::create(20, 11).value());
+    const auto field = field_for(cost, {1, 5});  // due west along row 5
+    cost.fill_rect(9, 0, 9, 10, kCostWall);
+    CrowdParams params;
+    params.max_force = 100.0f;
+    params.max_substep = 0.0625f;
+    Crowd crowd(cost, params);
+    const GroupId g = crowd.add_group(field).value();
+    const AgentId a = crowd.add_agent({10.25f, 5.5f}, g, 0.25f, 8.0f).value();
+    for (int s = 0; s < 3; ++s) {
+        ASSERT_TRUE(crowd.step(0.0625f).ok());
+        EXPECT_EQ(crowd.position(a), (Vec2{10.25f, 5.5f})) << "step " << s;
+        EXPECT_EQ(crowd.velocity(a), (Vec2{0.0f, 0.0f})) << "step " << s;
+    }
+}
+
 }  // namespace
 }  // namespace tide
 
@@ -426,6 +471,39 @@ TEST(CrowdUnitSizes, BigUnitsTakeTheWideGapSmallOnesTheNarrowOneAndNoneClipsAWal
     EXPECT_EQ(crowd.state(b), AgentState::arrived);
     EXPECT_LT(small_lowest, 5.0f) << "the small unit goes through the 1-cell gap";
     EXPECT_GT(big_lowest, 11.0f) << "the big unit goes round by the wide gap";
+}
+
+}  // namespace
+}  // namespace tide
+
+namespace tide {
+namespace {
+
+// The stopping chain reaction: a moving unit that touches an arrived mate of its own group within
+// settle distance of the goal stops there (it would otherwise keep pushing into the pack). Two
+// cells from the goal it is outside the arrival distance, so only the chain can stop it.
+TEST(CrowdArrival, TouchingAnArrivedMateNearTheGoalStopsAUnit) {
+    const auto cost = CostField::create(20, 20).value();
+    Crowd crowd(cost);
+    const GroupId g = crowd.add_group(field_for(cost, {10, 10})).value();
+    const AgentId at_goal = crowd.add_agent({10.5f, 10.5f}, g, 0.9f).value();
+    const AgentId mate = crowd.add_agent({12.2f, 10.5f}, g, 0.9f).value();  // cell (12, 10): 2 from the goal, touching
+    ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
+    ASSERT_EQ(crowd.state(at_goal), AgentState::arrived);
+    ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
+    EXPECT_EQ(crowd.state(mate), AgentState::arrived) << "stopped by its arrived mate";
+    EXPECT_GT(crowd.position(mate).x, 11.9f) << "where it touched the mate, not at the goal";
+
+    // A unit of another group is not stopped by them.
+    Crowd crowd2(cost);
+    const GroupId g2 = crowd2.add_group(field_for(cost, {10, 10})).value();
+    const GroupId o2 = crowd2.add_group(field_for(cost, {10, 10})).value();
+    const AgentId a2 = crowd2.add_agent({10.5f, 10.5f}, g2, 0.9f).value();
+    const AgentId b2 = crowd2.add_agent({12.2f, 10.5f}, o2, 0.9f).value();
+    ASSERT_TRUE(crowd2.step(1.0f / 60.0f).ok());
+    ASSERT_TRUE(crowd2.step(1.0f / 60.0f).ok());
+    EXPECT_EQ(crowd2.state(a2), AgentState::arrived);
+    EXPECT_EQ(crowd2.state(b2), AgentState::moving) << "another group's arrived unit does not stop it";
 }
 
 }  // namespace

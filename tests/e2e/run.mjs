@@ -135,6 +135,14 @@ async function waitFor(probe, ms) {
     }
 }
 
+/** Waits until the page has drawn `n` more animation frames (it redraws on every one). */
+async function nextFrames(page, n = 2) {
+    await page.evaluate((n) => new Promise((resolve) => {
+        const tick = () => (--n <= 0 ? resolve() : requestAnimationFrame(tick));
+        requestAnimationFrame(tick);
+    }), n);
+}
+
 /** Counts canvas pixels of each named colour (exact match). */
 async function countColours(page, named) {
     return page.evaluate((named) => {
@@ -278,10 +286,10 @@ async function checkLoaded(page, out) {
         `expected the default 64x40 map, the page has ${world.map} ${world.width}x${world.height}`);
     // Terrain is faded under the flow arrows: sample its colours with the arrows off.
     await page.uncheck('#toggle-arrows');
-    await page.waitForTimeout(300);
+    await nextFrames(page);
     const terrain = await countColours(page, kTerrain);
     await page.check('#toggle-arrows');
-    await page.waitForTimeout(500);
+    await nextFrames(page);
     for (const [name, minimum] of Object.entries({ plain: 5000, forest: 300, swamp: 300, wall: 300 })) {
         check(terrain[name] >= minimum, `canvas: ${terrain[name]} ${name} pixels, expected at least ${minimum} (${JSON.stringify(terrain)})`);
     }
@@ -309,18 +317,22 @@ async function checkGoalDrag(page, base, out) {
         return { done: JSON.stringify(s.goals) === JSON.stringify([kDraggedGoal]), goals: s.goals };
     }, 3000);
     check(moved.done, `after dragging the goal to (${kDraggedGoal}), /api/state goals are ${JSON.stringify(moved.goals)}`);
-    await page.waitForTimeout(400);
-    const after = await getJson(base, '/api/agents?limit=100000');
-    let compared = 0, changed = 0;
-    for (let i = 0; i < Math.min(before.count, after.count); i++) {
-        if (before.state[i] !== 0 || after.state[i] !== 0) continue;
-        const a = Math.atan2(before.dvy[i], before.dvx[i]), b = Math.atan2(after.dvy[i], after.dvx[i]);
-        if (Math.hypot(before.dvx[i], before.dvy[i]) < 1e-3 || Math.hypot(after.dvx[i], after.dvy[i]) < 1e-3) continue;
-        compared++;
-        let d = Math.abs(a - b);
-        if (d > Math.PI) d = 2 * Math.PI - d;
-        if (d > (20 * Math.PI) / 180) changed++;
-    }
+    // The new field reaches the crowd a few ticks after the goal: poll until most moving agents turned.
+    const turned = await waitFor(async () => {
+        const after = await getJson(base, '/api/agents?limit=100000');
+        let compared = 0, changed = 0;
+        for (let i = 0; i < Math.min(before.count, after.count); i++) {
+            if (before.state[i] !== 0 || after.state[i] !== 0) continue;
+            const a = Math.atan2(before.dvy[i], before.dvx[i]), b = Math.atan2(after.dvy[i], after.dvx[i]);
+            if (Math.hypot(before.dvx[i], before.dvy[i]) < 1e-3 || Math.hypot(after.dvx[i], after.dvy[i]) < 1e-3) continue;
+            compared++;
+            let d = Math.abs(a - b);
+            if (d > Math.PI) d = 2 * Math.PI - d;
+            if (d > (20 * Math.PI) / 180) changed++;
+        }
+        return { done: compared >= 30 && changed > compared / 2, compared, changed };
+    }, 3000);
+    const { compared, changed } = turned;
     check(compared >= 30, `only ${compared} agents were moving before and after the goal drag`);
     check(changed > compared / 2, `the goal drag changed the desired direction of ${changed} of ${compared} moving agents (expected a clear majority)`);
     await page.screenshot({ path: path.join(out, '02-goal-dragged.png') });
@@ -340,7 +352,10 @@ async function checkGoalAddRemove(page, base) {
     }, 3000);
     check(added.done && JSON.stringify(added.goals) === JSON.stringify([kDraggedGoal, extra]),
         `after a shift-click at (${extra}), /api/state goals are ${JSON.stringify(added.goals)}`);
-    await page.waitForTimeout(300);
+    // The click that removes it must land on a goal the page already draws.
+    await page.waitForFunction((want) => JSON.stringify(window.tide.goals()) === want,
+        JSON.stringify([kDraggedGoal, extra]), { timeout: 3000 })
+        .catch(() => { throw new CheckFailed(`the page does not draw the goals ${JSON.stringify([kDraggedGoal, extra])}`); });
     await page.mouse.click(p.x, p.y);
     const removed = await waitFor(async () => {
         const s = await getJson(base, '/api/state');

@@ -39,7 +39,7 @@ TEST(PathCost, MatchesReferenceToDoublePrecision) {
     }
 }
 
-TEST(PathCost, TwoPlusRootTwoPrintsNineCorrectDigits) {
+TEST(PathCost, OneDiagonalAndOneStraightMoveCostOnePlusRootTwo) {
     // (0,0) -> (2,1) on open ground: one diagonal and one straight move = 1 + sqrt 2.
     CostField cost = test::grid_from_rows({"...", "..."});
     const Cell goal{2, 1};

@@ -121,9 +121,14 @@ TEST(Sample, WallCellsAreSkipped) {
     const Vec2 s = field.sample({1.0f, 1.0f});
     const float n = std::sqrt(0.25f * 0.25f * 2);
     expect_vec_near(s, {-0.25f / n, 0.25f / n}, "wall skipped");
-    // Inside the wall cell near its centre: the blend of neighbours still gives a direction.
-    const Vec2 in_wall = field.sample({1.5f, 0.5f});
-    EXPECT_EQ(in_wall, (Vec2{0, 0})) << "only the wall cell has weight at its own centre";
+    // Inside the wall cell near its centre: the wall is skipped, and the blend of its neighbours
+    // still gives a direction. p = (1.4, 0.6): tx = 0.9, ty = 0.1, so (0,0) [S] and (1,1) [W]
+    // weigh 0.09 each, the goal (0,1) has no move: (-0.09, 0.09) normalised.
+    const float h = std::sqrt(0.5f);
+    expect_vec_near(field.sample({1.4f, 0.6f}), {-h, h}, "in the wall, off its centre");
+    // At the wall cell's exact centre only the wall has weight: the blend vanishes and the
+    // fallback, the cell containing p, is the wall itself: no direction.
+    EXPECT_EQ(field.sample({1.5f, 0.5f}), (Vec2{0, 0})) << "only the wall cell has weight at its own centre";
 }
 
 TEST(Sample, FallsBackToTheOwnCellWhenTheBlendVanishes) {

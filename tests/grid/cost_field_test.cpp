@@ -48,7 +48,7 @@ TEST(CostField, CreateRejectsBadDimensions) {
 TEST(CostField, CreateRejectsZeroFill) {
     auto field = CostField::create(3, 3, 0);
     ASSERT_FALSE(field.ok());
-    EXPECT_NE(field.error().message.find("0"), std::string::npos) << field.error().message;
+    EXPECT_NE(field.error().message.find("cost 0 is not allowed"), std::string::npos) << field.error().message;
 }
 
 TEST(CostField, SetAndAtUseRowMajorCells) {

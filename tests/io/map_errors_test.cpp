@@ -89,7 +89,8 @@ TEST(MapErrors, UnknownHeaderLine) {
 TEST(MapErrors, RowTooShort) {
     EXPECT_TRUE(failed_at(parse("type octile\nheight 3\nwidth 4\nmap\n....\n...\n....\n"), kSrc, 6,
                           {"row", "3", "expected 4"}));
-    EXPECT_TRUE(failed_at(parse("tide-map 1\nwidth 4\nheight 2\nmap\n....\n\n"), kSrc, 6, {"row", "0"}));
+    EXPECT_TRUE(failed_at(parse("tide-map 1\nwidth 4\nheight 2\nmap\n....\n\n"), kSrc, 6,
+                          {"map row 1 has 0 characters, expected 4"}));
 }
 
 TEST(MapErrors, RowTooLong) {

@@ -95,9 +95,9 @@ TEST(RoundTrip, ManyDistinctCosts) {
     }
 }
 
-// All 254 passable costs plus walls: every cell must come back with its own cost. (Fails: the
-// writer falls back to the nearest cost once single-character legend symbols run out.)
-// More distinct costs than single-character legend symbols can name: refused, never written lossily.
+// All 254 passable costs plus walls: more distinct costs than single-character legend symbols can
+// name (92), so the writer refuses the map with an error instead of writing it lossily (falling
+// back to the nearest cost).
 TEST(RoundTrip, TooManyDistinctCostsIsAnError) {
     CostField cost = std::move(CostField::create(16, 16).value());
     for (int i = 0; i < 256; ++i) {
