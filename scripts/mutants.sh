@@ -179,7 +179,8 @@ if [ $RECORD = 1 ]; then
     echo
     echo "Deliberate bugs (\`tests/mutants/*.patch\`) applied one at a time to a scratch copy of the tree by"
     echo "\`make mutants\` (\`scripts/mutants.sh\`); each must make the tests named in its header fail."
-    echo "Regenerate with \`make mutants MUTANTS_ARGS=--record\`."
+    echo "Regenerate with \`make mutants MUTANTS_ARGS=--record\`. Every bug fixed from now on adds a"
+    echo "mutant here: the fix's reverse as a patch, with the tests that must catch it."
     echo
     echo "- Date: $(date -u '+%Y-%m-%d %H:%M UTC')"
     echo "- Commit: $commit$dirty"
