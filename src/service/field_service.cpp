@@ -832,17 +832,25 @@ bool FieldService::State::run_one(std::unique_lock<std::mutex>& lock) {
             }
         }
         trim_log();
+        // Nobody else holds the base (no ticket, no host, no pending callback): it can be repaired
+        // in place, without a copy. Nothing can take a new reference: it is in no cache or slot.
+        const bool base_alone = base && base.use_count() == 1;
         lock.unlock();
 
         const Clock::time_point started = Clock::now();
-        std::pmr::polymorphic_allocator<FlowField> alloc(recycler);
-        std::shared_ptr<FlowField> field = std::allocate_shared<FlowField>(alloc, recycler);
-        bool repaired = false;
-        bool fell_back = false;
         // The base's goals are those open when it was built: when edits walled or freed a goal since,
         // the goal set differs and only a build gives the right field.
-        if (state && std::equal(w->goals.begin(), w->goals.end(), state->goals().begin(), state->goals().end())) {
-            *field = *base;
+        const bool goals_match =
+            state && std::equal(w->goals.begin(), w->goals.end(), state->goals().begin(), state->goals().end());
+        std::pmr::polymorphic_allocator<FlowField> alloc(recycler);
+        // The service made every field as a non-const FlowField, so writing to a sole base is fine.
+        std::shared_ptr<FlowField> field = goals_match && base_alone
+                                               ? std::const_pointer_cast<FlowField>(std::move(base))
+                                               : std::allocate_shared<FlowField>(alloc, recycler);
+        bool repaired = false;
+        bool fell_back = false;
+        if (goals_match) {
+            if (base) *field = *base;  // shared: repair a copy
             base.reset();
             const auto r = w->builder.repair(cost, w->changed, *field, *state);
             repaired = r.ok() && !r->rebuilt;
