@@ -14,9 +14,9 @@
 
 #include "tide/cost_field.hpp"
 #include "tide/flow_field.hpp"
-#include "tide/unit_class.hpp"
 #include "tide/jobs.hpp"
 #include "tide/result.hpp"
+#include "tide/unit_class.hpp"
 
 namespace tide {
 

@@ -118,7 +118,7 @@ struct FieldServiceConfig {
     /// bytes per cell, counted in the budget) and, after a terrain edit, repair the cached fields
     /// instead of rebuilding them. False: edits empty the cache and live tickets get full builds.
     bool repair = true;
-    PublishCallback on_publish;   ///< Optional.
+    PublishCallback on_publish;  ///< Optional.
     /// Movement classes 1, 2, ... (at most 255): each plans on its own costs (or the terrain) seen
     /// by units of its size (sized_cost_field). Edits apply to every class's costs alike (a wall is
     /// a wall for everyone, a cost V is V for everyone). Names are for messages only.
@@ -170,9 +170,9 @@ public:
 
     /// Sets every cell of [x0, x1] x [y0, y1] (clipped to the map) to `cost` (kCostWall for
     /// walls) and brings the fields up to date: every cached field is repaired in the background
-    /// (see FieldServiceConfig::repair), live tickets without one get a build. Errors: cost 0, a rectangle entirely off the
-    /// map or with x0 > x1 or y0 > y1. Goals walled in are left out of the next builds; a ticket
-    /// whose goals are all walls gets a field where every cell is unreachable.
+    /// (see FieldServiceConfig::repair), live tickets without one get a build. Errors: cost 0, a rectangle entirely off
+    /// the map or with x0 > x1 or y0 > y1. Goals walled in are left out of the next builds; a ticket whose goals are
+    /// all walls gets a field where every cell is unreachable.
     Result<void> edit_rect(int x0, int y0, int x1, int y1, Cost cost);
     /// Sets every listed cell to `cost`. Errors (nothing changed): cost 0, a cell off the map.
     Result<void> edit_cells(std::span<const Cell> cells, Cost cost);

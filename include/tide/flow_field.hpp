@@ -162,17 +162,18 @@ private:
     int frac_ = 0;  // fixed-point fraction bits of the build
     FieldParams params_;
     std::pmr::vector<Cell> goals_;
-    std::pmr::vector<std::uint64_t> words_;        // padded: (value << 8) | cost, as in the builder
-    std::pmr::vector<detail::MoveRank> ranks_;     // padded: the move of each cell, by tie rank
+    std::pmr::vector<std::uint64_t> words_;       // padded: (value << 8) | cost, as in the builder
+    std::pmr::vector<detail::MoveRank> ranks_;    // padded: the move of each cell, by tie rank
     std::array<std::uint32_t, 256> histogram_{};  // cells of each cost (for the fixed-point scale)
 };
 
 /// What one FieldBuilder::repair() did.
 struct RepairStats {
-    std::size_t changed_cells = 0;   ///< Cells whose cost actually differed.
-    std::size_t affected_cells = 0;  ///< Cells whose path used a dearer or closed move, recomputed from their neighbours.
-    std::size_t touched_cells = 0;   ///< Cells whose value or move was rewritten.
-    bool rebuilt = false;            ///< A full build was done instead (cheaper, or the fixed-point scale changed).
+    std::size_t changed_cells = 0;  ///< Cells whose cost actually differed.
+    std::size_t affected_cells =
+        0;  ///< Cells whose path used a dearer or closed move, recomputed from their neighbours.
+    std::size_t touched_cells = 0;  ///< Cells whose value or move was rewritten.
+    bool rebuilt = false;           ///< A full build was done instead (cheaper, or the fixed-point scale changed).
 };
 
 /// What walling some cells would do to a field's reachability (FieldBuilder::would_block).

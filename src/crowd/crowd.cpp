@@ -549,7 +549,8 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             // centre moved (s - 1) / 2 cells up and left.
             const float lift = 0.5f * static_cast<float>(group_unit_[group] - 1);
             const float fx = x - lift, fy = y - lift;
-            const int fcx = std::clamp(static_cast<int>(fx), 0, W - 1), fcy = std::clamp(static_cast<int>(fy), 0, H - 1);
+            const int fcx = std::clamp(static_cast<int>(fx), 0, W - 1),
+                      fcy = std::clamp(static_cast<int>(fy), 0, H - 1);
             const float to_go = field.integration()[static_cast<std::size_t>(fcy) * W + fcx];
             const float settle = settle_[group];
             auto st = static_cast<AgentState>(nst[k]);

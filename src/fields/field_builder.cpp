@@ -44,7 +44,6 @@ using namespace fields_detail;
 // Largest ring any map can need: max move 254 x 2 over min move 1, plus 3.
 constexpr std::size_t kMaxRing = static_cast<std::size_t>(kCostMax) * 2 + 3;
 
-
 }  // namespace
 
 FieldBuilder::FieldBuilder(std::pmr::memory_resource* memory)
