@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,12 @@ inline double ms_since(std::chrono::steady_clock::time_point start) {
 
 /// Median of `values` (which it sorts).
 double median(std::vector<double>& values);
+
+/// The p-quantile (0..1) of `values`, interpolated between the two nearest ranks; 0 when empty.
+double percentile(std::vector<double> values, double p);
+
+/// Writes `report` to `path` as indented JSON; throws Failure naming the path when it cannot.
+void write_json(const std::string& path, const nlohmann::json& report);
 
 /// A string describing a cell, "(x, y)".
 std::string cell_text(Cell c);

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "cli_common.hpp"
@@ -135,9 +134,7 @@ void run_bench_crowd(const CrowdBenchOptions& o) {
     std::printf("  %s  vs all-pairs at 2,000 agents: %.1fx (target >= 50x)\n", verdict(all_pairs / tide2000 >= 50.0),
                 all_pairs / tide2000);
     if (!o.json.empty()) {
-        std::ofstream f(o.json);
-        if (!(f << nlohmann::json{{"rows", rows}, {"reps", o.reps}}.dump(1) << "\n"))
-            throw Failure{o.json + ": cannot write"};
+        write_json(o.json, nlohmann::json{{"rows", rows}, {"reps", o.reps}});
     }
 }
 

@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "bench_baselines.hpp"
@@ -28,12 +27,6 @@ struct RepairBenchOptions {
     std::uint64_t seed = 1;
     std::string json;
 };
-
-double quantile(std::vector<double> v, double q) {
-    if (v.empty()) return 0.0;
-    std::sort(v.begin(), v.end());
-    return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
-}
 
 struct Series {
     explicit Series(std::string n) : name(std::move(n)) {}
@@ -76,21 +69,23 @@ void run_bench_repair(const RepairBenchOptions& o) {
         check(plain_builder.build(cost, {&goal, 1}, params, plain));
         plain_build_ms.push_back(ms_since(t0));
     }
-    const double build = quantile(build_ms, 0.5);
+    const double build = percentile(build_ms, 0.5);
 
     Series wall_on{"3x3 wall placed"}, wall_off{"3x3 wall removed"}, cost_on{"3x3 cost changed"},
         cost_off{"3x3 cost restored"}, query{"would-block 3x3"};
     std::size_t blocking = 0;
     SplitMix64 rng(o.seed * 7919 + 17);
-    auto repair = [&](Series& s, int x, int y) {
+    // Times the repair of the rectangle [x0, x1] x [y0, y1] into series `s`.
+    auto repair_rect = [&](Series& s, int x0, int y0, int x1, int y1) {
         const auto t0 = std::chrono::steady_clock::now();
-        const auto r = builder.repair_rect(cost, x, y, x + 2, y + 2, field, state);
+        const auto r = builder.repair_rect(cost, x0, y0, x1, y1, field, state);
         const double ms = ms_since(t0);
         check(r);
         s.ms.push_back(ms);
         s.touched.push_back(static_cast<double>(r->touched_cells));
         s.rebuilt += r->rebuilt ? 1 : 0;
     };
+    auto repair = [&](Series& s, int x, int y) { repair_rect(s, x, y, x + 2, y + 2); };
     for (int e = 0; e < o.edits; ++e) {
         int x = 0, y = 0;
         do {  // a stamp that does not cover the goal
@@ -132,14 +127,7 @@ void run_bench_repair(const RepairBenchOptions& o) {
     std::vector<Cost> column(static_cast<std::size_t>(o.size));
     for (int y = 0; y < o.size; ++y) column[static_cast<std::size_t>(y)] = cost.at(seal_x, y);
     Series seal{"seal half the map"}, unseal{"reopen it"};
-    auto timed_column = [&](Series& s) {
-        const auto t0 = std::chrono::steady_clock::now();
-        const auto r = builder.repair_rect(cost, seal_x, 0, seal_x, o.size - 1, field, state);
-        s.ms.push_back(ms_since(t0));
-        check(r);
-        s.touched.push_back(static_cast<double>(r->touched_cells));
-        s.rebuilt += r->rebuilt ? 1 : 0;
-    };
+    auto timed_column = [&](Series& s) { repair_rect(s, seal_x, 0, seal_x, o.size - 1); };
     for (int round = 0; round < 5; ++round) {
         cost.fill_rect(seal_x, 0, seal_x, o.size - 1, kCostWall);
         timed_column(seal);
@@ -156,31 +144,31 @@ void run_bench_repair(const RepairBenchOptions& o) {
         std::equal(fresh.directions().begin(), fresh.directions().end(), field.directions().begin());
 
     std::printf("\nfull build with repair state: median %.3f ms (plain build %.3f ms)\n", build,
-                quantile(plain_build_ms, 0.5));
+                percentile(plain_build_ms, 0.5));
     std::printf("%-20s %10s %10s %10s %10s %14s %8s\n", "case", "median ms", "p90 ms", "max ms", "median/build",
                 "median touched", "rebuilt");
     nlohmann::json rows = nlohmann::json::array();
     double worst_ratio = 0.0;
     for (Series* s : {&wall_on, &wall_off, &cost_on, &cost_off, &query, &seal, &unseal}) {
-        const double med = quantile(s->ms, 0.5);
-        std::printf("%-20s %10.4f %10.4f %10.4f %11.2f%% %14.0f %8zu\n", s->name.c_str(), med, quantile(s->ms, 0.9),
-                    quantile(s->ms, 1.0), 100.0 * med / build, quantile(s->touched, 0.5), s->rebuilt);
+        const double med = percentile(s->ms, 0.5);
+        std::printf("%-20s %10.4f %10.4f %10.4f %11.2f%% %14.0f %8zu\n", s->name.c_str(), med, percentile(s->ms, 0.9),
+                    percentile(s->ms, 1.0), 100.0 * med / build, percentile(s->touched, 0.5), s->rebuilt);
         // The worst case is judged on medians: one sample of a 100 ms operation on a shared machine
         // is too noisy to hold to a 1.5x line; the maxima are printed beside them.
         if (s != &query)
-            worst_ratio = std::max(worst_ratio, (s == &seal || s == &unseal ? med : quantile(s->ms, 1.0)) / build);
+            worst_ratio = std::max(worst_ratio, (s == &seal || s == &unseal ? med : percentile(s->ms, 1.0)) / build);
         rows.push_back({{"case", s->name},
                         {"median_ms", med},
-                        {"p90_ms", quantile(s->ms, 0.9)},
-                        {"max_ms", quantile(s->ms, 1.0)},
+                        {"p90_ms", percentile(s->ms, 0.9)},
+                        {"max_ms", percentile(s->ms, 1.0)},
                         {"median_vs_build", med / build},
-                        {"median_touched", quantile(s->touched, 0.5)},
+                        {"median_touched", percentile(s->touched, 0.5)},
                         {"rebuilt", s->rebuilt}});
     }
-    const double edit_ratio = std::max({quantile(wall_on.ms, 0.5), quantile(wall_off.ms, 0.5),
-                                        quantile(cost_on.ms, 0.5), quantile(cost_off.ms, 0.5)}) /
+    const double edit_ratio = std::max({percentile(wall_on.ms, 0.5), percentile(wall_off.ms, 0.5),
+                                        percentile(cost_on.ms, 0.5), percentile(cost_off.ms, 0.5)}) /
                               build;
-    const double query_ratio = quantile(query.ms, 0.5) / build;
+    const double query_ratio = percentile(query.ms, 0.5) / build;
     std::printf("\n  %s  median repair after a 3x3 edit: %.2f%% of a build (target <= 10%%, aim 2%%)\n",
                 edit_ratio <= 0.10 ? "PASS" : "MISS", 100.0 * edit_ratio);
     std::printf("  %s  slowest repair (3x3 edits: max; seal, reopen: median of 5): %.2fx a build (target <= 1.5x)\n",
@@ -190,21 +178,18 @@ void run_bench_repair(const RepairBenchOptions& o) {
     std::printf("  %s  repaired field bit-identical to a fresh build after %d edits\n", exact ? "PASS" : "FAIL",
                 4 * o.edits + 10);
     if (!o.json.empty()) {
-        nlohmann::json j{{"machine", {{"cpu", prov.cpu}, {"cores", prov.cores}, {"compiler", prov.compiler}}},
-                         {"commit", prov.commit},
-                         {"uncommitted_changes", prov.dirty},
-                         {"size", o.size},
-                         {"seed", o.seed},
-                         {"edits", o.edits},
-                         {"build_median_ms", build},
-                         {"plain_build_median_ms", quantile(plain_build_ms, 0.5)},
-                         {"edit_median_vs_build", edit_ratio},
-                         {"worst_vs_build", worst_ratio},
-                         {"query_median_vs_build", query_ratio},
-                         {"exact", exact},
-                         {"rows", rows}};
-        std::ofstream f(o.json);
-        if (!(f << j.dump(1) << "\n")) throw Failure{o.json + ": cannot write"};
+        nlohmann::json j = provenance_json(prov);
+        j.update({{"size", o.size},
+                  {"seed", o.seed},
+                  {"edits", o.edits},
+                  {"build_median_ms", build},
+                  {"plain_build_median_ms", percentile(plain_build_ms, 0.5)},
+                  {"edit_median_vs_build", edit_ratio},
+                  {"worst_vs_build", worst_ratio},
+                  {"query_median_vs_build", query_ratio},
+                  {"exact", exact},
+                  {"rows", rows}});
+        write_json(o.json, j);
     }
     if (!exact) throw Failure{"the repaired field differs from a fresh build"};
 }

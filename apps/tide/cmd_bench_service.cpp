@@ -13,7 +13,6 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
-#include <fstream>
 #include <mutex>
 #include <nlohmann/json.hpp>
 
@@ -58,15 +57,6 @@ private:
     bool do_is_equal(const std::pmr::memory_resource& o) const noexcept override { return this == &o; }
     std::atomic<std::size_t> allocations_{0};
 };
-
-double percentile(std::vector<double> v, double p) {
-    if (v.empty()) return 0.0;
-    std::sort(v.begin(), v.end());
-    const double k = p * static_cast<double>(v.size() - 1);
-    const std::size_t i = static_cast<std::size_t>(k);
-    const double f = k - static_cast<double>(i);
-    return i + 1 < v.size() ? v[i] * (1.0 - f) + v[i + 1] * f : v[i];
-}
 
 struct MapSetup {
     CostField cost;
@@ -378,16 +368,13 @@ void run_bench_service(const ServiceBenchOptions& o) {
                         {"session_wall_s", s.wall_s}});
     }
     if (!o.json.empty()) {
-        nlohmann::json j{{"machine", {{"cpu", prov.cpu}, {"cores", prov.cores}, {"compiler", prov.compiler}}},
-                         {"commit", prov.commit},
-                         {"uncommitted_changes", prov.dirty},
-                         {"groups", o.groups},
-                         {"agents", o.agents},
-                         {"seconds", o.seconds},
-                         {"threads", o.threads},
-                         {"rows", rows}};
-        std::ofstream f(o.json);
-        if (!(f << j.dump(1) << "\n")) throw Failure{o.json + ": cannot write"};
+        nlohmann::json j = provenance_json(prov);
+        j.update({{"groups", o.groups},
+                  {"agents", o.agents},
+                  {"seconds", o.seconds},
+                  {"threads", o.threads},
+                  {"rows", rows}});
+        write_json(o.json, j);
     }
 }
 

@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "cli_common.hpp"
@@ -241,8 +240,7 @@ void run_sim(const SimOptions& o) {
                 max_overlap);
     std::printf("step %.3f ms mean, %.3f ms max; state hash %s\n", sum_ms / steps, max_ms, hash);
     if (!o.json.empty()) {
-        std::ofstream f(o.json);
-        if (!(f << report.dump(1) << "\n")) throw Failure{o.json + ": cannot write"};
+        write_json(o.json, report);
     }
     if (!o.png.empty()) {
         // Terrain, then every trajectory (one colour per agent, cycling), goals in red.

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdio>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 namespace tide::cli {
@@ -71,6 +72,12 @@ Provenance provenance() {
 std::string Provenance::line() const {
     return "machine: " + cpu + ", " + std::to_string(cores) + " cores, " + compiler + "; commit " + commit +
            (dirty ? " (+ uncommitted changes)" : "");
+}
+
+nlohmann::json provenance_json(const Provenance& p) {
+    return {{"machine", {{"cpu", p.cpu}, {"cores", p.cores}, {"compiler", p.compiler}}},
+            {"commit", p.commit},
+            {"uncommitted_changes", p.dirty}};
 }
 
 }  // namespace tide::cli

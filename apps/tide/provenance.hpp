@@ -1,6 +1,7 @@
 #pragma once
 // Where a benchmark ran: the machine, the compiler and the commit, for every report.
 
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 namespace tide::cli {
@@ -16,5 +17,9 @@ struct Provenance {
 
 /// Reads /proc/cpuinfo and asks git (the configure-time commit when git is not available).
 Provenance provenance();
+
+/// The report fields every benchmark's JSON starts with: machine {cpu, cores, compiler}, commit,
+/// uncommitted_changes.
+nlohmann::json provenance_json(const Provenance& p);
 
 }  // namespace tide::cli

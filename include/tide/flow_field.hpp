@@ -243,6 +243,7 @@ private:
     void set_prices(int frac, double diagonal_factor);
     static int fraction_bits(std::size_t open_cells, Cost hi);
     void write_field(const CostField& cost, FlowField& out) const;
+    int start_changes(const FieldRepairState& state);
     Result<void> check_repair(const CostField& cost, const FlowField& field, const FieldRepairState& state) const;
     Result<RepairStats> repair_changes(const CostField& cost, FlowField& field, FieldRepairState& state);
     Result<void> rebuild(const CostField& cost, FlowField& field, FieldRepairState& state);

@@ -11,6 +11,8 @@
 
 #include <string>
 
+#include "../grid/cell_checks.hpp"
+#include "move_codes.hpp"
 #include "tide/flow_field.hpp"
 
 namespace tide {
@@ -33,9 +35,9 @@ Result<BlockAnswer> FieldBuilder::would_block(const CostField& cost, const FlowF
     for (const auto* list : {&walls, &spawns}) {
         for (const Cell& c : *list) {
             if (!cost.contains(c)) {
-                return Error{std::string("would_block: ") + (list == &walls ? "wall" : "spawn") + " cell (" +
-                             std::to_string(c.x) + ", " + std::to_string(c.y) + ") is off the " + std::to_string(w) +
-                             "x" + std::to_string(h) + " map"};
+                return Error{std::string("would_block: ") + (list == &walls ? "wall" : "spawn") + " cell " +
+                             detail::cell_text(c) + " is off the " + std::to_string(w) + "x" + std::to_string(h) +
+                             " map"};
             }
         }
     }
@@ -79,12 +81,9 @@ Result<BlockAnswer> FieldBuilder::would_block(const CostField& cost, const FlowF
             const int ax = x + kDirectionDx[o], ay = y + kDirectionDy[o];
             const int bx = x + kDirectionDx[o2], by = y + kDirectionDy[o2];
             // a -> b and b -> a are diagonal moves with this cell as a corner.
-            for (int k = 1; k < kDirectionCount; k += 2) {
-                if (kDirectionDx[k] == bx - ax && kDirectionDy[k] == by - ay) {
-                    if (moves(ax, ay, k)) add(ax, ay);
-                    if (moves(bx, by, (k + 4) & 7)) add(bx, by);
-                }
-            }
+            const int k = fields_detail::kCornerMove[o];
+            if (moves(ax, ay, k)) add(ax, ay);
+            if (moves(bx, by, (k + 4) & 7)) add(bx, by);
         }
     }
     // Their subtrees.

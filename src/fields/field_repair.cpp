@@ -29,6 +29,7 @@
 #include <cmath>
 #include <string>
 
+#include "../grid/cell_checks.hpp"
 #include "move_codes.hpp"
 #include "tide/flow_field.hpp"
 
@@ -46,10 +47,6 @@ std::uint8_t byte(detail::MoveRank r) {
     return static_cast<std::uint8_t>(r);
 }
 
-// Direction code of the move between two of a cell's orthogonal neighbours: from the neighbour in
-// direction o to the one in direction (o + 2) % 8 (o even): E -> S is south-west, and so on.
-constexpr int kCornerMove[kDirectionCount] = {3, -1, 5, -1, 7, -1, 1, -1};
-
 }  // namespace
 
 Result<void> FieldBuilder::check_repair(const CostField& cost, const FlowField& field,
@@ -64,19 +61,25 @@ Result<void> FieldBuilder::check_repair(const CostField& cost, const FlowField& 
     return {};
 }
 
+// Readies the per-cell flags for the state's map and empties the change list; returns the padded width.
+int FieldBuilder::start_changes(const FieldRepairState& state) {
+    const int pw = state.width_ + 2;
+    const std::size_t n = static_cast<std::size_t>(pw) * (state.height_ + 2);
+    if (flags_.size() != n) flags_.assign(n, 0);
+    changed_.clear();
+    return pw;
+}
+
 Result<RepairStats> FieldBuilder::repair(const CostField& cost, std::span<const Cell> changed, FlowField& field,
                                          FieldRepairState& state) {
     if (auto r = check_repair(cost, field, state); !r) return r.error();
     for (const Cell& c : changed) {
         if (!cost.contains(c)) {
-            return Error{"repair: changed cell (" + std::to_string(c.x) + ", " + std::to_string(c.y) + ") is off the " +
+            return Error{"repair: changed cell " + detail::cell_text(c) + " is off the " +
                          std::to_string(cost.width()) + "x" + std::to_string(cost.height()) + " map"};
         }
     }
-    const int pw = state.width_ + 2;
-    const std::size_t n = static_cast<std::size_t>(pw) * (state.height_ + 2);
-    if (flags_.size() != n) flags_.assign(n, 0);
-    changed_.clear();
+    const int pw = start_changes(state);
     const Fixed* const words = state.words_.data();
     const Cost* const cells = cost.cells().data();
     for (const Cell& c : changed) {
@@ -97,10 +100,7 @@ Result<RepairStats> FieldBuilder::repair_rect(const CostField& cost, int x0, int
     y0 = std::max(y0, 0);
     x1 = std::min(x1, cost.width() - 1);
     y1 = std::min(y1, cost.height() - 1);
-    const int pw = state.width_ + 2;
-    const std::size_t n = static_cast<std::size_t>(pw) * (state.height_ + 2);
-    if (flags_.size() != n) flags_.assign(n, 0);
-    changed_.clear();
+    const int pw = start_changes(state);
     const Fixed* const words = state.words_.data();
     const Cost* const cells = cost.cells().data();
     for (int y = y0; y <= y1; ++y) {
@@ -142,8 +142,8 @@ Result<RepairStats> FieldBuilder::repair_changes(const CostField& cost, FlowFiel
             clear_flags();
             const int x = c.cell % pw - 1;
             const int y = c.cell / pw - 1;
-            return Error{"repair: the edit turns goal (" + std::to_string(x) + ", " + std::to_string(y) +
-                         ") into a wall (build a field for the remaining goals instead)"};
+            return Error{"repair: the edit turns goal " + detail::cell_text({x, y}) +
+                         " into a wall (build a field for the remaining goals instead)"};
         }
     }
     if (changed_.empty()) return stats;

@@ -28,6 +28,11 @@ constexpr std::uint8_t kRankOfCode[kDirectionCount] = {kRankE, kRankSE, kRankS, 
 constexpr std::uint8_t kOfferRank[kDirectionCount] = {kRankW, kRankNW, kRankN, kRankNE,
                                                       kRankE, kRankSE, kRankS, kRankSW};
 
+// Direction code of the diagonal move between two of a cell's orthogonal neighbours: from the
+// neighbour in direction o to the one in direction (o + 2) % 8 (o even): E -> S is south-west, and
+// so on; the cell is a corner of that move. -1 for odd o.
+constexpr int kCornerMove[kDirectionCount] = {3, -1, 5, -1, 7, -1, 1, -1};
+
 // Integration value for the float layer: +inf for walls and cut-off cells, selected with a mask
 // (walls are scattered at random, a branch would mispredict).
 inline float to_float(std::uint64_t value, auto code, double scale) {

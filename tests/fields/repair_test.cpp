@@ -152,13 +152,20 @@ TEST_P(RepairSequences, MatchFreshBuildsBitForBit) {
 
 INSTANTIATE_TEST_SUITE_P(Shards, RepairSequences, ::testing::Range(0, 8));
 
-TEST(Repair, SmallEditFarFromTheFlowTouchesFewCells) {
-    auto cost = CostField::create(200, 200).value();
-    const Cell goal{100, 100};
+// A plain w x h map, a field toward one goal and its repair state.
+struct PlainBuild {
+    PlainBuild(int w, int h, Cell goal) : cost(CostField::create(w, h).value()) {
+        EXPECT_TRUE(builder.build(cost, {&goal, 1}, {}, field, state).ok());
+    }
+    CostField cost;
     FieldBuilder builder;
     FlowField field;
     FieldRepairState state;
-    ASSERT_TRUE(builder.build(cost, {&goal, 1}, {}, field, state).ok());
+};
+
+TEST(Repair, SmallEditFarFromTheFlowTouchesFewCells) {
+    PlainBuild b(200, 200, {100, 100});
+    auto& [cost, builder, field, state] = b;
     // A 3x3 wall stamp near a corner: only the cells behind it change.
     cost.fill_rect(10, 20, 12, 22, kCostWall);
     const auto r = builder.repair_rect(cost, 10, 20, 12, 22, field, state);
@@ -177,12 +184,8 @@ TEST(Repair, SmallEditFarFromTheFlowTouchesFewCells) {
 }
 
 TEST(Repair, SealingHalfTheMapFallsBackToABuild) {
-    auto cost = CostField::create(64, 64).value();
-    const Cell goal{5, 5};
-    FieldBuilder builder;
-    FlowField field;
-    FieldRepairState state;
-    ASSERT_TRUE(builder.build(cost, {&goal, 1}, {}, field, state).ok());
+    PlainBuild b(64, 64, {5, 5});
+    auto& [cost, builder, field, state] = b;
     cost.fill_rect(32, 0, 32, 63, kCostWall);
     const auto r = builder.repair_rect(cost, 32, 0, 32, 63, field, state);
     ASSERT_TRUE(r.ok());
@@ -222,12 +225,8 @@ TEST(Repair, RefusesBadInputAndChangesNothing) {
 }
 
 TEST(Repair, RectangleOffTheMapIsClippedAndEmptyIsANoOp) {
-    auto cost = CostField::create(8, 8).value();
-    const Cell goal{2, 2};
-    FieldBuilder builder;
-    FlowField field;
-    FieldRepairState state;
-    ASSERT_TRUE(builder.build(cost, {&goal, 1}, {}, field, state).ok());
+    PlainBuild b(8, 8, {2, 2});
+    auto& [cost, builder, field, state] = b;
     auto r = builder.repair_rect(cost, 20, 20, 30, 30, field, state);
     ASSERT_TRUE(r.ok());
     EXPECT_EQ(r->changed_cells, 0u);
