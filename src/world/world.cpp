@@ -417,7 +417,6 @@ Result<TowerCheck> World::check_tower(int x0, int y0, int x1, int y1) const {
                               std::clamp(static_cast<int>(p.y - lift), 0, h - 1)});
         }
         const auto costs = service_->planning_costs(static_cast<MovementClass>(g->size - 1));
-        if (costs->width() != g->applied->width()) continue;
         auto answer = query_builder_.would_block(*costs, *g->applied, FieldParams{}, walls, spawns);
         if (!answer) return answer.error();
         out.units_cut_off += answer->cut_off_spawns;
