@@ -1,0 +1,713 @@
+// Route-only flow fields over a SectorGraph (see include/tide/hierarchy.hpp, docs/hierarchy.md).
+//
+// The graph search is a reverse A*: g(node) is the cost from the node to the goals, found from the
+// goal sectors (a Dijkstra inside each gives its nodes their cost to the goals) over partner edges
+// (one orthogonal move across the border) and intra-sector edges. The heuristic is a lower bound
+// of the cost from the sectors units stand in (the targets) to a node; targets can be added later
+// (the open list is re-keyed then), so the search resumes instead of starting over. A target is
+// done when all its nodes that can reach a goal are settled.
+//
+// A sector's field is built only once its nodes are settled. Seeds: goals in or next to it, the
+// values of the fields of neighbouring sectors along its frame, and for neighbours without a field
+// the g of their nodes on the frame. Every seed bounds from above the value the neighbour's field
+// has or will have there (a field is never above the g of its nodes, and rebuilding with more
+// neighbours only lowers it), so each step of the flow across a border lowers the value by at
+// least the move's cost: no loops, whatever the build order (docs/hierarchy.md has the argument).
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "../grid/cell_checks.hpp"
+#include "sector_search.hpp"
+#include "tide/assert.hpp"
+#include "tide/hierarchy.hpp"
+
+namespace tide {
+namespace {
+
+using hier_detail::SectorSearch;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr float kInvSqrt2 = 0.70710678118654752f;
+constexpr Vec2 kUnit[kDirectionCount] = {{1, 0},  {kInvSqrt2, kInvSqrt2},   {0, 1},  {-kInvSqrt2, kInvSqrt2},
+                                         {-1, 0}, {-kInvSqrt2, -kInvSqrt2}, {0, -1}, {kInvSqrt2, -kInvSqrt2}};
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+struct Rect {
+    int x0, y0, x1, y1;  // inclusive
+};
+
+}  // namespace
+
+struct HierarchicalField::State {
+    const CostField* cost = nullptr;
+    const SectorGraph* graph = nullptr;
+    std::vector<Cell> goals;
+    std::vector<std::vector<Cell>> goals_by_sector;  // per sector (empty for most)
+    std::vector<int> goal_sectors;
+
+    // Search.
+    bool started = false;
+    std::vector<double> g;
+    std::vector<std::int32_t> next;  // node the best path continues to; -1: straight to a goal
+    std::vector<std::uint8_t> settled;
+    std::vector<std::uint8_t> goal_comp;  // per component label: reaches a goal
+    struct Item {
+        double f;
+        std::int32_t node;
+    };
+    std::vector<Item> open;
+    std::vector<std::uint8_t> target;        // per sector
+    std::vector<std::int32_t> unsettled;     // per target sector: goal-reaching nodes not settled
+    std::vector<Rect> target_rects;
+    Rect target_box{0, 0, -1, -1};
+    std::size_t pending = 0;  // targets with unsettled nodes
+    std::vector<double> h_cache;
+    std::vector<std::uint32_t> h_stamp;
+    std::uint32_t h_gen = 1;
+    RouteConfig config;
+    std::size_t settled_count = 0;
+
+    // Fields.
+    std::vector<std::unique_ptr<SectorField>> fields;
+    std::size_t built = 0;
+    std::size_t bytes = 0;
+    std::uint32_t builds = 0;
+    mutable SectorSearch search;
+
+    bool in_goal_comp(std::int32_t n) const {
+        const std::int32_t c = graph->component(n);
+        return c >= 0 && static_cast<std::size_t>(c) < goal_comp.size() && goal_comp[static_cast<std::size_t>(c)];
+    }
+
+    double heuristic(Cell c) const {
+        // Least possible cost from a cell of the target rectangles to c.
+        const double lo = graph->cheapest_cost();
+        const double diag = graph->config().params.diagonal_factor;
+        const bool eight = graph->config().params.connectivity == Connectivity::eight;
+        auto bound = [&](const Rect& r) {
+            const int dx = std::max({0, r.x0 - c.x, c.x - r.x1});
+            const int dy = std::max({0, r.y0 - c.y, c.y - r.y1});
+            if (!eight) return lo * (dx + dy);
+            const int a = std::max(dx, dy), b = std::min(dx, dy);
+            return lo * ((a - b) + diag * b);
+        };
+        if (target_rects.size() > 16) return bound(target_box);
+        double best = kInf;
+        for (const Rect& r : target_rects) best = std::min(best, bound(r));
+        return best == kInf ? 0.0 : best;
+    }
+
+    void push(std::int32_t n) {
+        open.push_back({g[static_cast<std::size_t>(n)] + h(n), n});
+        std::push_heap(open.begin(), open.end(), [](const Item& a, const Item& b) { return a.f > b.f; });
+    }
+
+    void start() {
+        if (started) return;
+        started = true;
+        const std::size_t n = graph->nodes().size();
+        g.assign(n, kInf);
+        next.assign(n, -1);
+        settled.assign(n, 0);
+        goal_comp.assign(n, 0);
+        h_cache.assign(n, 0.0);
+        h_stamp.assign(n, 0);
+        ++h_gen;
+        open.clear();
+        const int sc = graph->sector_count();
+        target.assign(static_cast<std::size_t>(sc), 0);
+        unsettled.assign(static_cast<std::size_t>(sc), 0);
+        target_rects.clear();
+        target_box = {0, 0, -1, -1};
+        pending = 0;
+        settled_count = 0;
+        const auto& cfg = graph->config();
+        for (int s : goal_sectors) {
+            int x0, y0, x1, y1;
+            graph->sector_rect(s, x0, y0, x1, y1);
+            search.load(*cost, x0, y0, x1, y1, cfg.params);
+            seed_goals(s);
+            search.run();
+            for (std::int32_t i = graph->node_begin(s); i < graph->node_begin(s + 1); ++i) {
+                const Cell c = graph->nodes()[static_cast<std::size_t>(i)].cell;
+                const double v = search.value(search.local(c.x, c.y));
+                if (v < g[static_cast<std::size_t>(i)]) {
+                    g[static_cast<std::size_t>(i)] = v;
+                    next[static_cast<std::size_t>(i)] = -1;
+                }
+            }
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+            if (g[i] == kInf) continue;
+            goal_comp[static_cast<std::size_t>(graph->component(static_cast<std::int32_t>(i)))] = 1;
+            push(static_cast<std::int32_t>(i));
+        }
+    }
+
+    // Seeds (value 0) the goals in sector s or in its frame (the loaded search must be s).
+    void seed_goals(int s) {
+        const int sx = s % graph->sectors_x(), sy = s / graph->sectors_x();
+        for (int dy = -1; dy <= 1; ++dy) {
+            for (int dx = -1; dx <= 1; ++dx) {
+                const int tx = sx + dx, ty = sy + dy;
+                if (tx < 0 || ty < 0 || tx >= graph->sectors_x() || ty >= graph->sectors_y()) continue;
+                for (const Cell& c : goals_by_sector[static_cast<std::size_t>(ty * graph->sectors_x() + tx)]) {
+                    search.seed(c.x, c.y, 0.0);
+                }
+            }
+        }
+    }
+
+    void add_target(int s) {
+        if (target[static_cast<std::size_t>(s)]) return;
+        target[static_cast<std::size_t>(s)] = 1;
+        int x0, y0, x1, y1;
+        graph->sector_rect(s, x0, y0, x1, y1);
+        const Rect r{x0, y0, x1 - 1, y1 - 1};
+        target_rects.push_back(r);
+        if (target_box.x1 < target_box.x0) {
+            target_box = r;
+        } else {
+            target_box = {std::min(target_box.x0, r.x0), std::min(target_box.y0, r.y0), std::max(target_box.x1, r.x1),
+                          std::max(target_box.y1, r.y1)};
+        }
+        std::int32_t count = 0;
+        for (std::int32_t i = graph->node_begin(s); i < graph->node_begin(s + 1); ++i) {
+            if (!settled[static_cast<std::size_t>(i)] && in_goal_comp(i)) ++count;
+        }
+        unsettled[static_cast<std::size_t>(s)] = count;
+        if (count > 0) ++pending;
+    }
+
+    // After targets were added (the heuristic can only have dropped): re-key the open list.
+    void rekey() {
+        ++h_gen;
+        for (Item& it : open) it.f = g[static_cast<std::size_t>(it.node)] + h(it.node);
+        std::make_heap(open.begin(), open.end(), [](const Item& a, const Item& b) { return a.f > b.f; });
+    }
+
+    // The heuristic of node n for the current targets (cached).
+    double h(std::int32_t n) {
+        if (h_stamp[static_cast<std::size_t>(n)] != h_gen) {
+            h_stamp[static_cast<std::size_t>(n)] = h_gen;
+            h_cache[static_cast<std::size_t>(n)] = heuristic(graph->nodes()[static_cast<std::size_t>(n)].cell);
+        }
+        return h_cache[static_cast<std::size_t>(n)];
+    }
+
+    // Settles nodes until every target's goal-reaching nodes are settled.
+    void search_targets() {
+        const auto nodes = graph->nodes();
+        const auto cmp = [](const Item& a, const Item& b) { return a.f > b.f; };
+        while (pending > 0 && !open.empty()) {
+            std::pop_heap(open.begin(), open.end(), cmp);
+            const std::int32_t v = open.back().node;
+            open.pop_back();
+            if (settled[static_cast<std::size_t>(v)]) continue;
+            settled[static_cast<std::size_t>(v)] = 1;
+            ++settled_count;
+            const SectorNode& nv = nodes[static_cast<std::size_t>(v)];
+            const int s = graph->sector_of(nv.cell.x, nv.cell.y);
+            if (target[static_cast<std::size_t>(s)] && in_goal_comp(v) && --unsettled[static_cast<std::size_t>(s)] == 0) {
+                --pending;
+            }
+            const double gv = g[static_cast<std::size_t>(v)];
+            // Across the border: the partner moves orthogonally into v.
+            const std::int32_t p = nv.partner;
+            if (!settled[static_cast<std::size_t>(p)]) {
+                const double nvp = gv + cost->at(nv.cell);
+                if (nvp < g[static_cast<std::size_t>(p)]) {
+                    g[static_cast<std::size_t>(p)] = nvp;
+                    next[static_cast<std::size_t>(p)] = v;
+                    push(p);
+                }
+            }
+            // Inside the sector.
+            const std::int32_t base = graph->node_begin(s), count = graph->node_begin(s + 1) - base;
+            const float* intra = graph->intra_costs(s).data();
+            const std::int32_t col = v - base;
+            for (std::int32_t i = 0; i < count; ++i) {
+                const std::int32_t u = base + i;
+                if (settled[static_cast<std::size_t>(u)]) continue;
+                const double c = intra[static_cast<std::size_t>(i) * count + col];
+                if (!(c < kInf)) continue;
+                const double nu = gv + c;
+                if (nu < g[static_cast<std::size_t>(u)]) {
+                    g[static_cast<std::size_t>(u)] = nu;
+                    next[static_cast<std::size_t>(u)] = v;
+                    push(u);
+                }
+            }
+        }
+    }
+
+    void ensure_settled(int s) {
+        start();
+        add_target(s);
+        rekey();
+        search_targets();
+    }
+
+    void store(int s, std::unique_ptr<SectorField> f) {
+        auto& slot = fields[static_cast<std::size_t>(s)];
+        if (slot) {
+            bytes -= slot->integration.capacity() * sizeof(float) + slot->directions.capacity();
+        } else {
+            ++built;
+        }
+        bytes += f->integration.capacity() * sizeof(float) + f->directions.capacity();
+        slot = std::move(f);
+    }
+
+    // Builds (or rebuilds) the field of sector s; its nodes must be settled.
+    void build_field(int s) {
+        const auto& cfg = graph->config();
+        int x0, y0, x1, y1;
+        graph->sector_rect(s, x0, y0, x1, y1);
+        search.load(*cost, x0, y0, x1, y1, cfg.params);
+        seed_goals(s);
+        const int sx = s % graph->sectors_x(), sy = s / graph->sectors_x();
+        std::uint16_t mask = 0;
+        for (int k = 0; k < kDirectionCount; ++k) {
+            const int tx = sx + kDirectionDx[k], ty = sy + kDirectionDy[k];
+            if (tx < 0 || ty < 0 || tx >= graph->sectors_x() || ty >= graph->sectors_y()) continue;
+            const int t = ty * graph->sectors_x() + tx;
+            // The part of s's frame inside t.
+            int tx0, ty0, tx1, ty1;
+            graph->sector_rect(t, tx0, ty0, tx1, ty1);
+            const int fx0 = std::max(tx0, x0 - 1), fx1 = std::min(tx1, x1 + 1);
+            const int fy0 = std::max(ty0, y0 - 1), fy1 = std::min(ty1, y1 + 1);
+            if (const SectorField* f = fields[static_cast<std::size_t>(t)].get()) {
+                mask |= static_cast<std::uint16_t>(1u << k);
+                for (int y = fy0; y < fy1; ++y) {
+                    for (int x = fx0; x < fx1; ++x) {
+                        const float v = f->integration[static_cast<std::size_t>(y - f->y0) * f->width + (x - f->x0)];
+                        if (v < std::numeric_limits<float>::infinity()) search.seed(x, y, v);
+                    }
+                }
+            } else {
+                for (std::int32_t i = graph->node_begin(t); i < graph->node_begin(t + 1); ++i) {
+                    const Cell c = graph->nodes()[static_cast<std::size_t>(i)].cell;
+                    if (c.x < fx0 || c.x >= fx1 || c.y < fy0 || c.y >= fy1) continue;
+                    if (g[static_cast<std::size_t>(i)] < kInf) search.seed(c.x, c.y, g[static_cast<std::size_t>(i)]);
+                }
+            }
+        }
+        search.run();
+        auto f = std::make_unique<SectorField>();
+        f->x0 = x0;
+        f->y0 = y0;
+        f->width = x1 - x0;
+        f->height = y1 - y0;
+        const std::size_t cells = static_cast<std::size_t>(f->width) * f->height;
+        f->integration.resize(cells);
+        f->directions.resize(cells);
+        search.write_field(f->integration, f->directions);
+        f->seeded_from = mask;
+        f->build = ++builds;
+        store(s, std::move(f));
+    }
+
+    // Bits of the neighbours of s that have a field now.
+    std::uint16_t built_neighbours(int s) const {
+        const int sx = s % graph->sectors_x(), sy = s / graph->sectors_x();
+        std::uint16_t mask = 0;
+        for (int k = 0; k < kDirectionCount; ++k) {
+            const int tx = sx + kDirectionDx[k], ty = sy + kDirectionDy[k];
+            if (tx < 0 || ty < 0 || tx >= graph->sectors_x() || ty >= graph->sectors_y()) continue;
+            if (fields[static_cast<std::size_t>(ty * graph->sectors_x() + tx)]) mask |= static_cast<std::uint16_t>(1u << k);
+        }
+        return mask;
+    }
+
+    const SectorField* field_at(int x, int y) const {
+        return fields[static_cast<std::size_t>(graph->sector_of(x, y))].get();
+    }
+};
+
+HierarchicalField::HierarchicalField(std::unique_ptr<State> state) : s_(std::move(state)) {}
+HierarchicalField::HierarchicalField(HierarchicalField&&) noexcept = default;
+HierarchicalField& HierarchicalField::operator=(HierarchicalField&&) noexcept = default;
+HierarchicalField::~HierarchicalField() = default;
+
+Result<HierarchicalField> HierarchicalField::create(const CostField& cost, const SectorGraph& graph,
+                                                    std::span<const Cell> goals, const RouteConfig& config) {
+    if (config.corridor < 0 || config.corridor > 4) {
+        return Error{"corridor " + std::to_string(config.corridor) + " is outside 0..4"};
+    }
+    if (config.refine_passes < 0 || config.refine_passes > 4) {
+        return Error{"refine passes " + std::to_string(config.refine_passes) + " is outside 0..4"};
+    }
+    if (cost.width() != graph.width() || cost.height() != graph.height()) {
+        return Error{"cost field is " + std::to_string(cost.width()) + "x" + std::to_string(cost.height()) +
+                     ", the sector graph was built for " + std::to_string(graph.width()) + "x" +
+                     std::to_string(graph.height())};
+    }
+    if (goals.empty()) return Error{"no goal given"};
+    for (const Cell& c : goals) {
+        if (auto r = detail::check_open_cell(cost, c, "goal"); !r) return r.error();
+    }
+    auto st = std::make_unique<State>();
+    st->cost = &cost;
+    st->graph = &graph;
+    st->config = config;
+    st->goals.assign(goals.begin(), goals.end());
+    std::sort(st->goals.begin(), st->goals.end(),
+              [](const Cell& a, const Cell& b) { return a.y != b.y ? a.y < b.y : a.x < b.x; });
+    st->goals.erase(std::unique(st->goals.begin(), st->goals.end()), st->goals.end());
+    st->goals_by_sector.resize(static_cast<std::size_t>(graph.sector_count()));
+    for (const Cell& c : st->goals) {
+        auto& list = st->goals_by_sector[static_cast<std::size_t>(graph.sector_of(c.x, c.y))];
+        if (list.empty()) st->goal_sectors.push_back(graph.sector_of(c.x, c.y));
+        list.push_back(c);
+    }
+    st->fields.resize(static_cast<std::size_t>(graph.sector_count()));
+    HierarchicalField h(std::move(st));
+    h.goals_ = h.s_->goals;
+    return h;
+}
+
+std::size_t HierarchicalField::built_sectors() const noexcept { return s_->built; }
+std::size_t HierarchicalField::field_bytes() const noexcept { return s_->bytes; }
+double HierarchicalField::diagonal_factor() const noexcept { return s_->graph->config().params.diagonal_factor; }
+const SectorGraph& HierarchicalField::graph() const noexcept { return *s_->graph; }
+
+std::size_t HierarchicalField::memory_bytes() const noexcept {
+    const State& s = *s_;
+    return s.bytes + s.g.capacity() * sizeof(double) + s.next.capacity() * sizeof(std::int32_t) +
+           s.settled.capacity() + s.goal_comp.capacity() + s.open.capacity() * sizeof(State::Item) +
+           s.target.capacity() + s.unsettled.capacity() * sizeof(std::int32_t) +
+           s.fields.capacity() * sizeof(std::unique_ptr<SectorField>);
+}
+
+Result<RouteStats> HierarchicalField::route(std::span<const Cell> starts) {
+    State& s = *s_;
+    for (const Cell& c : starts) {
+        if (!s.cost->contains(c)) return detail::outside_error("start", c, s.cost->width(), s.cost->height());
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    const SectorGraph& graph = *s.graph;
+    RouteStats stats;
+    std::vector<int> start_sectors;
+    for (const Cell& c : starts) start_sectors.push_back(graph.sector_of(c.x, c.y));
+    std::sort(start_sectors.begin(), start_sectors.end());
+    start_sectors.erase(std::unique(start_sectors.begin(), start_sectors.end()), start_sectors.end());
+
+    // 1. The start sectors' nodes, then their fields (so units move at once).
+    double search_ms = 0.0, fields_ms = 0.0;
+    auto t = std::chrono::steady_clock::now();
+    s.start();
+    for (int sec : start_sectors) s.add_target(sec);
+    s.rekey();
+    s.search_targets();
+    search_ms += ms_since(t);
+    const std::uint32_t first_build = s.builds + 1;
+    t = std::chrono::steady_clock::now();
+    for (int sec : start_sectors) {
+        if (s.fields[static_cast<std::size_t>(sec)]) continue;
+        s.build_field(sec);
+        if (stats.first_field_ms == 0.0) stats.first_field_ms = ms_since(t0);
+        ++stats.fields_built;
+    }
+    fields_ms += ms_since(t);
+    if (stats.first_field_ms == 0.0) stats.first_field_ms = ms_since(t0);
+
+    // 2. The route: the sectors of the nodes on the best paths from the start sectors' nodes (and
+    // the goal sectors the starts share), widened by `corridor` rings of neighbours.
+    const auto nodes = graph.nodes();
+    std::vector<std::uint8_t> on_route(static_cast<std::size_t>(graph.sector_count()), 0);
+    std::vector<int> route;
+    auto add = [&](int sec) {
+        if (on_route[static_cast<std::size_t>(sec)]) return;
+        on_route[static_cast<std::size_t>(sec)] = 1;
+        route.push_back(sec);
+    };
+    std::vector<std::uint8_t> seen(nodes.size(), 0);
+    for (int sec : start_sectors) {
+        add(sec);
+        for (std::int32_t i = graph.node_begin(sec); i < graph.node_begin(sec + 1); ++i) {
+            for (std::int32_t n = i; n >= 0 && !seen[static_cast<std::size_t>(n)] && s.g[static_cast<std::size_t>(n)] < kInf;
+                 n = s.next[static_cast<std::size_t>(n)]) {
+                seen[static_cast<std::size_t>(n)] = 1;
+                const Cell c = nodes[static_cast<std::size_t>(n)].cell;
+                add(graph.sector_of(c.x, c.y));
+            }
+        }
+    }
+    stats.route_sectors = route.size();
+    for (int ring = 0; ring < s.config.corridor; ++ring) {
+        const std::size_t count = route.size();
+        for (std::size_t i = 0; i < count; ++i) {
+            const int sx = route[i] % graph.sectors_x(), sy = route[i] / graph.sectors_x();
+            for (int k = 0; k < kDirectionCount; ++k) {
+                const int tx = sx + kDirectionDx[k], ty = sy + kDirectionDy[k];
+                if (tx >= 0 && ty >= 0 && tx < graph.sectors_x() && ty < graph.sectors_y()) add(ty * graph.sectors_x() + tx);
+            }
+        }
+    }
+
+    // 3. Their nodes, then their fields, goal first (by the least cost to the goals of their
+    // nodes): each is seeded with the values of the fields built before it.
+    t = std::chrono::steady_clock::now();
+    for (int sec : route) s.add_target(sec);
+    s.rekey();
+    s.search_targets();
+    search_ms += ms_since(t);
+    std::vector<double> key(route.size(), kInf);
+    for (std::size_t i = 0; i < route.size(); ++i) {
+        const int sec = route[i];
+        if (!s.goals_by_sector[static_cast<std::size_t>(sec)].empty()) key[i] = 0.0;
+        for (std::int32_t n = graph.node_begin(sec); n < graph.node_begin(sec + 1); ++n) {
+            key[i] = std::min(key[i], s.g[static_cast<std::size_t>(n)]);
+        }
+    }
+    std::vector<std::size_t> order(route.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return key[a] != key[b] ? key[a] < key[b] : route[a] < route[b];
+    });
+    t = std::chrono::steady_clock::now();
+    for (int pass = 0; pass <= s.config.refine_passes; ++pass) {
+        for (std::size_t i : order) {
+            const int sec = route[i];
+            const SectorField* f = s.fields[static_cast<std::size_t>(sec)].get();
+            if (f != nullptr && f->build < first_build) continue;  // built by an earlier call: kept
+            if (f != nullptr && (s.built_neighbours(sec) & ~f->seeded_from) == 0 && pass == 0) continue;
+            if (f != nullptr) ++stats.fields_rebuilt;
+            s.build_field(sec);
+            ++stats.fields_built;
+        }
+    }
+    fields_ms += ms_since(t);
+    stats.nodes_settled = s.settled_count;
+    stats.search_ms = search_ms;
+    stats.fields_ms = fields_ms;
+    return stats;
+}
+
+const SectorField* HierarchicalField::sector_field(int s) const noexcept {
+    if (s < 0 || s >= s_->graph->sector_count()) return nullptr;
+    return s_->fields[static_cast<std::size_t>(s)].get();
+}
+
+Result<const SectorField*> HierarchicalField::ensure_field(int x, int y) {
+    State& s = *s_;
+    if (!s.cost->contains(x, y)) return detail::outside_error("cell", {x, y}, s.cost->width(), s.cost->height());
+    const int sec = s.graph->sector_of(x, y);
+    if (!s.fields[static_cast<std::size_t>(sec)]) {
+        s.ensure_settled(sec);
+        s.build_field(sec);
+    }
+    return s.fields[static_cast<std::size_t>(sec)].get();
+}
+
+Direction HierarchicalField::direction(int x, int y) const {
+    TIDE_ASSERT(s_->cost->contains(x, y));
+    const SectorField* f = s_->field_at(x, y);
+    if (f == nullptr) return s_->cost->at(x, y) == kCostWall ? Direction::wall : Direction::unreachable;
+    return f->directions[static_cast<std::size_t>(y - f->y0) * f->width + (x - f->x0)];
+}
+
+float HierarchicalField::integration(int x, int y) const {
+    TIDE_ASSERT(s_->cost->contains(x, y));
+    const SectorField* f = s_->field_at(x, y);
+    if (f == nullptr) return kUnreachable;
+    return f->integration[static_cast<std::size_t>(y - f->y0) * f->width + (x - f->x0)];
+}
+
+bool HierarchicalField::reachable(int x, int y) const {
+    State& s = *s_;
+    if (!s.cost->passable(x, y)) return false;
+    s.start();
+    const int sec = s.graph->sector_of(x, y);
+    int x0, y0, x1, y1;
+    s.graph->sector_rect(sec, x0, y0, x1, y1);
+    s.search.load(*s.cost, x0, y0, x1, y1, s.graph->config().params);
+    s.search.seed(x, y, 0.0);
+    s.search.run();
+    for (const Cell& c : s.goals_by_sector[static_cast<std::size_t>(sec)]) {
+        if (s.search.value(s.search.local(c.x, c.y)) < kInf) return true;
+    }
+    for (std::int32_t i = s.graph->node_begin(sec); i < s.graph->node_begin(sec + 1); ++i) {
+        const Cell c = s.graph->nodes()[static_cast<std::size_t>(i)].cell;
+        if (s.search.value(s.search.local(c.x, c.y)) < kInf && s.in_goal_comp(i)) return true;
+    }
+    return false;
+}
+
+Vec2 HierarchicalField::coarse_direction(int x, int y) const {
+    const State& s = *s_;
+    if (!s.started || !s.cost->contains(x, y)) return {};
+    const int sec = s.graph->sector_of(x, y);
+    const double lo = s.graph->cheapest_cost();
+    double best = kInf;
+    Cell to{x, y};
+    for (std::int32_t i = s.graph->node_begin(sec); i < s.graph->node_begin(sec + 1); ++i) {
+        const SectorNode& n = s.graph->nodes()[static_cast<std::size_t>(i)];
+        if (!(s.g[static_cast<std::size_t>(i)] < kInf)) continue;
+        const double d = lo * std::hypot(n.cell.x - x, n.cell.y - y) + s.g[static_cast<std::size_t>(i)];
+        if (d < best) {
+            best = d;
+            to = n.cell == Cell{x, y} ? s.graph->nodes()[static_cast<std::size_t>(n.partner)].cell : n.cell;
+        }
+    }
+    const float dx = static_cast<float>(to.x - x), dy = static_cast<float>(to.y - y);
+    const float len = std::sqrt(dx * dx + dy * dy);
+    if (len == 0.0f) return {};
+    return {dx / len, dy / len};
+}
+
+Vec2 HierarchicalField::sample(Vec2 p) const {
+    const int w = s_->cost->width(), h = s_->cost->height();
+    if (!(p.x >= 0.0f && p.y >= 0.0f && p.x < static_cast<float>(w) && p.y < static_cast<float>(h))) return {};
+    const float fx = p.x - 0.5f, fy = p.y - 0.5f;
+    const int x0 = static_cast<int>(std::floor(fx)), y0 = static_cast<int>(std::floor(fy));
+    const float tx = fx - static_cast<float>(x0), ty = fy - static_cast<float>(y0);
+    const float weight[4] = {(1 - tx) * (1 - ty), tx * (1 - ty), (1 - tx) * ty, tx * ty};
+    const int cx[4] = {x0, x0 + 1, x0, x0 + 1};
+    const int cy[4] = {y0, y0, y0 + 1, y0 + 1};
+    float vx = 0.0f, vy = 0.0f;
+    auto cell_vector = [&](int x, int y) -> Vec2 {
+        if (s_->field_at(x, y) == nullptr) return s_->cost->passable(x, y) ? coarse_direction(x, y) : Vec2{};
+        const Direction d = direction(x, y);
+        return is_move(d) ? kUnit[static_cast<int>(d)] : Vec2{};
+    };
+    for (int i = 0; i < 4; ++i) {
+        if (cx[i] < 0 || cy[i] < 0 || cx[i] >= w || cy[i] >= h) continue;
+        const Vec2 v = cell_vector(cx[i], cy[i]);
+        vx += weight[i] * v.x;
+        vy += weight[i] * v.y;
+    }
+    float len2 = vx * vx + vy * vy;
+    if (len2 < 1e-8f) {
+        const Vec2 own = cell_vector(static_cast<int>(p.x), static_cast<int>(p.y));
+        vx = own.x;
+        vy = own.y;
+        len2 = vx * vx + vy * vy;
+        if (len2 == 0.0f) return {};
+    }
+    const float inv = 1.0f / std::sqrt(len2);
+    return {vx * inv, vy * inv};
+}
+
+Result<void> HierarchicalField::terrain_changed(int x0, int y0, int x1, int y1) {
+    State& s = *s_;
+    for (const Cell& c : s.goals) {
+        if (!s.cost->passable(c.x, c.y)) return Error{"goal " + detail::cell_text(c) + " is on a wall after the edit"};
+    }
+    if (x0 > x1) std::swap(x0, x1);
+    if (y0 > y1) std::swap(y0, y1);
+    const SectorGraph& graph = *s.graph;
+    x0 = std::clamp(x0 - 1, 0, graph.width() - 1);
+    y0 = std::clamp(y0 - 1, 0, graph.height() - 1);
+    x1 = std::clamp(x1 + 1, 0, graph.width() - 1);
+    y1 = std::clamp(y1 + 1, 0, graph.height() - 1);
+    const int n = graph.sector_size();
+    auto in_edit = [&](int sec) {
+        int fx0, fy0, fx1, fy1;
+        graph.sector_rect(sec, fx0, fy0, fx1, fy1);
+        return fx1 > x0 && fx0 <= x1 && fy1 > y0 && fy0 <= y1;
+    };
+    auto min_value = [](const SectorField& f) {
+        double m = kInf;
+        for (float v : f.integration) m = std::min(m, static_cast<double>(v));
+        return m;
+    };
+    // The least value a path through the edited sectors can have had: a field's value is the cost
+    // of its path, so only fields with values at or above it may have used the edited cells. An
+    // edited sector without a field was seen only through its nodes by its neighbours' fields.
+    double threshold = kInf;
+    for (int sy = y0 / n; sy <= y1 / n; ++sy) {
+        for (int sx = x0 / n; sx <= x1 / n; ++sx) {
+            const int sec = sy * graph.sectors_x() + sx;
+            if (const SectorField* f = s.fields[static_cast<std::size_t>(sec)].get()) {
+                threshold = std::min(threshold, min_value(*f));
+                continue;
+            }
+            for (int k = 0; k < kDirectionCount; ++k) {
+                const int tx = sx + kDirectionDx[k], ty = sy + kDirectionDy[k];
+                if (tx < 0 || ty < 0 || tx >= graph.sectors_x() || ty >= graph.sectors_y()) continue;
+                if (const SectorField* f = s.fields[static_cast<std::size_t>(ty * graph.sectors_x() + tx)].get()) {
+                    threshold = std::min(threshold, min_value(*f));
+                }
+            }
+        }
+    }
+    auto drop = [&](int sec) {
+        auto& f = s.fields[static_cast<std::size_t>(sec)];
+        s.bytes -= f->integration.capacity() * sizeof(float) + f->directions.capacity();
+        f.reset();
+        --s.built;
+    };
+    for (int sec = 0; sec < graph.sector_count(); ++sec) {
+        const SectorField* f = s.fields[static_cast<std::size_t>(sec)].get();
+        if (f == nullptr) continue;
+        double top = 0.0;
+        for (float v : f->integration) {
+            if (v < kUnreachable) top = std::max(top, static_cast<double>(v));
+        }
+        if (in_edit(sec) || top >= threshold) drop(sec);
+    }
+    // Node indices changed: search again from the goals. Cells a kept field had cut off may now
+    // reach a goal through an opened wall: such fields go too.
+    s.started = false;
+    s.start();
+    for (int sec = 0; sec < graph.sector_count(); ++sec) {
+        const SectorField* f = s.fields[static_cast<std::size_t>(sec)].get();
+        if (f == nullptr) continue;
+        if (std::find(f->directions.begin(), f->directions.end(), Direction::unreachable) == f->directions.end()) continue;
+        int fx0, fy0, fx1, fy1;
+        graph.sector_rect(sec, fx0, fy0, fx1, fy1);
+        s.search.load(*s.cost, fx0, fy0, fx1, fy1, graph.config().params);
+        s.seed_goals(sec);
+        for (std::int32_t i = graph.node_begin(sec); i < graph.node_begin(sec + 1); ++i) {
+            const Cell c = graph.nodes()[static_cast<std::size_t>(i)].cell;
+            if (s.in_goal_comp(i)) s.search.seed(c.x, c.y, 0.0);
+        }
+        s.search.run();
+        bool opened = false;
+        for (int y = fy0; y < fy1 && !opened; ++y) {
+            for (int x = fx0; x < fx1 && !opened; ++x) {
+                const std::size_t o = static_cast<std::size_t>(y - fy0) * f->width + (x - fx0);
+                opened = f->directions[o] == Direction::unreachable && s.search.value(s.search.local(x, y)) < kInf;
+            }
+        }
+        if (opened) drop(sec);
+    }
+    return {};
+}
+
+Result<double> hierarchical_path_cost(HierarchicalField& field, const CostField& cost, Cell start, std::size_t* steps) {
+    if (auto r = detail::check_open_cell(cost, start, "start"); !r) return r.error();
+    double sum = 0.0;
+    int x = start.x, y = start.y;
+    const std::size_t limit = cost.size() + 1;
+    for (std::size_t k = 0; k <= limit; ++k) {
+        auto f = field.ensure_field(x, y);
+        if (!f) return f.error();
+        const SectorField& sf = **f;
+        const Direction d = sf.directions[static_cast<std::size_t>(y - sf.y0) * sf.width + (x - sf.x0)];
+        if (d == Direction::goal) {
+            if (steps) *steps = k;
+            return sum;
+        }
+        if (!is_move(d)) {
+            if (steps) *steps = k;
+            return std::numeric_limits<double>::infinity();
+        }
+        const int m = static_cast<int>(d);
+        const double c = cost.at(x + kDirectionDx[m], y + kDirectionDy[m]);
+        sum += (m & 1) ? c * field.diagonal_factor() : c;
+        x += kDirectionDx[m];
+        y += kDirectionDy[m];
+    }
+    return Error{"the hierarchical flow from " + detail::cell_text(start) + " loops (a bug)"};
+}
+
+}  // namespace tide

@@ -1,0 +1,432 @@
+// Sectors, portals and the portal graph (see include/tide/hierarchy.hpp and docs/hierarchy.md).
+//
+// Layout: border 2s is the east border of sector s (to s + 1), border 2s + 1 its south border (to
+// s + sectors_x); borders on the map's edge stay empty. A sector's nodes are, in order, the
+// a-sides of its east and south portals and the b-sides of its west and north neighbours'
+// portals, so the node list of a sector depends only on its four borders: an update that leaves a
+// border alone leaves the node order, and the costs computed for it, valid.
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string>
+
+#include "sector_search.hpp"
+#include "tide/assert.hpp"
+#include "tide/hierarchy.hpp"
+
+namespace tide {
+namespace {
+
+using hier_detail::SectorSearch;
+constexpr std::uint16_t kNoLabel = 0xFFFF;
+
+// Labels of the cells of one sector by connected part (moves as the fields make them), written
+// for the four border lines: east column, south row, west column, north row, each `size` long
+// (kNoLabel for walls and positions off the map).
+void label_borders(const CostField& cost, const FieldParams& params, int x0, int y0, int x1, int y1, int size,
+                   std::vector<std::uint16_t>& label, std::vector<std::int32_t>& stack,
+                   std::vector<std::uint16_t>& out) {
+    const int w = x1 - x0, h = y1 - y0;
+    label.assign(static_cast<std::size_t>(w) * h, kNoLabel);
+    const bool eight = params.connectivity == Connectivity::eight;
+    std::uint16_t next = 0;
+    auto open = [&](int x, int y) { return x >= x0 && x < x1 && y >= y0 && y < y1 && cost.passable(x, y); };
+    for (int sy = 0; sy < h; ++sy) {
+        for (int sx = 0; sx < w; ++sx) {
+            const std::size_t i0 = static_cast<std::size_t>(sy) * w + sx;
+            if (label[i0] != kNoLabel || !cost.passable(x0 + sx, y0 + sy)) continue;
+            const std::uint16_t id = next++;  // at most 32768 parts in 256 x 256 cells
+            label[i0] = id;
+            stack.assign(1, static_cast<std::int32_t>(i0));
+            while (!stack.empty()) {
+                const std::int32_t c = stack.back();
+                stack.pop_back();
+                const int cx = x0 + c % w, cy = y0 + c / w;
+                for (int d = 0; d < kDirectionCount; d += eight ? 1 : 2) {
+                    const int nx = cx + kDirectionDx[d], ny = cy + kDirectionDy[d];
+                    if (!open(nx, ny)) continue;
+                    if ((d & 1) && !(cost.passable(nx, cy) && cost.passable(cx, ny))) continue;
+                    const std::size_t ni = static_cast<std::size_t>(ny - y0) * w + (nx - x0);
+                    if (label[ni] != kNoLabel) continue;
+                    label[ni] = id;
+                    stack.push_back(static_cast<std::int32_t>(ni));
+                }
+            }
+        }
+    }
+    out.assign(static_cast<std::size_t>(4) * size, kNoLabel);
+    for (int k = 0; k < h; ++k) {
+        out[static_cast<std::size_t>(k)] = label[static_cast<std::size_t>(k) * w + (w - 1)];          // east
+        out[static_cast<std::size_t>(2 * size + k)] = label[static_cast<std::size_t>(k) * w];         // west
+    }
+    for (int k = 0; k < w; ++k) {
+        out[static_cast<std::size_t>(size + k)] = label[static_cast<std::size_t>(h - 1) * w + k];     // south
+        out[static_cast<std::size_t>(3 * size + k)] = label[static_cast<std::size_t>(k)];             // north
+    }
+}
+
+}  // namespace
+
+void SectorGraph::sector_rect(int s, int& x0, int& y0, int& x1, int& y1) const noexcept {
+    const int n = config_.sector_size;
+    x0 = (s % sectors_x_) * n;
+    y0 = (s / sectors_x_) * n;
+    x1 = std::min(x0 + n, width_);
+    y1 = std::min(y0 + n, height_);
+}
+
+double SectorGraph::intra_cost(std::int32_t from, std::int32_t to) const {
+    const auto& a = nodes_[static_cast<std::size_t>(from)];
+    const auto& b = nodes_[static_cast<std::size_t>(to)];
+    const int s = sector_of(a.cell.x, a.cell.y);
+    TIDE_ASSERT(s == sector_of(b.cell.x, b.cell.y));
+    const std::int32_t base = node_begin_[static_cast<std::size_t>(s)];
+    const std::int32_t n = node_begin_[static_cast<std::size_t>(s) + 1] - base;
+    return costs_[static_cast<std::size_t>(s)].intra[static_cast<std::size_t>(from - base) * n + (to - base)];
+}
+
+std::size_t SectorGraph::memory_bytes() const noexcept {
+    std::size_t bytes = portals_.capacity() * sizeof(Portal) + nodes_.capacity() * sizeof(SectorNode) +
+                        node_begin_.capacity() * sizeof(std::int32_t) + component_.capacity() * sizeof(std::int32_t) +
+                        costs_.capacity() * sizeof(SectorCosts) + borders_.capacity() * sizeof(std::vector<Portal>);
+    for (const auto& c : costs_) bytes += c.intra.capacity() * sizeof(float);
+    for (const auto& b : borders_) bytes += b.capacity() * sizeof(Portal);
+    return bytes;
+}
+
+Result<SectorGraph> SectorGraph::build(const CostField& cost, const SectorConfig& config, JobSystem* jobs) {
+    if (config.sector_size < 16 || config.sector_size > 256) {
+        return Error{"sector size " + std::to_string(config.sector_size) + " is outside 16..256"};
+    }
+    if (config.portal_limit < 1 || config.portal_limit > config.sector_size) {
+        return Error{"portal limit " + std::to_string(config.portal_limit) + " is outside 1.." +
+                     std::to_string(config.sector_size) + " (the sector size)"};
+    }
+    const double f = config.params.diagonal_factor;
+    if (!(f >= 1.0 && f <= 2.0)) return Error{"diagonal factor " + std::to_string(f) + " is outside 1..2"};
+    SectorGraph g;
+    g.config_ = config;
+    g.width_ = cost.width();
+    g.height_ = cost.height();
+    g.sectors_x_ = (g.width_ + config.sector_size - 1) / config.sector_size;
+    g.sectors_y_ = (g.height_ + config.sector_size - 1) / config.sector_size;
+    g.borders_.resize(static_cast<std::size_t>(g.sector_count()) * 2);
+    g.costs_.resize(static_cast<std::size_t>(g.sector_count()));
+    std::vector<int> all(static_cast<std::size_t>(g.sector_count()));
+    std::iota(all.begin(), all.end(), 0);
+    if (auto r = g.compute(cost, all, jobs); !r) return r.error();
+    return g;
+}
+
+Result<SectorGraphStats> SectorGraph::update(const CostField& cost, int x0, int y0, int x1, int y1,
+                                             JobSystem* jobs) {
+    if (cost.width() != width_ || cost.height() != height_) {
+        return Error{"cost field is " + std::to_string(cost.width()) + "x" + std::to_string(cost.height()) +
+                     ", the sector graph was built for " + std::to_string(width_) + "x" + std::to_string(height_)};
+    }
+    if (x0 > x1) std::swap(x0, x1);
+    if (y0 > y1) std::swap(y0, y1);
+    // A cell's change moves the portals of the borders it lies on; the margin catches the sector
+    // across a border the rectangle touches.
+    x0 = std::clamp(x0 - 1, 0, width_ - 1);
+    y0 = std::clamp(y0 - 1, 0, height_ - 1);
+    x1 = std::clamp(x1 + 1, 0, width_ - 1);
+    y1 = std::clamp(y1 + 1, 0, height_ - 1);
+    const int n = config_.sector_size;
+    std::vector<int> sectors;
+    for (int sy = y0 / n; sy <= y1 / n; ++sy) {
+        for (int sx = x0 / n; sx <= x1 / n; ++sx) sectors.push_back(sy * sectors_x_ + sx);
+    }
+    if (auto r = compute(cost, sectors, jobs); !r) return r.error();
+    ++version_;
+    return stats_;
+}
+
+Result<void> SectorGraph::compute(const CostField& cost, std::span<const int> sectors, JobSystem* jobs) {
+    SerialJobSystem serial;
+    JobSystem& js = jobs != nullptr ? *jobs : serial;
+    const int n = config_.sector_size;
+    const FieldParams& params = config_.params;
+    const bool first_build = node_begin_.empty();
+
+    // 1. Border labels of the sectors whose borders are redone, and of their neighbours.
+    std::vector<char> redo(static_cast<std::size_t>(sector_count()), 0);
+    for (int s : sectors) redo[static_cast<std::size_t>(s)] = 1;
+    std::vector<char> need_labels(redo.size(), 0);
+    for (int s : sectors) {
+        const int sx = s % sectors_x_, sy = s / sectors_x_;
+        for (int dy = -1; dy <= 1; ++dy) {
+            for (int dx = -1; dx <= 1; ++dx) {
+                if ((dx != 0 && dy != 0)) continue;
+                const int tx = sx + dx, ty = sy + dy;
+                if (tx < 0 || ty < 0 || tx >= sectors_x_ || ty >= sectors_y_) continue;
+                need_labels[static_cast<std::size_t>(ty * sectors_x_ + tx)] = 1;
+            }
+        }
+    }
+    std::vector<int> label_list;
+    for (int s = 0; s < sector_count(); ++s) {
+        if (need_labels[static_cast<std::size_t>(s)]) label_list.push_back(s);
+    }
+    std::vector<std::vector<std::uint16_t>> labels(static_cast<std::size_t>(sector_count()));
+    {
+        auto task = [&](std::size_t b, std::size_t e) {
+            std::vector<std::uint16_t> scratch;
+            std::vector<std::int32_t> stack;
+            for (std::size_t k = b; k < e; ++k) {
+                const int s = label_list[k];
+                int sx0, sy0, sx1, sy1;
+                sector_rect(s, sx0, sy0, sx1, sy1);
+                label_borders(cost, params, sx0, sy0, sx1, sy1, n, scratch, stack, labels[static_cast<std::size_t>(s)]);
+            }
+        };
+        parallel_for(js, label_list.size(), 16, task);
+    }
+
+    // 2. Portals of every border of a redone sector (its east/south borders and its west/north
+    // neighbours' east/south borders).
+    std::vector<int> border_list;
+    for (int s : sectors) {
+        const int sx = s % sectors_x_, sy = s / sectors_x_;
+        border_list.push_back(2 * s);
+        border_list.push_back(2 * s + 1);
+        if (sx > 0) border_list.push_back(2 * (s - 1));
+        if (sy > 0) border_list.push_back(2 * (s - sectors_x_) + 1);
+    }
+    std::sort(border_list.begin(), border_list.end());
+    border_list.erase(std::unique(border_list.begin(), border_list.end()), border_list.end());
+    const int limit = config_.portal_limit;
+    for (int border : border_list) {
+        const int a = border / 2;
+        const bool vertical = (border % 2) == 0;
+        const int ax = a % sectors_x_, ay = a / sectors_x_;
+        auto& out = borders_[static_cast<std::size_t>(border)];
+        out.clear();
+        if (vertical ? ax + 1 >= sectors_x_ : ay + 1 >= sectors_y_) continue;
+        const int b = vertical ? a + 1 : a + sectors_x_;
+        int x0, y0, x1, y1;
+        sector_rect(a, x0, y0, x1, y1);
+        const int len = vertical ? y1 - y0 : x1 - x0;
+        const auto& la = labels[static_cast<std::size_t>(a)];
+        const auto& lb = labels[static_cast<std::size_t>(b)];
+        // Cell on a's side and b's side at border position k.
+        auto side_a = [&](int k) { return vertical ? Cell{x1 - 1, y0 + k} : Cell{x0 + k, y1 - 1}; };
+        auto side_b = [&](int k) { return vertical ? Cell{x1, y0 + k} : Cell{x0 + k, y1}; };
+        auto crossable = [&](int k) {
+            const Cell ca = side_a(k), cb = side_b(k);
+            return cost.passable(ca.x, ca.y) && cost.passable(cb.x, cb.y);
+        };
+        auto label_pair = [&](int k) {
+            const std::uint16_t p = vertical ? la[static_cast<std::size_t>(k)] : la[static_cast<std::size_t>(n + k)];
+            const std::uint16_t q =
+                vertical ? lb[static_cast<std::size_t>(2 * n + k)] : lb[static_cast<std::size_t>(3 * n + k)];
+            return (static_cast<std::uint32_t>(p) << 16) | q;
+        };
+        // Pieces: runs of crossable positions, split evenly into stretches of at most `limit`.
+        struct Piece {
+            int first, last;
+            std::uint32_t labels;
+        };
+        std::vector<Piece> pieces;
+        for (int k = 0; k < len;) {
+            if (!crossable(k)) {
+                ++k;
+                continue;
+            }
+            int e = k;
+            while (e + 1 < len && crossable(e + 1)) ++e;
+            const int run = e - k + 1;
+            const int parts = (run + limit - 1) / limit;
+            for (int p = 0; p < parts; ++p) {
+                const int f = k + run * p / parts, l = k + run * (p + 1) / parts - 1;
+                pieces.push_back({f, l, label_pair(f)});
+            }
+            k = e + 1;
+        }
+        // Portals: one per piece, or (merge_runs) consecutive pieces joining the same two parts
+        // while they span at most `limit` positions.
+        for (std::size_t i = 0; i < pieces.size();) {
+            std::size_t j = i;
+            if (config_.merge_runs) {
+                while (j + 1 < pieces.size() && pieces[j + 1].labels == pieces[i].labels &&
+                       pieces[j + 1].last - pieces[i].first + 1 <= limit) {
+                    ++j;
+                }
+            }
+            // Node: the crossable position nearest the portal's middle (ties: the lower one).
+            const int first = pieces[i].first, last = pieces[j].last;
+            const int mid2 = first + last;  // twice the middle
+            int best = pieces[i].first, best_gap = 1 << 30;
+            for (std::size_t q = i; q <= j; ++q) {
+                const int c = std::clamp(mid2 / 2, pieces[q].first, pieces[q].last);
+                const int gap = std::abs(2 * c - mid2);
+                if (gap < best_gap) {
+                    best_gap = gap;
+                    best = c;
+                }
+            }
+            Portal p;
+            p.sector_a = a;
+            p.sector_b = b;
+            p.vertical = vertical;
+            p.first = vertical ? y0 + first : x0 + first;
+            p.last = vertical ? y0 + last : x0 + last;
+            p.node_a = side_a(best);
+            p.node_b = side_b(best);
+            out.push_back(p);
+            i = j + 1;
+        }
+    }
+
+    // 3. Node lists: which sectors' lists changed (their costs must be redone).
+    std::vector<std::vector<Cell>> old_cells(static_cast<std::size_t>(sector_count()));
+    if (!first_build) {
+        for (int s = 0; s < sector_count(); ++s) {
+            if (!need_labels[static_cast<std::size_t>(s)]) continue;
+            for (std::int32_t i = node_begin(s); i < node_begin(s + 1); ++i) {
+                old_cells[static_cast<std::size_t>(s)].push_back(nodes_[static_cast<std::size_t>(i)].cell);
+            }
+        }
+    }
+    assemble(cost);
+    std::vector<int> redo_costs;
+    for (int s = 0; s < sector_count(); ++s) {
+        if (!need_labels[static_cast<std::size_t>(s)]) continue;
+        bool same = !first_build && redo[static_cast<std::size_t>(s)] == 0;
+        if (same) {
+            const auto& old = old_cells[static_cast<std::size_t>(s)];
+            same = old.size() == static_cast<std::size_t>(node_begin(s + 1) - node_begin(s));
+            for (std::size_t k = 0; same && k < old.size(); ++k) {
+                same = old[k] == nodes_[static_cast<std::size_t>(node_begin(s)) + k].cell;
+            }
+        }
+        if (!same) redo_costs.push_back(s);
+    }
+
+    // 4. Costs between the nodes of each redone sector: one Dijkstra per node, restricted to the sector.
+    std::vector<std::size_t> searches(redo_costs.size(), 0);
+    {
+        auto task = [&](std::size_t b, std::size_t e) {
+            SectorSearch search;
+            std::vector<std::int32_t> stops;
+            for (std::size_t k = b; k < e; ++k) {
+                const int s = redo_costs[k];
+                const std::int32_t base = node_begin(s);
+                const std::int32_t count = node_begin(s + 1) - base;
+                auto& intra = costs_[static_cast<std::size_t>(s)].intra;
+                intra.assign(static_cast<std::size_t>(count) * count, std::numeric_limits<float>::infinity());
+                intra.shrink_to_fit();
+                if (count == 0) continue;
+                int x0, y0, x1, y1;
+                sector_rect(s, x0, y0, x1, y1);
+                search.load(cost, x0, y0, x1, y1, params);
+                stops.clear();
+                for (std::int32_t i = 0; i < count; ++i) {
+                    const Cell c = nodes_[static_cast<std::size_t>(base + i)].cell;
+                    stops.push_back(search.local(c.x, c.y));
+                }
+                for (std::int32_t j = 0; j < count; ++j) {
+                    search.reset();
+                    const Cell c = nodes_[static_cast<std::size_t>(base + j)].cell;
+                    search.seed(c.x, c.y, 0.0);
+                    search.run(stops);
+                    for (std::int32_t i = 0; i < count; ++i) {
+                        intra[static_cast<std::size_t>(i) * count + j] = static_cast<float>(search.value(stops[static_cast<std::size_t>(i)]));
+                    }
+                }
+                searches[k] = static_cast<std::size_t>(count);
+            }
+        };
+        parallel_for(js, redo_costs.size(), 4, task);
+    }
+    label_components();
+    stats_ = {};
+    stats_.sectors = redo_costs.size();
+    stats_.nodes = nodes_.size();
+    stats_.portals = portals_.size();
+    stats_.searches = std::accumulate(searches.begin(), searches.end(), std::size_t{0});
+    return {};
+}
+
+void SectorGraph::assemble(const CostField& cost) {
+    cheapest_ = kCostWall;
+    for (Cost c : cost.cells()) {
+        if (c < cheapest_) cheapest_ = c;
+    }
+    if (cheapest_ == kCostWall) cheapest_ = kCostPlain;
+    portals_.clear();
+    std::vector<std::int32_t> portal_base(borders_.size() + 1, 0);
+    for (std::size_t b = 0; b < borders_.size(); ++b) {
+        portal_base[b + 1] = portal_base[b] + static_cast<std::int32_t>(borders_[b].size());
+        portals_.insert(portals_.end(), borders_[b].begin(), borders_[b].end());
+    }
+    // Nodes per sector: east a-sides, south a-sides, west b-sides, north b-sides.
+    const int count = sector_count();
+    node_begin_.assign(static_cast<std::size_t>(count) + 1, 0);
+    for (int s = 0; s < count; ++s) {
+        const int sx = s % sectors_x_, sy = s / sectors_x_;
+        std::int32_t k = static_cast<std::int32_t>(borders_[2 * static_cast<std::size_t>(s)].size() +
+                                                   borders_[2 * static_cast<std::size_t>(s) + 1].size());
+        if (sx > 0) k += static_cast<std::int32_t>(borders_[2 * static_cast<std::size_t>(s - 1)].size());
+        if (sy > 0) k += static_cast<std::int32_t>(borders_[2 * static_cast<std::size_t>(s - sectors_x_) + 1].size());
+        node_begin_[static_cast<std::size_t>(s) + 1] = node_begin_[static_cast<std::size_t>(s)] + k;
+    }
+    nodes_.assign(static_cast<std::size_t>(node_begin_.back()), SectorNode{});
+    // Index of the a-side and b-side nodes of each portal.
+    std::vector<std::int32_t> node_a(portals_.size()), node_b(portals_.size());
+    for (int s = 0; s < count; ++s) {
+        const int sx = s % sectors_x_, sy = s / sectors_x_;
+        std::int32_t at = node_begin_[static_cast<std::size_t>(s)];
+        auto add = [&](int border, bool a_side) {
+            const std::int32_t pb = portal_base[static_cast<std::size_t>(border)];
+            for (std::size_t i = 0; i < borders_[static_cast<std::size_t>(border)].size(); ++i) {
+                const Portal& p = borders_[static_cast<std::size_t>(border)][i];
+                const std::int32_t pi = pb + static_cast<std::int32_t>(i);
+                nodes_[static_cast<std::size_t>(at)].cell = a_side ? p.node_a : p.node_b;
+                nodes_[static_cast<std::size_t>(at)].portal = pi;
+                (a_side ? node_a : node_b)[static_cast<std::size_t>(pi)] = at;
+                ++at;
+            }
+        };
+        add(2 * s, true);
+        add(2 * s + 1, true);
+        if (sx > 0) add(2 * (s - 1), false);
+        if (sy > 0) add(2 * (s - sectors_x_) + 1, false);
+    }
+    for (std::size_t p = 0; p < portals_.size(); ++p) {
+        nodes_[static_cast<std::size_t>(node_a[p])].partner = node_b[p];
+        nodes_[static_cast<std::size_t>(node_b[p])].partner = node_a[p];
+    }
+}
+
+void SectorGraph::label_components() {
+    std::vector<std::int32_t> parent(nodes_.size());
+    std::iota(parent.begin(), parent.end(), 0);
+    auto find = [&](std::int32_t x) {
+        while (parent[static_cast<std::size_t>(x)] != x) {
+            parent[static_cast<std::size_t>(x)] = parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(x)])];
+            x = parent[static_cast<std::size_t>(x)];
+        }
+        return x;
+    };
+    auto unite = [&](std::int32_t a, std::int32_t b) {
+        a = find(a);
+        b = find(b);
+        if (a != b) parent[static_cast<std::size_t>(std::max(a, b))] = std::min(a, b);
+    };
+    for (int s = 0; s < sector_count(); ++s) {
+        const std::int32_t base = node_begin(s), count = node_begin(s + 1) - base;
+        const auto& intra = costs_[static_cast<std::size_t>(s)].intra;
+        for (std::int32_t i = 0; i < count; ++i) {
+            for (std::int32_t j = i + 1; j < count; ++j) {
+                if (std::isfinite(intra[static_cast<std::size_t>(i) * count + j])) unite(base + i, base + j);
+            }
+        }
+    }
+    for (std::size_t i = 0; i < nodes_.size(); ++i) unite(static_cast<std::int32_t>(i), nodes_[i].partner);
+    component_.resize(nodes_.size());
+    for (std::size_t i = 0; i < nodes_.size(); ++i) component_[i] = find(static_cast<std::int32_t>(i));
+}
+
+}  // namespace tide

@@ -1,0 +1,220 @@
+#include "sector_search.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+#include "../fields/move_codes.hpp"
+
+namespace tide::hier_detail {
+
+void SectorSearch::load(const CostField& cost, int x0, int y0, int x1, int y1, const FieldParams& params) {
+    x0_ = x0;
+    y0_ = y0;
+    x1_ = x1;
+    y1_ = y1;
+    pw_ = (x1 - x0) + 4;
+    ph_ = (y1 - y0) + 4;
+    eight_ = params.connectivity == Connectivity::eight;
+    const std::size_t n = static_cast<std::size_t>(pw_) * ph_;
+    cost_.assign(n, kCostWall);
+    kind_.assign(n, kNone);
+    goal_.assign(n, 0);
+    dist_.assign(n, kInf);
+    via_.assign(n, 0);
+    Cost lo = kCostWall, hi = 1;
+    const std::span<const Cost> cells = cost.cells();
+    const int mw = cost.width();
+    const int cx0 = std::max(x0 - 1, 0), cx1 = std::min(x1 + 1, mw);
+    for (int y = std::max(y0 - 1, 0); y <= y1 && y < cost.height(); ++y) {
+        const Cost* row = cells.data() + static_cast<std::size_t>(y) * mw;
+        const bool row_inside = y >= y0 && y < y1;
+        for (int x = cx0; x < cx1; ++x) {
+            const Cost c = row[x];
+            const std::size_t i = static_cast<std::size_t>(local(x, y));
+            cost_[i] = c;
+            if (c == kCostWall) continue;
+            kind_[i] = (row_inside && x >= x0 && x < x1) ? kRegion : kFrame;
+            lo = std::min(lo, c);
+            hi = std::max(hi, c);
+        }
+    }
+    if (lo == kCostWall) lo = 1;
+    const double one = std::ldexp(1.0, kFrac);
+    for (int c = 1; c <= kCostMax; ++c) {
+        orth_[c] = static_cast<Fixed>(c) << kFrac;
+        diag_[c] = static_cast<Fixed>(std::llround(c * params.diagonal_factor * one));
+    }
+    // Bucket width: the largest power of two not above the cheapest move (diagonals cost at least
+    // as much as orthogonal moves, the factor being at least 1).
+    shift_ = kFrac + std::bit_width(static_cast<unsigned>(lo)) - 1;
+    const Fixed max_move = eight_ ? diag_[hi] : orth_[hi];
+    ring_ = std::bit_ceil(static_cast<std::size_t>(max_move >> shift_) + 2);  // a power of two: index by mask
+    if (buckets_.size() < ring_) buckets_.resize(ring_);
+    const std::int32_t w = pw_;
+    const std::int32_t o[8] = {1, w + 1, w, w - 1, -1, -w - 1, -w, -w + 1};
+    std::copy(o, o + 8, off_);
+    seeds_.clear();
+}
+
+void SectorSearch::reset() {
+    std::fill(dist_.begin(), dist_.end(), kInf);
+    std::fill(goal_.begin(), goal_.end(), std::uint8_t{0});
+    seeds_.clear();
+}
+
+void SectorSearch::seed(int x, int y, double value) {
+    if (x < x0_ - 1 || y < y0_ - 1 || x > x1_ || y > y1_) return;
+    const std::int32_t i = local(x, y);
+    if (kind_[static_cast<std::size_t>(i)] == kNone || !(value >= 0.0) || std::isinf(value)) return;
+    const Fixed v = static_cast<Fixed>(std::llround(value * std::ldexp(1.0, kFrac)));
+    if (kind_[static_cast<std::size_t>(i)] == kRegion) goal_[static_cast<std::size_t>(i)] = 1;
+    seeds_.push_back({v, i});
+}
+
+bool SectorSearch::legal(std::int32_t x, int d) const noexcept {
+    // Diagonal x -> x + off[d]: both orthogonal neighbours of x on the way must be passable.
+    if ((d & 1) == 0) return true;
+    const std::int32_t a = x + off_[(d + 7) & 7];  // the two orthogonal directions next to d
+    const std::int32_t b = x + off_[(d + 1) & 7];
+    return cost_[static_cast<std::size_t>(a)] != kCostWall && cost_[static_cast<std::size_t>(b)] != kCostWall;
+}
+
+void SectorSearch::run(std::span<const std::int32_t> stop_cells) {
+    if (eight_) {
+        run_impl<true>(stop_cells);
+    } else {
+        run_impl<false>(stop_cells);
+    }
+}
+
+template <bool Eight>
+void SectorSearch::run_impl(std::span<const std::int32_t> stop_cells) {
+    std::sort(seeds_.begin(), seeds_.end(), [](const Seed& a, const Seed& b) { return a.value < b.value; });
+    Fixed* const dist = dist_.data();
+    std::uint8_t* const state = kind_.data();  // kRegion until settled, then kRegion | kDone
+    const Cost* const cost = cost_.data();
+    const std::size_t mask = ring_ - 1;
+    const int shift = shift_;
+    std::size_t queued = 0;
+    std::size_t next_seed = 0;
+    std::size_t stops_left = 0;
+    if (stop_.size() != kind_.size()) stop_.assign(kind_.size(), 0);
+    for (std::int32_t c : stop_cells) {
+        if (kind_[static_cast<std::size_t>(c)] == kRegion && !stop_[static_cast<std::size_t>(c)]) {
+            stop_[static_cast<std::size_t>(c)] = 1;
+            ++stops_left;
+        }
+    }
+    const bool stopping = stops_left > 0;
+    auto finish = [&] {
+        for (std::int32_t c : stop_cells) stop_[static_cast<std::size_t>(c)] = 0;
+        // Settled marks back off, so the cells read as the rectangle again.
+        for (auto& k : kind_) k &= static_cast<std::uint8_t>(~kDone);
+    };
+    std::uint8_t* const via = via_.data();
+    // Buckets are stacks with room kept for one settled cell's offers, so an offer appends
+    // without a branch and counts only when it improves.
+    auto room = [&](Bucket& bk) __attribute__((always_inline)) {
+        if (bk.data.size() < bk.size + 8) bk.data.resize(std::max<std::size_t>(64, 2 * (bk.size + 8)));
+    };
+    auto push = [&](std::int32_t c, Fixed v) __attribute__((always_inline)) {
+        Bucket& bk = buckets_[static_cast<std::size_t>(v >> shift) & mask];
+        room(bk);
+        bk.data[bk.size++] = c;
+        ++queued;
+    };
+    const std::int32_t off[8] = {off_[0], off_[1], off_[2], off_[3], off_[4], off_[5], off_[6], off_[7]};
+    std::uint64_t b = 0;
+    for (;;) {
+        if (queued == 0) {
+            if (next_seed == seeds_.size()) break;
+            b = seeds_[next_seed].value >> shift;
+        } else {
+            while (buckets_[static_cast<std::size_t>(b) & mask].size == 0 &&
+                   !(next_seed < seeds_.size() && (seeds_[next_seed].value >> shift) <= b)) {
+                ++b;
+            }
+        }
+        for (; next_seed < seeds_.size() && (seeds_[next_seed].value >> shift) <= b; ++next_seed) {
+            const Seed& sd = seeds_[next_seed];
+            if (sd.value < dist[sd.cell]) {
+                dist[sd.cell] = sd.value;
+                push(sd.cell, sd.value);
+            }
+        }
+        Bucket& bucket = buckets_[static_cast<std::size_t>(b) & mask];
+        while (bucket.size > 0) {
+            const std::int32_t y = bucket.data[--bucket.size];
+            --queued;
+            if ((state[y] & kDone) || (dist[y] >> shift) != b) continue;  // settled, or a stale entry
+            state[y] |= kDone;
+            if (stopping && stop_[static_cast<std::size_t>(y)] && --stops_left == 0) {
+                for (auto& bk : buckets_) bk.size = 0;
+                finish();
+                return;
+            }
+            const Cost cy = cost[y];
+            const Fixed dy = dist[y];
+            const Fixed po = dy + orth_[cy];
+            const Fixed pd = dy + diag_[cy];
+            // The neighbour x that moves into y in direction d sits at y - off[d]; a diagonal
+            // needs both cells next to the move passable: y - off[d -+ 1] seen from y.
+            // Flags and costs are combined with & and |, not && and ||: walls are scattered, so
+            // short-circuit branches would mispredict; only an improvement branches.
+            const bool open_o[4] = {cost[y - off[0]] != kCostWall, cost[y - off[2]] != kCostWall,
+                                    cost[y - off[4]] != kCostWall, cost[y - off[6]] != kCostWall};
+            Bucket& bo = buckets_[static_cast<std::size_t>(po >> shift) & mask];
+            Bucket& bd = buckets_[static_cast<std::size_t>(pd >> shift) & mask];
+            room(bo);
+            room(bd);
+            auto offer = [&](int d, Fixed v, bool legal_move) __attribute__((always_inline)) {
+                const std::int32_t x = y - off[d];
+                const bool ok = legal_move & (state[x] == kRegion) & (v < dist[x]);
+                dist[x] = ok ? v : dist[x];
+                via[x] = ok ? static_cast<std::uint8_t>(d) : via[x];
+                Bucket& bk = (d & 1) ? bd : bo;
+                bk.data[bk.size] = x;
+                bk.size += ok;
+                queued += ok;
+            };
+            offer(0, po, true);
+            offer(2, po, true);
+            offer(4, po, true);
+            offer(6, po, true);
+            if constexpr (Eight) {
+                // Diagonal d: the cells y - off[d - 1] and y - off[d + 1] must be passable.
+                offer(1, pd, open_o[0] & open_o[1]);
+                offer(3, pd, open_o[1] & open_o[2]);
+                offer(5, pd, open_o[2] & open_o[3]);
+                offer(7, pd, open_o[3] & open_o[0]);
+            }
+        }
+        ++b;
+    }
+    finish();
+}
+
+void SectorSearch::write_field(std::span<float> values, std::span<Direction> directions) const {
+    // The move of a cell is the one its final value came through (the search records it).
+    const int w = x1_ - x0_;
+    for (int y = y0_; y < y1_; ++y) {
+        std::size_t o = static_cast<std::size_t>(y - y0_) * w;
+        std::size_t i = static_cast<std::size_t>(local(x0_, y));
+        for (int x = x0_; x < x1_; ++x, ++o, ++i) {
+            const Fixed d = dist_[i];
+            if (kind_[i] != kRegion) {
+                values[o] = kUnreachable;
+                directions[o] = Direction::wall;
+            } else if (d == kInf) {
+                values[o] = kUnreachable;
+                directions[o] = Direction::unreachable;
+            } else {
+                values[o] = static_cast<float>(static_cast<double>(d) * kScale);
+                directions[o] = goal_[i] && d == 0 ? Direction::goal : static_cast<Direction>(via_[i]);
+            }
+        }
+    }
+}
+
+}  // namespace tide::hier_detail

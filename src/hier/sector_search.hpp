@@ -1,0 +1,92 @@
+#pragma once
+// A Dijkstra confined to one rectangle of the map (a sector, or a few), used by the portal graph
+// (costs between the nodes of a sector) and by the sector fields (internal).
+//
+// Reverse search with forward costs, as FieldBuilder: a cell's value is the least cost of a path
+// from it to a seed, a move x -> y costing length x cost(y), diagonals only when both orthogonal
+// neighbours are passable. Seeds are cells of the rectangle (goals, value 0) or cells of the
+// one-cell frame around it (exits, any value): frame cells pass their value in but never take one.
+//
+// Values are fixed point (16 fraction bits: an orthogonal move into a cell of cost c adds exactly
+// c, a diagonal one c x factor rounded to 2^-16). The queue is an exact bucket queue (buckets as
+// wide as the cheapest move, see field_builder.cpp for why cells of one bucket are final); seeds
+// far apart are fed in as the search reaches their value.
+
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <vector>
+
+#include "tide/cost_field.hpp"
+#include "tide/flow_field.hpp"
+
+namespace tide::hier_detail {
+
+class SectorSearch {
+public:
+    using Fixed = std::uint64_t;
+    static constexpr Fixed kInf = std::numeric_limits<Fixed>::max();
+    static constexpr int kFrac = 16;
+    static constexpr double kScale = 1.0 / 65536.0;
+
+    /// Prepares the rectangle [x0, x1) x [y0, y1) of `cost` (clipped rectangles only).
+    void load(const CostField& cost, int x0, int y0, int x1, int y1, const FieldParams& params);
+    /// Forgets every seed and value (keeps the loaded cells).
+    void reset();
+    /// Seeds map cell (x, y) (in the rectangle or its frame; walls and cells off the map are ignored)
+    /// with `value`, keeping the smaller of two seeds of one cell.
+    void seed(int x, int y, double value);
+    /// Runs the search. With `stop_cells` given, stops once all of them are settled.
+    void run(std::span<const std::int32_t> stop_cells = {});
+
+    /// Local index of map cell (x, y) (rectangle or frame).
+    std::int32_t local(int x, int y) const noexcept { return (y - y0_ + 2) * pw_ + (x - x0_ + 2); }
+    /// Value of local cell i in cost units (+inf when not reached).
+    double value(std::int32_t i) const noexcept {
+        return dist_[static_cast<std::size_t>(i)] == kInf ? std::numeric_limits<double>::infinity()
+                                                          : static_cast<double>(dist_[static_cast<std::size_t>(i)]) * kScale;
+    }
+    Fixed fixed(std::int32_t i) const noexcept { return dist_[static_cast<std::size_t>(i)]; }
+    /// Writes the values (float, +inf when none) and flow codes of the rectangle's cells, row-major.
+    void write_field(std::span<float> values, std::span<Direction> directions) const;
+    /// True when local cell i is a passable cell of the rectangle.
+    bool open(std::int32_t i) const noexcept { return kind_[static_cast<std::size_t>(i)] == kRegion; }
+
+    int x0() const noexcept { return x0_; }
+    int y0() const noexcept { return y0_; }
+    int x1() const noexcept { return x1_; }
+    int y1() const noexcept { return y1_; }
+
+private:
+    static constexpr std::uint8_t kNone = 0, kRegion = 1, kFrame = 2, kDone = 4;
+    struct Seed {
+        Fixed value;
+        std::int32_t cell;
+    };
+    Fixed price(int d, Cost c) const noexcept { return (d & 1) ? diag_[c] : orth_[c]; }
+    bool legal(std::int32_t x, int d) const noexcept;
+    template <bool Eight>
+    void run_impl(std::span<const std::int32_t> stop_cells);
+
+    int x0_ = 0, y0_ = 0, x1_ = 0, y1_ = 0, pw_ = 0, ph_ = 0;
+    bool eight_ = true;
+    int shift_ = 0;
+    std::size_t ring_ = 0;
+    std::int32_t off_[8] = {};
+    Fixed orth_[256] = {};
+    Fixed diag_[256] = {};
+    std::vector<Cost> cost_;           // padded by 2; 255 for walls, off-map and padding
+    std::vector<std::uint8_t> kind_;   // kNone / kRegion (passable rectangle cell) / kFrame
+    std::vector<std::uint8_t> goal_;   // rectangle cells seeded (value 0 or any): no flow move
+    std::vector<Fixed> dist_;
+    std::vector<std::uint8_t> via_;  // move of each reached cell
+    std::vector<std::uint8_t> stop_;
+    std::vector<Seed> seeds_;
+    struct Bucket {
+        std::vector<std::int32_t> data;  // capacity; the stack is data[0, size)
+        std::size_t size = 0;
+    };
+    std::vector<Bucket> buckets_;
+};
+
+}  // namespace tide::hier_detail
