@@ -176,7 +176,8 @@ struct RouteStats {
 
 /// The flow toward one goal set over a SectorGraph, built sector by sector as routes need it. Reads
 /// the cost field and the graph it was made with (both must outlive it and not change, except
-/// through terrain_changed()). Not thread-safe: one thread plans; fields are plain data.
+/// through terrain_changed()). One thread plans (route(), ensure_field(), terrain_changed());
+/// between those calls any number of threads may read it (the const functions).
 class HierarchicalField {
 public:
     /// Starts a plan for `goals` (nothing is searched or built yet). Errors: no goal, a goal off the
@@ -200,7 +201,12 @@ public:
     Direction direction(int x, int y) const;
     /// Cost to the goals at (x, y) from the built field (+inf when none or not built).
     float integration(int x, int y) const;
+    /// Cost to the goals at (x, y): the field's value where its sector has one, else an estimate
+    /// from the search (the cheapest known portal node of the sector plus the straight distance to
+    /// it at the cheapest cost); +inf when nothing is known yet or (x, y) is a wall. For crowds.
+    float to_go(int x, int y) const;
     /// True when a path from (x, y) to a goal exists (exact: the graph's components, not the route).
+    /// Runs a small search inside the sector: a planning call, not for concurrent readers.
     bool reachable(int x, int y) const;
     /// Rough direction for a unit in a sector without a field yet: toward the cheapest portal node
     /// of its sector reached by the search; (0, 0) when none is known.

@@ -70,6 +70,7 @@ struct HierarchicalField::State {
     std::vector<double> h_cache;
     std::vector<std::uint32_t> h_stamp;
     std::uint32_t h_gen = 1;
+    bool stale_keys = false;
     RouteConfig config;
     std::size_t settled_count = 0;
 
@@ -166,6 +167,7 @@ struct HierarchicalField::State {
 
     void add_target(int s) {
         if (target[static_cast<std::size_t>(s)]) return;
+        stale_keys = true;
         target[static_cast<std::size_t>(s)] = 1;
         int x0, y0, x1, y1;
         graph->sector_rect(s, x0, y0, x1, y1);
@@ -187,6 +189,8 @@ struct HierarchicalField::State {
 
     // After targets were added (the heuristic can only have dropped): re-key the open list.
     void rekey() {
+        if (!stale_keys) return;
+        stale_keys = false;
         ++h_gen;
         for (Item& it : open) it.f = g[static_cast<std::size_t>(it.node)] + h(it.node);
         std::make_heap(open.begin(), open.end(), [](const Item& a, const Item& b) { return a.f > b.f; });
@@ -399,6 +403,15 @@ Result<RouteStats> HierarchicalField::route(std::span<const Cell> starts) {
     std::sort(start_sectors.begin(), start_sectors.end());
     start_sectors.erase(std::unique(start_sectors.begin(), start_sectors.end()), start_sectors.end());
 
+    // Units that stand where fields are already built need nothing (the common case once a group
+    // is on its way: it is called every tick).
+    bool all_built = true;
+    for (int sec : start_sectors) all_built = all_built && s.fields[static_cast<std::size_t>(sec)] != nullptr;
+    if (all_built && s.started) {
+        stats.nodes_settled = s.settled_count;
+        return stats;
+    }
+
     // 1. The start sectors' nodes, then their fields (so units move at once).
     double search_ms = 0.0, fields_ms = 0.0;
     auto t = std::chrono::steady_clock::now();
@@ -539,6 +552,22 @@ bool HierarchicalField::reachable(int x, int y) const {
         if (s.search.value(s.search.local(c.x, c.y)) < kInf && s.in_goal_comp(i)) return true;
     }
     return false;
+}
+
+float HierarchicalField::to_go(int x, int y) const {
+    const State& s = *s_;
+    TIDE_ASSERT(s.cost->contains(x, y));
+    if (const SectorField* f = s.field_at(x, y)) return f->integration[static_cast<std::size_t>(y - f->y0) * f->width + (x - f->x0)];
+    if (!s.started || !s.cost->passable(x, y)) return kUnreachable;
+    const int sec = s.graph->sector_of(x, y);
+    const double lo = s.graph->cheapest_cost();
+    double best = kInf;
+    for (std::int32_t i = s.graph->node_begin(sec); i < s.graph->node_begin(sec + 1); ++i) {
+        const Cell c = s.graph->nodes()[static_cast<std::size_t>(i)].cell;
+        const double gi = s.g[static_cast<std::size_t>(i)];
+        if (gi < kInf) best = std::min(best, gi + lo * std::max(std::abs(c.x - x), std::abs(c.y - y)));
+    }
+    return best < kInf ? static_cast<float>(best) : kUnreachable;
 }
 
 Vec2 HierarchicalField::coarse_direction(int x, int y) const {
