@@ -37,6 +37,10 @@ struct SectorConfig {
     /// benchmark map). False: exactly one portal per run (and per split).
     bool merge_runs = true;
     FieldParams params;  ///< Move costs (diagonal factor, 4 or 8 directions) of the graph and fields.
+    /// Landmarks for the route search (0..16): the graph keeps every node's cost to and from each,
+    /// which bounds route costs far better than straight distance on weighted maps (A* with ALT
+    /// bounds). 8 bytes per node and landmark; recomputed by every build and update.
+    int landmarks = 8;
 };
 
 /// A portal: a stretch of the border between sector `a` (left or above) and sector `b` (right or
@@ -106,6 +110,16 @@ public:
     std::span<const float> intra_costs(int s) const noexcept { return costs_[static_cast<std::size_t>(s)].intra; }
     /// Connected part of the map node `n` belongs to: nodes with equal labels are joined by paths.
     std::int32_t component(std::int32_t n) const noexcept { return component_[static_cast<std::size_t>(n)]; }
+    /// Number of landmarks with costs (0 when the config asks for none or the graph has no node).
+    int landmark_count() const noexcept { return landmark_count_; }
+    /// Cost from node `n` to landmark `l` (+inf when it cannot reach it).
+    float to_landmark(std::int32_t n, int l) const noexcept {
+        return to_landmark_[static_cast<std::size_t>(n) * landmark_count_ + l];
+    }
+    /// Cost from landmark `l` to node `n` (+inf when unreachable).
+    float from_landmark(std::int32_t n, int l) const noexcept {
+        return from_landmark_[static_cast<std::size_t>(n) * landmark_count_ + l];
+    }
     /// Cheapest passable cost on the map (for A* bounds).
     Cost cheapest_cost() const noexcept { return cheapest_; }
 
@@ -130,6 +144,7 @@ private:
     int sectors_x_ = 0;
     int sectors_y_ = 0;
     Cost cheapest_ = kCostPlain;
+    int landmark_count_ = 0;
     std::uint64_t version_ = 0;
     std::vector<std::vector<Portal>> borders_;  // per border: 2 per sector (east, south)
     std::vector<Portal> portals_;
@@ -137,6 +152,9 @@ private:
     std::vector<std::int32_t> node_begin_;
     std::vector<SectorCosts> costs_;  // per sector
     std::vector<std::int32_t> component_;
+    std::vector<float> to_landmark_;    // node-major: [node * L + l] = cost from the node to landmark l
+    std::vector<float> from_landmark_;  // [node * L + l] = cost from landmark l to the node
+    void compute_landmarks(const CostField& cost, JobSystem& jobs);
     SectorGraphStats stats_;
 };
 
@@ -150,14 +168,21 @@ struct SectorField {
     std::vector<Direction> directions;  ///< Flow code per cell (as in FlowField).
     std::uint16_t seeded_from = 0;      ///< Bit k: neighbour sector k (E, SE, S, SW, W, NW, N, NE) had a field.
     std::uint32_t build = 0;            ///< Order of the build that made it (1 = first).
+    /// False when built before the search had settled all the sector's portal nodes (the corridor
+    /// around a route): a cell shown unreachable may still have a path; ensure_field() and route()
+    /// finish the search and rebuild such a field when a unit stands on such a cell.
+    bool complete = true;
 };
 
 /// How a HierarchicalField builds routes.
 struct RouteConfig {
     /// Rings of neighbouring sectors built with the route (0..4): paths may leave the route's own
-    /// sectors where that is shorter, and portal-centre detours vanish. 1 (the default) costs about
-    /// 2.5x the fields of 0 and halves the mean excess over the optimum (docs/hierarchy.md).
-    int corridor = 1;
+    /// sectors where that is shorter. Each ring costs about as many fields as the route itself;
+    /// the corner fill below gets most of the gain for less (docs/hierarchy.md has the figures).
+    int corridor = 0;
+    /// Where the route turns around a sector corner (two diagonal sectors of a 2 x 2 block on it),
+    /// the two other sectors of that block join: the best path often cuts such corners.
+    bool fill_corners = true;
     /// Extra passes over the route's fields, each rebuilt with all its neighbours (0..4): slower,
     /// closer to the optimum.
     int refine_passes = 0;

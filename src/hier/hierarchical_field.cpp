@@ -65,6 +65,9 @@ struct HierarchicalField::State {
     std::vector<std::uint8_t> target;        // per sector
     std::vector<std::int32_t> unsettled;     // per target sector: goal-reaching nodes not settled
     std::vector<Rect> target_rects;
+    // Landmark bounds of the target set: per landmark the least cost of a target node to it and
+    // the largest cost from it to a target node (see heuristic()).
+    std::vector<double> lm_to_min, lm_from_max;
     Rect target_box{0, 0, -1, -1};
     std::size_t pending = 0;  // targets with unsettled nodes
     std::vector<double> h_cache;
@@ -98,10 +101,35 @@ struct HierarchicalField::State {
             const int a = std::max(dx, dy), b = std::min(dx, dy);
             return lo * ((a - b) + diag * b);
         };
-        if (target_rects.size() > 16) return bound(target_box);
         double best = kInf;
-        for (const Rect& r : target_rects) best = std::min(best, bound(r));
-        return best == kInf ? 0.0 : best;
+        if (target_rects.size() > 16) {
+            best = bound(target_box);
+        } else {
+            for (const Rect& r : target_rects) best = std::min(best, bound(r));
+        }
+        if (best == kInf) best = 0.0;
+        return best;
+    }
+
+    // The heuristic of node n: the larger of the straight-distance bound and the landmark bounds:
+    // for a target t and landmark l, cost(t -> n) >= cost(t -> l) - cost(n -> l) and
+    // >= cost(l -> n) - cost(l -> t); taking the least over the targets per landmark keeps each
+    // bound a potential (consistent), and so is their maximum. A tiny margin covers float rounding.
+    double node_heuristic(std::int32_t n) const {
+        double best = heuristic(graph->nodes()[static_cast<std::size_t>(n)].cell);
+        const int L = graph->landmark_count();
+        for (int l = 0; l < L; ++l) {
+            const double to = graph->to_landmark(n, l), from = graph->from_landmark(n, l);
+            if (lm_to_min[static_cast<std::size_t>(l)] < kInf && to < kInf) {
+                const double b = lm_to_min[static_cast<std::size_t>(l)] - to;
+                best = std::max(best, b - 1e-6 * (lm_to_min[static_cast<std::size_t>(l)] + to));
+            }
+            if (lm_from_max[static_cast<std::size_t>(l)] > -kInf && from < kInf) {
+                const double b = from - lm_from_max[static_cast<std::size_t>(l)];
+                best = std::max(best, b - 1e-6 * (lm_from_max[static_cast<std::size_t>(l)] + from));
+            }
+        }
+        return best;
     }
 
     void push(std::int32_t n) {
@@ -119,6 +147,8 @@ struct HierarchicalField::State {
         goal_comp.assign(n, 0);
         h_cache.assign(n, 0.0);
         h_stamp.assign(n, 0);
+        lm_to_min.assign(static_cast<std::size_t>(graph->landmark_count()), kInf);
+        lm_from_max.assign(static_cast<std::size_t>(graph->landmark_count()), -kInf);
         ++h_gen;
         open.clear();
         const int sc = graph->sector_count();
@@ -180,8 +210,15 @@ struct HierarchicalField::State {
                           std::max(target_box.y1, r.y1)};
         }
         std::int32_t count = 0;
+        const int L = graph->landmark_count();
         for (std::int32_t i = graph->node_begin(s); i < graph->node_begin(s + 1); ++i) {
-            if (!settled[static_cast<std::size_t>(i)] && in_goal_comp(i)) ++count;
+            if (!in_goal_comp(i)) continue;
+            if (!settled[static_cast<std::size_t>(i)]) ++count;
+            for (int l = 0; l < L; ++l) {
+                const double to = graph->to_landmark(i, l), from = graph->from_landmark(i, l);
+                if (to < kInf) lm_to_min[static_cast<std::size_t>(l)] = std::min(lm_to_min[static_cast<std::size_t>(l)], to);
+                if (from < kInf) lm_from_max[static_cast<std::size_t>(l)] = std::max(lm_from_max[static_cast<std::size_t>(l)], from);
+            }
         }
         unsettled[static_cast<std::size_t>(s)] = count;
         if (count > 0) ++pending;
@@ -200,7 +237,7 @@ struct HierarchicalField::State {
     double h(std::int32_t n) {
         if (h_stamp[static_cast<std::size_t>(n)] != h_gen) {
             h_stamp[static_cast<std::size_t>(n)] = h_gen;
-            h_cache[static_cast<std::size_t>(n)] = heuristic(graph->nodes()[static_cast<std::size_t>(n)].cell);
+            h_cache[static_cast<std::size_t>(n)] = node_heuristic(n);
         }
         return h_cache[static_cast<std::size_t>(n)];
     }
@@ -296,10 +333,29 @@ struct HierarchicalField::State {
                     }
                 }
             } else {
+                // No field there yet: its nodes on the frame, with their cost to the goals; along
+                // a shared border also the cells beside them, at that cost plus the walk along the
+                // border to the node (a real path, so still a bound from above).
+                const bool side = (k & 1) == 0;  // E, S, W, N share a border with s
                 for (std::int32_t i = graph->node_begin(t); i < graph->node_begin(t + 1); ++i) {
                     const Cell c = graph->nodes()[static_cast<std::size_t>(i)].cell;
                     if (c.x < fx0 || c.x >= fx1 || c.y < fy0 || c.y >= fy1) continue;
-                    if (g[static_cast<std::size_t>(i)] < kInf) search.seed(c.x, c.y, g[static_cast<std::size_t>(i)]);
+                    const double gi = g[static_cast<std::size_t>(i)];
+                    if (!(gi < kInf)) continue;
+                    search.seed(c.x, c.y, gi);
+                    if (!side) continue;
+                    const int ax = kDirectionDy[k] != 0 ? 1 : 0, ay = 1 - ax;  // along the border
+                    for (int dir = -1; dir <= 1; dir += 2) {
+                        double acc = gi;
+                        Cell prev = c;
+                        for (;;) {
+                            const Cell nc{prev.x + dir * ax, prev.y + dir * ay};
+                            if (nc.x < fx0 || nc.x >= fx1 || nc.y < fy0 || nc.y >= fy1 || !cost->passable(nc.x, nc.y)) break;
+                            acc += cost->at(prev);  // nc -> prev enters prev
+                            search.seed(nc.x, nc.y, acc);
+                            prev = nc;
+                        }
+                    }
                 }
             }
         }
@@ -315,7 +371,19 @@ struct HierarchicalField::State {
         search.write_field(f->integration, f->directions);
         f->seeded_from = mask;
         f->build = ++builds;
+        f->complete = true;
+        for (std::int32_t i = graph->node_begin(s); i < graph->node_begin(s + 1) && f->complete; ++i) {
+            f->complete = settled[static_cast<std::size_t>(i)] || !in_goal_comp(i);
+        }
         store(s, std::move(f));
+    }
+
+    void drop(int s) {
+        auto& f = fields[static_cast<std::size_t>(s)];
+        if (!f) return;
+        bytes -= f->integration.capacity() * sizeof(float) + f->directions.capacity();
+        f.reset();
+        --built;
     }
 
     // Bits of the neighbours of s that have a field now.
@@ -404,12 +472,27 @@ Result<RouteStats> HierarchicalField::route(std::span<const Cell> starts) {
     start_sectors.erase(std::unique(start_sectors.begin(), start_sectors.end()), start_sectors.end());
 
     // Units that stand where fields are already built need nothing (the common case once a group
-    // is on its way: it is called every tick).
-    bool all_built = true;
-    for (int sec : start_sectors) all_built = all_built && s.fields[static_cast<std::size_t>(sec)] != nullptr;
-    if (all_built && s.started) {
+    // is on its way: it is called every tick). A field built ahead of the search (a corridor
+    // sector) whose cell shows no path for a unit is finished below.
+    auto needs_work = [&](const Cell& c) {
+        const SectorField* f = s.fields[static_cast<std::size_t>(graph.sector_of(c.x, c.y))].get();
+        if (f == nullptr) return true;
+        return !f->complete && f->directions[static_cast<std::size_t>(c.y - f->y0) * f->width + (c.x - f->x0)] ==
+                                   Direction::unreachable;
+    };
+    bool all_built = s.started;
+    for (const Cell& c : starts) all_built = all_built && !needs_work(c);
+    if (all_built) {
         stats.nodes_settled = s.settled_count;
         return stats;
+    }
+    for (const Cell& c : starts) {
+        if (!needs_work(c)) continue;
+        const int sec = graph.sector_of(c.x, c.y);
+        const SectorField* f = s.fields[static_cast<std::size_t>(sec)].get();
+        if (f != nullptr) {  // an unfinished corridor field: drop it, rebuilt below with its nodes settled
+            s.drop(sec);
+        }
     }
 
     // 1. The start sectors' nodes, then their fields (so units move at once).
@@ -441,19 +524,72 @@ Result<RouteStats> HierarchicalField::route(std::span<const Cell> starts) {
         on_route[static_cast<std::size_t>(sec)] = 1;
         route.push_back(sec);
     };
+    // Each start cell follows the fields already built (its own sector's at least) to where they
+    // end: a goal, or a node of a sector without a field; from that node on, the route is the
+    // chain of best next nodes the search found.
     std::vector<std::uint8_t> seen(nodes.size(), 0);
-    for (int sec : start_sectors) {
-        add(sec);
-        for (std::int32_t i = graph.node_begin(sec); i < graph.node_begin(sec + 1); ++i) {
-            for (std::int32_t n = i; n >= 0 && !seen[static_cast<std::size_t>(n)] && s.g[static_cast<std::size_t>(n)] < kInf;
-                 n = s.next[static_cast<std::size_t>(n)]) {
-                seen[static_cast<std::size_t>(n)] = 1;
-                const Cell c = nodes[static_cast<std::size_t>(n)].cell;
-                add(graph.sector_of(c.x, c.y));
+    auto follow_chain = [&](std::int32_t from) {
+        for (std::int32_t n = from; n >= 0 && !seen[static_cast<std::size_t>(n)] && s.g[static_cast<std::size_t>(n)] < kInf;
+             n = s.next[static_cast<std::size_t>(n)]) {
+            seen[static_cast<std::size_t>(n)] = 1;
+            const Cell c = nodes[static_cast<std::size_t>(n)].cell;
+            add(graph.sector_of(c.x, c.y));
+        }
+    };
+    std::vector<Cell> cells(starts.begin(), starts.end());
+    std::sort(cells.begin(), cells.end(), [](const Cell& a, const Cell& b) { return a.y != b.y ? a.y < b.y : a.x < b.x; });
+    cells.erase(std::unique(cells.begin(), cells.end()), cells.end());
+    const double lo = graph.cheapest_cost();
+    std::vector<std::uint8_t> traced_into(static_cast<std::size_t>(graph.sector_count()), 0);
+    for (const Cell& c0 : cells) {
+        add(graph.sector_of(c0.x, c0.y));
+        int x = c0.x, y = c0.y;
+        for (std::size_t steps = 0; steps <= s.cost->size(); ++steps) {
+            const int sec = graph.sector_of(x, y);
+            const SectorField* f = s.fields[static_cast<std::size_t>(sec)].get();
+            if (f == nullptr) {
+                // Entered a sector without a field: continue on the chain of its best node here.
+                add(sec);
+                if (traced_into[static_cast<std::size_t>(sec)]) break;
+                traced_into[static_cast<std::size_t>(sec)] = 1;
+                std::int32_t best = -1;
+                double best_v = kInf;
+                for (std::int32_t i = graph.node_begin(sec); i < graph.node_begin(sec + 1); ++i) {
+                    const Cell nc = nodes[static_cast<std::size_t>(i)].cell;
+                    const double v = s.g[static_cast<std::size_t>(i)] + lo * std::max(std::abs(nc.x - x), std::abs(nc.y - y));
+                    if (v < best_v) {
+                        best_v = v;
+                        best = i;
+                    }
+                }
+                if (best >= 0) follow_chain(best);
+                break;
             }
+            add(sec);
+            const Direction d = f->directions[static_cast<std::size_t>(y - f->y0) * f->width + (x - f->x0)];
+            if (!is_move(d)) break;
+            x += kDirectionDx[static_cast<int>(d)];
+            y += kDirectionDy[static_cast<int>(d)];
         }
     }
     stats.route_sectors = route.size();
+    if (s.config.fill_corners) {
+        // Where the route turns around a sector corner (two diagonal sectors of a 2 x 2 block on
+        // it), the other two sectors of the block join: the best path often cuts that corner.
+        const std::size_t count = route.size();
+        for (std::size_t i = 0; i < count; ++i) {
+            const int sx = route[i] % graph.sectors_x(), sy = route[i] / graph.sectors_x();
+            for (int dy = -1; dy <= 1; dy += 2) {
+                for (int dx = -1; dx <= 1; dx += 2) {
+                    const int tx = sx + dx, ty = sy + dy;
+                    if (tx < 0 || ty < 0 || tx >= graph.sectors_x() || ty >= graph.sectors_y()) continue;
+                    if (!on_route[static_cast<std::size_t>(ty * graph.sectors_x() + tx)]) continue;
+                    add(sy * graph.sectors_x() + tx);
+                    add(ty * graph.sectors_x() + sx);
+                }
+            }
+        }
+    }
     for (int ring = 0; ring < s.config.corridor; ++ring) {
         const std::size_t count = route.size();
         for (std::size_t i = 0; i < count; ++i) {
@@ -465,13 +601,10 @@ Result<RouteStats> HierarchicalField::route(std::span<const Cell> starts) {
         }
     }
 
-    // 3. Their nodes, then their fields, goal first (by the least cost to the goals of their
-    // nodes): each is seeded with the values of the fields built before it.
-    t = std::chrono::steady_clock::now();
-    for (int sec : route) s.add_target(sec);
-    s.rekey();
-    s.search_targets();
-    search_ms += ms_since(t);
+    // 3. Their fields, goal first (by the least cost to the goals of their nodes found so far):
+    // each is seeded with the values of the fields built before it. The search is not pushed on
+    // for them: nodes it has not settled seed with the cost it has so far (a real path's, so an
+    // upper bound, which keeps the flow consistent); such fields are marked incomplete.
     std::vector<double> key(route.size(), kInf);
     for (std::size_t i = 0; i < route.size(); ++i) {
         const int sec = route[i];
@@ -513,7 +646,10 @@ Result<const SectorField*> HierarchicalField::ensure_field(int x, int y) {
     State& s = *s_;
     if (!s.cost->contains(x, y)) return detail::outside_error("cell", {x, y}, s.cost->width(), s.cost->height());
     const int sec = s.graph->sector_of(x, y);
-    if (!s.fields[static_cast<std::size_t>(sec)]) {
+    const SectorField* f = s.fields[static_cast<std::size_t>(sec)].get();
+    const bool unfinished = f != nullptr && !f->complete &&
+                            f->directions[static_cast<std::size_t>(y - f->y0) * f->width + (x - f->x0)] == Direction::unreachable;
+    if (f == nullptr || unfinished) {
         s.ensure_settled(sec);
         s.build_field(sec);
     }
@@ -668,12 +804,7 @@ Result<void> HierarchicalField::terrain_changed(int x0, int y0, int x1, int y1) 
             }
         }
     }
-    auto drop = [&](int sec) {
-        auto& f = s.fields[static_cast<std::size_t>(sec)];
-        s.bytes -= f->integration.capacity() * sizeof(float) + f->directions.capacity();
-        f.reset();
-        --s.built;
-    };
+    auto drop = [&](int sec) { s.drop(sec); };
     for (int sec = 0; sec < graph.sector_count(); ++sec) {
         const SectorField* f = s.fields[static_cast<std::size_t>(sec)].get();
         if (f == nullptr) continue;

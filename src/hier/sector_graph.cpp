@@ -89,7 +89,8 @@ double SectorGraph::intra_cost(std::int32_t from, std::int32_t to) const {
 std::size_t SectorGraph::memory_bytes() const noexcept {
     std::size_t bytes = portals_.capacity() * sizeof(Portal) + nodes_.capacity() * sizeof(SectorNode) +
                         node_begin_.capacity() * sizeof(std::int32_t) + component_.capacity() * sizeof(std::int32_t) +
-                        costs_.capacity() * sizeof(SectorCosts) + borders_.capacity() * sizeof(std::vector<Portal>);
+                        costs_.capacity() * sizeof(SectorCosts) + borders_.capacity() * sizeof(std::vector<Portal>) +
+                        (to_landmark_.capacity() + from_landmark_.capacity()) * sizeof(float);
     for (const auto& c : costs_) bytes += c.intra.capacity() * sizeof(float);
     for (const auto& b : borders_) bytes += b.capacity() * sizeof(Portal);
     return bytes;
@@ -102,6 +103,9 @@ Result<SectorGraph> SectorGraph::build(const CostField& cost, const SectorConfig
     if (config.portal_limit < 1 || config.portal_limit > config.sector_size) {
         return Error{"portal limit " + std::to_string(config.portal_limit) + " is outside 1.." +
                      std::to_string(config.sector_size) + " (the sector size)"};
+    }
+    if (config.landmarks < 0 || config.landmarks > 16) {
+        return Error{"landmark count " + std::to_string(config.landmarks) + " is outside 0..16"};
     }
     const double f = config.params.diagonal_factor;
     if (!(f >= 1.0 && f <= 2.0)) return Error{"diagonal factor " + std::to_string(f) + " is outside 1..2"};
@@ -341,6 +345,7 @@ Result<void> SectorGraph::compute(const CostField& cost, std::span<const int> se
         parallel_for(js, redo_costs.size(), 4, task);
     }
     label_components();
+    compute_landmarks(cost, js);
     stats_ = {};
     stats_.sectors = redo_costs.size();
     stats_.nodes = nodes_.size();
@@ -427,6 +432,87 @@ void SectorGraph::label_components() {
     for (std::size_t i = 0; i < nodes_.size(); ++i) unite(static_cast<std::int32_t>(i), nodes_[i].partner);
     component_.resize(nodes_.size());
     for (std::size_t i = 0; i < nodes_.size(); ++i) component_[i] = find(static_cast<std::int32_t>(i));
+}
+
+void SectorGraph::compute_landmarks(const CostField& cost, JobSystem& jobs) {
+    // Landmarks: the nodes nearest the map's corners and edge middles (then its centre), in the
+    // largest connected part; for each, a Dijkstra over the graph each way.
+    const std::size_t n = nodes_.size();
+    std::vector<std::int32_t> size(n, 0);
+    for (std::size_t i = 0; i < n; ++i) ++size[static_cast<std::size_t>(component_[i])];
+    std::int32_t big = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (size[i] > size[static_cast<std::size_t>(big)]) big = static_cast<std::int32_t>(i);
+    }
+    const int wanted = n == 0 ? 0 : config_.landmarks;
+    const int w = width_ - 1, h = height_ - 1;
+    const Cell spots[9] = {{0, 0}, {w, h}, {w, 0}, {0, h}, {w / 2, 0}, {w / 2, h}, {0, h / 2}, {w, h / 2}, {w / 2, h / 2}};
+    std::vector<std::int32_t> marks;
+    for (int k = 0; k < wanted; ++k) {
+        const Cell p = spots[k % 9];
+        std::int32_t best = -1;
+        long long best_d = -1;
+        for (std::size_t i = 0; i < n; ++i) {
+            if (component_[i] != big || std::find(marks.begin(), marks.end(), static_cast<std::int32_t>(i)) != marks.end()) continue;
+            const long long dx = nodes_[i].cell.x - p.x, dy = nodes_[i].cell.y - p.y;
+            const long long d = dx * dx + dy * dy;
+            if (best < 0 || d < best_d) {
+                best = static_cast<std::int32_t>(i);
+                best_d = d;
+            }
+        }
+        if (best < 0) break;
+        marks.push_back(best);
+    }
+    landmark_count_ = static_cast<int>(marks.size());
+    const int L = landmark_count_;
+    to_landmark_.assign(n * static_cast<std::size_t>(L), std::numeric_limits<float>::infinity());
+    from_landmark_.assign(n * static_cast<std::size_t>(L), std::numeric_limits<float>::infinity());
+    if (L == 0) return;
+    // Task 2l: costs to landmark l (reverse search); task 2l + 1: costs from it (forward search).
+    auto task = [&](std::size_t b, std::size_t e) {
+        std::vector<double> dist;
+        std::vector<std::pair<double, std::int32_t>> heap;
+        const auto cmp = [](const auto& a, const auto& c) { return a.first > c.first; };
+        for (std::size_t t = b; t < e; ++t) {
+            const int l = static_cast<int>(t / 2);
+            const bool reverse = (t % 2) == 0;
+            dist.assign(n, std::numeric_limits<double>::infinity());
+            heap.clear();
+            dist[static_cast<std::size_t>(marks[static_cast<std::size_t>(l)])] = 0.0;
+            heap.push_back({0.0, marks[static_cast<std::size_t>(l)]});
+            while (!heap.empty()) {
+                std::pop_heap(heap.begin(), heap.end(), cmp);
+                const auto [d, v] = heap.back();
+                heap.pop_back();
+                if (d > dist[static_cast<std::size_t>(v)]) continue;
+                const SectorNode& nv = nodes_[static_cast<std::size_t>(v)];
+                auto relax = [&](std::int32_t u, double c) {
+                    if (d + c < dist[static_cast<std::size_t>(u)]) {
+                        dist[static_cast<std::size_t>(u)] = d + c;
+                        heap.push_back({d + c, u});
+                        std::push_heap(heap.begin(), heap.end(), cmp);
+                    }
+                };
+                // Reverse: predecessors u of v (u -> v); forward: successors of v.
+                const Cell pc = nodes_[static_cast<std::size_t>(nv.partner)].cell;
+                relax(nv.partner, reverse ? static_cast<double>(cost.at(nv.cell)) : static_cast<double>(cost.at(pc)));
+                const int s = sector_of(nv.cell.x, nv.cell.y);
+                const std::int32_t base = node_begin_[static_cast<std::size_t>(s)];
+                const std::int32_t count = node_begin_[static_cast<std::size_t>(s) + 1] - base;
+                const float* intra = costs_[static_cast<std::size_t>(s)].intra.data();
+                const std::int32_t me = v - base;
+                for (std::int32_t i = 0; i < count; ++i) {
+                    const float c = reverse ? intra[static_cast<std::size_t>(i) * count + me]
+                                            : intra[static_cast<std::size_t>(me) * count + i];
+                    if (i != me && c < std::numeric_limits<float>::infinity()) relax(base + i, c);
+                }
+            }
+            auto& out = reverse ? to_landmark_ : from_landmark_;
+            for (std::size_t i = 0; i < n; ++i) out[i * static_cast<std::size_t>(L) + static_cast<std::size_t>(l)] = static_cast<float>(dist[i]);
+        }
+    };
+    parallel_for(jobs, static_cast<std::size_t>(2 * L), 1, task);
 }
 
 }  // namespace tide

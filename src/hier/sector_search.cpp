@@ -20,7 +20,7 @@ void SectorSearch::load(const CostField& cost, int x0, int y0, int x1, int y1, c
     cost_.assign(n, kCostWall);
     kind_.assign(n, kNone);
     goal_.assign(n, 0);
-    dist_.assign(n, kInf);
+    dist_.assign(n, 0);
     via_.assign(n, 0);
     Cost lo = kCostWall, hi = 1;
     const std::span<const Cost> cells = cost.cells();
@@ -38,6 +38,9 @@ void SectorSearch::load(const CostField& cost, int x0, int y0, int x1, int y1, c
             lo = std::min(lo, c);
             hi = std::max(hi, c);
         }
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        if (kind_[i] == kRegion) dist_[i] = kInf;
     }
     if (lo == kCostWall) lo = 1;
     const double one = std::ldexp(1.0, kFrac);
@@ -58,7 +61,9 @@ void SectorSearch::load(const CostField& cost, int x0, int y0, int x1, int y1, c
 }
 
 void SectorSearch::reset() {
-    std::fill(dist_.begin(), dist_.end(), kInf);
+    // Only the rectangle's passable cells can take a value; every other cell holds 0, so the
+    // plain "offer < value" test rejects them (and settled cells) without a look at their kind.
+    for (std::size_t i = 0; i < dist_.size(); ++i) dist_[i] = kind_[i] == kRegion ? kInf : 0;
     std::fill(goal_.begin(), goal_.end(), std::uint8_t{0});
     seeds_.clear();
 }
@@ -92,7 +97,8 @@ template <bool Eight>
 void SectorSearch::run_impl(std::span<const std::int32_t> stop_cells) {
     std::sort(seeds_.begin(), seeds_.end(), [](const Seed& a, const Seed& b) { return a.value < b.value; });
     Fixed* const dist = dist_.data();
-    std::uint8_t* const state = kind_.data();  // kRegion until settled, then kRegion | kDone
+    std::uint8_t* const state = kind_.data();  // kDone marks settled cells (read once per pop)
+    std::uint8_t* const via = via_.data();
     const Cost* const cost = cost_.data();
     const std::size_t mask = ring_ - 1;
     const int shift = shift_;
@@ -109,22 +115,50 @@ void SectorSearch::run_impl(std::span<const std::int32_t> stop_cells) {
     const bool stopping = stops_left > 0;
     auto finish = [&] {
         for (std::int32_t c : stop_cells) stop_[static_cast<std::size_t>(c)] = 0;
-        // Settled marks back off, so the cells read as the rectangle again.
         for (auto& k : kind_) k &= static_cast<std::uint8_t>(~kDone);
+        for (auto& bk : buckets_) bk.size = 0;
     };
-    std::uint8_t* const via = via_.data();
     // Buckets are stacks with room kept for one settled cell's offers, so an offer appends
     // without a branch and counts only when it improves.
     auto room = [&](Bucket& bk) __attribute__((always_inline)) {
         if (bk.data.size() < bk.size + 8) bk.data.resize(std::max<std::size_t>(64, 2 * (bk.size + 8)));
     };
-    auto push = [&](std::int32_t c, Fixed v) __attribute__((always_inline)) {
-        Bucket& bk = buckets_[static_cast<std::size_t>(v >> shift) & mask];
-        room(bk);
-        bk.data[bk.size++] = c;
-        ++queued;
-    };
     const std::int32_t off[8] = {off_[0], off_[1], off_[2], off_[3], off_[4], off_[5], off_[6], off_[7]};
+    // Offers from a settled cell y with value dy to the neighbours that would move into it. The
+    // neighbour x that moves into y in direction d sits at y - off[d]; a diagonal needs both cells
+    // beside the move passable: y - off[d -+ 1] seen from y. Flags are combined with & (walls are
+    // scattered: short-circuit branches would mispredict); only the bucket count depends on them.
+    auto relax = [&](std::int32_t y, Fixed dy) __attribute__((always_inline)) {
+        const Cost cy = cost[y];
+        const Fixed po = dy + orth_[cy];
+        const Fixed pd = dy + diag_[cy];
+        const bool open_o[4] = {cost[y - off[0]] != kCostWall, cost[y - off[2]] != kCostWall,
+                                cost[y - off[4]] != kCostWall, cost[y - off[6]] != kCostWall};
+        Bucket& bo = buckets_[static_cast<std::size_t>(po >> shift) & mask];
+        Bucket& bd = buckets_[static_cast<std::size_t>(pd >> shift) & mask];
+        room(bo);
+        room(bd);
+        auto offer = [&](int d, Fixed v, bool legal_move) __attribute__((always_inline)) {
+            const std::int32_t x = y - off[d];
+            const bool ok = legal_move & (v < dist[x]);
+            dist[x] = ok ? v : dist[x];
+            via[x] = ok ? static_cast<std::uint8_t>(d) : via[x];
+            Bucket& bk = (d & 1) ? bd : bo;
+            bk.data[bk.size] = x;
+            bk.size += ok;
+            queued += ok;
+        };
+        offer(0, po, true);
+        offer(2, po, true);
+        offer(4, po, true);
+        offer(6, po, true);
+        if constexpr (Eight) {
+            offer(1, pd, open_o[0] & open_o[1]);
+            offer(3, pd, open_o[1] & open_o[2]);
+            offer(5, pd, open_o[2] & open_o[3]);
+            offer(7, pd, open_o[3] & open_o[0]);
+        }
+    };
     std::uint64_t b = 0;
     for (;;) {
         if (queued == 0) {
@@ -136,11 +170,20 @@ void SectorSearch::run_impl(std::span<const std::int32_t> stop_cells) {
                 ++b;
             }
         }
+        // Seeds reached: a goal in the rectangle takes its value and is queued; a frame cell is
+        // settled on the spot (it never takes a value from the search, so its seed is final).
         for (; next_seed < seeds_.size() && (seeds_[next_seed].value >> shift) <= b; ++next_seed) {
             const Seed& sd = seeds_[next_seed];
-            if (sd.value < dist[sd.cell]) {
-                dist[sd.cell] = sd.value;
-                push(sd.cell, sd.value);
+            if (kind_[static_cast<std::size_t>(sd.cell)] == kRegion) {
+                if (sd.value < dist[sd.cell]) {
+                    dist[sd.cell] = sd.value;
+                    Bucket& bk = buckets_[static_cast<std::size_t>(sd.value >> shift) & mask];
+                    room(bk);
+                    bk.data[bk.size++] = sd.cell;
+                    ++queued;
+                }
+            } else {
+                relax(sd.cell, sd.value);
             }
         }
         Bucket& bucket = buckets_[static_cast<std::size_t>(b) & mask];
@@ -150,45 +193,10 @@ void SectorSearch::run_impl(std::span<const std::int32_t> stop_cells) {
             if ((state[y] & kDone) || (dist[y] >> shift) != b) continue;  // settled, or a stale entry
             state[y] |= kDone;
             if (stopping && stop_[static_cast<std::size_t>(y)] && --stops_left == 0) {
-                for (auto& bk : buckets_) bk.size = 0;
                 finish();
                 return;
             }
-            const Cost cy = cost[y];
-            const Fixed dy = dist[y];
-            const Fixed po = dy + orth_[cy];
-            const Fixed pd = dy + diag_[cy];
-            // The neighbour x that moves into y in direction d sits at y - off[d]; a diagonal
-            // needs both cells next to the move passable: y - off[d -+ 1] seen from y.
-            // Flags and costs are combined with & and |, not && and ||: walls are scattered, so
-            // short-circuit branches would mispredict; only an improvement branches.
-            const bool open_o[4] = {cost[y - off[0]] != kCostWall, cost[y - off[2]] != kCostWall,
-                                    cost[y - off[4]] != kCostWall, cost[y - off[6]] != kCostWall};
-            Bucket& bo = buckets_[static_cast<std::size_t>(po >> shift) & mask];
-            Bucket& bd = buckets_[static_cast<std::size_t>(pd >> shift) & mask];
-            room(bo);
-            room(bd);
-            auto offer = [&](int d, Fixed v, bool legal_move) __attribute__((always_inline)) {
-                const std::int32_t x = y - off[d];
-                const bool ok = legal_move & (state[x] == kRegion) & (v < dist[x]);
-                dist[x] = ok ? v : dist[x];
-                via[x] = ok ? static_cast<std::uint8_t>(d) : via[x];
-                Bucket& bk = (d & 1) ? bd : bo;
-                bk.data[bk.size] = x;
-                bk.size += ok;
-                queued += ok;
-            };
-            offer(0, po, true);
-            offer(2, po, true);
-            offer(4, po, true);
-            offer(6, po, true);
-            if constexpr (Eight) {
-                // Diagonal d: the cells y - off[d - 1] and y - off[d + 1] must be passable.
-                offer(1, pd, open_o[0] & open_o[1]);
-                offer(3, pd, open_o[1] & open_o[2]);
-                offer(5, pd, open_o[2] & open_o[3]);
-                offer(7, pd, open_o[3] & open_o[0]);
-            }
+            relax(y, dist[y]);
         }
         ++b;
     }
