@@ -186,6 +186,9 @@ struct RouteConfig {
     /// Extra passes over the route's fields, each rebuilt with all its neighbours (0..4): slower,
     /// closer to the optimum.
     int refine_passes = 0;
+    /// Routes of at most this many sectors get one extra pass anyway (they are cheap, and short
+    /// paths are where a detour weighs most): 0 turns it off.
+    int refine_up_to = 24;
 };
 
 /// What one HierarchicalField::route() did.

@@ -416,6 +416,7 @@ Result<HierarchicalField> HierarchicalField::create(const CostField& cost, const
     if (config.refine_passes < 0 || config.refine_passes > 4) {
         return Error{"refine passes " + std::to_string(config.refine_passes) + " is outside 0..4"};
     }
+    if (config.refine_up_to < 0) return Error{"refine_up_to " + std::to_string(config.refine_up_to) + " is negative"};
     if (cost.width() != graph.width() || cost.height() != graph.height()) {
         return Error{"cost field is " + std::to_string(cost.width()) + "x" + std::to_string(cost.height()) +
                      ", the sector graph was built for " + std::to_string(graph.width()) + "x" +
@@ -536,13 +537,34 @@ Result<RouteStats> HierarchicalField::route(std::span<const Cell> starts) {
             add(graph.sector_of(c.x, c.y));
         }
     };
-    std::vector<Cell> cells(starts.begin(), starts.end());
-    std::sort(cells.begin(), cells.end(), [](const Cell& a, const Cell& b) { return a.y != b.y ? a.y < b.y : a.x < b.x; });
+    // Only cells that needed work are traced, at most 32 per sector (units of one sector share
+    // most of their way), and a trace stops in a built sector another trace already crossed.
+    std::vector<Cell> cells;
+    for (const Cell& c : starts) {
+        if (needs_work(c) || !s.fields[static_cast<std::size_t>(graph.sector_of(c.x, c.y))] ||
+            s.fields[static_cast<std::size_t>(graph.sector_of(c.x, c.y))]->build >= first_build) {
+            cells.push_back(c);
+        }
+    }
+    std::sort(cells.begin(), cells.end(), [&](const Cell& a, const Cell& b) {
+        const int sa = graph.sector_of(a.x, a.y), sb = graph.sector_of(b.x, b.y);
+        return sa != sb ? sa < sb : (a.y != b.y ? a.y < b.y : a.x < b.x);
+    });
     cells.erase(std::unique(cells.begin(), cells.end()), cells.end());
     const double lo = graph.cheapest_cost();
     std::vector<std::uint8_t> traced_into(static_cast<std::size_t>(graph.sector_count()), 0);
-    for (const Cell& c0 : cells) {
-        add(graph.sector_of(c0.x, c0.y));
+    std::vector<Cell> picked;
+    for (std::size_t b = 0; b < cells.size();) {
+        const int home = graph.sector_of(cells[b].x, cells[b].y);
+        std::size_t e = b;
+        while (e < cells.size() && graph.sector_of(cells[e].x, cells[e].y) == home) ++e;
+        const std::size_t step = (e - b + 31) / 32;
+        for (std::size_t i = b; i < e; i += step) picked.push_back(cells[i]);
+        b = e;
+    }
+    for (const Cell& c0 : picked) {
+        const int home = graph.sector_of(c0.x, c0.y);
+        add(home);
         int x = c0.x, y = c0.y;
         for (std::size_t steps = 0; steps <= s.cost->size(); ++steps) {
             const int sec = graph.sector_of(x, y);
@@ -565,7 +587,10 @@ Result<RouteStats> HierarchicalField::route(std::span<const Cell> starts) {
                 if (best >= 0) follow_chain(best);
                 break;
             }
-            add(sec);
+            if (sec != home) {
+                if (traced_into[static_cast<std::size_t>(sec)]) break;
+                traced_into[static_cast<std::size_t>(sec)] = 1;
+            }
             const Direction d = f->directions[static_cast<std::size_t>(y - f->y0) * f->width + (x - f->x0)];
             if (!is_move(d)) break;
             x += kDirectionDx[static_cast<int>(d)];
@@ -619,7 +644,9 @@ Result<RouteStats> HierarchicalField::route(std::span<const Cell> starts) {
         return key[a] != key[b] ? key[a] < key[b] : route[a] < route[b];
     });
     t = std::chrono::steady_clock::now();
-    for (int pass = 0; pass <= s.config.refine_passes; ++pass) {
+    const int passes = s.config.refine_passes +
+                       (route.size() <= static_cast<std::size_t>(s.config.refine_up_to) && s.config.refine_passes == 0 ? 1 : 0);
+    for (int pass = 0; pass <= passes; ++pass) {
         for (std::size_t i : order) {
             const int sec = route[i];
             const SectorField* f = s.fields[static_cast<std::size_t>(sec)].get();
