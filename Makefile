@@ -49,7 +49,7 @@ tsan: deps
 
 # AddressSanitizer + UndefinedBehaviorSanitizer over every library test suite (opt-in, ~10 min).
 ASAN_TESTS = tide_tests_grid tide_tests_gen tide_tests_fields tide_tests_astar tide_tests_crowd tide_tests_io \
-  tide_tests_service tide_tests_world
+  tide_tests_service tide_tests_world tide_tests_hier
 asan: deps
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  "-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \

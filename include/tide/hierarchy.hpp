@@ -94,7 +94,7 @@ public:
     int sector_of(int x, int y) const noexcept {
         return (y / config_.sector_size) * sectors_x_ + x / config_.sector_size;
     }
-    /// Cells of sector `s`: [x0, x1) x [y0, y1].
+    /// Cells of sector `s`: [x0, x1) x [y0, y1).
     void sector_rect(int s, int& x0, int& y0, int& x1, int& y1) const noexcept;
 
     /// Every portal, border by border.
@@ -168,10 +168,8 @@ struct SectorField {
     std::vector<Direction> directions;  ///< Flow code per cell (as in FlowField).
     std::uint16_t seeded_from = 0;      ///< Bit k: neighbour sector k (E, SE, S, SW, W, NW, N, NE) had a field.
     std::uint32_t build = 0;            ///< Order of the build that made it (1 = first).
-    /// False when built before the search had settled all the sector's portal nodes (the corridor
-    /// around a route): a cell shown unreachable may still have a path; ensure_field() and route()
-    /// finish the search and rebuild such a field when a unit stands on such a cell.
-    bool complete = true;
+    /// Built by route() (it leads into fields all the way to the goals), not alone by ensure_field().
+    bool routed = false;
 };
 
 /// How a HierarchicalField builds routes.
@@ -186,9 +184,9 @@ struct RouteConfig {
     /// Extra passes over the route's fields, each rebuilt with all its neighbours (0..4): slower,
     /// closer to the optimum.
     int refine_passes = 0;
-    /// Routes of at most this many sectors get one extra pass anyway (they are cheap, and short
-    /// paths are where a detour weighs most): 0 turns it off.
-    int refine_up_to = 24;
+    /// Routes of at most this many sectors get one more ring and one more pass (they are cheap,
+    /// and short paths are where a detour weighs most); 0 turns it off.
+    int short_route = 24;
 };
 
 /// What one HierarchicalField::route() did.

@@ -74,6 +74,7 @@ struct HierarchicalField::State {
     std::vector<std::uint32_t> h_stamp;
     std::uint32_t h_gen = 1;
     bool stale_keys = false;
+    std::vector<double> sector_min_g;  // per sector: the least g any of its nodes had (kept across edits)
     RouteConfig config;
     std::size_t settled_count = 0;
 
@@ -171,6 +172,7 @@ struct HierarchicalField::State {
                 if (v < g[static_cast<std::size_t>(i)]) {
                     g[static_cast<std::size_t>(i)] = v;
                     next[static_cast<std::size_t>(i)] = -1;
+                    note_g(s, v);
                 }
             }
         }
@@ -179,6 +181,11 @@ struct HierarchicalField::State {
             goal_comp[static_cast<std::size_t>(graph->component(static_cast<std::int32_t>(i)))] = 1;
             push(static_cast<std::int32_t>(i));
         }
+    }
+
+    void note_g(int sec, double v) {
+        if (sector_min_g.size() != fields.size()) sector_min_g.assign(fields.size(), kInf);
+        sector_min_g[static_cast<std::size_t>(sec)] = std::min(sector_min_g[static_cast<std::size_t>(sec)], v);
     }
 
     // Seeds (value 0) the goals in sector s or in its frame (the loaded search must be s).
@@ -195,10 +202,22 @@ struct HierarchicalField::State {
         }
     }
 
-    void add_target(int s) {
+    // Makes the search settle every goal-reaching node of sector s. With `guide`, s also becomes a
+    // place the heuristic aims at (the sectors units stand in); corridor sectors are settled
+    // without changing the heuristic, which widening it to them would weaken for little gain.
+    void add_target(int s, bool guide = true) {
         if (target[static_cast<std::size_t>(s)]) return;
-        stale_keys = true;
         target[static_cast<std::size_t>(s)] = 1;
+        if (!guide) {
+            std::int32_t count = 0;
+            for (std::int32_t i = graph->node_begin(s); i < graph->node_begin(s + 1); ++i) {
+                if (in_goal_comp(i) && !settled[static_cast<std::size_t>(i)]) ++count;
+            }
+            unsettled[static_cast<std::size_t>(s)] = count;
+            if (count > 0) ++pending;
+            return;
+        }
+        stale_keys = true;
         int x0, y0, x1, y1;
         graph->sector_rect(s, x0, y0, x1, y1);
         const Rect r{x0, y0, x1 - 1, y1 - 1};
@@ -265,6 +284,8 @@ struct HierarchicalField::State {
                 const double nvp = gv + cost->at(nv.cell);
                 if (nvp < g[static_cast<std::size_t>(p)]) {
                     g[static_cast<std::size_t>(p)] = nvp;
+                    const Cell pc = nodes[static_cast<std::size_t>(p)].cell;
+                    note_g(graph->sector_of(pc.x, pc.y), nvp);
                     next[static_cast<std::size_t>(p)] = v;
                     push(p);
                 }
@@ -281,6 +302,7 @@ struct HierarchicalField::State {
                 const double nu = gv + c;
                 if (nu < g[static_cast<std::size_t>(u)]) {
                     g[static_cast<std::size_t>(u)] = nu;
+                    note_g(s, nu);
                     next[static_cast<std::size_t>(u)] = v;
                     push(u);
                 }
@@ -295,8 +317,10 @@ struct HierarchicalField::State {
         search_targets();
     }
 
-    void store(int s, std::unique_ptr<SectorField> f) {
+    // Stores f as sector s's field; false when it equals the field it replaces.
+    bool store(int s, std::unique_ptr<SectorField> f) {
         auto& slot = fields[static_cast<std::size_t>(s)];
+        const bool same = slot && slot->integration == f->integration && slot->directions == f->directions;
         if (slot) {
             bytes -= slot->integration.capacity() * sizeof(float) + slot->directions.capacity();
         } else {
@@ -304,10 +328,12 @@ struct HierarchicalField::State {
         }
         bytes += f->integration.capacity() * sizeof(float) + f->directions.capacity();
         slot = std::move(f);
+        return !same;
     }
 
-    // Builds (or rebuilds) the field of sector s; its nodes must be settled.
-    void build_field(int s) {
+    // Builds (or rebuilds) the field of sector s; its nodes must be settled. False when a rebuild
+    // changed nothing.
+    bool build_field(int s) {
         const auto& cfg = graph->config();
         int x0, y0, x1, y1;
         graph->sector_rect(s, x0, y0, x1, y1);
@@ -371,11 +397,16 @@ struct HierarchicalField::State {
         search.write_field(f->integration, f->directions);
         f->seeded_from = mask;
         f->build = ++builds;
-        f->complete = true;
-        for (std::int32_t i = graph->node_begin(s); i < graph->node_begin(s + 1) && f->complete; ++i) {
-            f->complete = settled[static_cast<std::size_t>(i)] || !in_goal_comp(i);
+        TIDE_ASSERT(unsettled_goal_nodes(s) == 0);  // a field is built only once its nodes are settled
+        return store(s, std::move(f));
+    }
+
+    std::int32_t unsettled_goal_nodes(int s) const {
+        std::int32_t count = 0;
+        for (std::int32_t i = graph->node_begin(s); i < graph->node_begin(s + 1); ++i) {
+            count += !settled[static_cast<std::size_t>(i)] && in_goal_comp(i);
         }
-        store(s, std::move(f));
+        return count;
     }
 
     void drop(int s) {
@@ -416,7 +447,7 @@ Result<HierarchicalField> HierarchicalField::create(const CostField& cost, const
     if (config.refine_passes < 0 || config.refine_passes > 4) {
         return Error{"refine passes " + std::to_string(config.refine_passes) + " is outside 0..4"};
     }
-    if (config.refine_up_to < 0) return Error{"refine_up_to " + std::to_string(config.refine_up_to) + " is negative"};
+    if (config.short_route < 0) return Error{"short route " + std::to_string(config.short_route) + " is negative"};
     if (cost.width() != graph.width() || cost.height() != graph.height()) {
         return Error{"cost field is " + std::to_string(cost.width()) + "x" + std::to_string(cost.height()) +
                      ", the sector graph was built for " + std::to_string(graph.width()) + "x" +
@@ -472,28 +503,18 @@ Result<RouteStats> HierarchicalField::route(std::span<const Cell> starts) {
     std::sort(start_sectors.begin(), start_sectors.end());
     start_sectors.erase(std::unique(start_sectors.begin(), start_sectors.end()), start_sectors.end());
 
-    // Units that stand where fields are already built need nothing (the common case once a group
-    // is on its way: it is called every tick). A field built ahead of the search (a corridor
-    // sector) whose cell shows no path for a unit is finished below.
+    // Units that stand where fields of earlier routes are need nothing (the common case once a
+    // group is on its way: it is called every tick). A field built alone (ensure_field) is routed
+    // on here: the sectors it leads into may have no field yet.
     auto needs_work = [&](const Cell& c) {
         const SectorField* f = s.fields[static_cast<std::size_t>(graph.sector_of(c.x, c.y))].get();
-        if (f == nullptr) return true;
-        return !f->complete && f->directions[static_cast<std::size_t>(c.y - f->y0) * f->width + (c.x - f->x0)] ==
-                                   Direction::unreachable;
+        return f == nullptr || !f->routed;
     };
     bool all_built = s.started;
     for (const Cell& c : starts) all_built = all_built && !needs_work(c);
     if (all_built) {
         stats.nodes_settled = s.settled_count;
         return stats;
-    }
-    for (const Cell& c : starts) {
-        if (!needs_work(c)) continue;
-        const int sec = graph.sector_of(c.x, c.y);
-        const SectorField* f = s.fields[static_cast<std::size_t>(sec)].get();
-        if (f != nullptr) {  // an unfinished corridor field: drop it, rebuilt below with its nodes settled
-            s.drop(sec);
-        }
     }
 
     // 1. The start sectors' nodes, then their fields (so units move at once).
@@ -615,7 +636,9 @@ Result<RouteStats> HierarchicalField::route(std::span<const Cell> starts) {
             }
         }
     }
-    for (int ring = 0; ring < s.config.corridor; ++ring) {
+    // Short routes (cheap, and where a detour weighs most) get one more ring and one more pass.
+    const bool short_route = route.size() <= static_cast<std::size_t>(s.config.short_route);
+    for (int ring = 0; ring < s.config.corridor + (short_route ? 1 : 0); ++ring) {
         const std::size_t count = route.size();
         for (std::size_t i = 0; i < count; ++i) {
             const int sx = route[i] % graph.sectors_x(), sy = route[i] / graph.sectors_x();
@@ -626,10 +649,14 @@ Result<RouteStats> HierarchicalField::route(std::span<const Cell> starts) {
         }
     }
 
-    // 3. Their fields, goal first (by the least cost to the goals of their nodes found so far):
-    // each is seeded with the values of the fields built before it. The search is not pushed on
-    // for them: nodes it has not settled seed with the cost it has so far (a real path's, so an
-    // upper bound, which keeps the flow consistent); such fields are marked incomplete.
+    // 3. Their nodes (the search goes on, aimed at the starts still, until every node of the
+    // route's sectors is settled: a field is built only then, which is what keeps the values
+    // below the search's costs and the flow free of loops), then their fields, goal first (by the
+    // least cost to the goals of their nodes): each seeded with the fields built before it.
+    t = std::chrono::steady_clock::now();
+    for (int sec : route) s.add_target(sec, false);
+    s.search_targets();
+    search_ms += ms_since(t);
     std::vector<double> key(route.size(), kInf);
     for (std::size_t i = 0; i < route.size(); ++i) {
         const int sec = route[i];
@@ -644,19 +671,23 @@ Result<RouteStats> HierarchicalField::route(std::span<const Cell> starts) {
         return key[a] != key[b] ? key[a] < key[b] : route[a] < route[b];
     });
     t = std::chrono::steady_clock::now();
-    const int passes = s.config.refine_passes +
-                       (route.size() <= static_cast<std::size_t>(s.config.refine_up_to) && s.config.refine_passes == 0 ? 1 : 0);
+    // Passes after the first rebuild every field of this call with all its neighbours (values
+    // only drop); a short route gets two, fewer when a pass changes nothing.
+    const int passes = s.config.refine_passes + (short_route ? 2 : 0);
     for (int pass = 0; pass <= passes; ++pass) {
+        bool changed = false;
         for (std::size_t i : order) {
             const int sec = route[i];
             const SectorField* f = s.fields[static_cast<std::size_t>(sec)].get();
             if (f != nullptr && f->build < first_build) continue;  // built by an earlier call: kept
             if (f != nullptr && (s.built_neighbours(sec) & ~f->seeded_from) == 0 && pass == 0) continue;
             if (f != nullptr) ++stats.fields_rebuilt;
-            s.build_field(sec);
+            changed = s.build_field(sec) || changed;
             ++stats.fields_built;
         }
+        if (pass > 0 && !changed && pass >= s.config.refine_passes) break;
     }
+    for (int sec : route) s.fields[static_cast<std::size_t>(sec)]->routed = true;
     fields_ms += ms_since(t);
     stats.nodes_settled = s.settled_count;
     stats.search_ms = search_ms;
@@ -673,10 +704,7 @@ Result<const SectorField*> HierarchicalField::ensure_field(int x, int y) {
     State& s = *s_;
     if (!s.cost->contains(x, y)) return detail::outside_error("cell", {x, y}, s.cost->width(), s.cost->height());
     const int sec = s.graph->sector_of(x, y);
-    const SectorField* f = s.fields[static_cast<std::size_t>(sec)].get();
-    const bool unfinished = f != nullptr && !f->complete &&
-                            f->directions[static_cast<std::size_t>(y - f->y0) * f->width + (x - f->x0)] == Direction::unreachable;
-    if (f == nullptr || unfinished) {
+    if (s.fields[static_cast<std::size_t>(sec)] == nullptr) {
         s.ensure_settled(sec);
         s.build_field(sec);
     }
@@ -814,13 +842,22 @@ Result<void> HierarchicalField::terrain_changed(int x0, int y0, int x1, int y1) 
     // The least value a path through the edited sectors can have had: a field's value is the cost
     // of its path, so only fields with values at or above it may have used the edited cells. An
     // edited sector without a field was seen only through its nodes by its neighbours' fields.
+    // Two bounds, the smaller wins:
+    // - paths that got dearer: a field value is a path cost, so only values at least the least
+    //   value a path through the edited cells had can have used them: the edited sectors' fields,
+    //   and the costs the search gave their nodes (neighbours seed with those);
+    // - paths that got cheaper: any new path through the edited cells costs at least the straight
+    //   distance from them to the nearest goal at the cheapest cost.
     double threshold = kInf;
+    const double lo = graph.cheapest_cost();
     for (int sy = y0 / n; sy <= y1 / n; ++sy) {
         for (int sx = x0 / n; sx <= x1 / n; ++sx) {
             const int sec = sy * graph.sectors_x() + sx;
             if (const SectorField* f = s.fields[static_cast<std::size_t>(sec)].get()) {
                 threshold = std::min(threshold, min_value(*f));
-                continue;
+            }
+            if (sec < static_cast<int>(s.sector_min_g.size())) {
+                threshold = std::min(threshold, s.sector_min_g[static_cast<std::size_t>(sec)]);
             }
             for (int k = 0; k < kDirectionCount; ++k) {
                 const int tx = sx + kDirectionDx[k], ty = sy + kDirectionDy[k];
@@ -830,6 +867,10 @@ Result<void> HierarchicalField::terrain_changed(int x0, int y0, int x1, int y1) 
                 }
             }
         }
+    }
+    for (const Cell& c : s.goals) {
+        const int dx = std::max({0, x0 - c.x, c.x - x1}), dy = std::max({0, y0 - c.y, c.y - y1});
+        threshold = std::min(threshold, lo * std::max(dx, dy));
     }
     auto drop = [&](int sec) { s.drop(sec); };
     for (int sec = 0; sec < graph.sector_count(); ++sec) {
@@ -842,9 +883,13 @@ Result<void> HierarchicalField::terrain_changed(int x0, int y0, int x1, int y1) 
         if (in_edit(sec) || top >= threshold) drop(sec);
     }
     // Node indices changed: search again from the goals. Cells a kept field had cut off may now
-    // reach a goal through an opened wall: such fields go too.
+    // reach a goal through an opened wall: such fields go too. Kept fields may lead into dropped
+    // ones: the next route() from their cells routes them again.
     s.started = false;
     s.start();
+    for (auto& f : s.fields) {
+        if (f) f->routed = false;
+    }
     for (int sec = 0; sec < graph.sector_count(); ++sec) {
         const SectorField* f = s.fields[static_cast<std::size_t>(sec)].get();
         if (f == nullptr) continue;

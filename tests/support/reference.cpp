@@ -47,13 +47,20 @@ double move_cost(const CostField& cost, int x, int y, int dir, const FieldParams
 }
 
 std::vector<double> reference_distances(const CostField& cost, std::span<const Cell> goals, const FieldParams& params) {
+    return reference_distances_in_rect(cost, goals, params, 0, 0, cost.width(), cost.height());
+}
+
+std::vector<double> reference_distances_in_rect(const CostField& cost, std::span<const Cell> goals,
+                                                const FieldParams& params, int x0, int y0, int x1, int y1) {
     const int w = cost.width();
     const int h = cost.height();
+    auto inside = [&](int x, int y) { return x >= x0 && y >= y0 && x < x1 && y < y1 && cost.contains(x, y); };
     std::vector<double> dist(static_cast<std::size_t>(w) * h, kInf);
     std::vector<bool> done(dist.size(), false);
     using Item = std::pair<double, std::size_t>;
     std::priority_queue<Item, std::vector<Item>, std::greater<>> queue;
     for (const Cell& g : goals) {
+        if (!inside(g.x, g.y)) continue;
         dist[index_of(cost, g.x, g.y)] = 0.0;
         queue.push({0.0, index_of(cost, g.x, g.y)});
     }
@@ -68,7 +75,7 @@ std::vector<double> reference_distances(const CostField& cost, std::span<const C
         for (int dir = 0; dir < 8; ++dir) {
             const int ux = vx - kDx[dir];
             const int uy = vy - kDy[dir];
-            if (!cost.contains(ux, uy) || !legal_move(cost, ux, uy, dir, params)) continue;
+            if (!inside(ux, uy) || !legal_move(cost, ux, uy, dir, params)) continue;
             const std::size_t u = index_of(cost, ux, uy);
             const double cand = d + move_cost(cost, ux, uy, dir, params);
             if (cand < dist[u]) {

@@ -25,6 +25,11 @@ double move_cost(const CostField& cost, int x, int y, int dir, const FieldParams
 /// Least cost from every cell to its nearest goal (+inf for walls and cut-off cells), row-major.
 std::vector<double> reference_distances(const CostField& cost, std::span<const Cell> goals, const FieldParams& params);
 
+/// reference_distances() for paths that stay inside the rectangle [x0, x1) x [y0, y1) (clipped to
+/// the map): cells outside it are never entered (they read +inf, as do goals outside it).
+std::vector<double> reference_distances_in_rect(const CostField& cost, std::span<const Cell> goals,
+                                                const FieldParams& params, int x0, int y0, int x1, int y1);
+
 /// True when `got` matches the reference value `want` within 1e-4 relative plus 1e-6 absolute
 /// (both infinite also matches).
 bool close_to_reference(double got, double want);
