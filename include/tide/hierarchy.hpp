@@ -187,6 +187,9 @@ struct RouteConfig {
     /// Routes of at most this many sectors get one more ring and one more pass (they are cheap,
     /// and short paths are where a detour weighs most); 0 turns it off.
     int short_route = 24;
+    /// Where route fields are built in parallel (sectors that share no border, once the ones they
+    /// wait for are done); null: on the calling thread. The fields do not depend on it.
+    JobSystem* jobs = nullptr;
 };
 
 /// What one HierarchicalField::route() did.

@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <mutex>
 #include <string>
 
 #include "../grid/cell_checks.hpp"
@@ -84,6 +85,9 @@ struct HierarchicalField::State {
     std::size_t bytes = 0;
     std::uint32_t builds = 0;
     mutable SectorSearch search;
+    JobSystem* jobs = nullptr;                         // where wave fields are built (null: here)
+    std::vector<std::unique_ptr<SectorSearch>> pool;  // searches of the job system's threads
+    std::mutex pool_mutex;
 
     bool in_goal_comp(std::int32_t n) const {
         const std::int32_t c = graph->component(n);
@@ -189,7 +193,8 @@ struct HierarchicalField::State {
     }
 
     // Seeds (value 0) the goals in sector s or in its frame (the loaded search must be s).
-    void seed_goals(int s) {
+    void seed_goals(int s) { seed_goals(s, search); }
+    void seed_goals(int s, SectorSearch& search) const {
         const int sx = s % graph->sectors_x(), sy = s / graph->sectors_x();
         for (int dy = -1; dy <= 1; ++dy) {
             for (int dx = -1; dx <= 1; ++dx) {
@@ -319,6 +324,7 @@ struct HierarchicalField::State {
 
     // Stores f as sector s's field; false when it equals the field it replaces.
     bool store(int s, std::unique_ptr<SectorField> f) {
+        f->build = ++builds;
         auto& slot = fields[static_cast<std::size_t>(s)];
         const bool same = slot && slot->integration == f->integration && slot->directions == f->directions;
         if (slot) {
@@ -333,12 +339,17 @@ struct HierarchicalField::State {
 
     // Builds (or rebuilds) the field of sector s; its nodes must be settled. False when a rebuild
     // changed nothing.
-    bool build_field(int s) {
+    bool build_field(int s) { return store(s, make_field(s, search)); }
+
+    // The field of sector s from the fields and costs there are now (reads only: fields of
+    // sectors that are not neighbours of each other can be made at once).
+    std::unique_ptr<SectorField> make_field(int s, SectorSearch& search) const {
+        TIDE_ASSERT(unsettled_goal_nodes(s) == 0);  // a field is built only once its nodes are settled
         const auto& cfg = graph->config();
         int x0, y0, x1, y1;
         graph->sector_rect(s, x0, y0, x1, y1);
         search.load(*cost, x0, y0, x1, y1, cfg.params);
-        seed_goals(s);
+        seed_goals(s, search);
         const int sx = s % graph->sectors_x(), sy = s / graph->sectors_x();
         std::uint16_t mask = 0;
         for (int k = 0; k < kDirectionCount; ++k) {
@@ -396,9 +407,35 @@ struct HierarchicalField::State {
         f->directions.resize(cells);
         search.write_field(f->integration, f->directions);
         f->seeded_from = mask;
-        f->build = ++builds;
-        TIDE_ASSERT(unsettled_goal_nodes(s) == 0);  // a field is built only once its nodes are settled
-        return store(s, std::move(f));
+        return f;
+    }
+
+    // Builds the fields of `wave` (no two share a border) at once on the job system, then stores
+    // them in order. False when none changed.
+    bool build_wave(const std::vector<int>& wave) {
+        std::vector<std::unique_ptr<SectorField>> made(wave.size());
+        if (jobs == nullptr || wave.size() < 2) {
+            for (std::size_t i = 0; i < wave.size(); ++i) made[i] = make_field(wave[i], search);
+        } else {
+            auto task = [&](std::size_t b, std::size_t e) {
+                std::unique_ptr<SectorSearch> own;
+                {
+                    std::lock_guard<std::mutex> lock(pool_mutex);
+                    if (!pool.empty()) {
+                        own = std::move(pool.back());
+                        pool.pop_back();
+                    }
+                }
+                if (!own) own = std::make_unique<SectorSearch>();
+                for (std::size_t i = b; i < e; ++i) made[i] = make_field(wave[i], *own);
+                std::lock_guard<std::mutex> lock(pool_mutex);
+                pool.push_back(std::move(own));
+            };
+            parallel_for(*jobs, wave.size(), 1, task);
+        }
+        bool changed = false;
+        for (std::size_t i = 0; i < wave.size(); ++i) changed = store(wave[i], std::move(made[i])) || changed;
+        return changed;
     }
 
     std::int32_t unsettled_goal_nodes(int s) const {
@@ -415,18 +452,6 @@ struct HierarchicalField::State {
         bytes -= f->integration.capacity() * sizeof(float) + f->directions.capacity();
         f.reset();
         --built;
-    }
-
-    // Bits of the neighbours of s that have a field now.
-    std::uint16_t built_neighbours(int s) const {
-        const int sx = s % graph->sectors_x(), sy = s / graph->sectors_x();
-        std::uint16_t mask = 0;
-        for (int k = 0; k < kDirectionCount; ++k) {
-            const int tx = sx + kDirectionDx[k], ty = sy + kDirectionDy[k];
-            if (tx < 0 || ty < 0 || tx >= graph->sectors_x() || ty >= graph->sectors_y()) continue;
-            if (fields[static_cast<std::size_t>(ty * graph->sectors_x() + tx)]) mask |= static_cast<std::uint16_t>(1u << k);
-        }
-        return mask;
     }
 
     const SectorField* field_at(int x, int y) const {
@@ -461,6 +486,7 @@ Result<HierarchicalField> HierarchicalField::create(const CostField& cost, const
     st->cost = &cost;
     st->graph = &graph;
     st->config = config;
+    st->jobs = config.jobs;
     st->goals.assign(goals.begin(), goals.end());
     std::sort(st->goals.begin(), st->goals.end(),
               [](const Cell& a, const Cell& b) { return a.y != b.y ? a.y < b.y : a.x < b.x; });
@@ -672,18 +698,42 @@ Result<RouteStats> HierarchicalField::route(std::span<const Cell> starts) {
     });
     t = std::chrono::steady_clock::now();
     // Passes after the first rebuild every field of this call with all its neighbours (values
-    // only drop); a short route gets two, fewer when a pass changes nothing.
+    // only drop); a short route gets two, fewer when a pass changes nothing. A pass runs in waves:
+    // a sector waits for the sectors beside it (sharing a border) that come before it in the
+    // order; a wave's sectors are built at once on the job system, then stored. The waves depend
+    // only on the order, so the fields do not depend on the number of threads.
     const int passes = s.config.refine_passes + (short_route ? 2 : 0);
+    std::vector<int> level(static_cast<std::size_t>(graph.sector_count()), -1);
     for (int pass = 0; pass <= passes; ++pass) {
-        bool changed = false;
+        std::vector<int> todo;
         for (std::size_t i : order) {
             const int sec = route[i];
             const SectorField* f = s.fields[static_cast<std::size_t>(sec)].get();
-            if (f != nullptr && f->build < first_build) continue;  // built by an earlier call: kept
-            if (f != nullptr && (s.built_neighbours(sec) & ~f->seeded_from) == 0 && pass == 0) continue;
+            // Kept: fields of earlier calls. Rebuilt in the first pass: the start sectors' (built
+            // before their route, seeded by the search's costs alone).
+            if (f != nullptr && f->build < first_build) continue;
             if (f != nullptr) ++stats.fields_rebuilt;
-            changed = s.build_field(sec) || changed;
-            ++stats.fields_built;
+            todo.push_back(sec);
+        }
+        int waves = 0;
+        for (int sec : todo) {
+            const int sx = sec % graph.sectors_x(), sy = sec / graph.sectors_x();
+            int lv = 0;
+            for (int k = 0; k < kDirectionCount; k += 2) {
+                const int tx = sx + kDirectionDx[k], ty = sy + kDirectionDy[k];
+                if (tx < 0 || ty < 0 || tx >= graph.sectors_x() || ty >= graph.sectors_y()) continue;
+                lv = std::max(lv, level[static_cast<std::size_t>(ty * graph.sectors_x() + tx)] + 1);
+            }
+            level[static_cast<std::size_t>(sec)] = lv;
+            waves = std::max(waves, lv + 1);
+        }
+        std::vector<std::vector<int>> by_wave(static_cast<std::size_t>(waves));
+        for (int sec : todo) by_wave[static_cast<std::size_t>(level[static_cast<std::size_t>(sec)])].push_back(sec);
+        for (int sec : todo) level[static_cast<std::size_t>(sec)] = -1;
+        bool changed = false;
+        for (const auto& wave : by_wave) {
+            changed = s.build_wave(wave) || changed;
+            stats.fields_built += wave.size();
         }
         if (pass > 0 && !changed && pass >= s.config.refine_passes) break;
     }
