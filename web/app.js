@@ -1,7 +1,7 @@
 // Tide demo page: wires the connection (net.js), the canvas (view.js) and the controls (ui.js).
 // Tests read `window.tide` (fps, frames received per second, units drawn, the last world and stats
 // messages, the last server error, readiness, the selection, the groups, the field shown, unit
-// sizes and the tower stamp).
+// sizes, the tower stamp and the sector overlay).
 
 import { Connection } from './net.js';
 import { css, groupColour } from './palette.js';
@@ -32,6 +32,7 @@ const state = {
     syncSpawnCount: false,
     tower: null, // the tower stamp under the cursor: {x0, y0, x1, y1} cells, inclusive
     towerVerdict: null, // the server's `tower` answer for that stamp (null while none came)
+    loading: null, // the built-in map asked for and not yet loaded (big maps take seconds)
 };
 
 const tide = {
@@ -78,6 +79,13 @@ const tide = {
     unitSizes: () => unitSizeCounts(),
     /** The tower stamp under the cursor and its verdict: {x0, y0, x1, y1, state: 'pending' | 'free' | 'blocks', answer}, or null. */
     towerStamp: () => (state.tower ? { ...state.tower, state: towerState(), answer: state.towerVerdict } : null),
+    /** Whether the sector overlay is on. */
+    showSectors: () => view.showSectors,
+    /**
+     * What the page knows of the sector overlay (hierarchical maps): {sectorSize, portals, nodes,
+     * version, unitSize, group, built, sectorCount, builtIds}; null before any sectors frame.
+     */
+    sectors: () => sectorSummary(),
 };
 window.tide = tide;
 
@@ -127,6 +135,12 @@ function handleMessage(m) {
             // The world message a new connection gets may predate the last respawn: the next stats
             // message has the current count.
             state.syncSpawnCount = true;
+            if (state.loading) {
+                $('toast').hidden = true;
+                log(`loaded ${m.map} (${m.width}×${m.height}, ${m.planner || 'flat'})`, 'info');
+            }
+            state.loading = null;
+            setPlanner(m);
             towerProbe.recheck();
             break;
         }
@@ -198,7 +212,57 @@ function handleFrame(frame) {
         agentFrames++;
     } else if (frame.kind === 'selection') {
         setSelection(frame);
+    } else if (frame.kind === 'terrain') {
+        view.setTerrain(frame);
+        showHover();
+    } else if (frame.kind === 'sectors') {
+        view.setSectors(frame);
+        showSectorsLine();
+    } else if (frame.kind === 'sectorFields') {
+        view.setSectorFields(frame);
+        showSectorsLine();
     }
+}
+
+/** The sector overlay as the page knows it (window.tide.sectors()). */
+function sectorSummary() {
+    const sec = view.sectors, built = view.sectorFields;
+    if (!sec) return null;
+    const builtIds = [];
+    if (built) for (let i = 0; i < built.sectorCount; i++) if (built.bits[i >> 3] & (1 << (i & 7))) builtIds.push(i);
+    return { sectorSize: sec.sectorSize, portals: sec.portalCount, nodes: sec.nodeCount, version: sec.version,
+        unitSize: sec.unitSize, group: built ? built.group : 0, built: built ? built.built : 0,
+        sectorCount: built ? built.sectorCount : 0, builtIds };
+}
+
+/** The overlay's legend line: sectors with a field, portals. */
+function showSectorsLine() {
+    const out = $('sectors-line');
+    const s = sectorSummary();
+    if (!s || !view.showSectors) {
+        out.hidden = true;
+        return;
+    }
+    out.hidden = false;
+    const built = view.sectorFields;
+    out.textContent = `${s.sectorSize}×${s.sectorSize} sectors: ${fmtInt(s.built)} of ${fmtInt(s.sectorCount)} with a field for group ${s.group}` +
+        `${built ? ` (${fmtMb(built.fieldBytes)})` : ''} · ${fmtInt(s.portals)} portals`;
+}
+
+/** Flat or hierarchical map: the Sectors toggle and the Tower tool follow (towers are flat-only). */
+function setPlanner(world) {
+    const hierarchical = world.planner === 'hierarchical';
+    $('toggle-sectors').disabled = !hierarchical;
+    $('sectors-label').title = hierarchical
+        ? 'Sector borders, portals (orange) and the sectors with a field for the group shown (O)'
+        : 'Only maps that plan hierarchically have sectors';
+    $('hier-row').hidden = !hierarchical;
+    const tower = $('tool-tower');
+    tower.disabled = hierarchical;
+    tower.title = hierarchical ? 'Towers are not available on hierarchical maps'
+        : 'Tower: click to wall a square; green where it leaves every unit a way to its goal, red where it would cut units off (refused) (T)';
+    if (hierarchical && tool === 'tower') selectTool($('tool-select'));
+    showSectorsLine();
 }
 
 // ---- Groups and selection ------------------------------------------------------------------------
@@ -392,6 +456,13 @@ function showStats(s) {
     $('stat-step-ms').textContent = fmtMs(s.step_ms);
     $('stat-tick-hz').textContent = typeof s.tick_hz === 'number' ? `${s.tick_hz.toFixed(1)} Hz` : '–';
     $('stat-clients').textContent = fmtInt(s.clients);
+    if (s.planner === 'hierarchical') {
+        $('stat-graph-ms').textContent = fmtMs(s.graph_ms);
+        $('stat-sector-fields').textContent = fmtInt(s.sector_fields);
+        $('stat-sector-mb').textContent = fmtMb(s.sector_bytes);
+        $('stat-route-ms').textContent = fmtMs(s.route_ms);
+        $('stat-tick-route-ms').textContent = fmtMs(s.tick_route_ms);
+    }
 }
 
 function log(text, kind = 'error') {
@@ -405,14 +476,14 @@ function log(text, kind = 'error') {
 
 let toastTimer = 0;
 /** Shows a server error over the canvas for a few seconds (the log keeps it). */
-function toast(text) {
+function toast(text, ms = 4000) {
     const box = $('toast');
     box.textContent = text;
     box.hidden = false;
     clearTimeout(toastTimer);
     toastTimer = setTimeout(() => {
         box.hidden = true;
-    }, 4000);
+    }, ms);
 }
 
 function showError(text) {
@@ -430,7 +501,7 @@ function selectTool(button) {
 }
 for (const button of document.querySelectorAll('.tool')) button.addEventListener('click', () => selectTool(button));
 $('tower-size').addEventListener('change', () => {
-    selectTool($('tool-tower'));
+    if (!$('tool-tower').disabled) selectTool($('tool-tower'));
     input.refreshHover();
 });
 
@@ -443,11 +514,22 @@ brush.addEventListener('input', showBrush);
 showBrush();
 
 // Toggles.
-const toggles = { 'toggle-heat': 'showHeat', 'toggle-numbers': 'showNumbers', 'toggle-arrows': 'showArrows', 'toggle-trails': 'showTrails' };
+const toggles = { 'toggle-heat': 'showHeat', 'toggle-numbers': 'showNumbers', 'toggle-arrows': 'showArrows',
+    'toggle-trails': 'showTrails', 'toggle-sectors': 'showSectors' };
 for (const [id, option] of Object.entries(toggles)) {
     const box = $(id);
     view.setOption(option, box.checked);
-    box.addEventListener('change', () => view.setOption(option, box.checked));
+    box.addEventListener('change', () => {
+        view.setOption(option, box.checked);
+        if (option === 'showSectors') showSectorsLine();
+    });
+}
+/** Flips the sector overlay (the O key), when the map has sectors. */
+function toggleSectors() {
+    const box = $('toggle-sectors');
+    if (box.disabled) return;
+    box.checked = !box.checked;
+    box.dispatchEvent(new Event('change'));
 }
 
 // View buttons.
@@ -490,7 +572,12 @@ $('step').addEventListener('click', () => send({ type: 'step' }));
 // Maps.
 $('map-select').addEventListener('change', (e) => {
     showError('');
-    send({ type: 'load_map', name: e.target.value });
+    if (send({ type: 'load_map', name: e.target.value })) {
+        // Big maps take seconds (the sector graph): say so until the world message comes.
+        state.loading = e.target.value;
+        log(`loading ${e.target.value}…`, 'info');
+        toast(`loading ${e.target.value}…`, 60000);
+    }
 });
 $('error-close').addEventListener('click', () => showError(''));
 $('map-file').addEventListener('change', async (e) => {
@@ -533,7 +620,9 @@ window.addEventListener('keydown', (e) => {
     if (isTyping(e) || e.ctrlKey || e.metaKey || e.altKey) return;
     const tools = { KeyV: 'tool-select', Digit1: 'tool-wall', Digit2: 'tool-forest', Digit3: 'tool-swamp',
         Digit4: 'tool-erase', KeyT: 'tool-tower' };
-    if (tools[e.code]) selectTool($(tools[e.code]));
+    if (tools[e.code]) {
+        if (!$(tools[e.code]).disabled) selectTool($(tools[e.code]));
+    } else if (e.code === 'KeyO') toggleSectors();
     else if (e.code === 'Escape') input.escape();
     else if (e.code === 'KeyP') $('pause').click();
     else if (e.code === 'KeyS' && state.paused) $('step').click();
@@ -621,7 +710,8 @@ function showHover() {
     const cost = view.costAt(x, y);
     const value = view.integrationAt(x, y);
     const terrain = kTerrainNames[cost] || `cost ${cost}`;
-    const distance = cost === 255 ? '' : Number.isFinite(value) ? ` · distance ${value.toFixed(1)}` : ' · unreachable';
+    const distance = cost === 255 ? '' : Number.isFinite(value) ? ` · distance ${value.toFixed(1)}`
+        : view.notPlannedAt(x, y) ? ' · no field here yet' : ' · unreachable';
     const whose = distance && state.groups.length > 1 && state.shownGroup ? ` (group ${state.shownGroup})` : '';
     hoverBox.textContent = `(${x}, ${y}) ${terrain}${distance}${whose}${towerText()}`;
 }

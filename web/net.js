@@ -1,7 +1,9 @@
 // The WebSocket connection to `tide serve` (docs/protocol.md): JSON text frames both ways, binary
-// agents (type 1), fields (type 2) and selection (type 3) frames from the server. Reconnects on its own.
+// agents (type 1), fields (type 2), selection (type 3), sectors (type 4), sector fields (type 5) and
+// terrain (type 6) frames from the server. Reconnects on its own.
 
-const kAgentsFrame = 1, kFieldsFrame = 2, kSelectionFrame = 3;
+const kAgentsFrame = 1, kFieldsFrame = 2, kSelectionFrame = 3, kSectorsFrame = 4, kSectorFieldsFrame = 5,
+    kTerrainFrame = 6;
 
 /**
  * Decodes a binary server frame into typed-array views over the received buffer (no copy, no
@@ -32,19 +34,74 @@ export function decodeFrame(buffer) {
     if (type === kFieldsFrame) {
         if (buffer.byteLength < 28) return null;
         const width = dv.getUint32(4, true), height = dv.getUint32(8, true);
-        const n = width * height;
+        // Byte 1: cells between two samples (0 or 1: every cell); big maps are sampled down.
+        const stride = Math.max(1, dv.getUint8(1));
+        const sampleWidth = Math.ceil(width / stride), sampleHeight = Math.ceil(height / stride);
+        const n = sampleWidth * sampleHeight;
         if (buffer.byteLength < 28 + 4 * n) return null;
         return {
             kind: 'fields',
             width,
             height,
+            stride,
+            sampleWidth,
+            sampleHeight,
             version: dv.getUint32(12, true),
             integrationScale: dv.getFloat32(16, true),
             buildMs: dv.getFloat32(20, true),
             group: dv.getUint32(24, true), // the group whose field this is
             integration: new Uint16Array(buffer, 28, n), // 65535 = unreachable or wall
             costs: new Uint8Array(buffer, 28 + 2 * n, n), // 1..254, 255 = wall
-            directions: new Uint8Array(buffer, 28 + 3 * n, n), // 0..7 moves, 8 goal, 9 unreachable, 10 wall
+            // 0..7 moves, 8 goal, 9 unreachable, 10 wall, 11 not planned yet (hierarchical maps)
+            directions: new Uint8Array(buffer, 28 + 3 * n, n),
+        };
+    }
+    if (type === kSectorsFrame) {
+        if (buffer.byteLength < 32) return null;
+        const portalCount = dv.getUint32(24, true);
+        if (buffer.byteLength < 32 + 12 * portalCount) return null;
+        return {
+            kind: 'sectors',
+            width: dv.getUint32(4, true),
+            height: dv.getUint32(8, true),
+            sectorSize: dv.getUint32(12, true),
+            unitSize: dv.getUint32(16, true), // the graph of units of this size
+            version: dv.getUint32(20, true), // changes when the terrain edits change the portals
+            portalCount,
+            nodeCount: dv.getUint32(28, true),
+            // Per portal: node a (x, y), node b (x, y), first and last border position (row of a
+            // vertical border, column of a horizontal one); a and b on either side of the border.
+            portals: new Uint16Array(buffer, 32, 6 * portalCount),
+        };
+    }
+    if (type === kSectorFieldsFrame) {
+        if (buffer.byteLength < 24) return null;
+        const sectorCount = dv.getUint32(12, true);
+        const bytes = Math.ceil(sectorCount / 8);
+        if (buffer.byteLength < 24 + bytes) return null;
+        return {
+            kind: 'sectorFields',
+            group: dv.getUint32(4, true),
+            unitSize: dv.getUint32(8, true),
+            sectorCount,
+            built: dv.getUint32(16, true),
+            fieldBytes: dv.getUint32(20, true),
+            bits: new Uint8Array(buffer, 24, bytes), // bit s (byte s >> 3, bit s & 7): sector s has a field
+        };
+    }
+    if (type === kTerrainFrame) {
+        if (buffer.byteLength < 28) return null;
+        const w = dv.getUint32(20, true), h = dv.getUint32(24, true);
+        if (buffer.byteLength < 28 + w * h) return null;
+        return {
+            kind: 'terrain',
+            width: dv.getUint32(4, true), // the map
+            height: dv.getUint32(8, true),
+            x0: dv.getUint32(12, true), // the rectangle this frame holds
+            y0: dv.getUint32(16, true),
+            w,
+            h,
+            costs: new Uint8Array(buffer, 28, w * h), // row-major, 1..254, 255 = wall
         };
     }
     if (type === kSelectionFrame) {

@@ -32,6 +32,7 @@ export const colours = {
     heatWall: rgb(22, 22, 26),
     hatchA: rgb(225, 40, 200), // unreachable: magenta stripes ...
     hatchB: rgb(250, 205, 242), // ... on pale pink
+    notPlanned: rgb(150, 150, 150), // heat map of hierarchical maps: no field there yet
     white: rgb(255, 255, 255),
     arrow: rgb(18, 22, 70),
     goal: rgb(220, 30, 30),

@@ -2,9 +2,11 @@
 //
 // Layers, cheapest first per animation frame:
 //  - background: terrain or heat map, hatching of unreachable cells, grid lines, flow arrows and
-//    integration numbers, for the current view. Rebuilt into a Uint32Array only when the view, the
-//    fields or a toggle change (arrows and numbers are drawn with the 2D API on an offscreen canvas
-//    and read back once).
+//    integration numbers, and the sector overlay of hierarchical maps (borders, portals, sectors
+//    with a field), for the current view. Rebuilt into a Uint32Array only when the view, the
+//    fields, the sectors or a toggle change (arrows, numbers and sectors are drawn with the 2D API
+//    on an offscreen canvas and read back once). Fields frames of big maps hold one sample every
+//    `stride` cells: the background is then drawn in samples of stride x stride cells.
 //  - frame: each animation frame copies the background into the frame ImageData (one
 //    Uint32Array.set), blends the trails, stamps a ring around every selected unit and then every
 //    unit as a disc in its group's colour, to scale (a unit of size s has the radius of a size-1
@@ -17,7 +19,7 @@ import { colours, css, groupColour, mix, rgb, terrainColour, unitColourTables, v
 
 const kDirDx = [1, 1, 0, -1, -1, -1, 0, 1];
 const kDirDy = [0, 1, 1, 1, 0, -1, -1, -1];
-const kGoalDir = 8, kUnreachableDir = 9;
+const kGoalDir = 8, kUnreachableDir = 9, kNotPlannedDir = 11;
 const kUnreachableQ = 65535;
 
 /** Smallest cell size in device pixels at which flow arrows are drawn. */
@@ -25,6 +27,8 @@ export const kArrowMinCell = 8;
 /** Smallest cell size in device pixels at which integration values are written. */
 export const kNumbersMinCell = 28;
 const kGridMinCell = 10;
+/** Smallest sector size in device pixels at which the overlay draws portals (below: borders only). */
+export const kPortalMinSector = 40;
 const kMaxCell = 160;
 const kUnitTables = unitColourTables();
 /** Unit sizes the page draws (the agents frame's size byte: 1..kUnitSizes cells a side). */
@@ -48,6 +52,12 @@ export class View {
         this.markerRects = []; // device-pixel rectangles of the markers drawn last: {group, index, x0, y0, x1, y1}
         this.fields = null;
         this.maxIntegration = 0;
+        // Hierarchical maps: the latest sectors frame (portals) and sector fields frame (built sectors).
+        this.sectors = null;
+        this.sectorFields = null;
+        // Maps with sampled fields frames: the terrain at full resolution (terrain frames).
+        this.terrain = null;
+        this.terrainWidth = 0;
 
         // Agents: the latest frame, plus the previous positions for trails.
         this.agents = null;
@@ -61,6 +71,7 @@ export class View {
         this.showNumbers = true;
         this.showArrows = true;
         this.showTrails = false;
+        this.showSectors = false;
         this.unitRadius = 0.16; // cells, of a unit of size 1
         this.brush = null; // {x, y, radius} cell and radius of the paint brush under the cursor
         // {x0, y0, x1, y1, state}: the tower stamp under the cursor (cells, inclusive); state
@@ -90,6 +101,8 @@ export class View {
         this.band = null;
         if (changed || refit) {
             this.fields = null;
+            this.sectors = null;
+            this.sectorFields = null;
             this.fit();
         }
         this.clearTrails();
@@ -122,6 +135,32 @@ export class View {
         }
         this.maxIntegration = max;
         this.dirty = true;
+    }
+
+    /** A terrain frame (maps with sampled fields frames): the whole map or a changed rectangle. */
+    setTerrain(frame) {
+        const n = frame.width * frame.height;
+        if (!this.terrain || this.terrain.length !== n || this.terrainWidth !== frame.width) {
+            if (frame.w !== frame.width || frame.h !== frame.height) return; // a patch of a map not seen whole
+            this.terrain = new Uint8Array(n);
+            this.terrainWidth = frame.width;
+        }
+        for (let y = 0; y < frame.h; y++) {
+            this.terrain.set(frame.costs.subarray(y * frame.w, (y + 1) * frame.w), (frame.y0 + y) * frame.width + frame.x0);
+        }
+        this.dirty = true;
+    }
+
+    /** A sectors frame (portals of the graph the shown group plans on). */
+    setSectors(frame) {
+        this.sectors = frame;
+        if (this.showSectors) this.dirty = true;
+    }
+
+    /** A sector fields frame (the sectors with a field in the shown group's plan). */
+    setSectorFields(frame) {
+        this.sectorFields = frame;
+        if (this.showSectors) this.dirty = true;
     }
 
     setAgents(frame) {
@@ -221,14 +260,24 @@ export class View {
         return x >= 0 && y >= 0 && x < this.width && y < this.height;
     }
 
-    costAt(x, y) {
-        return this.fields && this.contains(x, y) ? this.fields.costs[y * this.width + x] : 0;
+    /** Index of the fields frame's sample covering cell (x, y) (on the map). */
+    sampleIndex(x, y) {
+        const f = this.fields, k = f.stride;
+        return Math.floor(y / k) * f.sampleWidth + Math.floor(x / k);
     }
 
-    /** The integration value of a cell (cost units), or Infinity when unreachable or a wall. */
+    costAt(x, y) {
+        if (!this.contains(x, y)) return 0;
+        if (this.fields && this.fields.stride > 1 && this.terrain && this.terrain.length === this.width * this.height) {
+            return this.terrain[y * this.width + x];
+        }
+        return this.fields ? this.fields.costs[this.sampleIndex(x, y)] : 0;
+    }
+
+    /** The integration value of a cell (cost units), or Infinity when unreachable, a wall or not planned yet. */
     integrationAt(x, y) {
         if (!this.fields || !this.contains(x, y)) return Infinity;
-        const q = this.fields.integration[y * this.width + x];
+        const q = this.fields.integration[this.sampleIndex(x, y)];
         return q === kUnreachableQ ? Infinity : q * this.fields.integrationScale;
     }
 
@@ -252,12 +301,18 @@ export class View {
 
     // ---- Background ----------------------------------------------------------------------------------
 
-    /** Per-cell colours for the current mode (cached until the fields or the mode change). */
+    /** Whether a cell of the fields frame is not planned yet (its sector has no field). */
+    notPlannedAt(x, y) {
+        return !!this.fields && this.contains(x, y) && this.fields.directions[this.sampleIndex(x, y)] === kNotPlannedDir;
+    }
+
+    /** Per-sample colours for the current mode (cached until the fields or the mode change). */
     cellColours() {
-        const arrows = this.showArrows && this.scale >= kArrowMinCell;
+        const arrows = this.showArrows && this.scale >= kArrowMinCell && !!this.fields && this.fields.stride === 1;
         const key = `${this.showHeat}/${arrows}`;
+        const n = this.fields ? this.fields.sampleWidth * this.fields.sampleHeight : this.width * this.height;
         if (this.colourCache && this.colourCache.fields === this.fields && this.colourCache.key === key &&
-            this.colourCache.base.length === this.width * this.height) {
+            this.colourCache.base.length === n) {
             return this.colourCache;
         }
         this.colourCache = { fields: this.fields, key, ...this.computeCellColours(arrows) };
@@ -265,18 +320,19 @@ export class View {
     }
 
     computeCellColours(arrows) {
-        const n = this.width * this.height;
-        const base = new Uint32Array(n), hatch = new Uint8Array(n);
         const f = this.fields;
-        if (!f) {
-            base.fill(colours.outside);
-            return { base, hatch };
-        }
-        const terrainLut = new Uint32Array(256);
+        const n = f ? f.sampleWidth * f.sampleHeight : this.width * this.height;
+        const base = new Uint32Array(n), hatch = new Uint8Array(n);
+        const terrainLut = new Uint32Array(256), greyLut = new Uint32Array(256);
         for (let c = 1; c < 256; c++) {
             const t = terrainColour(c);
             // Passable terrain fades toward white under the arrows so they read on forest too.
             terrainLut[c] = arrows && c !== kCostWall ? mix(t, colours.white, 0.45) : t;
+            greyLut[c] = mix(terrainLut[c], rgb(150, 150, 150), 0.5); // under the unreachable hatching
+        }
+        if (!f) {
+            base.fill(colours.outside);
+            return { base, hatch, terrainLut, greyLut };
         }
         const inv = this.maxIntegration > 0 ? 1 / this.maxIntegration : 0;
         for (let i = 0; i < n; i++) {
@@ -284,20 +340,28 @@ export class View {
             const q = f.integration[i];
             if (c === kCostWall) {
                 base[i] = this.showHeat ? colours.heatWall : colours.wall;
+            } else if (f.directions[i] === kNotPlannedDir) {
+                // Hierarchical maps: no field here yet (not cut off): the terrain, or grey under the heat map.
+                base[i] = this.showHeat ? colours.notPlanned : terrainLut[c];
             } else if (q === kUnreachableQ || f.directions[i] === kUnreachableDir) {
                 hatch[i] = 1;
-                base[i] = this.showHeat ? colours.hatchB : mix(terrainLut[c], rgb(150, 150, 150), 0.5);
+                base[i] = this.showHeat ? colours.hatchB : greyLut[c];
             } else {
                 base[i] = this.showHeat ? viridis(q * inv) : terrainLut[c];
             }
         }
-        return { base, hatch };
+        return { base, hatch, terrainLut, greyLut };
     }
 
     rebuildBackground() {
+        // Fields frames of big maps hold one sample per stride x stride cells; their terrain comes
+        // at full resolution apart (setTerrain), so walls stay exact however far one zooms in.
+        const f = this.fields, k = f ? f.stride : 1;
         const W = this.pixelW, H = this.pixelH, w = this.width, h = this.height, s = this.scale;
+        const sw = f ? f.sampleWidth : w;
+        const fine = k > 1 && this.terrain && this.terrain.length === w * h ? this.terrain : null;
         const bg = this.bg32;
-        const { base, hatch } = this.cellColours();
+        const { base, hatch, terrainLut, greyLut } = this.cellColours();
         const grid = s >= kGridMinCell;
         const gridLut = new Map();
         const gridColour = (c) => {
@@ -305,14 +369,16 @@ export class View {
             if (g === undefined) gridLut.set(c, (g = mix(c, colours.ink, 0.1)));
             return g;
         };
-        // Column and row -> cell (or -1), and whether the pixel is a cell's last (grid line).
-        const colCell = new Int32Array(W), colEdge = new Uint8Array(W);
+        // Column and row -> cell (or -1) and sample, and whether the pixel is a cell's last (grid line).
+        const colCell = new Int32Array(W), colSample = new Int32Array(W), colEdge = new Uint8Array(W);
         for (let px = 0; px < W; px++) {
             const cx = Math.floor((px + 0.5 - this.ox) / s);
             colCell[px] = cx >= 0 && cx < w ? cx : -1;
+            colSample[px] = Math.floor(cx / k);
             colEdge[px] = grid && Math.floor((px + 1.5 - this.ox) / s) !== cx ? 1 : 0;
         }
         const hatchOn = this.showHeat ? colours.hatchA : 0;
+        const heat = this.showHeat;
         for (let py = 0; py < H; py++) {
             const cy = Math.floor((py + 0.5 - this.oy) / s);
             const row = py * W;
@@ -321,15 +387,21 @@ export class View {
                 continue;
             }
             const rowEdge = grid && Math.floor((py + 1.5 - this.oy) / s) !== cy;
-            const cellRow = cy * w;
+            const sampleRow = Math.floor(cy / k) * sw, cellRow = cy * w;
             for (let px = 0; px < W; px++) {
                 const cx = colCell[px];
                 if (cx < 0) {
                     bg[row + px] = colours.outside;
                     continue;
                 }
-                const i = cellRow + cx;
+                const i = sampleRow + colSample[px];
                 let c = base[i];
+                if (fine) {
+                    const t = fine[cellRow + cx];
+                    if (t === kCostWall) c = heat ? colours.heatWall : colours.wall;
+                    else if (!heat) c = hatch[i] ? greyLut[t] : terrainLut[t];
+                    else if (f.costs[i] === kCostWall) c = colours.notPlanned; // an open cell in a wall's sample
+                }
                 if (hatch[i] && ((px + py) / 3 | 0) % 2 === 0) {
                     c = hatchOn || mix(c, colours.hatchA, 0.45);
                 }
@@ -337,15 +409,19 @@ export class View {
                 bg[row + px] = c;
             }
         }
-        const arrows = this.showArrows && s >= kArrowMinCell && this.fields;
-        const numbers = this.showNumbers && s >= kNumbersMinCell && this.fields;
-        if (arrows || numbers) {
+        // Arrows and numbers describe single cells: only when the fields frame has every cell.
+        const arrows = this.showArrows && s >= kArrowMinCell && f && k === 1;
+        const numbers = this.showNumbers && s >= kNumbersMinCell && f && k === 1;
+        const sectors = this.showSectors && this.sectors && this.sectors.width === this.width &&
+            this.sectors.height === this.height;
+        if (arrows || numbers || sectors) {
             // Draw on the background with the 2D API once, then read the pixels back.
             const img = new ImageData(new Uint8ClampedArray(bg.buffer, 0, W * H * 4), W, H);
             this.backCtx.putImageData(img, 0, 0);
             const [x0, y0, x1, y1] = this.visibleCells();
             if (arrows) this.drawArrows(this.backCtx, x0, y0, x1, y1);
             if (numbers) this.drawNumbers(this.backCtx, x0, y0, x1, y1);
+            if (sectors) this.drawSectors(this.backCtx);
             bg.set(new Uint32Array(this.backCtx.getImageData(0, 0, W, H).data.buffer));
         }
         this.dirty = false;
@@ -356,6 +432,87 @@ export class View {
         return [Math.max(0, Math.floor(-this.ox / s)), Math.max(0, Math.floor(-this.oy / s)),
             Math.min(this.width, Math.ceil((this.pixelW - this.ox) / s)),
             Math.min(this.height, Math.ceil((this.pixelH - this.oy) / s))];
+    }
+
+    /**
+     * The sector overlay (hierarchical maps): the sectors with a field in the shown group's plan
+     * tinted, every sector border, and once sectors are kPortalMinSector pixels wide the portals as
+     * bright stretches along the borders and (cells of 3 pixels and up) the node cells on both sides.
+     */
+    drawSectors(ctx) {
+        const sec = this.sectors, s = this.scale, n = sec.sectorSize;
+        const [cx0, cy0, cx1, cy1] = this.visibleCells();
+        const sx0 = Math.floor(cx0 / n), sy0 = Math.floor(cy0 / n);
+        const sx1 = Math.ceil(cx1 / n), sy1 = Math.ceil(cy1 / n);
+        const across = Math.ceil(this.width / n);
+        const built = this.sectorFields;
+        if (built && built.sectorCount === across * Math.ceil(this.height / n)) {
+            // One tint whatever the group (a group's own colour would hide its units).
+            ctx.fillStyle = 'rgba(70,120,255,0.24)';
+            for (let sy = sy0; sy < sy1; sy++) {
+                for (let sx = sx0; sx < sx1; sx++) {
+                    const id = sy * across + sx;
+                    if (!(built.bits[id >> 3] & (1 << (id & 7)))) continue;
+                    const x = this.ox + sx * n * s, y = this.oy + sy * n * s;
+                    ctx.fillRect(x, y, Math.min(n, this.width - sx * n) * s, Math.min(n, this.height - sy * n) * s);
+                }
+            }
+        }
+        // Borders; the portals only once a sector is big enough on screen to tell them apart.
+        const sectorPx = n * s;
+        if (sectorPx < 6) return;
+        ctx.lineWidth = Math.max(1, this.dpr);
+        ctx.strokeStyle = sectorPx < 40 ? 'rgba(20,20,40,0.35)' : 'rgba(20,20,40,0.55)';
+        ctx.beginPath();
+        for (let sx = Math.max(1, sx0); sx <= sx1 && sx * n < this.width; sx++) {
+            const x = Math.round(this.ox + sx * n * s) + 0.5;
+            ctx.moveTo(x, this.oy + cy0 * s);
+            ctx.lineTo(x, this.oy + cy1 * s);
+        }
+        for (let sy = Math.max(1, sy0); sy <= sy1 && sy * n < this.height; sy++) {
+            const y = Math.round(this.oy + sy * n * s) + 0.5;
+            ctx.moveTo(this.ox + cx0 * s, y);
+            ctx.lineTo(this.ox + cx1 * s, y);
+        }
+        ctx.stroke();
+        if (sectorPx < kPortalMinSector) return;
+        // Portals: the stretch of border each spans, drawn on the border line.
+        const p = sec.portals, count = sec.portalCount;
+        const thick = Math.max(2 * this.dpr, Math.min(6 * this.dpr, s * 0.5));
+        const nodes = s >= 3;
+        const x0 = cx0 - n, y0 = cy0 - n, x1 = cx1 + n, y1 = cy1 + n;
+        ctx.strokeStyle = 'rgb(255,140,0)';
+        ctx.lineWidth = thick;
+        ctx.lineCap = 'butt';
+        ctx.beginPath();
+        // Each stretch stops short of its ends, so that neighbouring portals show as separate.
+        const trim = s >= 2 ? Math.min(0.2 * s, 3 * this.dpr) : 0;
+        for (let i = 0; i < count; i++) {
+            const o = 6 * i, ax = p[o], ay = p[o + 1], bx = p[o + 2];
+            if (ax < x0 || ax > x1 || ay < y0 || ay > y1) continue;
+            const first = p[o + 4], last = p[o + 5];
+            if (ax !== bx) { // vertical border between columns ax and bx, rows first..last
+                const x = this.ox + bx * s;
+                ctx.moveTo(x, this.oy + first * s + trim);
+                ctx.lineTo(x, this.oy + (last + 1) * s - trim);
+            } else { // horizontal border between rows ay and by, columns first..last
+                const y = this.oy + p[o + 3] * s;
+                ctx.moveTo(this.ox + first * s + trim, y);
+                ctx.lineTo(this.ox + (last + 1) * s - trim, y);
+            }
+        }
+        ctx.stroke();
+        if (nodes) {
+            ctx.fillStyle = 'rgb(120,40,0)';
+            const d = Math.max(2, s * 0.6);
+            for (let i = 0; i < count; i++) {
+                const o = 6 * i;
+                if (p[o] < x0 || p[o] > x1 || p[o + 1] < y0 || p[o + 1] > y1) continue;
+                for (let k = 0; k < 4; k += 2) {
+                    ctx.fillRect(this.ox + (p[o + k] + 0.5) * s - d / 2, this.oy + (p[o + k + 1] + 0.5) * s - d / 2, d, d);
+                }
+            }
+        }
     }
 
     drawArrows(ctx, x0, y0, x1, y1) {

@@ -6,6 +6,10 @@
 // Tide's exact distances), then --reps timed repetitions. The figure of a row is the median of
 // all repetitions of all seeds pooled together. Rows run one after the other, each with its own
 // warm-up, as Google Benchmark does.
+//
+// Then the hierarchical planner (tide/hierarchy.hpp) on random maps of --hier-sizes (seed 1): the
+// sector graph build once, and cold route queries across the map, next to the flat build of the
+// same size when it ran.
 
 #include <unistd.h>
 
@@ -21,6 +25,7 @@
 #include <thread>
 
 #include "bench_baselines.hpp"
+#include "bench_hier.hpp"
 #include "cli_common.hpp"
 #include "provenance.hpp"
 #include "tide/astar.hpp"
@@ -61,7 +66,16 @@ struct BenchOptions {
     std::string json;
     std::string svg;
     bool quick = false;
+    std::vector<int> hier_sizes{1024, 4096};
+    bool huge = false;  // adds 16384 to hier_sizes
+    int hier_reps = 5;
+    int sector = 64;
 };
+
+// Largest map a flat field is built for in the hierarchical rows' path check (and the largest the
+// flat rows are meant for): 4096x4096. A 16384x16384 flat field needs 1.3 GB plus the builder's
+// scratch and minutes per build.
+constexpr std::size_t kFlatCheckCells = std::size_t{4096} * 4096;
 
 /// One row of the table.
 struct RowSpec {
@@ -402,6 +416,65 @@ void print_table(const MapResult& m, int reps) {
     std::printf("  memory of a finished field: %.2f bytes per cell\n", m.memory_bytes_per_cell);
 }
 
+/// Flat build of the same size in this run (the "tide" row), or null.
+const RowResult* flat_row(const std::vector<MapResult>& results, const HierBenchResult& h) {
+    for (const MapResult& m : results) {
+        if (m.map.kind == "random" && m.map.width == h.width && m.map.height == h.height && m.row("tide").ran()) {
+            return &m.row("tide");
+        }
+    }
+    return nullptr;
+}
+
+std::string flat_note(const std::vector<MapResult>& results, const HierBenchResult& h) {
+    if (flat_row(results, h)) return "";
+    if (static_cast<std::size_t>(h.width) * h.height > kFlatCheckCells) {
+        return "no flat row: a flat field of this size needs 5 bytes per cell (" +
+               std::to_string(static_cast<std::size_t>(h.width) * h.height * 5 / (1024 * 1024)) +
+               " MB) plus the builder's scratch, and minutes per build";
+    }
+    return "no flat row: size not in --sizes";
+}
+
+void print_hier_header(const BenchOptions& o) {
+    std::printf(
+        "\nhierarchical route query (tide/hierarchy.hpp): random maps (20%% walls, 15%% forest, 7%% swamp),\n"
+        "  seed 1, sector %d. graph: SectorGraph::build once (serial). query: a new HierarchicalField +\n"
+        "  route({start}) from near the top-left corner to a goal near the bottom-right, until every route\n"
+        "  sector is built; median of %d timed queries after one warm-up. flat: the 'Tide integration +\n"
+        "  flow' row of the same size above; vs flat: flat build ms / query ms. path/exact: the route's\n"
+        "  path cost over the exact one.\n",
+        o.sector, o.hier_reps);
+    std::printf("  %-12s %9s %8s %10s %10s %7s %8s %11s %11s %10s %12s %10s\n", "map", "graph ms", "graph MB",
+                "query ms", "1st fld ms", "fields", "field MB", "sector ns/c", "flat ns/c", "flat ms", "vs flat",
+                "path/exact");
+}
+
+void print_hier_row(const std::vector<MapResult>& results, const HierBenchResult& h) {
+    const RowResult* flat = flat_row(results, h);
+    const double cells = static_cast<double>(h.width) * h.height;
+    const std::string size = std::to_string(h.width) + "x" + std::to_string(h.height);
+    char ratio[32] = "-", flat_ms[32] = "-", flat_ns[32] = "-", path[32] = "-";
+    if (flat) {
+        std::snprintf(ratio, sizeof ratio, "%s", format_ratio(flat->median_ms / h.query_ms).c_str());
+        std::snprintf(flat_ms, sizeof flat_ms, "%s", format_ms(flat->median_ms).c_str());
+        std::snprintf(flat_ns, sizeof flat_ns, "%.2f", flat->median_ms * 1e6 / cells);
+    }
+    if (!std::isnan(h.exact_cost)) std::snprintf(path, sizeof path, "%.4f", h.path_cost / h.exact_cost);
+    std::printf("  %-12s %9s %8.2f %10s %10s %7zu %8.2f %11.2f %11s %10s %12s %10s\n", size.c_str(),
+                format_ms(h.graph_ms).c_str(), static_cast<double>(h.graph_bytes) / (1024.0 * 1024.0),
+                format_ms(h.query_ms).c_str(), format_ms(h.first_field_ms).c_str(), h.fields_built,
+                static_cast<double>(h.field_bytes) / (1024.0 * 1024.0), h.sector_ns_per_cell(), flat_ns, flat_ms, ratio,
+                path);
+    std::printf(
+        "  %-12s start (%d, %d) goal (%d, %d): %zu route sectors of %zu, search %s ms, fields %s ms; graph %zu "
+        "nodes, %zu portals\n",
+        "", h.start.x, h.start.y, h.goal.x, h.goal.y, h.route_sectors, h.sectors, format_ms(h.search_ms).c_str(),
+        format_ms(h.fields_ms).c_str(), h.nodes, h.portals);
+    const std::string note = flat_note(results, h);
+    if (!note.empty()) std::printf("  %-12s %s\n", "", note.c_str());
+}
+
 struct Target {
     std::string name;
     std::string figure;  // how the value is computed
@@ -662,9 +735,51 @@ Json to_json(double v) {
     return std::isfinite(v) ? Json(v) : Json(nullptr);
 }
 
+Json hier_json(const BenchOptions& o, const std::vector<MapResult>& results, const std::vector<HierBenchResult>& hier) {
+    Json rows = Json::array();
+    for (const HierBenchResult& h : hier) {
+        const RowResult* flat = flat_row(results, h);
+        const double cells = static_cast<double>(h.width) * h.height;
+        rows.push_back({{"width", h.width},
+                        {"height", h.height},
+                        {"start", {h.start.x, h.start.y}},
+                        {"goal", {h.goal.x, h.goal.y}},
+                        {"graph_ms", h.graph_ms},
+                        {"graph_bytes", h.graph_bytes},
+                        {"graph_nodes", h.nodes},
+                        {"graph_portals", h.portals},
+                        {"sectors", h.sectors},
+                        {"query_ms", h.query_ms},
+                        {"query_samples_ms", h.query_samples},
+                        {"first_field_ms", h.first_field_ms},
+                        {"search_ms", h.search_ms},
+                        {"fields_ms", h.fields_ms},
+                        {"fields_built", h.fields_built},
+                        {"route_sectors", h.route_sectors},
+                        {"field_bytes", h.field_bytes},
+                        {"memory_bytes", h.memory_bytes},
+                        {"sector_ns_per_cell", h.sector_ns_per_cell()},
+                        {"flat_build_ms", flat ? Json(flat->median_ms) : Json(nullptr)},
+                        {"flat_ns_per_cell", flat ? Json(flat->median_ms * 1e6 / cells) : Json(nullptr)},
+                        {"flat_build_over_query", flat ? to_json(flat->median_ms / h.query_ms) : Json(nullptr)},
+                        {"path_cost", to_json(h.path_cost)},
+                        {"exact_path_cost", std::isnan(h.exact_cost) ? Json(nullptr) : to_json(h.exact_cost)},
+                        {"path_ratio", std::isnan(h.exact_cost) ? Json(nullptr) : to_json(h.path_cost / h.exact_cost)},
+                        {"note", flat_note(results, h)}});
+    }
+    return {{"sector", o.sector},
+            {"reps", o.hier_reps},
+            {"seed", 1},
+            {"method",
+             "SectorGraph::build once (serial); then one warm-up and reps timed cold queries, each "
+             "HierarchicalField::create + route({start}) (start near the top-left corner, goal near the "
+             "bottom-right); medians"},
+            {"rows", rows}};
+}
+
 void write_json(const std::string& path, const BenchOptions& o, const Provenance& prov,
                 const std::vector<MapResult>& results, const std::vector<Target>& targets, const Crossover& cross,
-                double total_s) {
+                const std::vector<HierBenchResult>& hier, double total_s) {
     Json j;
     j["tool"] = "tide bench fields";
     j["machine"] = {{"cpu", prov.cpu}, {"cores", prov.cores}, {"compiler", prov.compiler}, {"boost", prov.boost}};
@@ -675,6 +790,10 @@ void write_json(const std::string& path, const BenchOptions& o, const Provenance
                     {"large_seeds", o.large_seeds},
                     {"reps", o.reps},
                     {"quick", o.quick},
+                    {"hier_sizes", o.hier_sizes},
+                    {"huge", o.huge},
+                    {"hier_reps", o.hier_reps},
+                    {"sector", o.sector},
                     {"movingai", o.movingai},
                     {"map_spec", {{"walls", 0.20}, {"forest", 0.15}, {"swamp", 0.07}}}};
     j["method"] = "one warm-up per row, then reps timed runs; median of all runs of all seeds pooled";
@@ -739,8 +858,9 @@ void write_json(const std::string& path, const BenchOptions& o, const Provenance
     } else {
         j["crossover"] = nullptr;
     }
+    j["hierarchical"] = hier_json(o, results, hier);
     j["total_seconds"] = total_s;
-    std::ofstream out(o.json);
+    std::ofstream out(path);
     out << j.dump(2) << "\n";
     if (!out) throw Failure{"cannot write " + path};
 }
@@ -760,6 +880,18 @@ void run_bench_fields(BenchOptions o) {
     }
     for (int s : o.sizes) {
         if (s < 1 || s > kMaxDimension) throw Failure{"--sizes " + std::to_string(s) + " is outside 1..16384"};
+    }
+    std::vector<int> hier_sizes;
+    for (int s : o.hier_sizes) {
+        if (s == 0) continue;
+        if (s < 1 || s > kMaxDimension) throw Failure{"--hier-sizes " + std::to_string(s) + " is outside 1..16384"};
+        hier_sizes.push_back(s);
+    }
+    if (o.huge && std::find(hier_sizes.begin(), hier_sizes.end(), kMaxDimension) == hier_sizes.end()) {
+        hier_sizes.push_back(kMaxDimension);
+    }
+    if (!hier_sizes.empty() && (o.hier_reps < 1 || o.hier_reps > 1000)) {
+        throw Failure{"--hier-reps " + std::to_string(o.hier_reps) + " is outside 1..1000"};
     }
 
     std::vector<MapCase> cases;
@@ -820,6 +952,26 @@ void run_bench_fields(BenchOptions o) {
         results.push_back(std::move(result));
     }
 
+    std::vector<HierBenchResult> hier;
+    if (!hier_sizes.empty()) {
+        print_hier_header(o);
+        for (int s : hier_sizes) {
+            const std::string prefix = "hierarchical " + std::to_string(s);
+            progress.update(prefix, "generating the map", 0, 1);
+            auto cost = generate_random_map({s, s, 0.20, 0.15, 0.07, 1});
+            check(cost);
+            HierBenchSettings settings;
+            settings.sector = o.sector;
+            settings.reps = o.hier_reps;
+            settings.exact = static_cast<std::size_t>(s) * s <= kFlatCheckCells;
+            hier.push_back(run_hier_bench(
+                *cost, settings, [&](const std::string& what) { progress.update(prefix, what.c_str(), 0, 1); }));
+            progress.clear();
+            print_hier_row(results, hier.back());
+            std::fflush(stdout);
+        }
+    }
+
     const std::vector<Target> targets = evaluate_targets(results);
     std::printf("\ntargets:\n");
     for (const Target& t : targets) std::printf("  %s\n", target_line(t).c_str());
@@ -833,7 +985,7 @@ void run_bench_fields(BenchOptions o) {
     }
     const double total_s = ms_since(t_start) / 1000.0;
     std::printf("\ntotal time %.1f s\n", total_s);
-    if (!o.json.empty()) write_json(o.json, o, prov, results, targets, cross, total_s);
+    if (!o.json.empty()) write_json(o.json, o, prov, results, targets, cross, hier, total_s);
     if (!o.svg.empty()) write_svg(o.svg, results, prov);
 }
 
@@ -860,6 +1012,15 @@ void add_bench_command(CLI::App& app) {
     fields->add_option("--json", o->json, "Write every figure, the machine and the commit as JSON");
     fields->add_option("--svg", o->svg, "Write a chart: the 256x256 table and build time vs map cells");
     fields->add_flag("--quick", o->quick, "Allow fewer than 20 runs (smoke tests only)");
+    fields
+        ->add_option("--hier-sizes", o->hier_sizes,
+                     "Random map sizes for the hierarchical route-query rows (seed 1), comma-separated; 0: none")
+        ->delimiter(',')
+        ->capture_default_str();
+    fields->add_flag("--huge", o->huge, "Add a 16384x16384 map to the hierarchical rows (no flat row there)");
+    fields->add_option("--hier-reps", o->hier_reps, "Timed cold route queries per hierarchical row")
+        ->capture_default_str();
+    fields->add_option("--sector", o->sector, "Sector side of the hierarchical rows, 16..256")->capture_default_str();
     fields->callback([o, mai] {
         BenchOptions copy = *o;
         copy.movingai_given = mai->count() > 0;

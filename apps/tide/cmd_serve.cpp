@@ -56,12 +56,19 @@ void run_serve(ServeOptions o) {
 void add_serve_command(CLI::App& app) {
     auto opts = std::make_shared<ServeOptions>();
     auto* cmd = app.add_subcommand("serve", "Interactive demo: serve the page and simulate one world (open the URL)");
-    cmd->add_option("--map", opts->server.map_path, "Map file to start with (.map or .tmap); default: embedded map");
+    cmd->add_option("--map", opts->server.map_path,
+                    "Map file to start with (.map or .tmap), or @NAME for a built-in map (@default, @random256, @maze, "
+                    "@large, @huge); default: the embedded map");
     cmd->add_option("--host", opts->server.host, "Address to listen on (default 127.0.0.1: this machine only)");
     cmd->add_option("--port", opts->port, "TCP port (default 8080; 0 picks a free one)");
     cmd->add_option("--agents", opts->server.agents, "Units spawned at start (0..200000, default 1000)");
     cmd->add_option("--threads", opts->server.threads, "Simulation threads (0 = all cores)");
     cmd->add_option("--tick", opts->server.tick_hz, "Simulation rate, Hz (default 60)");
+    cmd->add_option(
+        "--hierarchy-cells", opts->server.hierarchy_cells,
+        "Maps of at least this many cells plan hierarchically (default 4194304 = 2048x2048; 0 = every map)");
+    cmd->add_option("--sector-size", opts->server.sector_size,
+                    "Sector side of hierarchical maps, 16..256 (default 64)");
     cmd->add_option("--web-root", opts->server.web_root,
                     "Development: serve the page from this folder instead of the compiled-in copy");
     cmd->add_flag(

@@ -28,6 +28,7 @@ struct SimOptions {
     std::uint64_t seed = 1;
     std::string json, png, gif;
     ClassChoice unit_class;
+    std::int64_t hierarchy_cells = WorldConfig{}.hierarchy_cells;
 };
 
 // Palette of the animation: terrain, then agent states.
@@ -90,6 +91,7 @@ void run_sim(const SimOptions& o) {
     TbbJobSystem jobs(o.threads);
     WorldConfig config;
     config.seed = o.seed;
+    config.hierarchy_cells = o.hierarchy_cells;
     World world(jobs, config);
     check(world.load(o.map, cost, goals, 0));
     Spawn spawn;
@@ -230,7 +232,13 @@ void run_sim(const SimOptions& o) {
                              {"max_overlap", max_overlap},
                              {"mean_step_ms", sum_ms / steps},
                              {"max_step_ms", max_ms},
-                             {"state_hash", hash}};
+                             {"state_hash", hash},
+                             {"planner", world.hierarchical() ? "hierarchical" : "flat"}};
+    if (world.hierarchical()) {
+        report["graph_ms"] = world.stats().graph_build_ms;
+        report["sector_fields"] = world.stats().sector_fields;
+        report["sector_field_bytes"] = world.stats().sector_field_bytes;
+    }
     std::printf("agents %zu%s, %.1f s simulated at dt %.4f on %d thread(s)\n", ids.size(),
                 planning.is_default() ? "" : (" (" + planning.describe() + ")").c_str(), crowd.time(), o.dt,
                 jobs.max_concurrency());
@@ -239,6 +247,11 @@ void run_sim(const SimOptions& o) {
     std::printf("wall penetrations %zu, NaN %s, deepest overlap %.2f radii\n", penetrations, nan ? "yes" : "no",
                 max_overlap);
     std::printf("step %.3f ms mean, %.3f ms max; state hash %s\n", sum_ms / steps, max_ms, hash);
+    if (world.hierarchical()) {
+        std::printf("planner hierarchical: sector graph %.1f ms, %zu sector fields (%.1f MB)\n",
+                    world.stats().graph_build_ms, world.stats().sector_fields,
+                    static_cast<double>(world.stats().sector_field_bytes) / (1 << 20));
+    }
     if (!o.json.empty()) {
         write_json(o.json, report);
     }
@@ -284,6 +297,9 @@ void add_sim_command(CLI::App& app) {
     cmd->add_option("--png", o->png, "Draw the map with every agent's trajectory");
     cmd->add_option("--gif", o->gif, "Write an animation (a frame every 0.1 s, at most 600)");
     add_class_options(*cmd, o->unit_class);
+    cmd->add_option(
+        "--hierarchy-cells", o->hierarchy_cells,
+        "Maps of at least this many cells plan hierarchically (default 4194304 = 2048x2048; 0 = every map)");
     cmd->footer(
         "--class/--size: the agents plan on that class's cost field (which also bounds where they spawn and "
         "which cells count as walls for them); their crowd bodies stay size 1 in sim for now.");

@@ -6,6 +6,12 @@
 ///
 /// Determinism: a step reads only the previous state and writes each agent's new state into its
 /// own slot, so the result is bit-identical for any job system and thread count.
+///
+/// A group follows either a FlowField (one field over the whole map, immutable) or a
+/// HierarchicalField (sector fields built as routes need them). The step only reads a group's
+/// field, from several threads: the const functions of HierarchicalField (to_go(), sample()).
+/// Planning calls on it (route(), ensure_field(), terrain_changed()) must happen between steps, on
+/// the thread that calls step(): World calls route() for its units' cells before each step.
 
 #include <cstdint>
 #include <memory>
@@ -14,6 +20,7 @@
 
 #include "tide/cost_field.hpp"
 #include "tide/flow_field.hpp"
+#include "tide/hierarchy.hpp"
 #include "tide/jobs.hpp"
 #include "tide/result.hpp"
 #include "tide/unit_class.hpp"
@@ -78,6 +85,10 @@ public:
     /// centre of its size x size block). Errors: a field of another size than the map, a bad unit
     /// size. Ids of removed groups are reused.
     Result<GroupId> add_group(std::shared_ptr<const FlowField> field, int unit_size = 1);
+    /// Adds a group following a hierarchical plan (sector fields; cells of sectors without one
+    /// steer by HierarchicalField::sample()'s coarse direction and count the estimated cost to go).
+    /// The host keeps the plan routed between steps (see the file comment). Errors as above.
+    Result<GroupId> add_group(std::shared_ptr<const HierarchicalField> field, int unit_size = 1);
     /// Unit size of a group (0 for an unknown group).
     int unit_size(GroupId group) const noexcept;
     /// Removes an empty group (its field is released); error when it has members or is unknown.
@@ -94,6 +105,8 @@ public:
     /// Replaces a group's field (goal moved, terrain edited); takes effect at the next step. The
     /// members' stuck windows restart (progress is measured against the new field).
     Result<void> set_group_field(GroupId group, std::shared_ptr<const FlowField> field);
+    /// Replaces a group's field with a hierarchical plan (a new goal set); as above.
+    Result<void> set_group_field(GroupId group, std::shared_ptr<const HierarchicalField> field);
 
     /// Adds an agent at `position` in `group`; refuses NaN/infinite positions, positions off the
     /// map or inside a wall, a radius outside (0, kMaxAgentRadius] or a speed outside (0, 100].
@@ -174,10 +187,20 @@ private:
     Result<void> check_position(Vec2 p) const;
     std::size_t index_of(AgentId id) const;
 
+    /// What a group follows: exactly one of the two is set for a live group, neither for a removed one.
+    struct GroupField {
+        std::shared_ptr<const FlowField> flat;
+        std::shared_ptr<const HierarchicalField> hier;
+        explicit operator bool() const noexcept { return flat || hier; }
+    };
+    Result<GroupId> add_group_field(GroupField field, int unit_size);
+    Result<void> set_group_field_to(GroupId group, GroupField field);
+    void restart_stuck_windows(GroupId group);
+
     const CostField* cost_;
     CrowdParams params_;
-    std::vector<std::shared_ptr<const FlowField>> groups_;  // nullptr: a removed group
-    std::vector<std::uint8_t> group_unit_;                  // unit size of each group
+    std::vector<GroupField> groups_;
+    std::vector<std::uint8_t> group_unit_;  // unit size of each group
     std::vector<std::size_t> group_members_;
     std::vector<GroupId> free_groups_;
     // By slot (AgentId::index): liveness, generation, and where the agent sits in a_.

@@ -4,12 +4,14 @@
 /// and the tools; the project's one random number generator.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "tide/cost_field.hpp"
 #include "tide/result.hpp"
+#include "tide/unit_class.hpp"
 
 namespace tide {
 
@@ -50,12 +52,16 @@ Result<CostField> generate_maze(int rooms_x, int rooms_y, std::uint64_t seed);
 
 /// A named map with its default goal.
 struct BuiltinMap {
-    CostField cost;           ///< The terrain.
-    std::vector<Cell> goals;  ///< Its default goal set.
+    CostField cost;                        ///< The terrain.
+    std::vector<Cell> goals;               ///< Its default goal set.
+    std::optional<CellRect> spawn_area{};  ///< Where its units start (cells, inclusive); none: anywhere.
 };
 
 /// Names of the built-in maps, in menu order: default (the embedded 64x40 map), random256 (the
-/// benchmark map, seed 1), maze (121x121), large (1024x1024 random).
+/// benchmark map, seed 1), maze (121x121), large (1024x1024 random), huge (4096x4096 random, seed
+/// 1, the fractions of the benchmark map: goal at the centre, units starting in the 512x512 block
+/// at cells 128..639 of both axes, so that routes cross a quarter of the map; big enough to plan
+/// hierarchically in a World).
 const std::vector<std::string>& builtin_map_names();
 /// Makes a built-in map; error for an unknown name.
 Result<BuiltinMap> make_builtin_map(std::string_view name);

@@ -10,12 +10,21 @@
 /// turn at the same tick. Groups left without members are dropped (but the last group stays, so a
 /// world without units keeps its goals).
 ///
+/// Big maps plan hierarchically (WorldConfig::hierarchy_cells; see hierarchy.hpp): load() builds a
+/// SectorGraph, and each group follows a HierarchicalField instead of a field-service ticket. An
+/// order or goal change makes the new plan and routes its units before apply() returns (their
+/// sectors first, then the sectors on their routes), so the units turn at once; every tick then
+/// routes the units that entered sectors without a field yet (they steer by the plan's coarse
+/// direction meanwhile). Paint edits the terrain at once; the graphs and plans catch up at the next
+/// tick (or planning command), once for all the strokes since. Towers are refused there.
+///
 /// Not thread-safe: one thread calls everything (the simulation thread of a server, a game loop).
 
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <memory_resource>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -25,6 +34,7 @@
 #include "tide/field_service.hpp"
 #include "tide/flow_field.hpp"
 #include "tide/generate.hpp"
+#include "tide/hierarchy.hpp"
 #include "tide/jobs.hpp"
 #include "tide/result.hpp"
 
@@ -75,8 +85,9 @@ struct Paint {
     Cost cost = kCostPlain;
 };
 /// Removes every unit (unless `add`) and spawns `count` units of `size` at random cells open to
-/// them (inside `area`, cells inclusive, when given); they form one group with the goals of the
-/// largest group (its field is built before the command returns).
+/// them (inside `area`, cells inclusive, when given; else inside the map's spawn area, if load()
+/// was given one); they form one group with the goals of the largest group (its field is built
+/// before the command returns).
 struct Spawn {
     int count = 0;
     bool in_area = false;
@@ -117,6 +128,7 @@ struct UnitGroup {
     std::chrono::steady_clock::time_point ordered;  ///< When the order (or goal change) was given.
     double order_to_field_ms = -1.0;                ///< From the order to its field's publication; -1 while waiting.
     double order_to_ready_ms = -1.0;  ///< From the order until its field was built (or found cached); -1 while waiting.
+    std::size_t sector_fields = 0;    ///< Hierarchical maps: sector fields its plan holds (0 on flat maps).
     friend bool operator==(const UnitGroup&, const UnitGroup&) = default;
 };
 
@@ -130,6 +142,14 @@ struct WorldStats {
     double order_to_field_ms = 0.0;       ///< Order to published field, for the last order answered.
     std::uint64_t tick = 0;               ///< Ticks simulated.
     std::uint64_t fields_published = 0;   ///< Group field changes so far.
+    // Hierarchical maps (all zero on flat maps).
+    bool hierarchical = false;           ///< The map plans hierarchically (WorldConfig::hierarchy_cells).
+    double graph_build_ms = 0.0;         ///< Sector graph build of the last load (units of size 1).
+    double graph_update_ms = 0.0;        ///< Last catch-up after paint: graph updates and the plans told, ms.
+    std::size_t sector_fields = 0;       ///< Sector fields the groups' plans hold now, summed.
+    std::size_t sector_field_bytes = 0;  ///< Bytes of those fields.
+    double route_ms = 0.0;       ///< Routing of the last order or goal change (its units' sectors and routes), ms.
+    double tick_route_ms = 0.0;  ///< Routing in the last tick (units that entered sectors without a field), ms.
 };
 
 /// How a world is made. Plain settings.
@@ -140,6 +160,17 @@ struct WorldConfig {
     /// Where the field service allocates (fields, bookkeeping); must outlive the world and every
     /// field it hands out.
     std::pmr::memory_resource* field_memory = std::pmr::get_default_resource();
+    /// Maps of at least this many cells plan hierarchically (0: every map; a huge value: none).
+    std::int64_t hierarchy_cells = std::int64_t{2048} * 2048;
+    /// Sectors and portals of hierarchical maps (one graph per unit size in use). No landmarks by
+    /// default: SectorGraph::update() recomputes them over the whole graph after every paint.
+    SectorConfig sectors = [] {
+        SectorConfig c;
+        c.landmarks = 0;
+        return c;
+    }();
+    /// How the groups of hierarchical maps route (routes.jobs null: on the world's job system).
+    RouteConfig routes;
 };
 
 /// What a tower would do (World::check_tower).
@@ -160,9 +191,12 @@ public:
     World(const World&) = delete;
     World& operator=(const World&) = delete;
 
-    /// Replaces the map: one group toward `goals` (checked), `units` spawned at random open cells.
-    /// Its field is built before load() returns. Error (world unchanged) on bad goals or counts.
-    Result<void> load(std::string name, CostField cost, std::vector<Cell> goals, int units);
+    /// Replaces the map: one group toward `goals` (checked), `units` spawned at random open cells
+    /// (inside `spawn_area` when given: it also becomes where Spawn without an area puts units on
+    /// this map). Its field is built (hierarchical maps: the sector graph, and the units' routes)
+    /// before load() returns. Error (world unchanged) on bad goals, counts or sector settings.
+    Result<void> load(std::string name, CostField cost, std::vector<Cell> goals, int units,
+                      std::optional<CellRect> spawn_area = std::nullopt);
     /// Applies a command; error (world unchanged) for bad goals, an empty selection, an unknown
     /// group, paint off the map, counts or settings out of range.
     Result<CommandOutcome> apply(const WorldCommand& command);
@@ -175,7 +209,7 @@ public:
 
     /// Would walling [x0, x1] x [y0, y1] cut any unit off from its goals, for any group (each for
     /// its unit size)? Answers from the groups' fields without a build. Errors: a rectangle off
-    /// the map, empty, or over kMaxTowerSide a side.
+    /// the map, empty, or over kMaxTowerSide a side; any tower on a hierarchical map.
     Result<TowerCheck> check_tower(int x0, int y0, int x1, int y1) const;
     /// Size of a unit (0 for a stale handle).
     int unit_size(AgentId id) const noexcept;
@@ -201,8 +235,17 @@ public:
     const UnitGroup* group(UnitGroupId id) const noexcept;
     /// The group with the most units (ties: the lowest id); 0 when there is none.
     UnitGroupId largest_group() const noexcept;
-    /// The field a group follows now (nullptr while its first field is being built or for an unknown id).
+    /// The field a group follows now (nullptr while its first field is being built, for an unknown
+    /// id, and on hierarchical maps: see plan()).
     std::shared_ptr<const FlowField> field(UnitGroupId id) const;
+    /// True when the loaded map plans hierarchically (WorldConfig::hierarchy_cells).
+    bool hierarchical() const noexcept { return stats_.hierarchical; }
+    /// Hierarchical maps: the plan a group follows (nullptr on flat maps or for an unknown id). Read
+    /// it between ticks (the world routes it in tick() and apply()).
+    std::shared_ptr<const HierarchicalField> plan(UnitGroupId id) const;
+    /// Hierarchical maps: the sector graph units of `size` plan on (nullptr on flat maps, or when no
+    /// group of that size was made on this map yet).
+    const SectorGraph* sector_graph(int size = 1) const noexcept;
     /// Goals of every group (what painting may not wall over).
     std::vector<Cell> all_goals() const;
     const UnitParams& params() const noexcept { return params_; }  ///< Unit settings.
@@ -220,6 +263,14 @@ private:
     Result<CommandOutcome> order_one_size(const std::vector<AgentId>& units, const std::vector<Cell>& goals, int size);
     Result<void> place_tower(const PlaceTower& c);
     void evict_units_from_walls();
+    struct SectorLayer;
+    Result<SectorLayer*> layer(int size);
+    Result<std::shared_ptr<HierarchicalField>> make_plan(const std::vector<Cell>& goals, int size);
+    void follow_plan(Group& g, std::shared_ptr<HierarchicalField> plan);
+    double route_units(const Group* only = nullptr);
+    void flush_edits();
+    RouteConfig route_config() const;
+    void refresh_plan_stats();
     Result<CommandOutcome> set_goals(const SetGoals& c);
     Result<void> paint(const Paint& c);
     Result<void> spawn(const Spawn& c);
@@ -240,7 +291,18 @@ private:
     std::string name_ = "empty";
     std::unique_ptr<CostField> cost_;  // stable address: the crowd points at it
     std::uint64_t terrain_version_ = 0;
-    std::unique_ptr<FieldService> service_;
+    std::unique_ptr<FieldService> service_;  // flat maps: the fields; hierarchical maps: sized costs only
+    // Hierarchical maps: per unit size (index size - 1), its costs and sector graph, made when a
+    // group of that size first needs them (size 1 at load).
+    struct SectorLayer {
+        std::unique_ptr<CostField> own;  // sized costs (size 1 plans on cost_ itself)
+        std::unique_ptr<SectorGraph> graph;
+    };
+    std::vector<SectorLayer> layers_;
+    std::optional<CellRect> spawn_area_;     // where Spawn without an area puts units on this map
+    CellRect pending_edit_;                  // hierarchical maps: terrain painted since the graphs were updated
+    std::vector<Group*> plan_of_;            // scratch of route_units(): crowd group -> group
+    std::vector<std::vector<Cell>> starts_;  // scratch of route_units(): cells to route, per crowd group
     std::unique_ptr<Crowd> crowd_;
     std::vector<AgentId> agents_;
     std::uint64_t roster_version_ = 0;

@@ -113,6 +113,18 @@ Result<GroupId> Crowd::add_group(std::shared_ptr<const FlowField> field, int uni
         return Error{"group field must be built on the crowd's " + std::to_string(cost_->width()) + "x" +
                      std::to_string(cost_->height()) + " map"};
     }
+    return add_group_field(GroupField{std::move(field), nullptr}, unit_size);
+}
+
+Result<GroupId> Crowd::add_group(std::shared_ptr<const HierarchicalField> field, int unit_size) {
+    if (!field || field->graph().width() != cost_->width() || field->graph().height() != cost_->height()) {
+        return Error{"group plan must be made on the crowd's " + std::to_string(cost_->width()) + "x" +
+                     std::to_string(cost_->height()) + " map"};
+    }
+    return add_group_field(GroupField{nullptr, std::move(field)}, unit_size);
+}
+
+Result<GroupId> Crowd::add_group_field(GroupField field, int unit_size) {
     if (unit_size < 1 || unit_size > kMaxUnitSize) {
         return Error{"unit size " + std::to_string(unit_size) + " is outside 1.." + std::to_string(kMaxUnitSize)};
     }
@@ -135,7 +147,7 @@ int Crowd::unit_size(GroupId group) const noexcept {
 }
 
 bool Crowd::has_group(GroupId group) const noexcept {
-    return group < groups_.size() && groups_[group] != nullptr;
+    return group < groups_.size() && static_cast<bool>(groups_[group]);
 }
 
 std::size_t Crowd::group_size(GroupId group) const noexcept {
@@ -148,7 +160,7 @@ Result<void> Crowd::remove_group(GroupId group) {
         return Error{"group " + std::to_string(group) + " still has " + std::to_string(group_members_[group]) +
                      " agents"};
     }
-    groups_[group].reset();
+    groups_[group] = GroupField{};
     free_groups_.push_back(group);
     return {};
 }
@@ -173,12 +185,28 @@ GroupId Crowd::group(AgentId id) const {
 }
 
 Result<void> Crowd::set_group_field(GroupId group, std::shared_ptr<const FlowField> field) {
-    if (!has_group(group)) return Error{"unknown group " + std::to_string(group)};
     if (!field || field->width() != cost_->width() || field->height() != cost_->height()) {
         return Error{"group field must be built on the crowd's map"};
     }
+    return set_group_field_to(group, GroupField{std::move(field), nullptr});
+}
+
+Result<void> Crowd::set_group_field(GroupId group, std::shared_ptr<const HierarchicalField> field) {
+    if (!field || field->graph().width() != cost_->width() || field->graph().height() != cost_->height()) {
+        return Error{"group plan must be made on the crowd's map"};
+    }
+    return set_group_field_to(group, GroupField{nullptr, std::move(field)});
+}
+
+Result<void> Crowd::set_group_field_to(GroupId group, GroupField field) {
+    if (!has_group(group)) return Error{"unknown group " + std::to_string(group)};
     groups_[group] = std::move(field);
-    // Progress toward the old goal means nothing now: restart every member's stuck window.
+    restart_stuck_windows(group);
+    return {};
+}
+
+// Progress toward the old goal means nothing now: restart every member's stuck window.
+void Crowd::restart_stuck_windows(GroupId group) {
     for (std::size_t e = 0; e < live_; ++e) {
         if (a_.group[e] == group) {
             a_.progress_ref[e] = std::numeric_limits<float>::infinity();
@@ -186,7 +214,6 @@ Result<void> Crowd::set_group_field(GroupId group, std::shared_ptr<const FlowFie
             a_.stuck[e] = 0;
         }
     }
-    return {};
 }
 
 Result<void> Crowd::check_position(Vec2 p) const {
@@ -538,7 +565,10 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
         for (std::size_t k = begin; k < end; ++k) {
             const std::uint32_t i = nslot[k];
             const std::uint32_t group = ngroup[k];
-            const FlowField& field = *groups_[group];
+            // One branch per agent: a flat field is read directly, a hierarchical plan through its
+            // accessors (sector lookup, coarse estimates where no sector field exists yet).
+            const FlowField* const flat = groups_[group].flat.get();
+            const HierarchicalField* const hier = groups_[group].hier.get();
             float x = npx[k], y = npy[k], vx = a_.vx[k], vy = a_.vy[k];
             const float r = nr[k];
             const int cx = std::clamp(static_cast<int>(x), 0, W - 1), cy = std::clamp(static_cast<int>(y), 0, H - 1);
@@ -551,7 +581,8 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             const float fx = x - lift, fy = y - lift;
             const int fcx = std::clamp(static_cast<int>(fx), 0, W - 1),
                       fcy = std::clamp(static_cast<int>(fy), 0, H - 1);
-            const float to_go = field.integration()[static_cast<std::size_t>(fcy) * W + fcx];
+            const float to_go =
+                flat ? flat->integration()[static_cast<std::size_t>(fcy) * W + fcx] : hier->to_go(fcx, fcy);
             const float settle = settle_[group];
             auto st = static_cast<AgentState>(nst[k]);
 
@@ -631,7 +662,7 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             // down over the last cells before the goal.
             float dvx = 0.0f, dvy = 0.0f;
             if (st == AgentState::moving) {
-                const Vec2 f = field.sample({fx, fy});
+                const Vec2 f = flat ? flat->sample({fx, fy}) : hier->sample({fx, fy});
                 const float slow = std::min(1.0f, (to_go + 0.25f) / 1.5f);
                 const float speed = a_.speed[k] / terrain * slow;
                 dvx = f.x * speed;

@@ -87,7 +87,7 @@ Result<CostField> generate_maze(int rooms_x, int rooms_y, std::uint64_t seed) {
 }
 
 const std::vector<std::string>& builtin_map_names() {
-    static const std::vector<std::string> names{"default", "random256", "maze", "large"};
+    static const std::vector<std::string> names{"default", "random256", "maze", "large", "huge"};
     return names;
 }
 
@@ -97,14 +97,17 @@ Result<BuiltinMap> make_builtin_map(std::string_view name) {
         if (!m) return m.error();
         return BuiltinMap{std::move(m->cost), {kDefaultGoal}};
     }
-    if (name == "random256" || name == "large") {
-        // The benchmark maps of `tide bench` (seed 1): 256x256, and 1024x1024 for zoom and pan.
-        const int size = name == "large" ? 1024 : 256;
+    if (name == "random256" || name == "large" || name == "huge") {
+        // The benchmark maps of `tide bench` (seed 1): 256x256, 1024x1024 for zoom and pan, and
+        // 4096x4096 for hierarchical planning (its units start in one corner block).
+        const int size = name == "huge" ? 4096 : name == "large" ? 1024 : 256;
         auto cost = generate_random_map({size, size, 0.20, 0.15, 0.07, 1});
         if (!cost) return cost.error();
         const Cell goal{size / 2, size / 2};
         cost->set(goal.x, goal.y, kCostPlain);
-        return BuiltinMap{std::move(*cost), {goal}};
+        std::optional<CellRect> area;
+        if (name == "huge") area = CellRect{128, 128, 639, 639};
+        return BuiltinMap{std::move(*cost), {goal}, area};
     }
     if (name == "maze") {
         auto cost = generate_maze(40, 40, 7);

@@ -6,6 +6,10 @@
 // lists it as pending. When the field is published, every pending unit moves over at once.
 // A group with no ordered members is dropped from the view at once, but its crowd group (and
 // field ticket) live on while units still physically follow it.
+//
+// Hierarchical maps have no pending units: a group's plan is made and its units routed when the
+// order is given, so the crowd group exists at once. The field service then only holds the sized
+// costs (spawning, goals moved for big units, units evicted from walls); it is asked for no field.
 
 #include "tide/world.hpp"
 
@@ -33,7 +37,8 @@ struct World::Group {
     int size = 1;  // of its units: movement class size - 1
     FieldTicket ticket;
     GroupId crowd_group = kNoCrowdGroup;       // set when its first field is published
-    std::shared_ptr<const FlowField> applied;  // the field its crowd group follows
+    std::shared_ptr<const FlowField> applied;  // the field its crowd group follows (flat maps)
+    std::shared_ptr<HierarchicalField> plan;   // the plan its crowd group follows (hierarchical maps)
     std::vector<AgentId> pending;              // ordered here, still following another crowd group
     std::size_t members = 0;                   // ordered here
     bool dropped = false;                      // no members (kept while units still follow its crowd group)
@@ -55,10 +60,12 @@ World::World(JobSystem& jobs, WorldConfig config)
 }
 
 World::~World() {
-    // The service waits for its running builds; the crowd goes before the terrain it points at.
+    // The service waits for its running builds; the crowd goes before the terrain it points at;
+    // the plans (held by the groups and the crowd) before the graphs they read.
     groups_.clear();
     service_.reset();
     crowd_.reset();
+    layers_.clear();
 }
 
 Result<std::vector<Cell>> World::check_goals(const std::vector<Cell>& goals) const {
@@ -120,7 +127,8 @@ void World::on_publish(const Publication& p) {
     published_.push_back(p);  // apply_fields() hands them to the groups
 }
 
-Result<void> World::load(std::string name, CostField cost, std::vector<Cell> goals, int units) {
+Result<void> World::load(std::string name, CostField cost, std::vector<Cell> goals, int units,
+                         std::optional<CellRect> spawn_area) {
     if (units < 0 || units > kMaxWorldUnits) {
         return Error{"unit count " + std::to_string(units) + " is outside 0.." + std::to_string(kMaxWorldUnits)};
     }
@@ -129,6 +137,14 @@ Result<void> World::load(std::string name, CostField cost, std::vector<Cell> goa
     auto checked = check_goals(goals);
     std::swap(cost_, next_cost);
     if (!checked) return checked.error();
+    if (spawn_area && (spawn_area->empty() || spawn_area->x1 < 0 || spawn_area->y1 < 0 ||
+                       spawn_area->x0 >= next_cost->width() || spawn_area->y0 >= next_cost->height())) {
+        return Error{"spawn area [" + std::to_string(spawn_area->x0) + ", " + std::to_string(spawn_area->x1) + "] x [" +
+                     std::to_string(spawn_area->y0) + ", " + std::to_string(spawn_area->y1) +
+                     "] is empty or off the map"};
+    }
+    const bool hierarchical =
+        static_cast<std::int64_t>(next_cost->width()) * next_cost->height() >= config_.hierarchy_cells;
 
     FieldServiceConfig sc;
     sc.budget_bytes = config_.field_budget_bytes;
@@ -138,13 +154,34 @@ Result<void> World::load(std::string name, CostField cost, std::vector<Cell> goa
     sc.on_publish = [this](const Publication& p) { on_publish(p); };
     auto service = FieldService::create(*next_cost, *jobs_, std::move(sc), config_.field_memory);
     if (!service) return service.error();
-    auto ticket = (*service)->request(*checked);
-    if (!ticket) return ticket.error();
+    FieldTicket ticket;
+    std::vector<SectorLayer> layers;
+    std::shared_ptr<HierarchicalField> plan;
+    double graph_ms = 0.0;
+    if (hierarchical) {
+        // The graph of size-1 units now; the others when a group of their size first needs them.
+        // The cost field keeps its address when it moves into cost_ below.
+        const auto t0 = Clock::now();
+        auto graph = SectorGraph::build(*next_cost, config_.sectors, jobs_);
+        if (!graph) return graph.error();
+        graph_ms = ms_between(t0, Clock::now());
+        layers.resize(kWorldUnitSizes);
+        layers[0].graph = std::make_unique<SectorGraph>(std::move(*graph));
+        auto p = HierarchicalField::create(*next_cost, *layers[0].graph, *checked, route_config());
+        if (!p) return p.error();
+        plan = std::make_shared<HierarchicalField>(std::move(*p));
+    } else {
+        auto t = (*service)->request(*checked);
+        if (!t) return t.error();
+        ticket = *t;
+    }
 
-    // The old world goes: groups (their tickets die with the service), service, crowd, terrain.
+    // The old world goes: groups (their tickets die with the service, their plans with their
+    // graphs), service, crowd, graphs, terrain.
     groups_.clear();
     service_ = std::move(*service);
     crowd_.reset();
+    layers_ = std::move(layers);
     cost_ = std::move(next_cost);
     CrowdParams cp = config_.crowd;
     cp.max_speed = params_.speed;
@@ -155,18 +192,126 @@ Result<void> World::load(std::string name, CostField cost, std::vector<Cell> goa
     unit_group_.clear();
     unit_size_.clear();
     name_ = std::move(name);
+    spawn_area_ = spawn_area;
+    pending_edit_ = CellRect{};
     ++terrain_version_;
     ++roster_version_;
     stats_ = {};
+    stats_.hierarchical = hierarchical;
+    stats_.graph_build_ms = graph_ms;
 
-    new_group(std::move(*checked), *ticket, 1);
-    service_->wait_idle();
-    apply_fields();
+    Group& g = new_group(std::move(*checked), ticket, 1);
+    if (hierarchical) {
+        follow_plan(g, std::move(plan));
+    } else {
+        service_->wait_idle();
+        apply_fields();
+    }
     Spawn s;
     s.count = units;
     if (auto r = spawn(s); !r) return r;
     refresh_view();
     return {};
+}
+
+// Hierarchical maps: the costs and sector graph of units of `size`, made on first use.
+Result<World::SectorLayer*> World::layer(int size) {
+    SectorLayer& l = layers_[static_cast<std::size_t>(size - 1)];
+    if (l.graph) return &l;
+    const CostField* costs = cost_.get();
+    std::unique_ptr<CostField> own;
+    if (size > 1) {
+        own = std::make_unique<CostField>(*service_->planning_costs(static_cast<MovementClass>(size - 1)));
+        costs = own.get();
+    }
+    auto graph = SectorGraph::build(*costs, config_.sectors, jobs_);
+    if (!graph) return graph.error();
+    l.own = std::move(own);
+    l.graph = std::make_unique<SectorGraph>(std::move(*graph));
+    return &l;
+}
+
+// Hierarchical maps: a plan toward `goals` (cells units of `size` can stand on), nothing routed yet.
+Result<std::shared_ptr<HierarchicalField>> World::make_plan(const std::vector<Cell>& goals, int size) {
+    flush_edits();
+    auto l = layer(size);
+    if (!l) return l.error();
+    const CostField& costs = (*l)->own ? *(*l)->own : *cost_;
+    auto plan = HierarchicalField::create(costs, *(*l)->graph, goals, route_config());
+    if (!plan) return plan.error();
+    return std::make_shared<HierarchicalField>(std::move(*plan));
+}
+
+// Hierarchical maps: `g`'s crowd group follows `plan` from the next step (made now if needed).
+void World::follow_plan(Group& g, std::shared_ptr<HierarchicalField> plan) {
+    g.plan = std::move(plan);
+    std::shared_ptr<const HierarchicalField> view = g.plan;
+    if (g.crowd_group == kNoCrowdGroup) {
+        g.crowd_group = crowd_->add_group(std::move(view), g.size).value();
+    } else {
+        (void)crowd_->set_group_field(g.crowd_group, std::move(view));
+    }
+    ++g.field_serial;
+    ++stats_.fields_published;
+}
+
+// Hierarchical maps: every plan (or only `only`'s) gets fields for the cells its units stand on,
+// and their routes. Only cells whose sector has no routed field yet are handed to route() (the
+// cells it would work on), so a tick where nobody entered a new sector costs one pass over the
+// units. Returns the time taken, ms.
+double World::route_units(const Group* only) {
+    flush_edits();
+    const auto t0 = Clock::now();
+    plan_of_.clear();
+    for (const auto& g : groups_) {
+        if (!g->plan || g->crowd_group == kNoCrowdGroup || (only && g.get() != only)) continue;
+        if (plan_of_.size() <= g->crowd_group) plan_of_.resize(g->crowd_group + 1, nullptr);
+        plan_of_[g->crowd_group] = g.get();
+    }
+    if (plan_of_.empty()) return 0.0;
+    if (starts_.size() < plan_of_.size()) starts_.resize(plan_of_.size());
+    for (auto& v : starts_) v.clear();
+    const int w = cost_->width(), h = cost_->height();
+    for (const AgentId id : agents_) {
+        const GroupId cg = crowd_->group(id);
+        if (cg >= plan_of_.size() || !plan_of_[cg]) continue;
+        const Group& g = *plan_of_[cg];
+        const HierarchicalField& plan = *g.plan;
+        // The unit's top-left cell follows the field (as in the crowd step).
+        const float lift = 0.5f * static_cast<float>(g.size - 1);
+        const Vec2 p = crowd_->position(id);
+        const Cell c{std::clamp(static_cast<int>(p.x - lift), 0, w - 1),
+                     std::clamp(static_cast<int>(p.y - lift), 0, h - 1)};
+        const SectorField* f = plan.sector_field(plan.graph().sector_of(c.x, c.y));
+        if (f != nullptr && f->routed) continue;
+        starts_[cg].push_back(c);
+    }
+    for (std::size_t cg = 0; cg < plan_of_.size(); ++cg) {
+        if (!plan_of_[cg] || starts_[cg].empty()) continue;
+        Group& g = *plan_of_[cg];
+        auto r = g.plan->route(starts_[cg]);
+        if (r && r->fields_built > 0) ++g.field_serial;  // the fields frame shows the new sectors
+    }
+    return ms_between(t0, Clock::now());
+}
+
+// The routes' settings; their fields are built on the world's job system unless the config names
+// another (route() runs between steps, when the job system is otherwise idle).
+RouteConfig World::route_config() const {
+    RouteConfig c = config_.routes;
+    if (c.jobs == nullptr) c.jobs = jobs_;
+    return c;
+}
+
+void World::refresh_plan_stats() {
+    if (!stats_.hierarchical) return;
+    stats_.sector_fields = 0;
+    stats_.sector_field_bytes = 0;
+    for (const auto& g : groups_) {
+        if (!g->plan) continue;
+        stats_.sector_fields += g->plan->built_sectors();
+        stats_.sector_field_bytes += g->plan->field_bytes();
+    }
 }
 
 Result<CommandOutcome> World::apply(const WorldCommand& command) {
@@ -208,6 +353,7 @@ Result<CommandOutcome> World::apply(const WorldCommand& command) {
             }
         },
         command);
+    refresh_plan_stats();
     refresh_view();
     return out;
 }
@@ -274,6 +420,18 @@ Result<CommandOutcome> World::order_one_size(const std::vector<AgentId>& units, 
                                              int size) {
     std::vector<Cell> sized = goals_for_size(goals, size);
     if (sized.empty()) return Error{"no cell near the goals fits units of size " + std::to_string(size)};
+    if (stats_.hierarchical) {
+        const auto t0 = Clock::now();
+        auto plan = make_plan(sized, size);
+        if (!plan) return plan.error();
+        Group& g = new_group(std::move(sized), FieldTicket{}, size);
+        follow_plan(g, std::move(*plan));
+        for (const AgentId id : units) move_unit(id, g);
+        stats_.route_ms = route_units(&g);
+        g.order_to_ready_ms = g.order_to_field_ms = ms_between(t0, Clock::now());
+        stats_.order_to_field_ms = g.order_to_field_ms;
+        return CommandOutcome{g.id, g.members};
+    }
     FieldOptions options;
     options.movement_class = static_cast<MovementClass>(size - 1);
     auto ticket = service_->request(sized, options);
@@ -301,6 +459,18 @@ Result<CommandOutcome> World::set_goals(const SetGoals& c) {
     std::vector<Cell> sized = goals_for_size(*checked, target->size);
     if (sized.empty()) return Error{"no cell near the goals fits units of size " + std::to_string(target->size)};
     if (target->goals == sized) return CommandOutcome{target->id, target->members};
+    if (stats_.hierarchical) {
+        const auto t0 = Clock::now();
+        auto plan = make_plan(sized, target->size);
+        if (!plan) return plan.error();
+        target->goals = std::move(sized);
+        target->ordered = t0;
+        follow_plan(*target, std::move(*plan));
+        stats_.route_ms = route_units(target);
+        target->order_to_ready_ms = target->order_to_field_ms = ms_between(t0, Clock::now());
+        stats_.order_to_field_ms = target->order_to_field_ms;
+        return CommandOutcome{target->id, target->members};
+    }
     FieldOptions options;
     options.movement_class = static_cast<MovementClass>(target->size - 1);
     if (auto r = service_->retarget(target->ticket, sized, options); !r) return r.error();
@@ -334,6 +504,17 @@ Result<void> World::paint(const Paint& c) {
             if (!cost_->contains(px, py)) continue;
             if ((px - c.x) * (px - c.x) + (py - c.y) * (py - c.y) > c.radius * c.radius + c.radius) continue;  // round
             if (c.cost == kCostWall && std::find(goals.begin(), goals.end(), Cell{px, py}) != goals.end()) continue;
+            if (c.cost == kCostWall && stats_.hierarchical) {
+                // A plan needs open goals: the blocks of big units' goals are not walled either.
+                bool in_block = false;
+                for (const auto& g : groups_) {
+                    if (g->dropped) continue;
+                    for (const Cell& q : g->goals) {
+                        in_block = in_block || (px >= q.x && px < q.x + g->size && py >= q.y && py < q.y + g->size);
+                    }
+                }
+                if (in_block) continue;
+            }
             if (cost_->at(px, py) == c.cost) continue;
             cells.push_back({px, py});
         }
@@ -342,8 +523,62 @@ Result<void> World::paint(const Paint& c) {
     if (auto r = service_->edit_cells(cells, c.cost); !r) return r;
     for (const Cell& cell : cells) cost_->set(cell.x, cell.y, c.cost);
     ++terrain_version_;
+    if (stats_.hierarchical) {
+        // The graphs and plans catch up once per tick (flush_edits), however many strokes came.
+        for (const Cell& cell : cells) {
+            if (pending_edit_.empty()) {
+                pending_edit_ = CellRect{cell.x, cell.y, cell.x, cell.y};
+            } else {
+                pending_edit_ = CellRect{std::min(pending_edit_.x0, cell.x), std::min(pending_edit_.y0, cell.y),
+                                         std::max(pending_edit_.x1, cell.x), std::max(pending_edit_.y1, cell.y)};
+            }
+        }
+    }
     if (c.cost == kCostWall) evict_units_from_walls();
     return {};
+}
+
+// Hierarchical maps, after the cells of pending_edit_ changed in cost_ (and the service's sized
+// costs): each graph made so far is updated around them, then every plan on it drops what may have
+// used them. Until then graphs and plans are consistent with each other, only out of date.
+void World::flush_edits() {
+    if (pending_edit_.empty()) return;
+    const auto t0 = Clock::now();
+    const int x0 = pending_edit_.x0, y0 = pending_edit_.y0, x1 = pending_edit_.x1, y1 = pending_edit_.y1;
+    pending_edit_ = CellRect{};
+    for (int size = 1; size <= kWorldUnitSizes; ++size) {
+        SectorLayer& l = layers_[static_cast<std::size_t>(size - 1)];
+        if (!l.graph) continue;
+        // A sized cell changes when its block overlaps an edited cell: up to size - 1 cells up and left.
+        const int sx0 = std::max(0, x0 - size + 1), sy0 = std::max(0, y0 - size + 1);
+        if (l.own) {
+            const auto sized = service_->planning_costs(static_cast<MovementClass>(size - 1));
+            for (int y = sy0; y <= y1; ++y)
+                for (int x = sx0; x <= x1; ++x) l.own->set(x, y, sized->at(x, y));
+        }
+        const CostField& costs = l.own ? *l.own : *cost_;
+        (void)l.graph->update(costs, sx0, sy0, x1, y1, jobs_);
+        for (const auto& g : groups_) {
+            if (!g->plan || g->size != size) continue;
+            if (!g->plan->terrain_changed(sx0, sy0, x1, y1)) {
+                // A goal walled (paint keeps goal blocks open, so this should not happen): plan
+                // again toward the goals still open, else toward the open cells nearest to them.
+                std::vector<Cell> open;
+                for (const Cell& q : g->goals) {
+                    if (costs.passable(q.x, q.y)) open.push_back(q);
+                }
+                if (open.empty()) {
+                    for (const Cell& q : g->goals) {
+                        if (const auto n = nearest_passable(costs, q)) open.push_back(*n);
+                    }
+                }
+                auto plan = HierarchicalField::create(costs, *l.graph, open, route_config());
+                if (plan) follow_plan(*g, std::make_shared<HierarchicalField>(std::move(*plan)));
+            }
+            ++g->field_serial;
+        }
+    }
+    stats_.graph_update_ms = ms_between(t0, Clock::now());
 }
 
 // Units whose block now holds a wall move to the nearest cell open to their size (or are removed
@@ -386,6 +621,7 @@ void World::evict_units_from_walls() {
 
 Result<TowerCheck> World::check_tower(int x0, int y0, int x1, int y1) const {
     if (!service_) return Error{"no map loaded"};
+    if (stats_.hierarchical) return Error{"towers are not available on hierarchical maps"};
     const int w = cost_->width(), h = cost_->height();
     if (x0 > x1 || y0 > y1 || x0 < 0 || y0 < 0 || x1 >= w || y1 >= h) {
         return Error{"tower [" + std::to_string(x0) + ", " + std::to_string(x1) + "] x [" + std::to_string(y0) + ", " +
@@ -466,6 +702,11 @@ Result<void> World::spawn(const Spawn& c) {
         y0 = std::max(y0, c.y0);
         x1 = std::min(x1, c.x1);
         y1 = std::min(y1, c.y1);
+    } else if (spawn_area_) {
+        x0 = std::max(x0, spawn_area_->x0);
+        y0 = std::max(y0, spawn_area_->y0);
+        x1 = std::min(x1, spawn_area_->x1);
+        y1 = std::min(y1, spawn_area_->y1);
     }
     // Cells a unit of this size can stand on (its block below and right of the cell is open).
     const auto open = service_->planning_costs(static_cast<MovementClass>(c.size - 1));
@@ -494,23 +735,32 @@ Result<void> World::spawn(const Spawn& c) {
     if (!c.add) {
         // Everyone goes; the largest group stays (for the new units' size) and the others go.
         if (keep->size != c.size || keep->goals != sized) {
-            if (auto r = service_->retarget(keep->ticket, sized, options); !r) return r;
+            if (stats_.hierarchical) {
+                auto plan = make_plan(sized, c.size);
+                if (!plan) return plan.error();
+                keep->plan = std::move(*plan);
+                ++keep->field_serial;
+            } else {
+                if (auto r = service_->retarget(keep->ticket, sized, options); !r) return r;
+                keep->applied = nullptr;
+            }
             keep->size = c.size;
             keep->goals = sized;
-            keep->applied = nullptr;
         }
-        if (!keep->applied) {  // its field is still being built: wait for it
+        if (!stats_.hierarchical && !keep->applied) {  // its field is still being built: wait for it
             service_->wait_idle();
             apply_fields();
         }
         std::shared_ptr<const FlowField> field = keep->applied;
-        if (!field) return Error{"the field of the spawned units could not be built"};
+        if (!field && !keep->plan) return Error{"the field of the spawned units could not be built"};
         for (auto& g : groups_) {
-            if (g.get() != keep) (void)service_->release(g->ticket);
+            if (g.get() != keep && !g->plan) (void)service_->release(g->ticket);
         }
         std::erase_if(groups_, [&](const auto& g) { return g.get() != keep; });
         crowd_ = std::make_unique<Crowd>(*cost_, crowd_->params());
-        keep->crowd_group = crowd_->add_group(field, c.size).value();
+        keep->crowd_group =
+            keep->plan ? crowd_->add_group(std::shared_ptr<const HierarchicalField>(keep->plan), c.size).value()
+                       : crowd_->add_group(field, c.size).value();
         keep->pending.clear();
         keep->members = 0;
         keep->dropped = false;
@@ -524,7 +774,12 @@ Result<void> World::spawn(const Spawn& c) {
         for (auto& g : groups_) {
             if (!g->dropped && g->size == c.size && g->goals == sized) target = g.get();
         }
-        if (!target) {
+        if (!target && stats_.hierarchical) {
+            auto plan = make_plan(sized, c.size);
+            if (!plan) return plan.error();
+            target = &new_group(sized, FieldTicket{}, c.size);
+            follow_plan(*target, std::move(*plan));
+        } else if (!target) {
             auto ticket = service_->request(sized, options);
             if (!ticket) return ticket.error();
             target = &new_group(sized, *ticket, c.size);
@@ -560,6 +815,10 @@ Result<void> World::spawn(const Spawn& c) {
     }
     ++roster_version_;
     stats_.crowd.agents = agents_.size();
+    if (stats_.hierarchical) {
+        stats_.route_ms = route_units(target);  // the new units' sectors and routes, before the first step
+        refresh_plan_stats();
+    }
     return {};
 }
 
@@ -622,7 +881,7 @@ bool World::drop_empty_groups() {
                    if (crowd_->group_size(g->crowd_group) > 0) return false;
                    (void)crowd_->remove_group(g->crowd_group);
                }
-               (void)service_->release(g->ticket);
+               if (!g->plan) (void)service_->release(g->ticket);
                return true;
            }) > 0;
 }
@@ -642,6 +901,7 @@ void World::refresh_view() {
         v.ordered = g->ordered;
         v.order_to_field_ms = g->order_to_field_ms;
         v.order_to_ready_ms = g->order_to_ready_ms;
+        v.sector_fields = g->plan ? g->plan->built_sectors() : 0;
         view.push_back(std::move(v));
     }
     if (view == groups_view_) return;
@@ -654,6 +914,13 @@ Result<void> World::tick(float dt, bool force) {
         return Error{"time step " + std::to_string(dt) + " s is not in (0, 10]"};
     }
     if (apply_fields() | drop_empty_groups()) refresh_view();
+    if (stats_.hierarchical) {
+        // Units that entered sectors without a field get them (and their routes) before they move
+        // on; after a paint, also while paused, so the fields shown are complete.
+        stats_.tick_route_ms = route_units();
+        refresh_plan_stats();
+        refresh_view();
+    }
     if (paused_ && !force) return {};
     const auto t0 = Clock::now();
     if (auto r = crowd_->step(dt, *jobs_); !r) return r;
@@ -697,6 +964,16 @@ UnitGroupId World::largest_group() const noexcept {
 std::shared_ptr<const FlowField> World::field(UnitGroupId id) const {
     const Group* g = find(id);
     return g ? g->applied : nullptr;
+}
+
+std::shared_ptr<const HierarchicalField> World::plan(UnitGroupId id) const {
+    const Group* g = find(id);
+    return g ? g->plan : nullptr;
+}
+
+const SectorGraph* World::sector_graph(int size) const noexcept {
+    if (size < 1 || static_cast<std::size_t>(size) > layers_.size()) return nullptr;
+    return layers_[static_cast<std::size_t>(size - 1)].graph.get();
 }
 
 FieldServiceStats World::service_stats() const {

@@ -134,6 +134,77 @@ scen_small)
   expect_fail "scen mismatch exits 1" "differ from the published" "$tide" scen --map small.tmap --scen wrong.scen
   "$tide" scen --map small.tmap --scen ok.scen --json | grep -q '"failures": 0' || fail "scen --json"
   ;;
+scen_hier)
+  # tide scen --planner hierarchical on a 64x64 map cut into 16x16 sectors: a wall at x = 32 with
+  # one gap at the bottom, a closed box (both planners: unreachable, not a mismatch), forest.
+  awk 'BEGIN { print "tide-map 1"; print "width 64"; print "height 64"; print "map"
+    for (y = 0; y < 64; ++y) { row = ""
+      for (x = 0; x < 64; ++x) {
+        c = "."
+        if (x == 32 && y < 60) c = "#"
+        if (x >= 8 && x <= 20 && y >= 30 && y <= 50) c = "F"
+        if ((x == 44 || x == 54) && y >= 10 && y <= 20) c = "#"
+        if ((y == 10 || y == 20) && x >= 44 && x <= 54) c = "#"
+        row = row c }
+      print row } }' >h.tmap
+  # Rows: across the wall through the gap, along it, start == goal, into the closed box, near the gap.
+  printf 'version 1\n0\th.tmap\t64\t64\t2\t2\t60\t2\t1\n0\th.tmap\t64\t64\t2\t2\t2\t62\t1\n' >h.scen
+  printf '0\th.tmap\t64\t64\t5\t5\t5\t5\t0\n0\th.tmap\t64\t64\t0\t0\t49\t15\t1\n' >>h.scen
+  printf '0\th.tmap\t64\t64\t10\t40\t40\t61\t1\n0\th.tmap\t64\t64\t63\t0\t0\t63\t1\n' >>h.scen
+  out=$("$tide" scen --planner hierarchical --sector 16 --map h.tmap --scen h.scen 2>err.txt) ||
+    fail "scen --planner hierarchical failed: $(cat err.txt) $out"
+  summary=$(grep '^summary: ' <<<"$out") || fail "no summary line in: $out"
+  for key in planner=hierarchical rows=6 'mean_ratio=[0-9.]+' 'max_ratio=[0-9.]+' unreachable_mismatch=0 \
+    'query_ms_median=[0-9.]+' 'first_field_ms_median=[0-9.]+' 'graph_ms=[0-9.]+' sector=16; do
+    grep -qE "(^| )$key( |$)" <<<"$summary" || fail "summary has no $key: $summary"
+  done
+  [ "$(grep -cE '^[0-9]+ [0-9]+ [0-9]+ [0-9]+ ' <<<"$out")" -eq 6 ] || fail "expected 6 row lines: $out"
+  grep -qE '^5 5 5 5 0\.0+ 0\.0+ 1\.0+ ' <<<"$out" || fail "start == goal must cost 0 with ratio 1: $out"
+  grep -qE '^0 0 49 15 inf inf ' <<<"$out" || fail "the closed box is unreachable for both: $out"
+  "$tide" scen --planner hierarchical --sector 16 --map h.tmap --scen h.scen --json >h.json || fail "scen --json"
+  command -v jq >/dev/null 2>&1 || fail "jq not found: run scripts/install-deps.sh --test (make test-deps)"
+  jq -e '.planner == "hierarchical" and .rows == 6 and (.results | length) == 6 and .unreachable_mismatch == 0' \
+    h.json >/dev/null || fail "h.json summary: $(jq -c 'del(.results)' h.json)"
+  jq -e '[.results[] | has("computed") and has("exact") and has("ratio") and has("query_ms")] | all' h.json \
+    >/dev/null || fail "h.json rows lack computed/exact/ratio/query_ms"
+  # A route never beats the exact field; the mean and the max agree with the rows.
+  jq -e '[.results[].ratio | numbers] | (min >= 1 - 1e-9) and (length == 5)' h.json >/dev/null ||
+    fail "ratios: $(jq -c '[.results[].ratio]' h.json)"
+  jq -e '(.max_ratio - ([.results[].ratio | numbers] | max) | fabs) < 1e-12' h.json >/dev/null || fail "max_ratio"
+  jq -e '.results[0].exact > 58 and .results[0].exact < 200' h.json >/dev/null ||
+    fail "(2,2) -> (60,2) goes round the wall through the gap: $(jq -c '.results[0]' h.json)"
+  # --cache (rows sharing a goal share a field), --every 2 (rows 1, 3, 5), --corridor, --portal-limit.
+  "$tide" scen --planner hierarchical --sector 16 --cache --map h.tmap --scen h.scen | grep -q "cache=yes" ||
+    fail "--cache"
+  "$tide" scen --planner hierarchical --sector 16 --every 2 --map h.tmap --scen h.scen | grep -q " rows=3 " ||
+    fail "--every 2 must keep 3 rows"
+  "$tide" scen --planner hierarchical --sector 32 --portal-limit 8 --corridor 1 --map h.tmap --scen h.scen \
+    | grep -qE "portal_limit=8 corridor=1 .*unreachable_mismatch=0" || fail "--portal-limit 8 --corridor 1"
+  # --max-ratio: every ratio is at least 1, so 0.5 fails (exit 1); 1000 passes.
+  "$tide" scen --planner hierarchical --sector 16 --max-ratio 1000 --map h.tmap --scen h.scen >/dev/null ||
+    fail "--max-ratio 1000 must pass"
+  "$tide" scen --planner hierarchical --sector 16 --max-ratio 0.5 --map h.tmap --scen h.scen >/dev/null 2>err.txt
+  rc=$?
+  [ "$rc" -eq 1 ] || fail "--max-ratio 0.5 must exit 1, got $rc"
+  grep -qE "5 of 6 scenario rows have a ratio over --max-ratio 0.5" err.txt || fail "--max-ratio message: $(cat err.txt)"
+  # Settings the library refuses: one clear line, exit 2 (1 means the check failed).
+  for spec in "--sector 1000:sector size 1000 is outside 16..256" "--sector 8:sector size 8 is outside 16..256" \
+    "--sector 16 --portal-limit 40:portal limit 40 is outside 1..16" "--corridor 9:corridor 9 is outside 0..4"; do
+    opt=${spec%%:*} msg=${spec#*:}
+    err=$("$tide" scen --planner hierarchical $opt --map h.tmap --scen h.scen 2>&1 >/dev/null)
+    rc=$?
+    [ "$rc" -eq 2 ] || fail "$opt must exit 2, got $rc: $err"
+    grep -q "$msg" <<<"$err" || fail "$opt: '$err' does not say '$msg'"
+    [ "$(wc -l <<<"$err")" -eq 1 ] || fail "$opt must print one line: $err"
+    echo "ok: $opt -> $err"
+  done
+  err=$("$tide" scen --planner hierarchical --map nope.map --scen h.scen 2>&1 >/dev/null)
+  [ $? -eq 2 ] || fail "a missing map must exit 2 with --planner hierarchical"
+  expect_fail "hierarchical option with the exact planner" "--sector is only used with --planner hierarchical" \
+    "$tide" scen --sector 16 --map h.tmap --scen h.scen
+  expect_fail "unknown planner" "planner" "$tide" scen --planner astar --map h.tmap --scen h.scen
+  expect_fail "--every 0" "--every 0 must be at least 1" "$tide" scen --every 0 --map h.tmap --scen h.scen
+  ;;
 field_edit)
   # --edit repairs the field in place: its CSVs equal a fresh build on the edited map.
   write_map
@@ -304,10 +375,11 @@ class_edit_bad_inputs)
 bench_smoke)
   # A tiny run of every row: exit 0, the table and the JSON keys. No timing assertions.
   "$tide" bench fields --help | grep -q -- "--sizes" || fail "bench fields --help prints no --sizes"
-  out=$("$tide" bench fields --quick --sizes 64 --seeds 1 --reps 3 --json out.json 2>err.txt) ||
-    { cat err.txt; fail "bench fields --quick failed"; }
+  out=$("$tide" bench fields --quick --sizes 64 --seeds 1 --reps 3 --hier-sizes 64,128 --hier-reps 2 --sector 32 \
+    --json out.json 2>err.txt) || { cat err.txt; fail "bench fields --quick failed"; }
   for row in "A\* x1000" "textbook 8-dir Dijkstra" "4-dir Dijkstra map" "Boost.Graph" "Tide integration \+ flow" \
-    "Tide integration only" "^machine: " "^commit: " "memory per cell"; do
+    "Tide integration only" "^machine: " "^commit: " "memory per cell" "^hierarchical route query" \
+    "^  64x64 +[0-9.]+ .*x " "no flat row: size not in --sizes"; do
     grep -qE "$row" <<<"$out" || fail "bench output has no line matching /$row/"
   done
   [ -s out.json ] || fail "no out.json"
@@ -321,6 +393,14 @@ bench_smoke)
   jq -e '[.maps[0].rows[].reps] | all(. == 3)' out.json >/dev/null || fail "every row must record 3 reps"
   jq -e '[.targets[].status] | length == 5' out.json >/dev/null || fail "out.json must hold 5 target checks"
   grep -q '"reps": 3' out.json || fail "out.json rows must record 3 reps"
+  # Hierarchical rows: 64 (beside the flat 64x64 build: a ratio) and 128 (no flat row).
+  jq -e '.hierarchical.rows | length == 2' out.json >/dev/null || fail "out.json must hold 2 hierarchical rows"
+  for key in graph_ms graph_bytes query_ms first_field_ms fields_built field_bytes sector_ns_per_cell path_ratio; do
+    jq -e ".hierarchical.rows[0].$key | numbers" out.json >/dev/null || fail "hierarchical row has no number $key"
+  done
+  jq -e '.hierarchical.rows[0].flat_build_over_query > 0 and .hierarchical.rows[1].flat_build_over_query == null' \
+    out.json >/dev/null || fail "flat/query ratio only where the flat row ran"
+  jq -e '[.hierarchical.rows[].query_samples_ms | length] == [2, 2]' out.json >/dev/null || fail "--hier-reps 2"
   expect_fail "bench reps below 20" "below 20" "$tide" bench fields --sizes 64 --reps 3
   expect_fail "bench bad movingai" "not a directory" "$tide" bench fields --quick --sizes 8 --reps 1 --movingai nope
   ;;

@@ -506,5 +506,48 @@ TEST(CrowdArrival, TouchingAnArrivedMateNearTheGoalStopsAUnit) {
     EXPECT_EQ(crowd2.state(b2), AgentState::moving) << "another group's arrived unit does not stop it";
 }
 
+// A hierarchical plan (sector fields built as routes need them) beside a flat field: the host
+// routes the units' cells between steps, as World does.
+TEST(CrowdHierarchical, AGroupFollowingAPlanArrivesThroughTheDoorBesideAFlatGroup) {
+    CostField cost = door_map(4);
+    SectorConfig sc;
+    sc.sector_size = 16;
+    sc.portal_limit = 16;
+    const SectorGraph graph = SectorGraph::build(cost, sc).value();
+    const Cell goal{34, 10};
+    auto plan = std::make_shared<HierarchicalField>(
+        HierarchicalField::create(cost, graph, std::span<const Cell>(&goal, 1)).value());
+    Crowd crowd(cost);
+    const GroupId gh = crowd.add_group(std::shared_ptr<const HierarchicalField>(plan)).value();
+    const GroupId gf = crowd.add_group(field_for(cost, goal)).value();
+    std::mt19937 rng(2);
+    std::uniform_real_distribution<float> ux(0.5f, 18.5f), uy(0.5f, 19.5f);
+    for (int i = 0; i < 300; ++i) ASSERT_TRUE(crowd.add_agent({ux(rng), uy(rng)}, i % 2 ? gh : gf).ok());
+    std::vector<Cell> cells;
+    for (int s = 0; s < 60 * 90 && crowd.stats().arrived < 300; ++s) {
+        cells.clear();
+        for (const AgentId id : crowd.agents()) {
+            if (crowd.group(id) != gh) continue;
+            const Vec2 p = crowd.position(id);
+            cells.push_back({static_cast<int>(p.x), static_cast<int>(p.y)});
+        }
+        ASSERT_TRUE(plan->route(cells).ok());
+        ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
+        ASSERT_EQ(crowd.stats().no_path, 0u) << "at " << crowd.time() << " s";
+    }
+    EXPECT_EQ(crowd.stats().arrived, 300u) << "after " << crowd.time() << " s";
+    EXPECT_EQ(penetrations(crowd, cost, 0.16f), 0);
+    // A plan for another map, or none, is refused.
+    const CostField other = std::move(CostField::create(32, 32).value());
+    const SectorGraph other_graph = SectorGraph::build(other, sc).value();
+    auto foreign = std::make_shared<const HierarchicalField>(
+        HierarchicalField::create(other, other_graph, std::vector<Cell>{{1, 1}}).value());
+    EXPECT_FALSE(crowd.add_group(foreign).ok());
+    EXPECT_FALSE(crowd.add_group(std::shared_ptr<const HierarchicalField>()).ok());
+    EXPECT_FALSE(crowd.set_group_field(gh, foreign).ok());
+    EXPECT_TRUE(crowd.set_group_field(gh, field_for(cost, {2, 2})).ok()) << "a group may change kind";
+    EXPECT_TRUE(crowd.set_group_field(gf, std::shared_ptr<const HierarchicalField>(plan)).ok());
+}
+
 }  // namespace
 }  // namespace tide

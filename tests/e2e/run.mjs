@@ -6,15 +6,13 @@
 // events, checking the outcome through the server's /api/state and /api/agents and through the
 // canvas pixels. Screenshots go to --out. Exits non-zero on the first failed check.
 
-import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 
-const kChromium = '/usr/bin/chromium';
-const kChromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'];
+import { CheckFailed, check, countColours, getJson, kChromium, kChromiumArgs, nextFrames, sleep, startServer, waitFor }
+    from './lib.mjs';
 const kDeadlineMs = 120_000; // the whole run; normally about 50 s
 const kMinFps = 30;
 const kManyUnits = 20000;
@@ -75,13 +73,6 @@ function parseArgs(argv) {
     return opts;
 }
 
-class CheckFailed extends Error {}
-
-function check(condition, message) {
-    if (!condition) throw new CheckFailed(message);
-}
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const t0 = performance.now();
 const elapsed = () => `${((performance.now() - t0) / 1000).toFixed(1)}s`;
 const results = [];
@@ -89,73 +80,6 @@ const results = [];
 function pass(name, detail) {
     results.push({ name, ok: true, detail });
     console.log(`e2e: PASS ${name}${detail ? ` (${detail})` : ''} [${elapsed()}]`);
-}
-
-/** Starts `tide serve` and resolves with its base URL once it prints its listening line. */
-function startServer(opts, port, output) {
-    const args = ['serve', '--port', String(port)];
-    if (opts.webRoot) args.push('--web-root', opts.webRoot);
-    const child = spawn(opts.tide, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    const url = new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new CheckFailed(`tide serve did not report listening within 10 s:\n${output.join('')}`)), 10_000);
-        const onData = (chunk) => {
-            output.push(chunk.toString());
-            const m = /listening on (http:\/\/\S+?)\/?\s/.exec(output.join(''));
-            if (m) {
-                clearTimeout(timer);
-                resolve(`${m[1]}/`);
-            }
-        };
-        child.stdout.on('data', onData);
-        child.stderr.on('data', onData);
-        child.once('exit', (code, signal) => {
-            clearTimeout(timer);
-            reject(new CheckFailed(`tide serve exited (${code ?? signal}) before listening:\n${output.join('')}`));
-        });
-        child.once('error', (err) => reject(new CheckFailed(`cannot start ${opts.tide}: ${err.message}`)));
-    });
-    return { child, url };
-}
-
-async function getJson(base, route) {
-    const response = await fetch(new URL(route, base));
-    check(response.ok, `GET ${route} answered ${response.status}`);
-    return response.json();
-}
-
-/** Polls `probe` (async, returns a truthy value when done) every 200 ms until `ms` passes. */
-async function waitFor(probe, ms) {
-    const end = performance.now() + ms;
-    let last;
-    for (;;) {
-        last = await probe();
-        if (last && last.done) return last;
-        if (performance.now() > end) return last;
-        await sleep(200);
-    }
-}
-
-/** Waits until the page has drawn `n` more animation frames (it redraws on every one). */
-async function nextFrames(page, n = 2) {
-    await page.evaluate((n) => new Promise((resolve) => {
-        const tick = () => (--n <= 0 ? resolve() : requestAnimationFrame(tick));
-        requestAnimationFrame(tick);
-    }), n);
-}
-
-/** Counts canvas pixels of each named colour (exact match). */
-async function countColours(page, named) {
-    return page.evaluate((named) => {
-        const canvas = document.getElementById('canvas');
-        const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
-        const counts = Object.fromEntries(Object.keys(named).map((k) => [k, 0]));
-        const entries = Object.entries(named).map(([k, [r, g, b]]) => [k, r | (g << 8) | (b << 16)]);
-        for (let i = 0; i < data.length; i += 4) {
-            const v = data[i] | (data[i + 1] << 8) | (data[i + 2] << 16);
-            for (const [k, c] of entries) if (v === c) counts[k]++;
-        }
-        return counts;
-    }, named);
 }
 
 async function cellPoint(page, x, y) {

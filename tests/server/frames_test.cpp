@@ -256,5 +256,156 @@ TEST_F(DefaultWorld, JsonMessagesListGroupsAndServiceCounters) {
     for (std::size_t i = 0; i < 300; ++i) EXPECT_EQ(agents["group"][i], world.group_of(world.agents()[i]));
 }
 
+// ---- Hierarchical maps and big maps ----------------------------------------------------------------
+
+struct HierarchicalWorld : ::testing::Test {
+    SerialJobSystem jobs;
+    World world{jobs, config()};
+    static WorldConfig config() {
+        WorldConfig c;
+        c.hierarchy_cells = 0;
+        c.sectors.sector_size = 32;
+        return c;
+    }
+    void SetUp() override {
+        auto m = make_builtin_map("random256");
+        ASSERT_TRUE(m.ok());
+        ASSERT_TRUE(world.load("random256", std::move(m->cost), m->goals, 200, CellRect{0, 0, 40, 40}).ok());
+        ASSERT_TRUE(world.tick(1.0f / 60.0f).ok());
+    }
+};
+
+TEST_F(HierarchicalWorld, SectorsFrameListsEveryPortal) {
+    const SectorGraph& graph = *world.sector_graph(1);
+    const std::string f = encode_sectors(world, 1);
+    const auto portals = graph.portals();
+    ASSERT_EQ(f.size(), 32u + 12u * portals.size());
+    EXPECT_EQ(f[0], 4);
+    EXPECT_EQ(get<std::uint32_t>(f, 4), 256u);
+    EXPECT_EQ(get<std::uint32_t>(f, 8), 256u);
+    EXPECT_EQ(get<std::uint32_t>(f, 12), 32u);
+    EXPECT_EQ(get<std::uint32_t>(f, 16), 1u);
+    EXPECT_EQ(get<std::uint32_t>(f, 20), graph.version());
+    EXPECT_EQ(get<std::uint32_t>(f, 24), portals.size());
+    EXPECT_EQ(get<std::uint32_t>(f, 28), graph.nodes().size());
+    for (std::size_t k = 0; k < portals.size(); ++k) {
+        const Portal& p = portals[k];
+        const std::size_t o = 32 + 12 * k;
+        EXPECT_EQ(get<std::uint16_t>(f, o), p.node_a.x);
+        EXPECT_EQ(get<std::uint16_t>(f, o + 2), p.node_a.y);
+        EXPECT_EQ(get<std::uint16_t>(f, o + 4), p.node_b.x);
+        EXPECT_EQ(get<std::uint16_t>(f, o + 6), p.node_b.y);
+        EXPECT_EQ(get<std::uint16_t>(f, o + 8), p.first);
+        EXPECT_EQ(get<std::uint16_t>(f, o + 10), p.last);
+    }
+    EXPECT_TRUE(encode_sectors(world, 2).empty()) << "no unit of size 2: no graph";
+}
+
+TEST_F(HierarchicalWorld, SectorFieldsFrameIsABitsetOfThePlansFields) {
+    const UnitGroupId g = world.groups()[0].id;
+    const auto plan = world.plan(g);
+    ASSERT_NE(plan, nullptr);
+    const std::string f = encode_sector_fields(world, g);
+    ASSERT_EQ(f.size(), 24u + 8u);
+    EXPECT_EQ(f[0], 5);
+    EXPECT_EQ(get<std::uint32_t>(f, 4), g);
+    EXPECT_EQ(get<std::uint32_t>(f, 8), 1u);
+    EXPECT_EQ(get<std::uint32_t>(f, 12), 64u);
+    EXPECT_EQ(get<std::uint32_t>(f, 16), plan->built_sectors());
+    EXPECT_EQ(get<std::uint32_t>(f, 20), plan->field_bytes());
+    std::size_t built = 0;
+    for (int sec = 0; sec < 64; ++sec) {
+        const bool bit = (static_cast<std::uint8_t>(f[24 + sec / 8]) >> (sec % 8)) & 1;
+        EXPECT_EQ(bit, plan->sector_field(sec) != nullptr) << sec;
+        built += bit;
+    }
+    EXPECT_GT(built, 0u);
+    EXPECT_LT(built, 64u) << "units in one corner: only the sectors on their way";
+    EXPECT_TRUE(encode_sector_fields(world, 999).empty());
+}
+
+TEST_F(HierarchicalWorld, FieldsFrameShowsThePlanAndWhereItHasNoFieldYet) {
+    const UnitGroupId g = world.groups()[0].id;
+    const auto plan = world.plan(g);
+    const std::string f = encode_fields(world, g, 3);
+    const std::size_t cells = 256 * 256;
+    ASSERT_EQ(f.size(), 28u + 4u * cells);
+    EXPECT_EQ(f[1], 0) << "every cell";
+    EXPECT_EQ(get<std::uint32_t>(f, 24), g);
+    const float scale = get<float>(f, 16);
+    std::size_t not_planned = 0;
+    for (std::size_t i = 0; i < cells; ++i) {
+        const int x = static_cast<int>(i % 256), y = static_cast<int>(i / 256);
+        const std::uint8_t d = static_cast<std::uint8_t>(f[28 + 3 * cells + i]);
+        const std::uint16_t q = get<std::uint16_t>(f, 28 + 2 * i);
+        if (world.cost().at(x, y) == kCostWall) {
+            EXPECT_EQ(d, static_cast<std::uint8_t>(Direction::wall));
+        } else if (plan->sector_field(plan->graph().sector_of(x, y)) == nullptr) {
+            EXPECT_EQ(d, kNotPlannedCode);
+            EXPECT_EQ(q, 65535);
+            ++not_planned;
+        } else {
+            EXPECT_EQ(d, static_cast<std::uint8_t>(plan->direction(x, y)));
+            const float v = plan->integration(x, y);
+            if (v == kUnreachable) {
+                EXPECT_EQ(q, 65535);
+            } else {
+                EXPECT_NEAR(q * scale, v, scale);
+            }
+        }
+    }
+    EXPECT_GT(not_planned, 0u);
+}
+
+TEST_F(HierarchicalWorld, WorldAndStatsMessagesNameThePlanner) {
+    const auto w = nlohmann::json::parse(world_json(world, builtin_map_names(), 1000));
+    EXPECT_EQ(w["planner"], "hierarchical");
+    EXPECT_EQ(w["sector_size"], 32);
+    EXPECT_EQ(w["field_stride"], 1);
+    const auto s = nlohmann::json::parse(stats_json(world, 60.0, 1));
+    EXPECT_EQ(s["planner"], "hierarchical");
+    EXPECT_EQ(s["sector_fields"], world.stats().sector_fields);
+    EXPECT_GT(s["sector_fields"].get<int>(), 0);
+    EXPECT_GT(s["graph_ms"].get<double>(), 0.0);
+    const auto groups = nlohmann::json::parse(groups_json(world));
+    EXPECT_EQ(groups["groups"][0]["sector_fields"], world.stats().sector_fields);
+}
+
+TEST_F(DefaultWorld, FlatMapsSayFlatAndSendNoSectors) {
+    EXPECT_EQ(nlohmann::json::parse(world_json(world, builtin_map_names(), 1000))["planner"], "flat");
+    EXPECT_FALSE(nlohmann::json::parse(world_json(world, builtin_map_names(), 1000)).contains("sector_size"));
+    EXPECT_EQ(nlohmann::json::parse(stats_json(world, 60.0, 1))["planner"], "flat");
+    EXPECT_TRUE(encode_sectors(world, 1).empty());
+    EXPECT_TRUE(encode_sector_fields(world, world.groups()[0].id).empty());
+}
+
+TEST(FieldsFrame, MapsOverAMillionCellsAreSampled) {
+    EXPECT_EQ(field_stride(64, 40), 1);
+    EXPECT_EQ(field_stride(1024, 1024), 1);
+    EXPECT_EQ(field_stride(1025, 1024), 2);
+    EXPECT_EQ(field_stride(4096, 4096), 4);
+    EXPECT_EQ(field_stride(16384, 16384), 16);
+    SerialJobSystem jobs;
+    World world{jobs};
+    const int w = 1100, h = 1000;  // flat (under WorldConfig::hierarchy_cells), stride 2
+    CostField cost = generate_random_map({w, h, 0.2, 0.15, 0.07, 3}).value();
+    cost.set(550, 500, kCostPlain);
+    ASSERT_TRUE(world.load("big", cost, {{550, 500}}, 0).ok());
+    ASSERT_FALSE(world.hierarchical());
+    const std::string f = encode_fields(world, 0, 1);
+    const int sw = 550, sh = 500;
+    const std::size_t n = static_cast<std::size_t>(sw) * sh;
+    ASSERT_EQ(f.size(), 28u + 4u * n);
+    EXPECT_EQ(f[1], 2);
+    EXPECT_EQ(get<std::uint32_t>(f, 4), static_cast<std::uint32_t>(w));
+    EXPECT_EQ(get<std::uint32_t>(f, 8), static_cast<std::uint32_t>(h));
+    const FlowField& field = *world.field(world.groups()[0].id);
+    for (std::size_t k = 0; k < n; k += 97) {
+        const int x = static_cast<int>(k % sw) * 2 + 1, y = static_cast<int>(k / sw) * 2 + 1;  // the block's middle
+        EXPECT_EQ(static_cast<std::uint8_t>(f[28 + 2 * n + k]), cost.at(x, y));
+        EXPECT_EQ(static_cast<std::uint8_t>(f[28 + 3 * n + k]), static_cast<std::uint8_t>(field.direction(x, y)));
+    }
+}
+
 }  // namespace
 }  // namespace tide::serve

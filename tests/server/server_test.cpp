@@ -12,6 +12,7 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -519,6 +520,64 @@ TEST(Server, ALateClientGetsTodaysWorldAndFieldVersionsFollowTheContents) {
     ASSERT_GE(b.size(), 28u);
     EXPECT_EQ(read_at<std::uint32_t>(b, 24), other);
     EXPECT_NE(read_at<std::uint32_t>(b, 12), read_at<std::uint32_t>(a, 12));
+}
+
+// A map forced to plan hierarchically: the world and stats messages say so, the sectors frame
+// (portals) and sector fields frame (sectors with a field) arrive, a paint changes the graph (a new
+// sectors frame), towers are refused, and the units move.
+TEST(Server, HierarchicalMapSendsTheSectorOverlayAndItsUnitsMove) {
+    ServerOptions o;
+    o.map_path = "@random256";
+    o.hierarchy_cells = 0;
+    o.sector_size = 32;
+    Running s(o);
+    Client c(s.server.port());
+    const auto world = c.wait_json("world");
+    ASSERT_FALSE(world.empty());
+    EXPECT_EQ(world["map"], "random256");
+    EXPECT_EQ(world["planner"], "hierarchical");
+    EXPECT_EQ(world["sector_size"], 32);
+    EXPECT_EQ(world["field_stride"], 1);
+    const std::string sectors = c.frame(4);
+    ASSERT_GE(sectors.size(), 32u);
+    auto u32 = [](const std::string& f, std::size_t o) {
+        std::uint32_t v;
+        std::memcpy(&v, f.data() + o, 4);
+        return v;
+    };
+    EXPECT_EQ(u32(sectors, 4), 256u);
+    EXPECT_EQ(u32(sectors, 12), 32u);
+    const std::uint32_t portals = u32(sectors, 24), version = u32(sectors, 20);
+    EXPECT_GT(portals, 0u);
+    EXPECT_EQ(sectors.size(), 32u + 12u * portals);
+    const std::string built = c.frame(5);
+    ASSERT_GE(built.size(), 24u + 8u);
+    EXPECT_EQ(u32(built, 12), 64u) << "8 x 8 sectors";
+    EXPECT_GT(u32(built, 16), 0u);
+    const auto before = nlohmann::json::parse(http_request(s.server.port(), http::verb::get, "/api/agents").body);
+    // A wall across the border of the first two sectors: a new graph version comes.
+    c.send(R"({"type":"paint","x":32,"y":10,"radius":3,"terrain":"wall"})");
+    std::string next;
+    for (int k = 0; k < 5 && next.empty(); ++k) {
+        std::string f = c.frame(4);
+        if (!f.empty() && u32(f, 20) != version) next = f;
+    }
+    ASSERT_FALSE(next.empty()) << "no sectors frame with a new graph version after a paint";
+    c.send(R"({"type":"tower_check","x0":100,"y0":100,"x1":101,"y1":101})");
+    const auto e = c.wait_json("error");
+    EXPECT_NE(e.value("message", "").find("not available on hierarchical maps"), std::string::npos) << e;
+    std::this_thread::sleep_for(500ms);
+    const auto after = nlohmann::json::parse(http_request(s.server.port(), http::verb::get, "/api/agents").body);
+    double moved = 0.0;
+    for (std::size_t i = 0; i < after["x"].size(); ++i) {
+        moved += std::hypot(after["x"][i].get<double>() - before["x"][i].get<double>(),
+                            after["y"][i].get<double>() - before["y"][i].get<double>());
+    }
+    EXPECT_GT(moved / static_cast<double>(after["x"].size()), 0.3) << "units move (cells, mean over 0.5 s and more)";
+    const auto st = state(s.server.port());
+    EXPECT_EQ(st["stats"]["planner"], "hierarchical");
+    EXPECT_GT(st["stats"]["sector_fields"].get<int>(), 0);
+    EXPECT_GT(st["stats"]["graph_ms"].get<double>(), 0.0);
 }
 
 TEST(Server, StopsCleanlyWithClientsConnected) {

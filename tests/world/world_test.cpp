@@ -459,5 +459,242 @@ TEST(WorldTowers, ATowerThatWouldCutUnitsOffIsRefusedAndOthersAreRepairedIn) {
     EXPECT_FALSE(world.check_tower(0, 0, 9, 1).ok()) << "over 8 cells a side";
 }
 
+// ---- Hierarchical maps (forced on small maps: WorldConfig::hierarchy_cells = 0) -------------------
+
+WorldConfig hierarchical_config() {
+    WorldConfig c;
+    c.hierarchy_cells = 0;
+    c.sectors.sector_size = 16;
+    c.sectors.portal_limit = 16;
+    return c;
+}
+
+// Mean cost to `goals` (exact flat field) over the units' cells.
+double mean_cost_to_go(const World& world, const FlowField& exact) {
+    double sum = 0.0;
+    std::size_t n = 0;
+    for (const AgentId id : world.agents()) {
+        const Vec2 p = world.crowd().position(id);
+        const float v = exact.integration(static_cast<int>(p.x), static_cast<int>(p.y));
+        if (v == kUnreachable) continue;
+        sum += v;
+        ++n;
+    }
+    return n ? sum / static_cast<double>(n) : 0.0;
+}
+
+TEST(HierarchicalWorld, OnlyMapsOfAtLeastHierarchyCellsPlanHierarchically) {
+    SerialJobSystem jobs;
+    for (const std::int64_t cells : {std::int64_t{64} * 40 + 1, std::int64_t{64} * 40, std::int64_t{0}}) {
+        WorldConfig config;
+        config.hierarchy_cells = cells;
+        config.sectors.sector_size = 16;
+        config.sectors.portal_limit = 16;
+        World world{jobs, config};
+        auto m = make_builtin_map("default");
+        ASSERT_TRUE(world.load("default", std::move(m->cost), m->goals, 50).ok());
+        const bool hier = cells <= 64 * 40;
+        EXPECT_EQ(world.hierarchical(), hier) << cells;
+        const UnitGroupId g = world.groups()[0].id;
+        EXPECT_EQ(world.plan(g) != nullptr, hier);
+        EXPECT_EQ(world.field(g) != nullptr, !hier);
+        EXPECT_EQ(world.sector_graph() != nullptr, hier);
+        EXPECT_EQ(world.stats().hierarchical, hier);
+        EXPECT_EQ(world.stats().graph_build_ms > 0.0, hier);
+    }
+    SerialJobSystem serial;
+    WorldConfig bad = hierarchical_config();
+    bad.sectors.sector_size = 8;
+    World world{serial, bad};
+    auto m = make_builtin_map("default");
+    auto r = world.load("default", std::move(m->cost), m->goals, 10);
+    ASSERT_FALSE(r.ok()) << "a sector size outside 16..256 is refused";
+    EXPECT_FALSE(world.apply(Spawn{5}).ok()) << "and nothing was loaded";
+}
+
+TEST(HierarchicalWorld, UnitsHeadForTheGoalAndOnlyCutOffUnitsHaveNoPath) {
+    SerialJobSystem jobs;
+    World world{jobs, hierarchical_config()};
+    auto m = make_builtin_map("random256");
+    ASSERT_TRUE(m.ok());
+    const CostField cost = m->cost;
+    ASSERT_TRUE(world.load("random256", std::move(m->cost), m->goals, 3000).ok());
+    ASSERT_TRUE(world.hierarchical());
+    const FlowField exact = build_flow_field(cost, m->goals).value();
+    const UnitGroupId g = world.groups()[0].id;
+    const auto plan = world.plan(g);
+    ASSERT_NE(plan, nullptr);
+    EXPECT_TRUE(world.groups()[0].field_ready);
+    EXPECT_GT(world.stats().sector_fields, 0u);
+    EXPECT_EQ(world.stats().sector_fields, world.groups()[0].sector_fields);
+    EXPECT_GT(world.stats().sector_field_bytes, 0u);
+    // Every unit stands in a sector with a field before the first step.
+    for (const AgentId id : world.agents()) {
+        const Vec2 p = world.crowd().position(id);
+        EXPECT_NE(plan->sector_field(plan->graph().sector_of(static_cast<int>(p.x), static_cast<int>(p.y))), nullptr);
+    }
+    const double before = mean_cost_to_go(world, exact);
+    for (int i = 0; i < 60 * 5; ++i) ASSERT_TRUE(world.tick(1.0f / 60.0f).ok());
+    const double after = mean_cost_to_go(world, exact);
+    // 5 s at 3 cells/s on plain ground, slower in forest and swamp: well over 5 cost units closer.
+    EXPECT_LT(after, before - 5.0) << before << " -> " << after;
+    std::size_t cut_off = 0;
+    for (const AgentId id : world.agents()) {
+        const Vec2 p = world.crowd().position(id);
+        const bool unreachable = exact.integration(static_cast<int>(p.x), static_cast<int>(p.y)) == kUnreachable;
+        cut_off += unreachable;
+        EXPECT_EQ(world.crowd().state(id) == AgentState::no_path, unreachable) << p.x << "," << p.y;
+    }
+    EXPECT_GT(cut_off, 0u) << "the benchmark map has walled-in pockets";
+    EXPECT_LT(world.stats().tick_route_ms, 1000.0);
+}
+
+TEST(HierarchicalWorld, AnOrderRoutesItsUnitsBeforeItReturnsAndTheyTurnAtOnce) {
+    SerialJobSystem jobs;
+    World world{jobs, hierarchical_config()};
+    auto m = make_builtin_map("random256");
+    const CostField cost = m->cost;
+    ASSERT_TRUE(world.load("random256", std::move(m->cost), m->goals, 300).ok());
+    const Cell goal = nearest_passable(cost, {30, 30}).value();
+    auto r = world.apply(Order{SelectBox{0, 0, 128, 128}, {goal}});
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    ASSERT_GT(r->units, 20u);
+    const UnitGroup* g = world.group(r->group);
+    ASSERT_NE(g, nullptr);
+    EXPECT_TRUE(g->field_ready) << "no waiting for a background build";
+    EXPECT_GE(g->order_to_field_ms, 0.0);
+    EXPECT_GT(world.stats().route_ms, 0.0);
+    EXPECT_EQ(world.field(r->group), nullptr);
+    const auto plan = world.plan(r->group);
+    ASSERT_NE(plan, nullptr);
+    for (const AgentId id : world.agents()) {
+        if (world.group_of(id) != r->group) continue;
+        const Vec2 p = world.crowd().position(id);
+        EXPECT_NE(plan->sector_field(plan->graph().sector_of(static_cast<int>(p.x), static_cast<int>(p.y))), nullptr);
+    }
+    // Units of the new group head for the new goal, the others keep going to the old one.
+    const FlowField to_new = build_flow_field(cost, std::vector<Cell>{goal}).value();
+    auto mean_of = [&](UnitGroupId group) {
+        double sum = 0.0;
+        std::size_t n = 0;
+        for (const AgentId id : world.agents()) {
+            if (world.group_of(id) != group || world.crowd().state(id) == AgentState::no_path) continue;
+            const Vec2 p = world.crowd().position(id);
+            sum += to_new.integration(static_cast<int>(p.x), static_cast<int>(p.y));
+            ++n;
+        }
+        return sum / static_cast<double>(std::max<std::size_t>(1, n));
+    };
+    const double before = mean_of(r->group);
+    for (int i = 0; i < 60 * 3; ++i) ASSERT_TRUE(world.tick(1.0f / 60.0f).ok());
+    EXPECT_LT(mean_of(r->group), before - 3.0);
+    // New goals for that group: a new plan, routed at once.
+    const std::uint64_t serial = world.group(r->group)->field_serial;
+    ASSERT_TRUE(world.apply(SetGoals{m->goals, r->group}).ok());
+    EXPECT_GT(world.group(r->group)->field_serial, serial);
+    EXPECT_NE(world.plan(r->group), plan);
+    EXPECT_EQ(world.plan(r->group)->goals()[0], m->goals[0]);
+}
+
+TEST(HierarchicalWorld, SealingTheGapStopsTheUnitsBehindItAndReopeningFreesThem) {
+    SerialJobSystem jobs;
+    World world{jobs, hierarchical_config()};
+    auto m = make_builtin_map("default");
+    ASSERT_TRUE(world.load("default", std::move(m->cost), m->goals, 300).ok());
+    for (int y = kDefaultGapY0; y <= kDefaultGapY1; ++y) {
+        for (int x = kDefaultGapX0; x <= kDefaultGapX1; ++x) ASSERT_TRUE(world.apply(Paint{x, y, 0, kCostWall}).ok());
+    }
+    EXPECT_GE(world.stats().graph_update_ms, 0.0);
+    for (int i = 0; i < 120; ++i) ASSERT_TRUE(world.tick(1.0f / 60.0f).ok());
+    std::size_t behind = 0;
+    for (const AgentId id : world.agents()) {
+        const Vec2 p = world.crowd().position(id);
+        EXPECT_TRUE(world.cost().passable(static_cast<int>(p.x), static_cast<int>(p.y)));
+        if (p.x < kDefaultGapX0) {
+            ++behind;
+            EXPECT_EQ(world.crowd().state(id), AgentState::no_path);
+            const Vec2 v = world.crowd().velocity(id);
+            EXPECT_LT(v.x * v.x + v.y * v.y, 0.01f);
+        }
+    }
+    EXPECT_GT(behind, 20u);
+    for (int y = kDefaultGapY0; y <= kDefaultGapY1; ++y) {
+        for (int x = kDefaultGapX0; x <= kDefaultGapX1; ++x) ASSERT_TRUE(world.apply(Paint{x, y, 0, kCostPlain}).ok());
+    }
+    for (int i = 0; i < 30; ++i) ASSERT_TRUE(world.tick(1.0f / 60.0f).ok());
+    std::size_t moving = 0;
+    for (const AgentId id : world.agents()) {
+        if (world.crowd().position(id).x < kDefaultGapX0 - 1 && world.crowd().state(id) == AgentState::moving) ++moving;
+    }
+    EXPECT_GT(moving, behind / 2);
+    // Goal cells stay open.
+    ASSERT_TRUE(world.apply(Paint{kDefaultGoal.x, kDefaultGoal.y, 1, kCostWall}).ok());
+    EXPECT_TRUE(world.cost().passable(kDefaultGoal.x, kDefaultGoal.y));
+}
+
+TEST(HierarchicalWorld, TowersAreRefusedWithAReason) {
+    SerialJobSystem jobs;
+    World world{jobs, hierarchical_config()};
+    ASSERT_TRUE(world.load("gap", gap_map(), {{25, 3}}, 10).ok());
+    auto check = world.check_tower(20, 10, 21, 11);
+    ASSERT_FALSE(check.ok());
+    EXPECT_NE(check.error().message.find("not available on hierarchical maps"), std::string::npos);
+    auto placed = world.apply(PlaceTower{20, 10, 21, 11});
+    ASSERT_FALSE(placed.ok());
+    EXPECT_NE(placed.error().message.find("not available on hierarchical maps"), std::string::npos);
+    EXPECT_EQ(world.cost().at(21, 11), kCostPlain);
+}
+
+TEST(HierarchicalWorld, BigUnitsPlanOnAGraphOfTheirOwnAndTakeTheWideGap) {
+    SerialJobSystem jobs;
+    World world{jobs, hierarchical_config()};
+    ASSERT_TRUE(world.load("gaps", gap_map(), {{25, 3}}, 0).ok());
+    EXPECT_EQ(world.sector_graph(2), nullptr) << "made when first needed";
+    Spawn small;
+    small.count = 20;
+    small.in_area = true;
+    small.x0 = 2, small.y0 = 1, small.x1 = 8, small.y1 = 6;
+    ASSERT_TRUE(world.apply(small).ok());
+    Spawn big = small;
+    big.size = 2;
+    big.add = true;
+    auto added = world.apply(big);
+    ASSERT_TRUE(added.ok()) << added.error().message;
+    ASSERT_NE(world.sector_graph(2), nullptr);
+    EXPECT_NE(world.sector_graph(2), world.sector_graph(1));
+    float big_lowest = 0.0f, small_lowest = 0.0f;
+    for (int i = 0; i < 60 * 30; ++i) {
+        ASSERT_TRUE(world.tick(1.0f / 60.0f).ok());
+        for (const AgentId id : world.agents()) {
+            const Vec2 p = world.crowd().position(id);
+            if (p.x < 13.0f || p.x > 17.0f) continue;
+            float& lowest = world.unit_size(id) == 2 ? big_lowest : small_lowest;
+            lowest = std::max(lowest, p.y);
+        }
+    }
+    EXPECT_GT(big_lowest, 17.0f) << "big units cross by the wide gap";
+    EXPECT_LT(small_lowest, 8.0f) << "small units cross by the narrow one";
+    EXPECT_GT(world.stats().crowd.arrived, 36u);
+    // Walls next to a big unit's goal would bury its goal block: they are left out.
+    const Cell big_goal = world.group(added->group)->goals[0];
+    ASSERT_TRUE(world.apply(Paint{big_goal.x + 1, big_goal.y + 1, 0, kCostWall}).ok());
+    EXPECT_TRUE(world.cost().passable(big_goal.x + 1, big_goal.y + 1));
+}
+
+TEST(HierarchicalWorld, StepsAreBitIdenticalForAnyThreadCount) {
+    auto run = [](JobSystem& jobs) {
+        World world{jobs, hierarchical_config()};
+        auto m = make_builtin_map("random256");
+        const Cell goal = nearest_passable(m->cost, {40, 200}).value();
+        EXPECT_TRUE(world.load("random256", std::move(m->cost), m->goals, 500).ok());
+        EXPECT_TRUE(world.apply(Order{SelectBox{0, 0, 128, 256}, {goal}}).ok());
+        for (int i = 0; i < 90; ++i) EXPECT_TRUE(world.tick(1.0f / 60.0f).ok());
+        return world.crowd().state_hash();
+    };
+    SerialJobSystem serial;
+    test::ThreadPoolJobSystem pool(2);
+    EXPECT_EQ(run(serial), run(pool));
+}
+
 }  // namespace
 }  // namespace tide

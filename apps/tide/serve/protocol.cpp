@@ -318,6 +318,7 @@ json groups_array(const World& world) {
                        {"members", g.members},
                        {"size", g.size},
                        {"field_ready", g.field_ready},
+                       {"sector_fields", g.sector_fields},
                        {"order_ms", g.order_to_field_ms < 0 ? json(nullptr) : json(tidy(g.order_to_field_ms))}});
     }
     return out;
@@ -365,7 +366,14 @@ json stats_object(const World& world, double tick_hz, std::size_t clients) {
             {"builds", f.builds},
             {"builds_cancelled", f.builds_cancelled},
             {"cached_bytes", f.bytes_cached},
-            {"tick", s.tick}};
+            {"tick", s.tick},
+            {"planner", s.hierarchical ? "hierarchical" : "flat"},
+            {"graph_ms", s.graph_build_ms},
+            {"graph_update_ms", s.graph_update_ms},
+            {"sector_fields", s.sector_fields},
+            {"sector_bytes", s.sector_field_bytes},
+            {"route_ms", s.route_ms},
+            {"tick_route_ms", s.tick_route_ms}};
 }
 
 std::string dump(const json& j) {
@@ -438,57 +446,159 @@ std::string encode_agents(const World& world) {
     return out;
 }
 
+int field_stride(int width, int height) {
+    int s = 1;
+    auto samples = [&](int k) {
+        return static_cast<std::size_t>((width + k - 1) / k) * static_cast<std::size_t>((height + k - 1) / k);
+    };
+    while (samples(s) > kMaxFieldSamples) ++s;
+    return s;
+}
+
 std::string encode_fields(const World& world, UnitGroupId group, std::uint32_t version) {
     std::shared_ptr<const FlowField> field = world.field(group);
-    if (!field) {
+    std::shared_ptr<const HierarchicalField> plan = world.plan(group);
+    if (!field && !plan) {
         group = 0;
         std::size_t best = 0;
         for (const UnitGroup& g : world.groups()) {
             auto f = world.field(g.id);
-            if (f && (!field || g.members > best)) {
+            auto p = world.plan(g.id);
+            if ((f || p) && (!(field || plan) || g.members > best)) {
                 field = std::move(f);
+                plan = std::move(p);
                 group = g.id;
                 best = g.members;
             }
         }
     }
     const CostField& c = world.cost();
-    const std::size_t w = static_cast<std::size_t>(c.width()), h = static_cast<std::size_t>(c.height());
-    const std::size_t cells = w * h;
-    std::string out(28 + 4 * cells, '\0');
+    const int w = c.width(), h = c.height();
+    const int stride = field_stride(w, h);
+    // Samples: the cell at the middle of every stride x stride block (point sampling).
+    const int sw = (w + stride - 1) / stride, sh = (h + stride - 1) / stride;
+    const std::size_t n = static_cast<std::size_t>(sw) * sh;
+    std::string out(28 + 4 * n, '\0');
     out[0] = 2;
+    out[1] = static_cast<char>(stride > 1 ? stride : 0);
     put(out, 4, static_cast<std::uint32_t>(w));
     put(out, 8, static_cast<std::uint32_t>(h));
     put(out, 12, version);
     put(out, 20, static_cast<float>(world.stats().build_ms));
     put(out, 24, static_cast<std::uint32_t>(group));
     const auto costs = c.cells();
-    if (!field) {  // no field at all (cannot happen after a load): terrain only, nothing reachable
-        put(out, 16, 1.0f);
-        for (std::size_t i = 0; i < cells; ++i) {
-            put(out, 28 + 2 * i, std::uint16_t{65535});
-            out[28 + 2 * cells + i] = static_cast<char>(costs[i]);
-            out[28 + 3 * cells + i] =
-                static_cast<char>(costs[i] == kCostWall ? Direction::wall : Direction::unreachable);
+    auto cell_of = [&](std::size_t k) {
+        const int x = std::min(w - 1, static_cast<int>(k % sw) * stride + stride / 2);
+        const int y = std::min(h - 1, static_cast<int>(k / sw) * stride + stride / 2);
+        return static_cast<std::size_t>(y) * w + x;
+    };
+    // Integration and flow code of a sample's cell (+inf and kNotPlannedCode where nothing is known).
+    auto sample = [&](std::size_t i, float& v, std::uint8_t& d) {
+        if (field) {
+            v = field->integration()[i];
+            d = static_cast<std::uint8_t>(field->directions()[i]);
+            return;
         }
-        return out;
-    }
-    const auto integ = field->integration();
+        const int x = static_cast<int>(i % w), y = static_cast<int>(i / w);
+        if (costs[i] == kCostWall) {
+            v = kUnreachable;
+            d = static_cast<std::uint8_t>(Direction::wall);
+        } else if (!plan || plan->sector_field(plan->graph().sector_of(x, y)) == nullptr) {
+            v = kUnreachable;
+            d = kNotPlannedCode;
+        } else {
+            v = plan->integration(x, y);
+            d = static_cast<std::uint8_t>(plan->direction(x, y));
+        }
+    };
     float max_v = 0.0f;
-    for (const float v : integ) {
+    for (std::size_t k = 0; k < n; ++k) {
+        float v;
+        std::uint8_t d;
+        sample(cell_of(k), v, d);
         if (v != kUnreachable) max_v = std::max(max_v, v);
     }
     const float scale = max_v > 0.0f ? max_v / 65534.0f : 1.0f;
     put(out, 16, scale);
-    const auto dirs = field->directions();
-    for (std::size_t i = 0; i < cells; ++i) {
-        const float v = integ[i];
+    for (std::size_t k = 0; k < n; ++k) {
+        const std::size_t i = cell_of(k);
+        float v;
+        std::uint8_t d;
+        sample(i, v, d);
+        if (!field && !plan) {  // no field at all (cannot happen after a load): terrain only
+            d = static_cast<std::uint8_t>(costs[i] == kCostWall ? Direction::wall : Direction::unreachable);
+        }
         const std::uint16_t q =
             v == kUnreachable ? 65535 : static_cast<std::uint16_t>(std::min(65534.0f, std::round(v / scale)));
-        put(out, 28 + 2 * i, q);
-        out[28 + 2 * cells + i] = static_cast<char>(costs[i]);
-        out[28 + 3 * cells + i] = static_cast<char>(dirs[i]);
+        put(out, 28 + 2 * k, q);
+        out[28 + 2 * n + k] = static_cast<char>(costs[i]);
+        out[28 + 3 * n + k] = static_cast<char>(d);
     }
+    return out;
+}
+
+std::string encode_terrain(const CostField& cost, int x0, int y0, int w, int h) {
+    std::string out(28 + static_cast<std::size_t>(w) * static_cast<std::size_t>(h), '\0');
+    out[0] = 6;
+    put(out, 4, static_cast<std::uint32_t>(cost.width()));
+    put(out, 8, static_cast<std::uint32_t>(cost.height()));
+    put(out, 12, static_cast<std::uint32_t>(x0));
+    put(out, 16, static_cast<std::uint32_t>(y0));
+    put(out, 20, static_cast<std::uint32_t>(w));
+    put(out, 24, static_cast<std::uint32_t>(h));
+    const auto cells = cost.cells();
+    for (int y = 0; y < h; ++y) {
+        std::memcpy(out.data() + 28 + static_cast<std::size_t>(y) * w,
+                    cells.data() + static_cast<std::size_t>(y0 + y) * cost.width() + x0, static_cast<std::size_t>(w));
+    }
+    return out;
+}
+
+std::string encode_sectors(const World& world, int size) {
+    const SectorGraph* graph = world.sector_graph(size);
+    if (!graph) return {};
+    const auto portals = graph->portals();
+    std::string out(32 + 12 * portals.size(), '\0');
+    out[0] = 4;
+    put(out, 4, static_cast<std::uint32_t>(graph->width()));
+    put(out, 8, static_cast<std::uint32_t>(graph->height()));
+    put(out, 12, static_cast<std::uint32_t>(graph->sector_size()));
+    put(out, 16, static_cast<std::uint32_t>(size));
+    put(out, 20, static_cast<std::uint32_t>(graph->version()));
+    put(out, 24, static_cast<std::uint32_t>(portals.size()));
+    put(out, 28, static_cast<std::uint32_t>(graph->nodes().size()));
+    for (std::size_t k = 0; k < portals.size(); ++k) {
+        const Portal& p = portals[k];
+        const std::size_t o = 32 + 12 * k;
+        put(out, o, static_cast<std::uint16_t>(p.node_a.x));
+        put(out, o + 2, static_cast<std::uint16_t>(p.node_a.y));
+        put(out, o + 4, static_cast<std::uint16_t>(p.node_b.x));
+        put(out, o + 6, static_cast<std::uint16_t>(p.node_b.y));
+        put(out, o + 8, static_cast<std::uint16_t>(p.first));
+        put(out, o + 10, static_cast<std::uint16_t>(p.last));
+    }
+    return out;
+}
+
+std::string encode_sector_fields(const World& world, UnitGroupId group) {
+    const auto plan = world.plan(group);
+    if (!plan) return {};
+    const SectorGraph& graph = plan->graph();
+    const int sectors = graph.sector_count();
+    std::string out(24 + (static_cast<std::size_t>(sectors) + 7) / 8, '\0');
+    out[0] = 5;
+    std::uint32_t built = 0;
+    for (int s = 0; s < sectors; ++s) {
+        if (plan->sector_field(s) == nullptr) continue;
+        ++built;
+        out[24 + s / 8] = static_cast<char>(static_cast<std::uint8_t>(out[24 + s / 8]) | (1u << (s % 8)));
+    }
+    const UnitGroup* g = world.group(group);
+    put(out, 4, static_cast<std::uint32_t>(group));
+    put(out, 8, static_cast<std::uint32_t>(g ? g->size : 1));
+    put(out, 12, static_cast<std::uint32_t>(sectors));
+    put(out, 16, built);
+    put(out, 20, static_cast<std::uint32_t>(std::min<std::size_t>(plan->field_bytes(), 0xFFFFFFFFu)));
     return out;
 }
 
@@ -554,7 +664,10 @@ std::string world_json(const World& world, const std::vector<std::string>& maps,
            {"max_goals", kMaxOrderGoals},
            {"unit_sizes", kWorldUnitSizes},
            {"max_tower_side", kMaxTowerSide},
-           {"agents", world.agents().size()}};
+           {"agents", world.agents().size()},
+           {"planner", world.hierarchical() ? "hierarchical" : "flat"},
+           {"field_stride", field_stride(world.cost().width(), world.cost().height())}};
+    if (const SectorGraph* graph = world.sector_graph()) j["sector_size"] = graph->sector_size();
     return dump(j);
 }
 

@@ -4,6 +4,7 @@
 // networking.
 
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,6 +23,12 @@ inline constexpr int kMaxAgents = 200'000;
 /// Byte 1 of an agents frame: its layout. 2 adds a size byte per unit after the group keys
 /// (format 1, with 0 in that byte, ended at the group keys).
 inline constexpr int kAgentsFrameFormat = 2;
+
+/// Most samples of a fields frame: bigger maps are sampled every `stride` cells (byte 1 of the
+/// frame), so a frame stays at most about 4 MiB.
+inline constexpr std::size_t kMaxFieldSamples = std::size_t{1} << 20;
+/// Flow code of a fields frame for a cell whose sector has no field yet (hierarchical maps).
+inline constexpr std::uint8_t kNotPlannedCode = 11;
 
 /// Largest client message, bytes.
 inline constexpr std::size_t kMaxMessageBytes = 64 * 1024;
@@ -99,8 +106,22 @@ std::string error_json(std::string_view message, std::string_view request);
 /// Binary agents frame (type 1, format 2): positions, states, group keys and sizes of the world's units.
 std::string encode_agents(const World& world);
 /// Binary fields frame (type 2) for `group` (0 or a group without a field yet: the largest group
-/// that has one): quantised integration, terrain, flow directions. `version` goes in the header.
+/// that has one): quantised integration, terrain, flow directions, every `stride` cells (see
+/// field_stride). `version` goes in the header. Hierarchical maps: the group's sector fields, code
+/// kNotPlannedCode where its plan has none yet.
 std::string encode_fields(const World& world, UnitGroupId group, std::uint32_t version);
+/// Cells between two samples of a fields frame for a map of width x height: 1 up to kMaxFieldSamples cells.
+int field_stride(int width, int height);
+/// Binary terrain frame (type 6) for maps whose fields frames are sampled (stride > 1): the costs of
+/// cells [x0, x0 + w) x [y0, y0 + h) at full resolution (the whole map on connect and load, the
+/// bounding box of the changed cells after edits).
+std::string encode_terrain(const CostField& cost, int x0, int y0, int w, int h);
+/// Binary sectors frame (type 4, hierarchical maps): the sector size and every portal of the graph
+/// units of `size` plan on. Empty string when there is no such graph.
+std::string encode_sectors(const World& world, int size);
+/// Binary sector fields frame (type 5, hierarchical maps): which sectors have a field in `group`'s
+/// plan (a bitset over the sectors). Empty string for an unknown group or a flat map.
+std::string encode_sector_fields(const World& world, UnitGroupId group);
 /// Binary selection frame (type 3): `selected` (handles in roster order) as a bitset over the roster.
 std::string encode_selection(const World& world, const std::vector<AgentId>& selected);
 /// The group most of `selected` belong to (ties: the lowest id); 0 when empty.

@@ -11,6 +11,7 @@
 #include <boost/beast/websocket.hpp>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <filesystem>
 #include <fstream>
@@ -74,6 +75,10 @@ struct Viewer {
     UnitGroupId view = 0;            // 0: automatic
     // What its last fields frame showed: group, that group's field serial, terrain version, map load.
     std::array<std::uint64_t, 4> sent{~0ull, ~0ull, ~0ull, ~0ull};
+    // Hierarchical maps: its last sectors frame (unit size, graph version, map load) and sector
+    // fields frame (group, field serial, map load).
+    std::array<std::uint64_t, 3> sectors_sent{~0ull, ~0ull, ~0ull};
+    std::array<std::uint64_t, 3> built_sent{~0ull, ~0ull, ~0ull};
 };
 
 struct Outgoing {
@@ -81,6 +86,19 @@ struct Outgoing {
     bool binary = false;
     bool agents = false;  // latest-wins: a newer agents frame replaces one not yet sent
 };
+
+// " in N ms" after a map load, with the sector graph's share on hierarchical maps.
+std::string load_note(Clock::time_point t0, const World& world) {
+    char text[120];
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    if (world.hierarchical()) {
+        std::snprintf(text, sizeof text, " in %.0f ms (hierarchical: sector graph %.0f ms, routes %.0f ms)", ms,
+                      world.stats().graph_build_ms, world.stats().route_ms);
+    } else {
+        std::snprintf(text, sizeof text, " in %.0f ms", ms);
+    }
+    return text;
+}
 
 std::string_view mime_of(std::string_view path) {
     auto ends = [&](std::string_view s) { return path.size() >= s.size() && path.substr(path.size() - s.size()) == s; };
@@ -581,6 +599,7 @@ void Server::Impl::sim_loop() {
     const float dt = static_cast<float>(1.0 / opt.tick_hz);
     auto next = Clock::now();
     auto last_agents = Clock::now() - agent_period, last_fields = Clock::now() - seconds(1), last_stats = Clock::now();
+    auto last_sectors = Clock::now() - seconds(1);
     auto rate_start = Clock::now();
     int rate_ticks = 0;
     std::uint64_t loads = 0;           // +1 per map load: a fields frame of the old map is never current
@@ -589,6 +608,43 @@ void Server::Impl::sim_loop() {
     std::uint64_t groups_sent = world->groups_version();
     std::unordered_map<std::uint64_t, Viewer> viewers;
     std::vector<Inbound> batch;
+
+    // Maps whose fields frames are sampled get their terrain at full resolution in terrain frames:
+    // the whole map after a load (and to each new client), then the cells edits changed (found by
+    // comparing with the terrain last sent).
+    std::vector<Cost> sent_terrain;
+    std::uint64_t terrain_sent = world->terrain_version();
+    auto sampled = [&] { return field_stride(world->cost().width(), world->cost().height()) > 1; };
+    auto broadcast_terrain = [&](bool whole) {
+        terrain_sent = world->terrain_version();
+        const CostField& cost = world->cost();
+        if (!sampled()) {
+            sent_terrain.clear();
+            return;
+        }
+        const auto cells = cost.cells();
+        const int w = cost.width(), h = cost.height();
+        int x0 = 0, y0 = 0, x1 = w - 1, y1 = h - 1;
+        if (!whole && sent_terrain.size() == cells.size()) {
+            x0 = w, y0 = h, x1 = -1, y1 = -1;
+            for (int y = 0; y < h; ++y) {
+                const std::size_t row = static_cast<std::size_t>(y) * w;
+                if (std::memcmp(sent_terrain.data() + row, cells.data() + row, static_cast<std::size_t>(w)) == 0)
+                    continue;
+                y0 = std::min(y0, y);
+                y1 = y;
+                for (int x = 0; x < w; ++x) {
+                    if (sent_terrain[row + x] == cells[row + x]) continue;
+                    x0 = std::min(x0, x);
+                    x1 = std::max(x1, x);
+                }
+            }
+            if (x1 < x0) return;
+        }
+        sent_terrain.assign(cells.begin(), cells.end());
+        post_broadcast(encode_terrain(cost, x0, y0, x1 - x0 + 1, y1 - y0 + 1), true);
+    };
+    broadcast_terrain(true);
 
     // The group a client looks at: its own choice, else its selection's group, else the largest.
     auto shown_group = [&](const Viewer& v) {
@@ -599,6 +655,7 @@ void Server::Impl::sim_loop() {
     auto after_load = [&] {
         ++loads;
         post_world_state();
+        broadcast_terrain(true);
         for (auto& [id, v] : viewers) {
             v.selection.clear();
             v.view = 0;
@@ -641,6 +698,12 @@ void Server::Impl::sim_loop() {
             if (auto* ev = std::get_if<SessionEvent>(&in.what)) {
                 if (ev->connected) {
                     viewers[in.session] = Viewer{};
+                    // Sampled fields frames: the terrain at full resolution comes apart.
+                    if (sampled()) {
+                        post_to(in.session,
+                                encode_terrain(world->cost(), 0, 0, world->cost().width(), world->cost().height()),
+                                true);
+                    }
                 } else {
                     viewers.erase(in.session);
                 }
@@ -656,11 +719,12 @@ void Server::Impl::sim_loop() {
             if (auto* lp = std::get_if<LoadParsed>(&in.what)) {
                 const auto goal = central_goal(*lp->cost);
                 const int count = static_cast<int>(world->agents().size());
+                const auto t0 = Clock::now();
                 if (auto r = world->load(lp->name, std::move(*lp->cost), {*goal}, count); !r) {
                     log("map " + lp->name + " refused: " + r.error().message);
                     continue;
                 }
-                log("loaded map " + lp->name);
+                log("loaded map " + lp->name + load_note(t0, *world));
                 after_load();
                 continue;
             }
@@ -739,8 +803,12 @@ void Server::Impl::sim_loop() {
                             return;
                         }
                         const int count = static_cast<int>(world->agents().size());
-                        r = world->load(c.name, std::move(m->cost), std::move(m->goals), count);
-                        if (r) after_load();
+                        const auto t0 = Clock::now();
+                        r = world->load(c.name, std::move(m->cost), std::move(m->goals), count, m->spawn_area);
+                        if (r) {
+                            log("loaded map " + c.name + load_note(t0, *world));
+                            after_load();
+                        }
                     } else if constexpr (std::is_same_v<T, SelectCmd>) {
                         type = "select";
                         if (!viewer) return;
@@ -773,6 +841,7 @@ void Server::Impl::sim_loop() {
         batch.clear();
 
         if (auto r = world->tick(dt, step_once); !r) log("step failed: " + r.error().message);
+        if (world->terrain_version() != terrain_sent) broadcast_terrain(false);
 
         // The roster changed (respawn, units walled in with nowhere to go): selections are void.
         if (world->roster_version() != roster) {
@@ -803,10 +872,11 @@ void Server::Impl::sim_loop() {
             last_agents = now;
             post_broadcast(encode_agents(*world), true, true);
         }
-        // Fields at most 10 per second (fewer on big maps: a 1024x1024 frame is 4 MiB). Each
-        // client gets the field of the group it looks at, when that field or the terrain changed;
-        // clients looking at the same group share one encoding.
-        const double cells = static_cast<double>(world->cost().size());
+        // Fields at most 10 per second (fewer on big maps: a 1024x1024 frame is 4 MiB; bigger maps
+        // are sampled down to that). Each client gets the field of the group it looks at, when
+        // that field or the terrain changed; clients looking at the same group share one encoding.
+        const int stride = field_stride(world->cost().width(), world->cost().height());
+        const double cells = static_cast<double>(world->cost().size()) / (static_cast<double>(stride) * stride);
         const auto field_period = milliseconds(static_cast<int>(std::max(100.0, cells / 4096.0)));
         if (now - last_fields >= field_period) {
             std::vector<std::pair<std::array<std::uint64_t, 4>, std::shared_ptr<const std::string>>> encoded;
@@ -829,6 +899,43 @@ void Server::Impl::sim_loop() {
                 sent = true;
             }
             if (sent) last_fields = now;
+        }
+        // Hierarchical maps: the sector overlay of the group each client looks at. The portals when
+        // the graph changes (a load, a paint), the sectors with a field when the plan changes.
+        if (world->hierarchical() && now - last_sectors >= milliseconds(100)) {
+            last_sectors = now;
+            std::vector<std::pair<std::array<std::uint64_t, 3>, std::shared_ptr<const std::string>>> encoded;
+            auto send_once = [&](std::uint64_t session, const std::array<std::uint64_t, 3>& key, auto&& encode) {
+                auto it = std::find_if(encoded.begin(), encoded.end(), [&](const auto& e) { return e.first == key; });
+                if (it == encoded.end()) {
+                    encoded.emplace_back(key, std::make_shared<const std::string>(encode()));
+                    it = std::prev(encoded.end());
+                }
+                if (it->second->empty()) return;
+                auto data = it->second;
+                net::post(ioc, [this, session, data] { send_to(session, data, true); });
+            };
+            for (auto& [id, v] : viewers) {
+                const UnitGroupId g = shown_group(v);
+                const UnitGroup* info = world->group(g);
+                const int size = info ? info->size : 1;
+                const SectorGraph* graph = world->sector_graph(size);
+                const std::array<std::uint64_t, 3> skey{static_cast<std::uint64_t>(size),
+                                                        graph ? graph->version() : ~0ull, loads};
+                if (graph && skey != v.sectors_sent) {
+                    v.sectors_sent = skey;
+                    // Keys of the two frame kinds never collide: a sectors key's first word is a
+                    // size (1..3) with the top bit set here.
+                    std::array<std::uint64_t, 3> k = skey;
+                    k[0] |= 1ull << 63;
+                    send_once(id, k, [&] { return encode_sectors(*world, size); });
+                }
+                const std::array<std::uint64_t, 3> bkey{g, info ? info->field_serial : 0, loads};
+                if (info && bkey != v.built_sent) {
+                    v.built_sent = bkey;
+                    send_once(id, bkey, [&] { return encode_sector_fields(*world, g); });
+                }
+            }
         }
         if (now - last_stats >= milliseconds(250)) {
             last_stats = now;
@@ -856,10 +963,11 @@ Result<void> Server::start() {
         return Error{"--agents " + std::to_string(s.opt.agents) + " is outside 0.." + std::to_string(kMaxAgents)};
     }
     std::string name = "default";
-    BuiltinMap map{CostField::create(1, 1).value(), {}};
-    if (s.opt.map_path.empty()) {
-        auto m = make_builtin_map("default");
-        if (!m) return m.error();
+    BuiltinMap map{CostField::create(1, 1).value(), {}, std::nullopt};
+    if (s.opt.map_path.empty() || s.opt.map_path[0] == '@') {
+        if (!s.opt.map_path.empty()) name = s.opt.map_path.substr(1);
+        auto m = make_builtin_map(name);
+        if (!m) return Error{m.error().message + " (built-in maps: default, random256, maze, large, huge)"};
         map = std::move(*m);
     } else {
         auto m = load_map(s.opt.map_path);
@@ -867,11 +975,22 @@ Result<void> Server::start() {
         auto goal = central_goal(m->cost);
         if (!goal) return Error{s.opt.map_path + ": the map has no passable cell"};
         name = std::filesystem::path(s.opt.map_path).filename().string();
-        map = BuiltinMap{std::move(m->cost), {*goal}};
+        map = BuiltinMap{std::move(m->cost), {*goal}, std::nullopt};
+    }
+    if (s.opt.sector_size < 16 || s.opt.sector_size > 256) {
+        return Error{"sector size " + std::to_string(s.opt.sector_size) + " is outside 16..256"};
     }
     s.jobs = std::make_unique<cli::TbbJobSystem>(s.opt.threads);
-    s.world = std::make_unique<World>(*s.jobs);
-    if (auto r = s.world->load(name, std::move(map.cost), std::move(map.goals), s.opt.agents); !r) return r;
+    WorldConfig config;
+    config.hierarchy_cells = s.opt.hierarchy_cells;
+    config.sectors.sector_size = s.opt.sector_size;
+    config.sectors.portal_limit = std::min(config.sectors.portal_limit, s.opt.sector_size);
+    s.world = std::make_unique<World>(*s.jobs, config);
+    const auto t0 = Clock::now();
+    if (auto r = s.world->load(name, std::move(map.cost), std::move(map.goals), s.opt.agents, map.spawn_area); !r) {
+        return r;
+    }
+    s.log("loaded map " + name + load_note(t0, *s.world));
 
     beast::error_code ec;
     const auto address = net::ip::make_address(s.opt.host, ec);

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "tide/result.hpp"
+#include "tide/world.hpp"
 
 namespace tide::serve {
 
@@ -16,15 +17,18 @@ namespace tide::serve {
 struct ServerOptions {
     std::string host = "127.0.0.1";  ///< Address to listen on (loopback unless asked).
     unsigned short port = 8080;      ///< TCP port; 0 picks a free one (see Server::port()).
-    std::string map_path;            ///< Map file to start with; empty = the embedded default map.
-    int agents = 1000;               ///< Units spawned at start (0..kMaxAgents).
-    int threads = 0;                 ///< Simulation threads (0 = all cores).
-    double tick_hz = 60.0;           ///< Simulation rate.
-    double agent_fps = 30.0;         ///< Agent frames sent per second (at most the tick rate).
-    std::string web_root;            ///< Development only: serve page files from this folder.
-    int paint_per_second = 300;      ///< Flood limit for paint messages, per client.
-    int other_per_second = 120;      ///< Flood limit for other messages, per client.
-    bool log = true;                 ///< Print connections and errors to stderr.
+    std::string map_path;     ///< Map file to start with; empty = the embedded default map; "@NAME" = a built-in map.
+    int agents = 1000;        ///< Units spawned at start (0..kMaxAgents).
+    int threads = 0;          ///< Simulation threads (0 = all cores).
+    double tick_hz = 60.0;    ///< Simulation rate.
+    double agent_fps = 30.0;  ///< Agent frames sent per second (at most the tick rate).
+    std::string web_root;     ///< Development only: serve page files from this folder.
+    int paint_per_second = 300;  ///< Flood limit for paint messages, per client.
+    int other_per_second = 120;  ///< Flood limit for other messages, per client.
+    bool log = true;             ///< Print connections and errors to stderr.
+    /// Maps of at least this many cells plan hierarchically (WorldConfig::hierarchy_cells).
+    std::int64_t hierarchy_cells = tide::WorldConfig{}.hierarchy_cells;
+    int sector_size = 64;  ///< Sector side of hierarchical maps, 16..256 (portals span at most 32 cells).
 };
 
 /// The demo server.

@@ -1,0 +1,115 @@
+#include "bench_hier.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "cli_common.hpp"
+#include "tide/hierarchy.hpp"
+
+namespace tide::cli {
+namespace {
+
+/// Passable cells of the `window` x `window` square in the corner at (cx, cy), nearest the corner
+/// first (Chebyshev distance, then row, then column).
+std::vector<Cell> corner_cells(const CostField& cost, int cx, int cy, int window) {
+    const int w = std::min(window, cost.width()), h = std::min(window, cost.height());
+    const int x0 = cx == 0 ? 0 : cost.width() - w, y0 = cy == 0 ? 0 : cost.height() - h;
+    std::vector<Cell> cells;
+    for (int y = y0; y < y0 + h; ++y) {
+        for (int x = x0; x < x0 + w; ++x) {
+            if (cost.passable(x, y)) cells.push_back({x, y});
+        }
+    }
+    auto d = [&](const Cell& c) { return std::max(std::abs(c.x - cx), std::abs(c.y - cy)); };
+    std::stable_sort(cells.begin(), cells.end(), [&](const Cell& a, const Cell& b) { return d(a) < d(b); });
+    return cells;
+}
+
+template <class T>
+T value_or_fail(Result<T>&& r) {
+    check(r);
+    return std::move(r).value();
+}
+
+}  // namespace
+
+HierBenchResult run_hier_bench(const CostField& cost, const HierBenchSettings& settings,
+                               const std::function<void(const std::string&)>& progress) {
+    HierBenchResult out;
+    out.width = cost.width();
+    out.height = cost.height();
+    SectorConfig config;
+    config.sector_size = settings.sector;
+    config.portal_limit = std::min(config.portal_limit, settings.sector);
+    out.sector_cells = settings.sector * settings.sector;
+
+    progress("sector graph build");
+    const auto t_graph = std::chrono::steady_clock::now();
+    auto graph_result = SectorGraph::build(cost, config);
+    check(graph_result);
+    out.graph_ms = ms_since(t_graph);
+    const SectorGraph& graph = graph_result.value();
+    out.graph_bytes = graph.memory_bytes();
+    out.nodes = graph.nodes().size();
+    out.portals = graph.portals().size();
+    out.sectors = static_cast<std::size_t>(graph.sector_count());
+
+    // Goal near the bottom-right corner, start near the top-left one, joined by a path (a goal in a
+    // walled-in pocket is skipped).
+    progress("choosing corner cells");
+    const std::vector<Cell> goals = corner_cells(cost, cost.width() - 1, cost.height() - 1, 32);
+    const std::vector<Cell> starts = corner_cells(cost, 0, 0, 32);
+    bool found = false;
+    for (std::size_t g = 0; g < goals.size() && g < 20 && !found; ++g) {
+        auto field = value_or_fail(HierarchicalField::create(cost, graph, std::span<const Cell>(&goals[g], 1)));
+        for (std::size_t s = 0; s < starts.size() && s < 50; ++s) {
+            if (field.reachable(starts[s].x, starts[s].y)) {
+                out.goal = goals[g];
+                out.start = starts[s];
+                found = true;
+                break;
+            }
+        }
+    }
+    if (!found) throw Failure{"hierarchical bench: no path between cells near opposite corners of the map"};
+
+    const std::span<const Cell> goal(&out.goal, 1), start(&out.start, 1);
+    std::vector<double> first, search, fields;
+    for (int rep = -1; rep < settings.reps; ++rep) {
+        progress("cold route query " + std::to_string(rep + 1) + "/" + std::to_string(settings.reps));
+        const auto t0 = std::chrono::steady_clock::now();
+        auto field = value_or_fail(HierarchicalField::create(cost, graph, goal));
+        const RouteStats stats = value_or_fail(field.route(start));
+        const double ms = ms_since(t0);
+        out.fields_built = stats.fields_built;
+        out.route_sectors = stats.route_sectors;
+        out.field_bytes = field.field_bytes();
+        out.memory_bytes = field.memory_bytes();
+        if (rep < 0) {  // the warm-up also checks the path
+            auto path = hierarchical_path_cost(field, cost, out.start);
+            check(path);
+            out.path_cost = path.value();
+            continue;
+        }
+        out.query_samples.push_back(ms);
+        first.push_back(stats.first_field_ms);
+        search.push_back(stats.search_ms);
+        fields.push_back(stats.fields_ms);
+    }
+    std::vector<double> q = out.query_samples;
+    out.query_ms = median(q);
+    out.first_field_ms = median(first);
+    out.search_ms = median(search);
+    out.fields_ms = median(fields);
+
+    if (settings.exact) {
+        progress("flat field for the exact path cost");
+        FlowField flat;
+        FieldBuilder builder;
+        check(builder.build(cost, goal, config.params, flat));
+        out.exact_cost = flow_path_cost(cost, flat, config.params, out.start);
+    }
+    return out;
+}
+
+}  // namespace tide::cli

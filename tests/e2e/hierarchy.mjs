@@ -1,0 +1,223 @@
+// End-to-end test of the demo on a map that plans hierarchically, in headless Chromium:
+//
+//   node tests/e2e/hierarchy.mjs --tide build/bin/tide --out build/e2e-hierarchy [--huge] [--seconds S]
+//
+// By default the 256x256 benchmark map is forced to plan hierarchically (`--hierarchy-cells 0
+// --sector-size 32`), so the run takes seconds; `--huge` serves the built-in 4096x4096 map with the
+// default settings instead (its sector graph takes several seconds to build). Checks: the page
+// says the map is hierarchical (the Tower tool is off, the Sectors toggle on); the O key turns the
+// sector overlay on, the sectors frame (portals) and sector fields frame (sectors with a field)
+// arrive and the canvas shows the portals; units spawned in one corner move toward the goal and
+// only the sectors on their way have fields; an order makes a new plan whose sectors the page
+// shows; a wall painted changes the graph (a new sectors frame). Screenshots go to --out
+// (`hierarchy.png`: the overlay after the units moved for --seconds; with --huge also
+// `hierarchy-zoom.png`, zoomed in on the units with the portals drawn).
+
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+import { CheckFailed, check, countColours, getJson, kChromium, kChromiumArgs, nextFrames, sleep, startServer, waitFor }
+    from './lib.mjs';
+
+const kPortal = [255, 140, 0]; // web/view.js drawSectors
+const t0 = performance.now();
+const elapsed = () => `${((performance.now() - t0) / 1000).toFixed(1)}s`;
+let passed = 0;
+
+function pass(name, detail) {
+    passed++;
+    console.log(`e2e-hierarchy: PASS ${name}${detail ? ` (${detail})` : ''} [${elapsed()}]`);
+}
+
+function parseArgs(argv) {
+    const opts = { tide: null, out: null, webRoot: null, huge: false, seconds: 3 };
+    for (let i = 0; i < argv.length; i++) {
+        const key = argv[i];
+        if (key === '--huge') {
+            opts.huge = true;
+            continue;
+        }
+        const value = argv[++i];
+        if (key === '--tide') opts.tide = value;
+        else if (key === '--out') opts.out = value;
+        else if (key === '--web-root') opts.webRoot = value;
+        else if (key === '--seconds') opts.seconds = Number(value);
+        else {
+            console.error(`e2e-hierarchy: unknown argument '${key}'`);
+            process.exit(2);
+        }
+    }
+    if (!opts.tide || !opts.out || !(opts.seconds >= 0)) {
+        console.error('usage: node hierarchy.mjs --tide PATH/TO/tide --out DIR [--huge] [--seconds S] [--web-root DIR]');
+        process.exit(2);
+    }
+    return opts;
+}
+
+const mean = (v) => v.reduce((a, b) => a + b, 0) / Math.max(1, v.length);
+/** Mean distance of the units (an /api/agents answer) to cell `c`. */
+const meanDistance = (a, c) => mean(Array.from({ length: a.count }, (_, i) => Math.hypot(a.x[i] - c[0] - 0.5, a.y[i] - c[1] - 0.5)));
+
+/** Waits for the page's sector overlay to satisfy `test(summary)`; returns the last summary. */
+async function waitSectors(page, test, ms, what) {
+    const last = await waitFor(async () => {
+        const s = await page.evaluate(() => window.tide.sectors());
+        return { done: !!s && test(s), s };
+    }, ms);
+    check(last.done, `${what}: the page's sector overlay is ${JSON.stringify(last.s && { ...last.s, builtIds: last.s.builtIds.length })}`);
+    return last.s;
+}
+
+async function run(page, base, opts, out) {
+    const timeout = opts.huge ? 30_000 : 5000;
+    await page.waitForFunction(() => window.tide && window.tide.ready, null, { timeout });
+    const world = await page.evaluate(() => window.tide.world);
+    check(world.planner === 'hierarchical', `the world message says planner '${world.planner}'`);
+    check(await page.isDisabled('#tool-tower'), 'the Tower tool is enabled on a hierarchical map');
+    check(!(await page.isDisabled('#toggle-sectors')), 'the Sectors toggle is disabled on a hierarchical map');
+    const stride = world.field_stride;
+    check(opts.huge ? stride === 4 : stride === 1, `fields frames sample every ${stride} cells`);
+    pass('the page shows a hierarchical map', `${world.width}x${world.height}, sectors of ${world.sector_size}, field stride ${stride}`);
+
+    // Units in one corner (the huge map starts them there), so that only the sectors on their way get fields.
+    const goal = world.goals[0];
+    if (!opts.huge) {
+        tideSend(page, { type: 'spawn', count: 300, area: [0, 0, 47, 47] });
+        await waitFor(async () => ({ done: (await getJson(base, '/api/agents?limit=0')).total === 300 }), 3000);
+    }
+    await page.keyboard.press('KeyO');
+    check(await page.evaluate(() => window.tide.showSectors()), 'the O key did not turn the sector overlay on');
+    const first = await waitSectors(page, (s) => s.portals > 0 && s.built > 0 && s.sectorSize === world.sector_size,
+        timeout, 'after O');
+    check(first.built < first.sectorCount, `every sector (${first.built}) has a field: expected only those on the units' way`);
+    if (opts.huge) {
+        // At fit a sector is a few pixels: the overlay draws portals only once zoomed in.
+        // Zoom in where a sector with a field borders one without (the edge of the units' route).
+        const p = await page.evaluate(() => {
+            const s = window.tide.sectors(), w = window.tide.world, n = s.sectorSize, across = Math.ceil(w.width / n);
+            const built = new Set(s.builtIds);
+            const edge = s.builtIds.find((id) => id % across < across - 1 && !built.has(id + 1)) ?? s.builtIds[0];
+            return window.tide.cellToClient((edge % across + 1) * n, Math.floor(edge / across) * n + n / 2);
+        });
+        await page.mouse.move(p[0], p[1]);
+        for (let k = 0; k < 40 && (await page.evaluate(() => window.tide.scale())) < 4; k++) await page.mouse.wheel(0, -400);
+    }
+    await nextFrames(page, 3);
+    const portalPixels = (await countColours(page, { portal: kPortal })).portal;
+    check(portalPixels > 50, `the canvas shows ${portalPixels} portal-coloured pixels`);
+    check(!(await page.isHidden('#sectors-line')), 'the sector line under the toggles is hidden');
+    pass('the sector overlay arrives and is drawn', `${first.portals} portals, ${first.built} of ${first.sectorCount} sectors with a field, ${portalPixels} portal pixels`);
+
+    const before = await getJson(base, '/api/agents?limit=2000');
+    await sleep(opts.seconds * 1000);
+    const after = await getJson(base, '/api/agents?limit=2000');
+    const d0 = meanDistance(before, goal), d1 = meanDistance(after, goal);
+    const moving = after.state.filter((s) => s === 0).length;
+    check(d1 < d0 - Math.min(3, opts.seconds), `units did not close on the goal: mean distance ${d0.toFixed(1)} -> ${d1.toFixed(1)}`);
+    const stats = (await getJson(base, '/api/state')).stats;
+    check(stats.planner === 'hierarchical' && stats.sector_fields > 0, `stats: ${JSON.stringify(stats)}`);
+    await nextFrames(page, 3);
+    if (opts.huge) {
+        await page.screenshot({ path: path.join(out, 'hierarchy-zoom.png') });
+        await page.keyboard.press('KeyF');
+        await nextFrames(page, 3);
+    }
+    await page.screenshot({ path: path.join(out, 'hierarchy.png') });
+    pass('units head for the goal', `mean distance ${d0.toFixed(1)} -> ${d1.toFixed(1)} in ${opts.seconds} s, ${moving} moving, ` +
+        `${stats.sector_fields} sector fields, tick route ${stats.tick_route_ms.toFixed(3)} ms`);
+
+    // An order: a new plan for the units in a box, shown when the page looks at its group.
+    const box = opts.huge ? [128, 128, 383, 383] : [0, 0, 23, 47];
+    const target = opts.huge ? [600, 3000] : [10, 240];
+    const ordered = await page.evaluate(([box, target]) => {
+        window.tide.lastOrdered = null;
+        window.tide.send({ type: 'order', select: box, goals: [target] });
+        return new Promise((resolve) => {
+            const poll = () => (window.tide.lastOrdered ? resolve(window.tide.lastOrdered) : setTimeout(poll, 50));
+            setTimeout(() => resolve(window.tide.lastError), 5000);
+            poll();
+        });
+    }, [box, target]);
+    check(ordered && ordered.group > 0 && ordered.units > 0, `the order was answered with ${JSON.stringify(ordered)}`);
+    tideSend(page, { type: 'view', group: ordered.group });
+    const mine = await waitSectors(page, (s) => s.group === ordered.group && s.built > 0, timeout, `after the order to group ${ordered.group}`);
+    const state = await getJson(base, '/api/state');
+    check(state.stats.route_ms > 0, `route_ms ${state.stats.route_ms} after an order`);
+    pass('an order makes a plan whose sectors the page shows', `group ${ordered.group}: ${ordered.units} units, ` +
+        `${mine.built} sectors with a field, routed in ${state.stats.route_ms.toFixed(1)} ms`);
+
+    // A wall across a portal: the graph changes and a new sectors frame comes.
+    const version = mine.version;
+    const n = world.sector_size;
+    tideSend(page, { type: 'paint', x: n, y: Math.floor(n / 2), radius: 4, terrain: 'wall' });
+    await waitSectors(page, (s) => s.version > version, timeout, 'after a wall across a sector border');
+    const painted = (await getJson(base, '/api/state')).stats;
+    pass('a painted wall updates the graph', `graph update ${painted.graph_update_ms.toFixed(2)} ms`);
+    await page.screenshot({ path: path.join(out, 'hierarchy-order.png') });
+}
+
+function tideSend(page, message) {
+    return page.evaluate((m) => window.tide.send(m), message);
+}
+
+async function main() {
+    const opts = parseArgs(process.argv.slice(2));
+    const out = path.resolve(opts.out);
+    mkdirSync(out, { recursive: true });
+    const userData = mkdtempSync(path.join(tmpdir(), 'tide-e2e-hier-'));
+    const serverOutput = [], pageErrors = [];
+    let server = null, context = null, failed = false;
+    const deadline = setTimeout(() => {
+        console.log('e2e-hierarchy: FAIL the run took longer than 180 s');
+        cleanup().finally(() => process.exit(1));
+    }, 180_000);
+
+    async function cleanup() {
+        if (context) await context.close().catch(() => {});
+        context = null;
+        if (server && server.exitCode === null && server.signalCode === null) {
+            server.kill('SIGTERM');
+            const exited = await Promise.race([new Promise((r) => server.once('exit', () => r(true))), sleep(2000).then(() => false)]);
+            if (!exited) server.kill('SIGKILL');
+        }
+        rmSync(userData, { recursive: true, force: true });
+    }
+    for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => cleanup().finally(() => process.exit(130)));
+
+    try {
+        const extra = opts.huge ? ['--map', '@huge'] : ['--map', '@random256', '--hierarchy-cells', '0', '--sector-size', '32', '--agents', '0'];
+        const started = startServer(opts, 0, serverOutput, extra, opts.huge ? 120_000 : 10_000);
+        server = started.child;
+        const base = await started.url;
+        const load = /loaded map \S+ in .*/.exec(serverOutput.join(''));
+        console.log(`e2e-hierarchy: server ${base}${load ? `: ${load[0]}` : ''} [${elapsed()}]`);
+        context = await chromium.launchPersistentContext(userData, {
+            executablePath: kChromium, headless: true, args: kChromiumArgs, viewport: { width: 1280, height: 800 },
+        });
+        const page = context.pages()[0] || (await context.newPage());
+        page.on('pageerror', (err) => pageErrors.push(err.message));
+        page.on('console', (msg) => {
+            if (msg.type() === 'error') pageErrors.push(`console: ${msg.text()}`);
+        });
+        await page.goto(base);
+        await run(page, base, opts, out);
+        check(pageErrors.length === 0, `the page reported errors:\n  ${pageErrors.join('\n  ')}`);
+        pass('no script errors on the page');
+    } catch (err) {
+        failed = true;
+        console.log(`e2e-hierarchy: FAIL ${err instanceof CheckFailed ? err.message : err.stack || err}`);
+        const page = context && context.pages()[0];
+        if (page) await page.screenshot({ path: path.join(out, 'failure.png') }).catch(() => {});
+        if (pageErrors.length) console.log(`e2e-hierarchy: page errors:\n  ${pageErrors.join('\n  ')}`);
+        if (serverOutput.length) console.log(`e2e-hierarchy: server output:\n${serverOutput.join('').trimEnd()}`);
+    } finally {
+        clearTimeout(deadline);
+        await cleanup();
+    }
+    console.log(`e2e-hierarchy: ${failed ? 'FAILED' : 'ok'}: ${passed} checks passed in ${elapsed()}; screenshots in ${out}`);
+    process.exit(failed ? 1 : 0);
+}
+
+main();

@@ -1,0 +1,86 @@
+// Helpers shared by the end-to-end scripts (run.mjs, hierarchy.mjs): checks, the server, polling,
+// canvas pixels.
+
+import { spawn } from 'node:child_process';
+
+export const kChromium = '/usr/bin/chromium';
+export const kChromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'];
+
+export class CheckFailed extends Error {}
+
+export function check(condition, message) {
+    if (!condition) throw new CheckFailed(message);
+}
+
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Starts `tide serve` (opts.tide, opts.webRoot; `extra`: more arguments) and resolves with its base
+ * URL once it prints its listening line (within `ms`).
+ */
+export function startServer(opts, port, output, extra = [], ms = 10_000) {
+    const args = ['serve', '--port', String(port), ...extra];
+    if (opts.webRoot) args.push('--web-root', opts.webRoot);
+    const child = spawn(opts.tide, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const url = new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new CheckFailed(`tide serve did not report listening within ${ms / 1000} s:\n${output.join('')}`)), ms);
+        const onData = (chunk) => {
+            output.push(chunk.toString());
+            const m = /listening on (http:\/\/\S+?)\/?\s/.exec(output.join(''));
+            if (m) {
+                clearTimeout(timer);
+                resolve(`${m[1]}/`);
+            }
+        };
+        child.stdout.on('data', onData);
+        child.stderr.on('data', onData);
+        child.once('exit', (code, signal) => {
+            clearTimeout(timer);
+            reject(new CheckFailed(`tide serve exited (${code ?? signal}) before listening:\n${output.join('')}`));
+        });
+        child.once('error', (err) => reject(new CheckFailed(`cannot start ${opts.tide}: ${err.message}`)));
+    });
+    return { child, url };
+}
+
+export async function getJson(base, route) {
+    const response = await fetch(new URL(route, base));
+    check(response.ok, `GET ${route} answered ${response.status}`);
+    return response.json();
+}
+
+/** Polls `probe` (async, returns a truthy value when done) every 200 ms until `ms` passes. */
+export async function waitFor(probe, ms) {
+    const end = performance.now() + ms;
+    let last;
+    for (;;) {
+        last = await probe();
+        if (last && last.done) return last;
+        if (performance.now() > end) return last;
+        await sleep(200);
+    }
+}
+
+/** Waits until the page has drawn `n` more animation frames (it redraws on every one). */
+export async function nextFrames(page, n = 2) {
+    await page.evaluate((n) => new Promise((resolve) => {
+        const tick = () => (--n <= 0 ? resolve() : requestAnimationFrame(tick));
+        requestAnimationFrame(tick);
+    }), n);
+}
+
+/** Counts canvas pixels of each named colour (exact match). */
+export async function countColours(page, named) {
+    return page.evaluate((named) => {
+        const canvas = document.getElementById('canvas');
+        const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+        const counts = Object.fromEntries(Object.keys(named).map((k) => [k, 0]));
+        const entries = Object.entries(named).map(([k, [r, g, b]]) => [k, r | (g << 8) | (b << 16)]);
+        for (let i = 0; i < data.length; i += 4) {
+            const v = data[i] | (data[i + 1] << 8) | (data[i + 2] << 16);
+            for (const [k, c] of entries) if (v === c) counts[k]++;
+        }
+        return counts;
+    }, named);
+}
