@@ -215,8 +215,9 @@ public:
                                             std::span<const Cell> goals, const RouteConfig& config = {});
 
     /// Makes sure units standing on `starts` have fields all the way to the goals: the starts'
-    /// sectors first (the first within a few hundred microseconds), then the sectors on their routes,
-    /// goal first, then the start sectors again with their new neighbours. Errors: a start off the map.
+    /// sectors first (once the search has settled their nodes), then the sectors on their routes,
+    /// goal first, then the start sectors again with their new neighbours. Returns at once when
+    /// every start stands in a routed field (call it every tick). Errors: a start off the map.
     Result<RouteStats> route(std::span<const Cell> starts);
 
     /// The field of sector `s` if built (nullptr otherwise).
