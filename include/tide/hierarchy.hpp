@@ -46,13 +46,13 @@ struct SectorConfig {
 /// A portal: a stretch of the border between sector `a` (left or above) and sector `b` (right or
 /// below), with its graph node on each side.
 struct Portal {
-    int sector_a = 0;     ///< Sector left of (vertical border) or above (horizontal border) the border.
-    int sector_b = 0;     ///< The sector across.
+    int sector_a = 0;       ///< Sector left of (vertical border) or above (horizontal border) the border.
+    int sector_b = 0;       ///< The sector across.
     bool vertical = false;  ///< True for a vertical border (a is left of b).
-    int first = 0;        ///< First border position (row for a vertical border, column otherwise).
-    int last = 0;         ///< Last border position, inclusive.
-    Cell node_a;          ///< The node cell on a's side.
-    Cell node_b;          ///< The node cell on b's side, next to node_a.
+    int first = 0;          ///< First border position (row for a vertical border, column otherwise).
+    int last = 0;           ///< Last border position, inclusive.
+    Cell node_a;            ///< The node cell on a's side.
+    Cell node_b;            ///< The node cell on b's side, next to node_a.
 };
 
 /// One node of the portal graph: a cell on a sector's border next to the node across.
@@ -64,10 +64,10 @@ struct SectorNode {
 
 /// Counts from a graph build or update.
 struct SectorGraphStats {
-    std::size_t sectors = 0;          ///< Sectors (re)computed.
-    std::size_t nodes = 0;            ///< Nodes in the graph.
-    std::size_t portals = 0;          ///< Portals in the graph.
-    std::size_t searches = 0;         ///< Intra-sector Dijkstra runs (one per node of the sectors redone).
+    std::size_t sectors = 0;   ///< Sectors (re)computed.
+    std::size_t nodes = 0;     ///< Nodes in the graph.
+    std::size_t portals = 0;   ///< Portals in the graph.
+    std::size_t searches = 0;  ///< Intra-sector Dijkstra runs (one per node of the sectors redone).
 };
 
 /// Sectors, portals and the portal graph of one cost field (for one set of move costs). Built once
@@ -83,12 +83,12 @@ public:
     /// Errors: other dimensions than the build's. Bumps version().
     Result<SectorGraphStats> update(const CostField& cost, int x0, int y0, int x1, int y1, JobSystem* jobs = nullptr);
 
-    const SectorConfig& config() const noexcept { return config_; }  ///< The build's settings.
-    int width() const noexcept { return width_; }                     ///< Map columns.
-    int height() const noexcept { return height_; }                   ///< Map rows.
-    int sector_size() const noexcept { return config_.sector_size; }  ///< Side of a sector.
-    int sectors_x() const noexcept { return sectors_x_; }             ///< Sector columns.
-    int sectors_y() const noexcept { return sectors_y_; }             ///< Sector rows.
+    const SectorConfig& config() const noexcept { return config_; }        ///< The build's settings.
+    int width() const noexcept { return width_; }                          ///< Map columns.
+    int height() const noexcept { return height_; }                        ///< Map rows.
+    int sector_size() const noexcept { return config_.sector_size; }       ///< Side of a sector.
+    int sectors_x() const noexcept { return sectors_x_; }                  ///< Sector columns.
+    int sectors_y() const noexcept { return sectors_y_; }                  ///< Sector rows.
     int sector_count() const noexcept { return sectors_x_ * sectors_y_; }  ///< Sectors.
     /// Sector containing cell (x, y) (which must be on the map).
     int sector_of(int x, int y) const noexcept {

@@ -63,8 +63,8 @@ struct HierarchicalField::State {
         std::int32_t node;
     };
     std::vector<Item> open;
-    std::vector<std::uint8_t> target;        // per sector
-    std::vector<std::int32_t> unsettled;     // per target sector: goal-reaching nodes not settled
+    std::vector<std::uint8_t> target;     // per sector
+    std::vector<std::int32_t> unsettled;  // per target sector: goal-reaching nodes not settled
     std::vector<Rect> target_rects;
     // Landmark bounds of the target set: per landmark the least cost of a target node to it and
     // the largest cost from it to a target node (see heuristic()).
@@ -85,7 +85,7 @@ struct HierarchicalField::State {
     std::size_t bytes = 0;
     std::uint32_t builds = 0;
     mutable SectorSearch search;
-    JobSystem* jobs = nullptr;                         // where wave fields are built (null: here)
+    JobSystem* jobs = nullptr;                        // where wave fields are built (null: here)
     std::vector<std::unique_ptr<SectorSearch>> pool;  // searches of the job system's threads
     std::mutex pool_mutex;
 
@@ -240,8 +240,10 @@ struct HierarchicalField::State {
             if (!settled[static_cast<std::size_t>(i)]) ++count;
             for (int l = 0; l < L; ++l) {
                 const double to = graph->to_landmark(i, l), from = graph->from_landmark(i, l);
-                if (to < kInf) lm_to_min[static_cast<std::size_t>(l)] = std::min(lm_to_min[static_cast<std::size_t>(l)], to);
-                if (from < kInf) lm_from_max[static_cast<std::size_t>(l)] = std::max(lm_from_max[static_cast<std::size_t>(l)], from);
+                if (to < kInf)
+                    lm_to_min[static_cast<std::size_t>(l)] = std::min(lm_to_min[static_cast<std::size_t>(l)], to);
+                if (from < kInf)
+                    lm_from_max[static_cast<std::size_t>(l)] = std::max(lm_from_max[static_cast<std::size_t>(l)], from);
             }
         }
         unsettled[static_cast<std::size_t>(s)] = count;
@@ -279,7 +281,8 @@ struct HierarchicalField::State {
             ++settled_count;
             const SectorNode& nv = nodes[static_cast<std::size_t>(v)];
             const int s = graph->sector_of(nv.cell.x, nv.cell.y);
-            if (target[static_cast<std::size_t>(s)] && in_goal_comp(v) && --unsettled[static_cast<std::size_t>(s)] == 0) {
+            if (target[static_cast<std::size_t>(s)] && in_goal_comp(v) &&
+                --unsettled[static_cast<std::size_t>(s)] == 0) {
                 --pending;
             }
             const double gv = g[static_cast<std::size_t>(v)];
@@ -387,7 +390,8 @@ struct HierarchicalField::State {
                         Cell prev = c;
                         for (;;) {
                             const Cell nc{prev.x + dir * ax, prev.y + dir * ay};
-                            if (nc.x < fx0 || nc.x >= fx1 || nc.y < fy0 || nc.y >= fy1 || !cost->passable(nc.x, nc.y)) break;
+                            if (nc.x < fx0 || nc.x >= fx1 || nc.y < fy0 || nc.y >= fy1 || !cost->passable(nc.x, nc.y))
+                                break;
                             acc += cost->at(prev);  // nc -> prev enters prev
                             search.seed(nc.x, nc.y, acc);
                             prev = nc;
@@ -503,17 +507,24 @@ Result<HierarchicalField> HierarchicalField::create(const CostField& cost, const
     return h;
 }
 
-std::size_t HierarchicalField::built_sectors() const noexcept { return s_->built; }
-std::size_t HierarchicalField::field_bytes() const noexcept { return s_->bytes; }
-double HierarchicalField::diagonal_factor() const noexcept { return s_->graph->config().params.diagonal_factor; }
-const SectorGraph& HierarchicalField::graph() const noexcept { return *s_->graph; }
+std::size_t HierarchicalField::built_sectors() const noexcept {
+    return s_->built;
+}
+std::size_t HierarchicalField::field_bytes() const noexcept {
+    return s_->bytes;
+}
+double HierarchicalField::diagonal_factor() const noexcept {
+    return s_->graph->config().params.diagonal_factor;
+}
+const SectorGraph& HierarchicalField::graph() const noexcept {
+    return *s_->graph;
+}
 
 std::size_t HierarchicalField::memory_bytes() const noexcept {
     const State& s = *s_;
-    return s.bytes + s.g.capacity() * sizeof(double) + s.next.capacity() * sizeof(std::int32_t) +
-           s.settled.capacity() + s.goal_comp.capacity() + s.open.capacity() * sizeof(State::Item) +
-           s.target.capacity() + s.unsettled.capacity() * sizeof(std::int32_t) +
-           s.fields.capacity() * sizeof(std::unique_ptr<SectorField>);
+    return s.bytes + s.g.capacity() * sizeof(double) + s.next.capacity() * sizeof(std::int32_t) + s.settled.capacity() +
+           s.goal_comp.capacity() + s.open.capacity() * sizeof(State::Item) + s.target.capacity() +
+           s.unsettled.capacity() * sizeof(std::int32_t) + s.fields.capacity() * sizeof(std::unique_ptr<SectorField>);
 }
 
 Result<RouteStats> HierarchicalField::route(std::span<const Cell> starts) {
@@ -577,7 +588,8 @@ Result<RouteStats> HierarchicalField::route(std::span<const Cell> starts) {
     // chain of best next nodes the search found.
     std::vector<std::uint8_t> seen(nodes.size(), 0);
     auto follow_chain = [&](std::int32_t from) {
-        for (std::int32_t n = from; n >= 0 && !seen[static_cast<std::size_t>(n)] && s.g[static_cast<std::size_t>(n)] < kInf;
+        for (std::int32_t n = from;
+             n >= 0 && !seen[static_cast<std::size_t>(n)] && s.g[static_cast<std::size_t>(n)] < kInf;
              n = s.next[static_cast<std::size_t>(n)]) {
             seen[static_cast<std::size_t>(n)] = 1;
             const Cell c = nodes[static_cast<std::size_t>(n)].cell;
@@ -625,7 +637,8 @@ Result<RouteStats> HierarchicalField::route(std::span<const Cell> starts) {
                 double best_v = kInf;
                 for (std::int32_t i = graph.node_begin(sec); i < graph.node_begin(sec + 1); ++i) {
                     const Cell nc = nodes[static_cast<std::size_t>(i)].cell;
-                    const double v = s.g[static_cast<std::size_t>(i)] + lo * std::max(std::abs(nc.x - x), std::abs(nc.y - y));
+                    const double v =
+                        s.g[static_cast<std::size_t>(i)] + lo * std::max(std::abs(nc.x - x), std::abs(nc.y - y));
                     if (v < best_v) {
                         best_v = v;
                         best = i;
@@ -670,7 +683,8 @@ Result<RouteStats> HierarchicalField::route(std::span<const Cell> starts) {
             const int sx = route[i] % graph.sectors_x(), sy = route[i] / graph.sectors_x();
             for (int k = 0; k < kDirectionCount; ++k) {
                 const int tx = sx + kDirectionDx[k], ty = sy + kDirectionDy[k];
-                if (tx >= 0 && ty >= 0 && tx < graph.sectors_x() && ty < graph.sectors_y()) add(ty * graph.sectors_x() + tx);
+                if (tx >= 0 && ty >= 0 && tx < graph.sectors_x() && ty < graph.sectors_y())
+                    add(ty * graph.sectors_x() + tx);
             }
         }
     }
@@ -693,9 +707,8 @@ Result<RouteStats> HierarchicalField::route(std::span<const Cell> starts) {
     }
     std::vector<std::size_t> order(route.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        return key[a] != key[b] ? key[a] < key[b] : route[a] < route[b];
-    });
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t a, std::size_t b) { return key[a] != key[b] ? key[a] < key[b] : route[a] < route[b]; });
     t = std::chrono::steady_clock::now();
     // Passes after the first rebuild every field of this call with all its neighbours (values
     // only drop); a short route gets two, fewer when a pass changes nothing. A pass runs in waves:
@@ -798,7 +811,8 @@ bool HierarchicalField::reachable(int x, int y) const {
 float HierarchicalField::to_go(int x, int y) const {
     const State& s = *s_;
     TIDE_ASSERT(s.cost->contains(x, y));
-    if (const SectorField* f = s.field_at(x, y)) return f->integration[static_cast<std::size_t>(y - f->y0) * f->width + (x - f->x0)];
+    if (const SectorField* f = s.field_at(x, y))
+        return f->integration[static_cast<std::size_t>(y - f->y0) * f->width + (x - f->x0)];
     if (!s.started || !s.cost->passable(x, y)) return kUnreachable;
     const int sec = s.graph->sector_of(x, y);
     const double lo = s.graph->cheapest_cost();
@@ -943,7 +957,8 @@ Result<void> HierarchicalField::terrain_changed(int x0, int y0, int x1, int y1) 
     for (int sec = 0; sec < graph.sector_count(); ++sec) {
         const SectorField* f = s.fields[static_cast<std::size_t>(sec)].get();
         if (f == nullptr) continue;
-        if (std::find(f->directions.begin(), f->directions.end(), Direction::unreachable) == f->directions.end()) continue;
+        if (std::find(f->directions.begin(), f->directions.end(), Direction::unreachable) == f->directions.end())
+            continue;
         int fx0, fy0, fx1, fy1;
         graph.sector_rect(sec, fx0, fy0, fx1, fy1);
         s.search.load(*s.cost, fx0, fy0, fx1, fy1, graph.config().params);

@@ -57,12 +57,12 @@ void label_borders(const CostField& cost, const FieldParams& params, int x0, int
     }
     out.assign(static_cast<std::size_t>(4) * size, kNoLabel);
     for (int k = 0; k < h; ++k) {
-        out[static_cast<std::size_t>(k)] = label[static_cast<std::size_t>(k) * w + (w - 1)];          // east
-        out[static_cast<std::size_t>(2 * size + k)] = label[static_cast<std::size_t>(k) * w];         // west
+        out[static_cast<std::size_t>(k)] = label[static_cast<std::size_t>(k) * w + (w - 1)];   // east
+        out[static_cast<std::size_t>(2 * size + k)] = label[static_cast<std::size_t>(k) * w];  // west
     }
     for (int k = 0; k < w; ++k) {
-        out[static_cast<std::size_t>(size + k)] = label[static_cast<std::size_t>(h - 1) * w + k];     // south
-        out[static_cast<std::size_t>(3 * size + k)] = label[static_cast<std::size_t>(k)];             // north
+        out[static_cast<std::size_t>(size + k)] = label[static_cast<std::size_t>(h - 1) * w + k];  // south
+        out[static_cast<std::size_t>(3 * size + k)] = label[static_cast<std::size_t>(k)];          // north
     }
 }
 
@@ -123,8 +123,7 @@ Result<SectorGraph> SectorGraph::build(const CostField& cost, const SectorConfig
     return g;
 }
 
-Result<SectorGraphStats> SectorGraph::update(const CostField& cost, int x0, int y0, int x1, int y1,
-                                             JobSystem* jobs) {
+Result<SectorGraphStats> SectorGraph::update(const CostField& cost, int x0, int y0, int x1, int y1, JobSystem* jobs) {
     if (cost.width() != width_ || cost.height() != height_) {
         return Error{"cost field is " + std::to_string(cost.width()) + "x" + std::to_string(cost.height()) +
                      ", the sector graph was built for " + std::to_string(width_) + "x" + std::to_string(height_)};
@@ -336,7 +335,8 @@ Result<void> SectorGraph::compute(const CostField& cost, std::span<const int> se
                     search.seed(c.x, c.y, 0.0);
                     search.run(stops);
                     for (std::int32_t i = 0; i < count; ++i) {
-                        intra[static_cast<std::size_t>(i) * count + j] = static_cast<float>(search.value(stops[static_cast<std::size_t>(i)]));
+                        intra[static_cast<std::size_t>(i) * count + j] =
+                            static_cast<float>(search.value(stops[static_cast<std::size_t>(i)]));
                     }
                 }
                 searches[k] = static_cast<std::size_t>(count);
@@ -446,14 +446,17 @@ void SectorGraph::compute_landmarks(const CostField& cost, JobSystem& jobs) {
     }
     const int wanted = n == 0 ? 0 : config_.landmarks;
     const int w = width_ - 1, h = height_ - 1;
-    const Cell spots[9] = {{0, 0}, {w, h}, {w, 0}, {0, h}, {w / 2, 0}, {w / 2, h}, {0, h / 2}, {w, h / 2}, {w / 2, h / 2}};
+    const Cell spots[9] = {{0, 0},     {w, h},     {w, 0},     {0, h},        {w / 2, 0},
+                           {w / 2, h}, {0, h / 2}, {w, h / 2}, {w / 2, h / 2}};
     std::vector<std::int32_t> marks;
     for (int k = 0; k < wanted; ++k) {
         const Cell p = spots[k % 9];
         std::int32_t best = -1;
         long long best_d = -1;
         for (std::size_t i = 0; i < n; ++i) {
-            if (component_[i] != big || std::find(marks.begin(), marks.end(), static_cast<std::int32_t>(i)) != marks.end()) continue;
+            if (component_[i] != big ||
+                std::find(marks.begin(), marks.end(), static_cast<std::int32_t>(i)) != marks.end())
+                continue;
             const long long dx = nodes_[i].cell.x - p.x, dy = nodes_[i].cell.y - p.y;
             const long long d = dx * dx + dy * dy;
             if (best < 0 || d < best_d) {
@@ -509,7 +512,8 @@ void SectorGraph::compute_landmarks(const CostField& cost, JobSystem& jobs) {
                 }
             }
             auto& out = reverse ? to_landmark_ : from_landmark_;
-            for (std::size_t i = 0; i < n; ++i) out[i * static_cast<std::size_t>(L) + static_cast<std::size_t>(l)] = static_cast<float>(dist[i]);
+            for (std::size_t i = 0; i < n; ++i)
+                out[i * static_cast<std::size_t>(L) + static_cast<std::size_t>(l)] = static_cast<float>(dist[i]);
         }
     };
     parallel_for(jobs, static_cast<std::size_t>(2 * L), 1, task);

@@ -77,14 +77,6 @@ void SectorSearch::seed(int x, int y, double value) {
     seeds_.push_back({v, i});
 }
 
-bool SectorSearch::legal(std::int32_t x, int d) const noexcept {
-    // Diagonal x -> x + off[d]: both orthogonal neighbours of x on the way must be passable.
-    if ((d & 1) == 0) return true;
-    const std::int32_t a = x + off_[(d + 7) & 7];  // the two orthogonal directions next to d
-    const std::int32_t b = x + off_[(d + 1) & 7];
-    return cost_[static_cast<std::size_t>(a)] != kCostWall && cost_[static_cast<std::size_t>(b)] != kCostWall;
-}
-
 void SectorSearch::run(std::span<const std::int32_t> stop_cells) {
     if (eight_) {
         run_impl<true>(stop_cells);
@@ -120,7 +112,7 @@ void SectorSearch::run_impl(std::span<const std::int32_t> stop_cells) {
     };
     // Buckets are stacks with room kept for one settled cell's offers, so an offer appends
     // without a branch and counts only when it improves.
-    auto room = [&](Bucket& bk) __attribute__((always_inline)) {
+    auto room = [&](Bucket & bk) __attribute__((always_inline)) {
         if (bk.data.size() < bk.size + 8) bk.data.resize(std::max<std::size_t>(64, 2 * (bk.size + 8)));
     };
     const std::int32_t off[8] = {off_[0], off_[1], off_[2], off_[3], off_[4], off_[5], off_[6], off_[7]};

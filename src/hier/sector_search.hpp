@@ -43,19 +43,12 @@ public:
     std::int32_t local(int x, int y) const noexcept { return (y - y0_ + 2) * pw_ + (x - x0_ + 2); }
     /// Value of local cell i in cost units (+inf when not reached).
     double value(std::int32_t i) const noexcept {
-        return dist_[static_cast<std::size_t>(i)] == kInf ? std::numeric_limits<double>::infinity()
-                                                          : static_cast<double>(dist_[static_cast<std::size_t>(i)]) * kScale;
+        return dist_[static_cast<std::size_t>(i)] == kInf
+                   ? std::numeric_limits<double>::infinity()
+                   : static_cast<double>(dist_[static_cast<std::size_t>(i)]) * kScale;
     }
-    Fixed fixed(std::int32_t i) const noexcept { return dist_[static_cast<std::size_t>(i)]; }
     /// Writes the values (float, +inf when none) and flow codes of the rectangle's cells, row-major.
     void write_field(std::span<float> values, std::span<Direction> directions) const;
-    /// True when local cell i is a passable cell of the rectangle.
-    bool open(std::int32_t i) const noexcept { return kind_[static_cast<std::size_t>(i)] == kRegion; }
-
-    int x0() const noexcept { return x0_; }
-    int y0() const noexcept { return y0_; }
-    int x1() const noexcept { return x1_; }
-    int y1() const noexcept { return y1_; }
 
 private:
     static constexpr std::uint8_t kNone = 0, kRegion = 1, kFrame = 2, kDone = 4;
@@ -63,8 +56,6 @@ private:
         Fixed value;
         std::int32_t cell;
     };
-    Fixed price(int d, Cost c) const noexcept { return (d & 1) ? diag_[c] : orth_[c]; }
-    bool legal(std::int32_t x, int d) const noexcept;
     template <bool Eight>
     void run_impl(std::span<const std::int32_t> stop_cells);
 
@@ -75,9 +66,9 @@ private:
     std::int32_t off_[8] = {};
     Fixed orth_[256] = {};
     Fixed diag_[256] = {};
-    std::vector<Cost> cost_;           // padded by 2; 255 for walls, off-map and padding
-    std::vector<std::uint8_t> kind_;   // kNone / kRegion (passable rectangle cell) / kFrame
-    std::vector<std::uint8_t> goal_;   // rectangle cells seeded (value 0 or any): no flow move
+    std::vector<Cost> cost_;          // padded by 2; 255 for walls, off-map and padding
+    std::vector<std::uint8_t> kind_;  // kNone / kRegion (passable rectangle cell) / kFrame
+    std::vector<std::uint8_t> goal_;  // rectangle cells seeded (value 0 or any): no flow move
     std::vector<Fixed> dist_;
     std::vector<std::uint8_t> via_;  // move of each reached cell
     std::vector<std::uint8_t> stop_;
