@@ -246,7 +246,7 @@ public:
     Vec2 sample(Vec2 p) const;
 
     /// The goals, sorted, without duplicates.
-    std::span<const Cell> goals() const noexcept { return goals_; }
+    std::span<const Cell> goals() const noexcept;
     /// Number of sectors with a field.
     std::size_t built_sectors() const noexcept;
     /// Bytes of the sector fields and the search state.
@@ -272,7 +272,6 @@ private:
     struct State;
     explicit HierarchicalField(std::unique_ptr<State> state);
     std::unique_ptr<State> s_;
-    std::vector<Cell> goals_;
 };
 
 /// The cost of the path that follows `field` from `start` to a goal (sum of the true move costs,

@@ -503,10 +503,12 @@ Result<HierarchicalField> HierarchicalField::create(const CostField& cost, const
     }
     st->fields.resize(static_cast<std::size_t>(graph.sector_count()));
     HierarchicalField h(std::move(st));
-    h.goals_ = h.s_->goals;
     return h;
 }
 
+std::span<const Cell> HierarchicalField::goals() const noexcept {
+    return s_->goals;
+}
 std::size_t HierarchicalField::built_sectors() const noexcept {
     return s_->built;
 }
