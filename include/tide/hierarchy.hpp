@@ -181,11 +181,15 @@ struct RouteConfig {
     /// Where the route turns around a sector corner (two diagonal sectors of a 2 x 2 block on it),
     /// the two other sectors of that block join: the best path often cuts such corners.
     bool fill_corners = true;
-    /// Extra passes over the route's fields, each rebuilt with all its neighbours (0..4): slower,
-    /// closer to the optimum.
+    /// Extra passes over the route's fields, each rebuilt with all its neighbours (0..4); the
+    /// settling below usually makes them unnecessary.
     int refine_passes = 0;
-    /// Routes of at most this many sectors get one more ring and one more pass (they are cheap,
-    /// and short paths are where a detour weighs most); 0 turns it off.
+    /// Settling after the first build of a route's fields: fields that a neighbour's later field
+    /// would lower are rebuilt, and so on while values drop, up to this many rebuilds per field of
+    /// the route (0..16; 0 = off). Removes the detours of fields built before their neighbours.
+    int settle_budget = 2;
+    /// Routes of at most this many sectors get one more ring of sectors (they are cheap, and short
+    /// paths are where a detour weighs most); 0 turns it off.
     int short_route = 24;
     /// Where route fields are built in parallel (sectors that share no border, once the ones they
     /// wait for are done); null: on the calling thread. The fields do not depend on it.

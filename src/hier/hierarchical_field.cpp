@@ -31,6 +31,15 @@ namespace {
 
 using hier_detail::SectorSearch;
 constexpr double kInf = std::numeric_limits<double>::infinity();
+// Settling (see route()): a neighbour's field is rebuilt only when one move onto this sector's
+// field would lower one of its values by more than kSettleAbsolute + kSettleRelative x the new
+// value (smaller gains barely move a path: a path's cost stays within about that fraction of the
+// settled one), and a wave takes the queued sectors whose gain lies within kSettleBand sector
+// crossings (at the cheapest cost) of the best one, as a Dijkstra over sectors would.
+constexpr double kSettleAbsolute = 1e-2;
+constexpr double kSettleRelative = 1e-2;
+constexpr double kSettleBand = 1.0;
+
 constexpr float kInvSqrt2 = 0.70710678118654752f;
 constexpr Vec2 kUnit[kDirectionCount] = {{1, 0},  {kInvSqrt2, kInvSqrt2},   {0, 1},  {-kInvSqrt2, kInvSqrt2},
                                          {-1, 0}, {-kInvSqrt2, -kInvSqrt2}, {0, -1}, {kInvSqrt2, -kInvSqrt2}};
@@ -318,6 +327,74 @@ struct HierarchicalField::State {
         }
     }
 
+    // The node a unit entering field-less sector `sec` at cell c heads for: the one minimising
+    // (cost from c to it inside the sector + its g), found by a search in the sector seeded with
+    // the nodes' g (and the goals). A sector can have parts that do not connect inside it, so the
+    // nearest node with a low g may not be reachable from c at all. -1: a goal, or no node.
+    std::int32_t entry_node(int sec, Cell c) {
+        int x0, y0, x1, y1;
+        graph->sector_rect(sec, x0, y0, x1, y1);
+        search.load(*cost, x0, y0, x1, y1, graph->config().params);
+        seed_goals(sec);
+        const auto nodes = graph->nodes();
+        const std::int32_t b = graph->node_begin(sec), e = graph->node_begin(sec + 1);
+        for (std::int32_t i = b; i < e; ++i) {
+            const Cell nc = nodes[static_cast<std::size_t>(i)].cell;
+            if (g[static_cast<std::size_t>(i)] < kInf) search.seed(nc.x, nc.y, g[static_cast<std::size_t>(i)]);
+        }
+        if (c.x < x0 || c.y < y0 || c.x >= x1 || c.y >= y1 || !cost->passable(c.x, c.y)) return -1;
+        const std::int32_t stop = search.local(c.x, c.y);
+        search.run(std::span<const std::int32_t>(&stop, 1));
+        int x = c.x, y = c.y;
+        for (int steps = 0; steps < (x1 - x0) * (y1 - y0); ++steps) {
+            const double v = search.value(search.local(x, y));
+            if (!(v < kInf) || v == 0.0) return -1;
+            for (std::int32_t i = b; i < e; ++i) {
+                const Cell nc = nodes[static_cast<std::size_t>(i)].cell;
+                if (nc.x == x && nc.y == y && v <= g[static_cast<std::size_t>(i)] + 1e-3) return i;
+            }
+            const int d = search.move(search.local(x, y));
+            x += kDirectionDx[d];
+            y += kDirectionDy[d];
+            if (x < x0 || y < y0 || x >= x1 || y >= y1) return -1;
+        }
+        return -1;
+    }
+
+    // The least value a cell of sector `to` (neighbour k of sector `from`) would take through one
+    // move onto a cell of from's field, over the cells where that is lower than to's field has
+    // now by more than kSettleAbsolute + kSettleRelative x the value; +inf when from's field cannot lower to's.
+    double improvement(int from, int to, int k) const {
+        const SectorField* a = fields[static_cast<std::size_t>(from)].get();
+        const SectorField* b = fields[static_cast<std::size_t>(to)].get();
+        if (a == nullptr || b == nullptr) return kInf;
+        const double diag = graph->config().params.diagonal_factor;
+        const bool eight = graph->config().params.connectivity == Connectivity::eight;
+        // from's cells next to `to`: one column or row for a shared border, a corner otherwise.
+        const int dx = kDirectionDx[k], dy = kDirectionDy[k];
+        const int ax0 = dx > 0 ? a->x0 + a->width - 1 : a->x0, ax1 = dx < 0 ? a->x0 : a->x0 + a->width - 1;
+        const int ay0 = dy > 0 ? a->y0 + a->height - 1 : a->y0, ay1 = dy < 0 ? a->y0 : a->y0 + a->height - 1;
+        double best = kInf;
+        for (int y = ay0; y <= ay1; ++y) {
+            for (int x = ax0; x <= ax1; ++x) {
+                const float v = a->integration[static_cast<std::size_t>(y - a->y0) * a->width + (x - a->x0)];
+                if (!(v < std::numeric_limits<float>::infinity())) continue;
+                const Cost cx = cost->at(Cell{x, y});
+                for (int m = 0; m < kDirectionCount; ++m) {
+                    const int px = x + kDirectionDx[m], py = y + kDirectionDy[m];  // a cell of `to`?
+                    if (px < b->x0 || py < b->y0 || px >= b->x0 + b->width || py >= b->y0 + b->height) continue;
+                    const bool diagonal = (m & 1) != 0;
+                    if (diagonal && (!eight || !cost->passable(x, py) || !cost->passable(px, y))) continue;
+                    const float w = b->integration[static_cast<std::size_t>(py - b->y0) * b->width + (px - b->x0)];
+                    if (!cost->passable(px, py)) continue;
+                    const double c = v + (diagonal ? diag : 1.0) * cx;
+                    if (c < static_cast<double>(w) - kSettleAbsolute - kSettleRelative * c) best = std::min(best, c);
+                }
+            }
+        }
+        return best;
+    }
+
     void ensure_settled(int s) {
         start();
         add_target(s);
@@ -346,12 +423,19 @@ struct HierarchicalField::State {
 
     // The field of sector s from the fields and costs there are now (reads only: fields of
     // sectors that are not neighbours of each other can be made at once).
-    std::unique_ptr<SectorField> make_field(int s, SectorSearch& search) const {
+    // With `lower`, the field starts from the sector's current one and only lowers it (settling:
+    // its seeds only dropped since), which touches only the cells that improve.
+    std::unique_ptr<SectorField> make_field(int s, SectorSearch& search, bool lower = false) const {
         TIDE_ASSERT(unsettled_goal_nodes(s) == 0);  // a field is built only once its nodes are settled
         const auto& cfg = graph->config();
         int x0, y0, x1, y1;
         graph->sector_rect(s, x0, y0, x1, y1);
         search.load(*cost, x0, y0, x1, y1, cfg.params);
+        if (lower) {
+            const SectorField* old = fields[static_cast<std::size_t>(s)].get();
+            TIDE_ASSERT(old != nullptr);
+            search.preset(old->integration, old->directions);
+        }
         seed_goals(s, search);
         const int sx = s % graph->sectors_x(), sy = s / graph->sectors_x();
         std::uint16_t mask = 0;
@@ -415,11 +499,11 @@ struct HierarchicalField::State {
     }
 
     // Builds the fields of `wave` (no two share a border) at once on the job system, then stores
-    // them in order. False when none changed.
-    bool build_wave(const std::vector<int>& wave) {
+    // them in order.
+    void build_wave(const std::vector<int>& wave, bool lower = false) {
         std::vector<std::unique_ptr<SectorField>> made(wave.size());
         if (jobs == nullptr || wave.size() < 2) {
-            for (std::size_t i = 0; i < wave.size(); ++i) made[i] = make_field(wave[i], search);
+            for (std::size_t i = 0; i < wave.size(); ++i) made[i] = make_field(wave[i], search, lower);
         } else {
             auto task = [&](std::size_t b, std::size_t e) {
                 std::unique_ptr<SectorSearch> own;
@@ -431,15 +515,13 @@ struct HierarchicalField::State {
                     }
                 }
                 if (!own) own = std::make_unique<SectorSearch>();
-                for (std::size_t i = b; i < e; ++i) made[i] = make_field(wave[i], *own);
+                for (std::size_t i = b; i < e; ++i) made[i] = make_field(wave[i], *own, lower);
                 std::lock_guard<std::mutex> lock(pool_mutex);
                 pool.push_back(std::move(own));
             };
             parallel_for(*jobs, wave.size(), 1, task);
         }
-        bool changed = false;
-        for (std::size_t i = 0; i < wave.size(); ++i) changed = store(wave[i], std::move(made[i])) || changed;
-        return changed;
+        for (std::size_t i = 0; i < wave.size(); ++i) store(wave[i], std::move(made[i]));
     }
 
     std::int32_t unsettled_goal_nodes(int s) const {
@@ -475,6 +557,9 @@ Result<HierarchicalField> HierarchicalField::create(const CostField& cost, const
     }
     if (config.refine_passes < 0 || config.refine_passes > 4) {
         return Error{"refine passes " + std::to_string(config.refine_passes) + " is outside 0..4"};
+    }
+    if (config.settle_budget < 0 || config.settle_budget > 16) {
+        return Error{"settle budget " + std::to_string(config.settle_budget) + " is outside 0..16"};
     }
     if (config.short_route < 0) return Error{"short route " + std::to_string(config.short_route) + " is negative"};
     if (cost.width() != graph.width() || cost.height() != graph.height()) {
@@ -612,7 +697,6 @@ Result<RouteStats> HierarchicalField::route(std::span<const Cell> starts) {
         return sa != sb ? sa < sb : (a.y != b.y ? a.y < b.y : a.x < b.x);
     });
     cells.erase(std::unique(cells.begin(), cells.end()), cells.end());
-    const double lo = graph.cheapest_cost();
     std::vector<std::uint8_t> traced_into(static_cast<std::size_t>(graph.sector_count()), 0);
     std::vector<Cell> picked;
     for (std::size_t b = 0; b < cells.size();) {
@@ -635,17 +719,7 @@ Result<RouteStats> HierarchicalField::route(std::span<const Cell> starts) {
                 add(sec);
                 if (traced_into[static_cast<std::size_t>(sec)]) break;
                 traced_into[static_cast<std::size_t>(sec)] = 1;
-                std::int32_t best = -1;
-                double best_v = kInf;
-                for (std::int32_t i = graph.node_begin(sec); i < graph.node_begin(sec + 1); ++i) {
-                    const Cell nc = nodes[static_cast<std::size_t>(i)].cell;
-                    const double v =
-                        s.g[static_cast<std::size_t>(i)] + lo * std::max(std::abs(nc.x - x), std::abs(nc.y - y));
-                    if (v < best_v) {
-                        best_v = v;
-                        best = i;
-                    }
-                }
+                const std::int32_t best = s.entry_node(sec, Cell{x, y});
                 if (best >= 0) follow_chain(best);
                 break;
             }
@@ -712,32 +786,33 @@ Result<RouteStats> HierarchicalField::route(std::span<const Cell> starts) {
     std::sort(order.begin(), order.end(),
               [&](std::size_t a, std::size_t b) { return key[a] != key[b] ? key[a] < key[b] : route[a] < route[b]; });
     t = std::chrono::steady_clock::now();
-    // Passes after the first rebuild every field of this call with all its neighbours (values
-    // only drop); a short route gets two, fewer when a pass changes nothing. A pass runs in waves:
-    // a sector waits for the sectors beside it (sharing a border) that come before it in the
-    // order; a wave's sectors are built at once on the job system, then stored. The waves depend
-    // only on the order, so the fields do not depend on the number of threads.
-    const int passes = s.config.refine_passes + (short_route ? 2 : 0);
+    // Pass 0 builds the fields of this call in waves: a sector waits for the sectors beside it
+    // (sharing a border) that come before it in the order; a wave's sectors are built at once on
+    // the job system, then stored. `refine_passes` more passes rebuild them all the same way. The
+    // waves depend only on the order, so the fields do not depend on the number of threads.
+    const int sx_count = graph.sectors_x();
+    auto neighbour = [&](int sec, int k) {
+        const int tx = sec % sx_count + kDirectionDx[k], ty = sec / sx_count + kDirectionDy[k];
+        return tx < 0 || ty < 0 || tx >= sx_count || ty >= graph.sectors_y() ? -1 : ty * sx_count + tx;
+    };
+    std::vector<int> todo;
+    for (std::size_t i : order) {
+        const int sec = route[i];
+        const SectorField* f = s.fields[static_cast<std::size_t>(sec)].get();
+        // Kept: fields of earlier calls. Rebuilt: the start sectors' (built before their route,
+        // seeded by the search's costs alone).
+        if (f != nullptr && f->build < first_build) continue;
+        if (f != nullptr) ++stats.fields_rebuilt;
+        todo.push_back(sec);
+    }
     std::vector<int> level(static_cast<std::size_t>(graph.sector_count()), -1);
-    for (int pass = 0; pass <= passes; ++pass) {
-        std::vector<int> todo;
-        for (std::size_t i : order) {
-            const int sec = route[i];
-            const SectorField* f = s.fields[static_cast<std::size_t>(sec)].get();
-            // Kept: fields of earlier calls. Rebuilt in the first pass: the start sectors' (built
-            // before their route, seeded by the search's costs alone).
-            if (f != nullptr && f->build < first_build) continue;
-            if (f != nullptr) ++stats.fields_rebuilt;
-            todo.push_back(sec);
-        }
+    for (int pass = 0; pass <= s.config.refine_passes; ++pass) {
         int waves = 0;
         for (int sec : todo) {
-            const int sx = sec % graph.sectors_x(), sy = sec / graph.sectors_x();
             int lv = 0;
             for (int k = 0; k < kDirectionCount; k += 2) {
-                const int tx = sx + kDirectionDx[k], ty = sy + kDirectionDy[k];
-                if (tx < 0 || ty < 0 || tx >= graph.sectors_x() || ty >= graph.sectors_y()) continue;
-                lv = std::max(lv, level[static_cast<std::size_t>(ty * graph.sectors_x() + tx)] + 1);
+                const int t = neighbour(sec, k);
+                if (t >= 0) lv = std::max(lv, level[static_cast<std::size_t>(t)] + 1);
             }
             level[static_cast<std::size_t>(sec)] = lv;
             waves = std::max(waves, lv + 1);
@@ -745,12 +820,74 @@ Result<RouteStats> HierarchicalField::route(std::span<const Cell> starts) {
         std::vector<std::vector<int>> by_wave(static_cast<std::size_t>(waves));
         for (int sec : todo) by_wave[static_cast<std::size_t>(level[static_cast<std::size_t>(sec)])].push_back(sec);
         for (int sec : todo) level[static_cast<std::size_t>(sec)] = -1;
-        bool changed = false;
         for (const auto& wave : by_wave) {
-            changed = s.build_wave(wave) || changed;
+            s.build_wave(wave);
             stats.fields_built += wave.size();
         }
-        if (pass > 0 && !changed && pass >= s.config.refine_passes) break;
+        if (pass > 0) stats.fields_rebuilt += todo.size();
+    }
+    // Settling: a field built before a neighbour had one was seeded there by the search's node
+    // costs, which overestimate the neighbour's field (most where a route passes a sector twice, or
+    // turns inside it). A field that one move onto a neighbour's field would lower (by more than
+    // the tolerance, see kSettleAbsolute) is queued, its priority the least value it would take
+    // that way; queued fields are lowered (make_field's `lower`: only the improving cells are
+    // searched) lowest priority first, in waves of sectors that share no border whose priority
+    // lies within kSettleBand sector crossings of the best, and each queues the neighbours it
+    // would lower in turn: a Dijkstra over sectors, until nothing is queued or the budget
+    // (settle_budget x the fields of this call) is spent. Values only drop, so it ends; at its
+    // end the fields equal one search over all the route's sectors (up to the tolerance).
+    std::vector<std::uint8_t> mine(static_cast<std::size_t>(graph.sector_count()), 0);
+    for (int sec : todo) mine[static_cast<std::size_t>(sec)] = 1;
+    std::vector<double> prio(mine.size(), kInf);  // least seed value that would lower a queued field
+    std::vector<int> work;
+    // Queues neighbour k of sector `from` when from's field would lower it.
+    auto offer = [&](int from, int k) {
+        const int to = neighbour(from, k);
+        if (to < 0 || !mine[static_cast<std::size_t>(to)]) return;
+        const double v = s.improvement(from, to, k);
+        if (!(v < prio[static_cast<std::size_t>(to)])) return;
+        if (prio[static_cast<std::size_t>(to)] == kInf) work.push_back(to);
+        prio[static_cast<std::size_t>(to)] = v;
+    };
+    for (int sec : todo) {
+        for (int k = 0; k < kDirectionCount; ++k) {
+            const int t = neighbour(sec, k);
+            if (t >= 0 && s.fields[static_cast<std::size_t>(t)]) offer(t, (k + 4) % kDirectionCount);
+        }
+    }
+    std::size_t budget = static_cast<std::size_t>(s.config.settle_budget) * todo.size();
+    std::vector<std::uint8_t> in_wave(mine.size(), 0);
+    while (!work.empty() && budget > 0) {
+        std::sort(work.begin(), work.end(), [&](int a, int b) {
+            const double ka = prio[static_cast<std::size_t>(a)], kb = prio[static_cast<std::size_t>(b)];
+            return ka != kb ? ka < kb : a < b;
+        });
+        std::vector<int> wave, rest;
+        const double band =
+            prio[static_cast<std::size_t>(work.front())] + kSettleBand * graph.sector_size() * graph.cheapest_cost();
+        for (int sec : work) {
+            bool free = wave.size() < budget && prio[static_cast<std::size_t>(sec)] <= band;
+            for (int k = 0; k < kDirectionCount && free; k += 2) {
+                const int t = neighbour(sec, k);
+                free = t < 0 || !in_wave[static_cast<std::size_t>(t)];
+            }
+            if (free) {
+                wave.push_back(sec);
+                in_wave[static_cast<std::size_t>(sec)] = 1;
+            } else {
+                rest.push_back(sec);
+            }
+        }
+        work.swap(rest);
+        for (int sec : wave) prio[static_cast<std::size_t>(sec)] = kInf;
+        s.build_wave(wave, true);
+        stats.fields_built += wave.size();
+        stats.fields_rebuilt += wave.size();
+        budget -= wave.size();
+        for (int sec : wave) {
+            in_wave[static_cast<std::size_t>(sec)] = 0;
+            for (int k = 0; k < kDirectionCount; ++k) offer(sec, k);
+        }
     }
     for (int sec : route) s.fields[static_cast<std::size_t>(sec)]->routed = true;
     fields_ms += ms_since(t);

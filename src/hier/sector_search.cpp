@@ -68,6 +68,25 @@ void SectorSearch::reset() {
     seeds_.clear();
 }
 
+void SectorSearch::preset(std::span<const float> values, std::span<const Direction> directions) {
+    const int w = x1_ - x0_;
+    const double one = std::ldexp(1.0, kFrac);
+    for (int y = y0_; y < y1_; ++y) {
+        std::size_t o = static_cast<std::size_t>(y - y0_) * w;
+        std::size_t i = static_cast<std::size_t>(local(x0_, y));
+        for (int x = x0_; x < x1_; ++x, ++o, ++i) {
+            if (kind_[i] != kRegion || !(values[o] < kUnreachable)) continue;
+            dist_[i] = static_cast<Fixed>(std::llround(static_cast<double>(values[o]) * one));
+            if (directions[o] == Direction::goal) {
+                goal_[i] = 1;
+                via_[i] = 0;
+            } else {
+                via_[i] = static_cast<std::uint8_t>(directions[o]);
+            }
+        }
+    }
+}
+
 void SectorSearch::seed(int x, int y, double value) {
     if (x < x0_ - 1 || y < y0_ - 1 || x > x1_ || y > y1_) return;
     const std::int32_t i = local(x, y);

@@ -33,6 +33,11 @@ public:
     void load(const CostField& cost, int x0, int y0, int x1, int y1, const FieldParams& params);
     /// Forgets every seed and value (keeps the loaded cells).
     void reset();
+    /// Starts from an earlier field of the same rectangle (values and flow codes, row-major, as
+    /// write_field() wrote them, on the same costs): run() then only lowers values, touching only
+    /// the cells a seed improves, and gives what a search from scratch with all seeds would (up to
+    /// the float rounding of the earlier values) when the seeds only dropped since.
+    void preset(std::span<const float> values, std::span<const Direction> directions);
     /// Seeds map cell (x, y) (in the rectangle or its frame; walls and cells off the map are ignored)
     /// with `value`, keeping the smaller of two seeds of one cell.
     void seed(int x, int y, double value);
@@ -47,6 +52,9 @@ public:
                    ? std::numeric_limits<double>::infinity()
                    : static_cast<double>(dist_[static_cast<std::size_t>(i)]) * kScale;
     }
+    /// Flow code (0..7) of local cell i after run(): the move its value came through (meaningless
+    /// for a seed that kept its seeded value).
+    int move(std::int32_t i) const noexcept { return via_[static_cast<std::size_t>(i)]; }
     /// Writes the values (float, +inf when none) and flow codes of the rectangle's cells, row-major.
     void write_field(std::span<float> values, std::span<Direction> directions) const;
 

@@ -117,6 +117,12 @@ TEST_F(HierPlanErrors, RouteConfigOutOfRange) {
         EXPECT_TRUE(fails_with(HierarchicalField::create(cost_, *graph_, {&goal, 1}, rc),
                                {"refine passes " + std::to_string(passes), "0..4"}));
     }
+    for (int budget : {-1, 17}) {
+        RouteConfig rc;
+        rc.settle_budget = budget;
+        EXPECT_TRUE(fails_with(HierarchicalField::create(cost_, *graph_, {&goal, 1}, rc),
+                               {"settle budget " + std::to_string(budget), "0..16"}));
+    }
     for (int corridor : {0, 4}) {
         RouteConfig rc;
         rc.corridor = corridor;

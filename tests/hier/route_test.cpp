@@ -302,6 +302,72 @@ std::vector<Cell> random_starts(const CostField& cost, int count, std::uint64_t 
     return out;
 }
 
+TEST(HierRoute, TraceEnteringASectorOfTwoPartsFollowsThePartItIsIn) {
+    // A wall splits sector row 1 across the map and ends in the fourth sector column: the start
+    // (below it) must walk east around its end, then back west to the goal (above it). The trace
+    // of the route enters sector (1, 1) below the wall, where the nodes above it have far lower
+    // costs to go but cannot be reached: choosing the node by cost and distance alone skipped the
+    // sectors around the wall's end (they were built later, seeded by the search's costs alone,
+    // and the path detoured to their portal nodes).
+    auto cost = CostField::create(80, 48);
+    ASSERT_TRUE(cost.ok());
+    for (int x = 0; x <= 60; ++x) cost->set(x, 23, kCostWall);
+    const Cell goal{20, 12}, start{5, 28};
+    auto g = SectorGraph::build(*cost, sectors(16, 16));
+    ASSERT_TRUE(g.ok()) << g.error().message;
+    FieldBuilder builder;
+    FlowField exact;
+    ASSERT_TRUE(builder.build(*cost, {&goal, 1}, FieldParams{}, exact).ok());
+    for (int budget : {0, 2}) {
+        RouteConfig rc;
+        rc.settle_budget = budget;
+        Quality q;
+        std::uint64_t rng = 5;
+        check_query(*cost, *g, {&goal, 1}, start, rc, exact, builder, q, "settle " + std::to_string(budget), true, rng);
+        EXPECT_NEAR(q.max, 1.0, 1e-9) << q.text();
+        auto hf = HierarchicalField::create(*cost, *g, {&goal, 1}, rc);
+        ASSERT_TRUE(hf.ok());
+        ASSERT_TRUE(hf->route({&start, 1}).ok());
+        for (int sx = 0; sx < 4; ++sx) {  // the way round the wall's end is on the route
+            ASSERT_NE(hf->sector_field(g->sector_of(sx * 16, 28)), nullptr) << "sector column " << sx;
+            EXPECT_TRUE(hf->sector_field(g->sector_of(sx * 16, 28))->routed) << "sector column " << sx;
+        }
+    }
+}
+
+TEST(HierRoute, SettlingMakesMazeRoutesNearlyExact) {
+    // Maze routes pass sectors several times and turn inside them, so a field built before its
+    // neighbours is seeded by node costs that overestimate theirs. Settling rebuilds such fields
+    // until nothing drops by more than 1% + 0.01, so the paths come within that of the best path
+    // through the route's sectors; here the route is forced, so that is the optimum. Without
+    // settling, the paths are measurably longer.
+    auto maze = generate_maze(40, 40, 21);
+    ASSERT_TRUE(maze.ok());
+    const CostField& cost = *maze;
+    auto g = SectorGraph::build(cost, sectors(16, 16));
+    ASSERT_TRUE(g.ok()) << g.error().message;
+    FieldBuilder builder;
+    FlowField exact;
+    Quality settled, unsettled;
+    std::uint64_t rng = 77;
+    for (int k = 0; k < 40; ++k) {
+        const Cell goal = test::random_open_cell(cost, rng);
+        const Cell start = test::random_open_cell(cost, rng);
+        ASSERT_TRUE(builder.build(cost, {&goal, 1}, FieldParams{}, exact).ok());
+        const std::string what = "start (" + std::to_string(start.x) + ", " + std::to_string(start.y) + "), goal (" +
+                                 std::to_string(goal.x) + ", " + std::to_string(goal.y) + ")";
+        RouteConfig on, off;
+        on.settle_budget = 16;
+        off.settle_budget = 0;
+        check_query(cost, *g, {&goal, 1}, start, on, exact, builder, settled, what, k % 8 == 0, rng);
+        check_query(cost, *g, {&goal, 1}, start, off, exact, builder, unsettled, what, false, rng);
+    }
+    std::printf("[ quality  ] maze 121x121, settled: %s\n", settled.text().c_str());
+    std::printf("[ quality  ] maze 121x121, not settled: %s\n", unsettled.text().c_str());
+    EXPECT_LE(settled.max, 1.011) << settled.text();
+    EXPECT_GT(unsettled.max, settled.max + 0.01) << unsettled.text();
+}
+
 TEST(HierRoute, StartSectorIsRebuiltWithItsNewNeighbours) {
     // route(): "the starts' sectors first, then the sectors on their routes, goal first, then the
     // start sectors again with their new neighbours". A start in the goal's sector has its field
