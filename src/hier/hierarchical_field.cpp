@@ -751,7 +751,7 @@ Result<RouteStats> HierarchicalField::route(std::span<const Cell> starts) {
             }
         }
     }
-    // Short routes (cheap, and where a detour weighs most) get one more ring and one more pass.
+    // Short routes (cheap, and where a detour weighs most) get one more ring.
     const bool short_route = route.size() <= static_cast<std::size_t>(s.config.short_route);
     for (int ring = 0; ring < s.config.corridor + (short_route ? 1 : 0); ++ring) {
         const std::size_t count = route.size();
