@@ -32,6 +32,7 @@ struct ScenOptions {
     int portal_limit = SectorConfig{}.portal_limit;  // capped at the sector size unless given
     bool portal_limit_given = false;
     int corridor = RouteConfig{}.corridor;
+    int settle = RouteConfig{}.settle_budget;
     bool cache = false;
     double max_ratio = 0.0;
     bool max_ratio_given = false;
@@ -151,6 +152,7 @@ void run_hierarchical(const ScenOptions& o, const PlanningCost& planning, const 
     const double graph_ms = ms_since(t_graph);
     RouteConfig route_config;
     route_config.corridor = o.corridor;
+    route_config.settle_budget = o.settle;
 
     const ExactCosts exact = exact_costs(planning.cost, rows, params, o.threads);
 
@@ -257,6 +259,7 @@ void run_hierarchical(const ScenOptions& o, const PlanningCost& planning, const 
             {"sector", o.sector},
             {"portal_limit", config.portal_limit},
             {"corridor", o.corridor},
+            {"settle_budget", o.settle},
             {"cache", o.cache},
             {"rows", rows.size()},
             {"goals", exact.fields},
@@ -297,11 +300,11 @@ void run_hierarchical(const ScenOptions& o, const PlanningCost& planning, const 
                                       : "");
         }
         std::printf(
-            "summary: planner=hierarchical rows=%zu goals=%zu sector=%d portal_limit=%d corridor=%d cache=%s "
+            "summary: planner=hierarchical rows=%zu goals=%zu sector=%d portal_limit=%d corridor=%d settle=%d cache=%s "
             "graph_ms=%.1f graph_bytes=%zu mean_ratio=%.6f max_ratio=%.6f unreachable_mismatch=%zu path_errors=%zu "
             "query_ms_median=%.3f query_ms_p95=%.3f first_field_ms_median=%.3f fields_built_mean=%.1f exact_ms=%.1f "
             "hierarchical_ms=%.1f\n",
-            rows.size(), exact.fields, o.sector, config.portal_limit, o.corridor, o.cache ? "yes" : "no", graph_ms,
+            rows.size(), exact.fields, o.sector, config.portal_limit, o.corridor, o.settle, o.cache ? "yes" : "no", graph_ms,
             graph.memory_bytes(), mean_ratio, max_ratio, mismatches, path_errors, query_median, query_p95, first_median,
             built_mean, exact.elapsed_ms, rows_ms);
     }
@@ -432,6 +435,9 @@ void add_scen_command(CLI::App& app) {
         cmd->add_option(
             "--corridor", o->corridor,
             "hierarchical: rings of neighbouring sectors built with the route, 0..4 (default: RouteConfig's)"),
+        cmd->add_option("--settle", o->settle,
+                         "hierarchical: settling budget, rebuilds per route field, 0..16 (0: off; default: "
+                         "RouteConfig's, 4)"),
         cmd->add_flag("--cache", o->cache,
                       "hierarchical: rows with the same goal share one field (default: a new field per row)"),
         cmd->add_option_function<double>(

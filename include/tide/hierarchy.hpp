@@ -187,7 +187,7 @@ struct RouteConfig {
     /// Settling after the first build of a route's fields: fields that a neighbour's later field
     /// would lower are rebuilt, and so on while values drop, up to this many rebuilds per field of
     /// the route (0..16; 0 = off). Removes the detours of fields built before their neighbours.
-    int settle_budget = 2;
+    int settle_budget = 4;
     /// Routes of at most this many sectors get one more ring of sectors (they are cheap, and short
     /// paths are where a detour weighs most); 0 turns it off.
     int short_route = 24;

@@ -180,6 +180,10 @@ scen_hier)
     fail "--every 2 must keep 3 rows"
   "$tide" scen --planner hierarchical --sector 32 --portal-limit 8 --corridor 1 --map h.tmap --scen h.scen \
     | grep -qE "portal_limit=8 corridor=1 .*unreachable_mismatch=0" || fail "--portal-limit 8 --corridor 1"
+  "$tide" scen --planner hierarchical --sector 16 --settle 0 --map h.tmap --scen h.scen \
+    | grep -qE "corridor=0 settle=0 .*unreachable_mismatch=0" || fail "--settle 0"
+  "$tide" scen --planner hierarchical --sector 16 --settle 17 --map h.tmap --scen h.scen >/dev/null 2>err.txt
+  [ $? -eq 2 ] && grep -q "settle budget 17 is outside 0..16" err.txt || fail "--settle 17 must be refused"
   # --max-ratio: every ratio is at least 1, so 0.5 fails (exit 1); 1000 passes.
   "$tide" scen --planner hierarchical --sector 16 --max-ratio 1000 --map h.tmap --scen h.scen >/dev/null ||
     fail "--max-ratio 1000 must pass"
