@@ -36,20 +36,13 @@
 #include "tide/generate.hpp"
 #include "tide/hierarchy.hpp"
 #include "tide/jobs.hpp"
+#include "tide/limits.hpp"
 #include "tide/result.hpp"
 
 namespace tide {
 
-/// Most units a world holds, whatever asks.
-inline constexpr int kMaxWorldUnits = 1'000'000;
-/// Most goals in one order or goal set.
-inline constexpr int kMaxOrderGoals = 16;
-/// Largest paint brush radius, cells.
-inline constexpr int kMaxBrushRadius = 16;
 /// Unit sizes a world offers: 1..kWorldUnitSizes cells per side (movement class = size - 1).
 inline constexpr int kWorldUnitSizes = 3;
-/// Largest tower (PlaceTower) side, cells.
-inline constexpr int kMaxTowerSide = 8;
 
 /// Id of a group of units: 1, 2, 3... never reused within a world (0 = none).
 using UnitGroupId = std::uint32_t;
