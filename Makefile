@@ -7,7 +7,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 PORT ?= 8080
 
-.PHONY: all deps test-deps e2e-deps configure build run field test sanitize tsan asan mutants clean
+.PHONY: all deps test-deps e2e-deps configure build run field test sanitize tsan asan fuzz fuzz-smoke mutants clean
 
 all: build
 
@@ -35,7 +35,7 @@ run: build
 field: build
 	$(BUILD)/bin/tide run --png $(BUILD)/tide_default.png
 
-test: e2e-deps build tsan
+test: e2e-deps build tsan fuzz-smoke
 	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
 
 # The threaded code under ThreadSanitizer: the field service (its concurrency stress test hammers
@@ -47,15 +47,28 @@ tsan: deps
 	cmake --build build-tsan -j$(JOBS) --target $(TSAN_TESTS)
 	for t in $(TSAN_TESTS); do TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/$$t --gtest_brief=1 || exit 1; done
 
-# AddressSanitizer + UndefinedBehaviorSanitizer over every library test suite (opt-in, ~10 min).
+# AddressSanitizer + UndefinedBehaviorSanitizer (with float-cast-overflow, which GCC's "undefined"
+# leaves out) over every library test suite, the server tests and the CLI contract tests (ctest
+# label cli) run against an instrumented tide binary (opt-in; docs/reliability.md has the time).
 ASAN_TESTS = tide_tests_grid tide_tests_gen tide_tests_fields tide_tests_astar tide_tests_crowd tide_tests_io \
-  tide_tests_service tide_tests_world tide_tests_hier
+  tide_tests_service tide_tests_world tide_tests_hier tide_tests_server
 asan: deps
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	  "-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-	  -DTIDE_BUILD_APPS=OFF -DTIDE_BUILD_BENCH=OFF -DTIDE_BUILD_TESTS=ON
-	cmake --build build-asan -j$(JOBS) --target $(ASAN_TESTS)
+	  "-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	  -DTIDE_BUILD_APPS=ON -DTIDE_BUILD_BENCH=OFF -DTIDE_BUILD_TESTS=ON
+	cmake --build build-asan -j$(JOBS) --target $(ASAN_TESTS) tide_cli
 	for t in $(ASAN_TESTS); do build-asan/bin/$$t --gtest_brief=1 || exit 1; done
+	ctest --test-dir build-asan -L cli --output-on-failure -j$(JOBS)
+
+# libFuzzer targets for every parser (clang; scripts/fuzz.sh): each runs FUZZ_SECONDS (default 60)
+# from its seed corpus in tests/fuzz/corpus/; any crash, leak, sanitizer report, timeout or
+# allocation over the limit fails. `make fuzz-smoke` (part of `make test`) runs each for 5 s and
+# skips, saying so, when clang is not installed.
+FUZZ_SECONDS ?= 60
+fuzz:
+	JOBS=$(JOBS) FUZZ_SECONDS=$(FUZZ_SECONDS) bash scripts/fuzz.sh
+fuzz-smoke:
+	JOBS=$(JOBS) FUZZ_SECONDS=5 bash scripts/fuzz.sh --skip-without-clang
 
 sanitize: tsan asan
 
@@ -68,4 +81,4 @@ mutants: deps
 	JOBS=$(JOBS) bash scripts/mutants.sh $(MUTANTS_ARGS)
 
 clean:
-	rm -rf $(BUILD) build-tsan build-asan build-mutants
+	rm -rf $(BUILD) build-tsan build-asan build-mutants build-fuzz

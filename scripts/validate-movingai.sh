@@ -17,7 +17,7 @@ while IFS= read -r map; do
   base=${map%.map}
   scen=$(ls "$map.scen" 2>/dev/null || ls "$base"-*.scen 2>/dev/null | head -n 1 || true)
   [ -n "$scen" ] || continue
-  size=$(awk '/^height/{h=$2} /^width/{w=$2} /^map/{print w "x" h; exit}' "$map")
+  size=$(awk '{sub(/\r$/, "")} /^height/{h=$2} /^width/{w=$2} /^map/{print w "x" h; exit}' "$map")
   summary=$("$tide" scen --map "$map" --scen "$scen" | tail -n 1) || true
   rows=$(sed -E 's/.*rows=([0-9]+).*/\1/' <<<"$summary")
   fields=$(sed -E 's/.*fields=([0-9]+).*/\1/' <<<"$summary")

@@ -137,11 +137,14 @@ export class View {
         this.dirty = true;
     }
 
-    /** A terrain frame (maps with sampled fields frames): the whole map or a changed rectangle. */
+    /**
+     * A terrain frame (maps with sampled fields frames): a band of rows of the map (the whole map
+     * comes in several, at most 1 MiB each) or a changed rectangle. Cells not received yet hold 0
+     * and are drawn from the sampled fields frame meanwhile.
+     */
     setTerrain(frame) {
         const n = frame.width * frame.height;
         if (!this.terrain || this.terrain.length !== n || this.terrainWidth !== frame.width) {
-            if (frame.w !== frame.width || frame.h !== frame.height) return; // a patch of a map not seen whole
             this.terrain = new Uint8Array(n);
             this.terrainWidth = frame.width;
         }
@@ -269,7 +272,8 @@ export class View {
     costAt(x, y) {
         if (!this.contains(x, y)) return 0;
         if (this.fields && this.fields.stride > 1 && this.terrain && this.terrain.length === this.width * this.height) {
-            return this.terrain[y * this.width + x];
+            const t = this.terrain[y * this.width + x];
+            if (t !== 0) return t; // 0: not received yet
         }
         return this.fields ? this.fields.costs[this.sampleIndex(x, y)] : 0;
     }
@@ -396,8 +400,8 @@ export class View {
                 }
                 const i = sampleRow + colSample[px];
                 let c = base[i];
-                if (fine) {
-                    const t = fine[cellRow + cx];
+                const t = fine ? fine[cellRow + cx] : 0; // 0: not received yet, the sample stands in
+                if (t !== 0) {
                     if (t === kCostWall) c = heat ? colours.heatWall : colours.wall;
                     else if (!heat) c = hatch[i] ? greyLut[t] : terrainLut[t];
                     else if (f.costs[i] === kCostWall) c = colours.notPlanned; // an open cell in a wall's sample

@@ -3,9 +3,10 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fstream>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "atomic_file.hpp"
 #include "tide/default_map.hpp"
 
 namespace tide::cli {
@@ -38,7 +39,7 @@ std::vector<Cell> parse_goals(const std::vector<std::string>& texts) {
 
 FieldParams make_params(double diagonal, int connectivity) {
     if (!(diagonal >= 1.0 && diagonal <= 2.0)) {
-        throw Failure{"--diagonal " + std::to_string(diagonal) + " is outside 1..2"};
+        throw Failure{"--diagonal " + number_text(diagonal) + " is outside 1..2"};
     }
     if (connectivity != 4 && connectivity != 8) {
         throw Failure{"--connectivity " + std::to_string(connectivity) + " must be 4 or 8"};
@@ -102,8 +103,20 @@ double percentile(std::vector<double> v, double p) {
 }
 
 void write_json(const std::string& path, const nlohmann::json& report) {
-    std::ofstream f(path);
-    if (!(f << report.dump(1) << "\n")) throw Failure{path + ": cannot write"};
+    check(write_file_atomically(path, report.dump(1) + "\n"));
+}
+
+std::string number_text(double value) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", value);
+    return buf;
+}
+
+void check_threads(int threads, const std::string& option) {
+    if (threads < 0 || threads > kMaxThreads) {
+        throw Failure{option + " " + std::to_string(threads) + " is outside 0.." + std::to_string(kMaxThreads) +
+                      " (0 = all cores)"};
+    }
 }
 
 std::string cell_text(Cell c) {

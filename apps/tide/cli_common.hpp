@@ -83,8 +83,15 @@ double median(std::vector<double>& values);
 /// The p-quantile (0..1) of `values`, interpolated between the two nearest ranks; 0 when empty.
 double percentile(std::vector<double> values, double p);
 
-/// Writes `report` to `path` as indented JSON; throws Failure naming the path when it cannot.
+/// Writes `report` to `path` as indented JSON (atomically, atomic_file.hpp); throws Failure naming
+/// the path when it cannot.
 void write_json(const std::string& path, const nlohmann::json& report);
+
+/// A number for messages: at most 6 significant digits ("1e+308", not 309 digits).
+std::string number_text(double value);
+
+/// Throws Failure unless `threads` (the value of `option`) is 0 (all cores) .. kMaxThreads.
+void check_threads(int threads, const std::string& option = "--threads");
 
 /// A string describing a cell, "(x, y)".
 std::string cell_text(Cell c);

@@ -18,12 +18,12 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <sstream>
 #include <thread>
 
+#include "atomic_file.hpp"
 #include "bench_baselines.hpp"
 #include "bench_hier.hpp"
 #include "cli_common.hpp"
@@ -724,9 +724,7 @@ void write_svg(const std::string& path, const std::vector<MapResult>& results, c
         s << "<text x=\"10\" y=\"" << top2 + 15 << "\">(no random map ran)</text>\n";
     }
     s << "</svg>\n";
-    std::ofstream out(path);
-    out << s.str();
-    if (!out) throw Failure{"cannot write " + path};
+    check(write_file_atomically(path, s.str()));
 }
 
 // ---- JSON ---------------------------------------------------------------------------------------
@@ -860,9 +858,7 @@ void write_json(const std::string& path, const BenchOptions& o, const Provenance
     }
     j["hierarchical"] = hier_json(o, results, hier);
     j["total_seconds"] = total_s;
-    std::ofstream out(path);
-    out << j.dump(2) << "\n";
-    if (!out) throw Failure{"cannot write " + path};
+    check(write_file_atomically(path, j.dump(2) + "\n"));
 }
 
 // ---- The command -------------------------------------------------------------------------------

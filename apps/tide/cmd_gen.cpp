@@ -2,8 +2,8 @@
 // 15% forest, 7% swamp). A seeded splitmix64 generator keeps maps identical on every platform.
 
 #include <cstdio>
-#include <fstream>
 
+#include "atomic_file.hpp"
 #include "cli_common.hpp"
 #include "tide/generate.hpp"
 
@@ -27,10 +27,7 @@ void run_gen(const GenOptions& o) {
         std::fwrite(text.data(), 1, text.size(), stdout);
         return;
     }
-    std::ofstream f(o.out, std::ios::binary);
-    if (!f || !f.write(text.data(), static_cast<std::streamsize>(text.size()))) {
-        throw Failure{o.out + ": cannot write"};
-    }
+    check(write_file_atomically(o.out, text));
 }
 
 }  // namespace

@@ -328,6 +328,7 @@ void run_hierarchical(const ScenOptions& o, const PlanningCost& planning, const 
 void run_scen(const ScenOptions& o) {
     const bool hierarchical = o.planner == "hierarchical";
     if (o.every < 1) throw Failure{"--every " + std::to_string(o.every) + " must be at least 1"};
+    check_threads(o.threads);
     const Map map = load_map_or_fail(o.map);
     auto rows_result = load_scenarios(o.scen);
     check(rows_result);

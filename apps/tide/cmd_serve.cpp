@@ -20,6 +20,7 @@ struct ServeOptions {
 
 void run_serve(ServeOptions o) {
     if (o.port < 0 || o.port > 65535) throw Failure{"--port " + std::to_string(o.port) + " is outside 0..65535"};
+    check_threads(o.server.threads);
     o.server.port = static_cast<unsigned short>(o.port);
     if (o.server.map_path == kDefaultMapName) o.server.map_path.clear();
     // Ctrl-C and SIGTERM are taken by a waiting thread (blocked everywhere else, including the

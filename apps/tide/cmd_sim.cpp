@@ -71,17 +71,29 @@ void run_sim(const SimOptions& o) {
     const CostField& terrain = map.cost;
     const std::vector<Cell> goals = parse_goals(o.goals);
     for (const Cell& g : goals) require_open_for_class(planning, g, "goal");
-    if (o.agents < 1 || o.agents > 1000000)
-        throw Failure{"--agents " + std::to_string(o.agents) + " is outside 1..1000000"};
+    if (o.agents < 1 || o.agents > kMaxWorldUnits)
+        throw Failure{"--agents " + std::to_string(o.agents) + " is outside 1.." + std::to_string(kMaxWorldUnits)};
     if (!(o.seconds > 0 && o.seconds <= 3600)) throw Failure{"--seconds must be in (0, 3600]"};
     if (!(o.dt > 0 && o.dt <= 1.0)) throw Failure{"--dt must be in (0, 1]"};
-    if (o.threads < 0 || o.threads > 256) throw Failure{"--threads must be 0..256"};
+    // The step count is checked as a double before it becomes an integer (a cast out of range is
+    // undefined behaviour, and ran zero steps).
+    const double step_count = std::ceil(o.seconds / o.dt);
+    if (!(step_count <= static_cast<double>(kMaxSimSteps))) {
+        throw Failure{"--seconds " + number_text(o.seconds) + " / --dt " + number_text(o.dt) + " = " +
+                      number_text(step_count) + " steps, more than the limit of " + std::to_string(kMaxSimSteps)};
+    }
+    check_threads(o.threads);
     float x0 = 0, y0 = 0, x1 = static_cast<float>(cost.width()), y1 = static_cast<float>(cost.height());
     if (!o.spawn.empty()) {
         float v[4];
         if (std::sscanf(o.spawn.c_str(), "%f,%f,%f,%f", &v[0], &v[1], &v[2], &v[3]) != 4 || !(v[0] < v[2]) ||
-            !(v[1] < v[3])) {
+            !(v[1] < v[3]) || !std::isfinite(v[0]) || !std::isfinite(v[1]) || !std::isfinite(v[2]) ||
+            !std::isfinite(v[3])) {
             throw Failure{"--spawn '" + o.spawn + "' is not X0,Y0,X1,Y1 with X0 < X1 and Y0 < Y1"};
+        }
+        if (v[2] <= 0 || v[3] <= 0 || v[0] >= x1 || v[1] >= y1) {
+            throw Failure{"--spawn '" + o.spawn + "' lies off the " + std::to_string(cost.width()) + "x" +
+                          std::to_string(cost.height()) + " map"};
         }
         x0 = std::max(0.0f, v[0]);
         y0 = std::max(0.0f, v[1]);
@@ -107,7 +119,7 @@ void run_sim(const SimOptions& o) {
     }
     const Crowd& crowd = world.crowd();
     const std::vector<AgentId> ids = world.agents();
-    const int steps = static_cast<int>(std::ceil(o.seconds / o.dt));
+    const int steps = static_cast<int>(step_count);
     const int per_second = std::max(1, static_cast<int>(std::lround(1.0 / o.dt)));
     std::vector<double> arrival(ids.size(), -1.0);
     // Animation: a frame every 0.1 simulated seconds (at most 600), terrain drawn once.

@@ -2,26 +2,23 @@
 
 #include <cstdio>
 #include <limits>
-#include <memory>
 #include <vector>
 
+#include "atomic_file.hpp"
 #include "cli_common.hpp"
 
 namespace tide::cli {
 namespace {
 
-struct FileCloser {
-    void operator()(std::FILE* f) const { std::fclose(f); }
-};
-
-std::unique_ptr<std::FILE, FileCloser> open_for_writing(const std::string& path) {
-    std::unique_ptr<std::FILE, FileCloser> f(std::fopen(path.c_str(), "wb"));
-    if (!f) throw Failure{path + ": cannot open for writing"};
-    return f;
+// Written beside the target and renamed into place (atomic_file.hpp): a failure leaves `path` as it was.
+AtomicFile open_for_writing(const std::string& path) {
+    auto f = AtomicFile::open(path);
+    check(f);
+    return std::move(f.value());
 }
 
-void finish(std::unique_ptr<std::FILE, FileCloser> f, const std::string& path) {
-    if (std::ferror(f.get()) || std::fclose(f.release()) != 0) throw Failure{path + ": write error"};
+void finish(AtomicFile& f) {
+    check(f.commit());
 }
 
 }  // namespace
@@ -44,7 +41,7 @@ void write_dist_csv(const CostField& cost, const FlowField& field, const FieldPa
         }
         std::fputc('\n', f.get());
     }
-    finish(std::move(f), path);
+    finish(f);
 }
 
 void write_next_csv(const FlowField& field, const std::string& path) {
@@ -56,7 +53,7 @@ void write_next_csv(const FlowField& field, const std::string& path) {
         }
         std::fputc('\n', f.get());
     }
-    finish(std::move(f), path);
+    finish(f);
 }
 
 }  // namespace tide::cli

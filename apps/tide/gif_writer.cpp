@@ -1,5 +1,7 @@
 #include "gif_writer.hpp"
 
+#include "atomic_file.hpp"
+
 #include <gif_lib.h>
 
 #include <algorithm>
@@ -16,16 +18,25 @@ Error gif_error(const std::string& path, int code) {
 }  // namespace
 
 GifWriter::~GifWriter() {
-    (void)close();
+    if (!gif_) return;
+    // Not closed: an error stopped the writer. The partial file goes; the target stays as it was.
+    int err = 0;
+    EGifCloseFile(gif_, &err);
+    std::error_code ec;
+    std::filesystem::remove(temp_, ec);
 }
 
 Result<void> GifWriter::open(const std::string& path, int width, int height, const std::vector<Color>& palette) {
     if (width < 1 || height < 1 || width > 65535 || height > 65535) return Error{path + ": bad GIF size"};
     if (palette.empty() || palette.size() > 256) return Error{path + ": a GIF palette holds 1..256 colours"};
+    // Written beside the target and renamed into place by close() (atomic_file.hpp).
+    auto temp = temp_path_for(path);
+    if (!temp) return temp.error();
     int err = 0;
-    gif_ = EGifOpenFileName(path.c_str(), false, &err);
+    gif_ = EGifOpenFileName(temp->c_str(), true, &err);  // true: fail if the temporary name exists
     if (!gif_) return gif_error(path, err);
     path_ = path;
+    temp_ = std::move(*temp);
     width_ = width;
     height_ = height;
     ColorMapObject* map = GifMakeMapObject(256, nullptr);
@@ -74,14 +85,17 @@ Result<void> GifWriter::close() {
     int err = 0;
     const int rc = EGifCloseFile(gif_, &err);
     gif_ = nullptr;
-    if (rc != GIF_OK) return gif_error(path_, err);
-    // giflib creates the file owner-only; make it readable like the other outputs.
     std::error_code ec;
-    std::filesystem::permissions(path_,
+    if (rc != GIF_OK) {
+        std::filesystem::remove(temp_, ec);
+        return gif_error(path_, err);
+    }
+    // giflib creates the file owner-only; make it readable like the other outputs.
+    std::filesystem::permissions(temp_,
                                  std::filesystem::perms::owner_read | std::filesystem::perms::owner_write |
                                      std::filesystem::perms::group_read | std::filesystem::perms::others_read,
                                  ec);
-    return {};
+    return replace_with(temp_, path_);
 }
 
 }  // namespace tide::cli

@@ -23,16 +23,19 @@ public:
     GifWriter& operator=(const GifWriter&) = delete;
     ~GifWriter();
 
-    /// Creates `path` for `width` x `height` frames with up to 256 `palette` colours.
+    /// Starts `path` (as a temporary file beside it) for `width` x `height` frames with up to 256
+    /// `palette` colours. Error for a target that is not a regular file.
     Result<void> open(const std::string& path, int width, int height, const std::vector<Color>& palette);
     /// Appends a frame of width*height palette indices shown for `delay_cs` hundredths of a second.
     Result<void> add_frame(const std::vector<std::uint8_t>& indices, int delay_cs);
-    /// Finishes the file (also done by the destructor, which cannot report errors).
+    /// Finishes the file and renames it over `path`. Destroying an open writer without close()
+    /// removes the temporary file and leaves `path` as it was.
     Result<void> close();
 
 private:
     GifFileType* gif_ = nullptr;
     std::string path_;
+    std::string temp_;  // where it is written until close()
     int width_ = 0, height_ = 0;
 };
 

@@ -2,10 +2,11 @@
 
 #include "png_writer.hpp"
 
+#include "atomic_file.hpp"
+
 #include <png.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <csetjmp>
 #include <cstdio>
@@ -183,23 +184,12 @@ Result<void> write_png(const Image& image, const std::string& path) {
         return Error{path + ": image buffer size does not match " + std::to_string(image.width) + " x " +
                      std::to_string(image.height)};
     }
-    std::FILE* file = std::fopen(path.c_str(), "wb");
-    if (file == nullptr) return Error{path + ": cannot open for writing: " + std::strerror(errno)};
+    // Written beside the target and renamed into place: a failure leaves `path` as it was.
+    auto file = cli::AtomicFile::open(path);
+    if (!file) return file.error();
     PngContext context;
-    bool ok = write_rows(file, image, context);
-    std::string failure = ok ? std::string() : std::string(context.message);
-    if (std::ferror(file) != 0 && ok) {
-        ok = false;
-        failure = "write error";
-    }
-    if (std::fclose(file) != 0 && ok) {
-        ok = false;
-        failure = std::string("write error: ") + std::strerror(errno);
-    }
-    if (!ok) {
-        std::remove(path.c_str());
-        return Error{path + ": cannot write PNG: " + failure};
-    }
+    if (!write_rows(file->get(), image, context)) return Error{path + ": cannot write PNG: " + context.message};
+    if (auto r = file->commit(); !r) return Error{"cannot write PNG: " + r.error().message};
     return {};
 }
 

@@ -13,6 +13,7 @@
 #include <span>
 #include <vector>
 
+#include "tide/limits.hpp"
 #include "tide/result.hpp"
 
 namespace tide {
@@ -25,9 +26,6 @@ inline constexpr Cost kCostForest = 3;  ///< Forest: 3x the price of plain groun
 inline constexpr Cost kCostSwamp = 6;   ///< Swamp: 6x the price of plain ground.
 inline constexpr Cost kCostMax = 254;   ///< Largest passable cost.
 inline constexpr Cost kCostWall = 255;  ///< Impassable.
-
-/// Largest accepted width or height, in cells.
-inline constexpr int kMaxDimension = 16384;
 
 /// Integer cell coordinates.
 struct Cell {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "tide/cost_field.hpp"
+#include "tide/limits.hpp"
 #include "tide/result.hpp"
 #include "tide/unit_class.hpp"
 
@@ -43,9 +44,6 @@ Result<Map> parse_map(std::string_view text, std::string_view source,
 
 /// Reads and parses a map file (error when it cannot be read, is over 1 GiB, or is malformed).
 Result<Map> load_map(const std::string& path, std::pmr::memory_resource* memory = std::pmr::get_default_resource());
-
-/// Most unit classes a map may declare.
-inline constexpr int kMaxUnitClasses = 32;
 
 /// The class named `name`, or nullptr for an unknown name and for "default" (the map's own costs
 /// at size 1, which has no UnitClass; class_cost_field() knows it). Points into `map.classes`.
@@ -82,7 +80,8 @@ Result<std::vector<ScenarioRow>> load_scenarios(const std::string& path);
 /// `source` names the scenario file in messages.
 Result<void> check_scenarios(const std::vector<ScenarioRow>& rows, const CostField& cost, std::string_view source);
 
-/// Reads a whole file into a string (error names the path); refuses files over `max_bytes`.
-Result<std::string> read_text_file(const std::string& path, std::size_t max_bytes = std::size_t{1} << 30);
+/// Reads a whole file into a string (error names the path); refuses files over `max_bytes` and
+/// anything but a regular file (a directory, a FIFO, a device), without opening it.
+Result<std::string> read_text_file(const std::string& path, std::size_t max_bytes = kMaxTextFileBytes);
 
 }  // namespace tide

@@ -13,12 +13,10 @@
 #include <string>
 
 #include "tide/cost_field.hpp"
+#include "tide/limits.hpp"
 #include "tide/result.hpp"
 
 namespace tide {
-
-/// Largest unit size, in cells per side.
-inline constexpr int kMaxUnitSize = 8;
 
 /// An inclusive rectangle of cells, [x0, x1] x [y0, y1]; empty when x1 < x0 or y1 < y0.
 struct CellRect {

@@ -36,20 +36,17 @@
 #include "tide/generate.hpp"
 #include "tide/hierarchy.hpp"
 #include "tide/jobs.hpp"
+#include "tide/limits.hpp"
 #include "tide/result.hpp"
 
 namespace tide {
 
-/// Most units a world holds, whatever asks.
-inline constexpr int kMaxWorldUnits = 1'000'000;
-/// Most goals in one order or goal set.
-inline constexpr int kMaxOrderGoals = 16;
-/// Largest paint brush radius, cells.
-inline constexpr int kMaxBrushRadius = 16;
 /// Unit sizes a world offers: 1..kWorldUnitSizes cells per side (movement class = size - 1).
 inline constexpr int kWorldUnitSizes = 3;
-/// Largest tower (PlaceTower) side, cells.
-inline constexpr int kMaxTowerSide = 8;
+
+/// Most units of size 1 a world may hold on `cost` (inside `area` when given): kMaxUnitsPerFreeCell
+/// per passable cell, at most kMaxWorldUnits. Hosts cap a respawn on a new map with it.
+int max_units(const CostField& cost, std::optional<CellRect> area = std::nullopt);
 
 /// Id of a group of units: 1, 2, 3... never reused within a world (0 = none).
 using UnitGroupId = std::uint32_t;
@@ -88,6 +85,8 @@ struct Paint {
 /// them (inside `area`, cells inclusive, when given; else inside the map's spawn area, if load()
 /// was given one); they form one group with the goals of the largest group (its field is built
 /// before the command returns).
+/// Refused when `count` units (size s counting s x s) exceed kMaxUnitsPerFreeCell per cell of
+/// the area open to their size, or (with `add`) all units exceed that many per open map cell.
 struct Spawn {
     int count = 0;
     bool in_area = false;
@@ -194,7 +193,8 @@ public:
     /// Replaces the map: one group toward `goals` (checked), `units` spawned at random open cells
     /// (inside `spawn_area` when given: it also becomes where Spawn without an area puts units on
     /// this map). Its field is built (hierarchical maps: the sector graph, and the units' routes)
-    /// before load() returns. Error (world unchanged) on bad goals, counts or sector settings.
+    /// before load() returns. Error (world unchanged) on bad goals, counts or sector settings, and
+    /// when `units` exceeds max_units(cost, spawn_area).
     Result<void> load(std::string name, CostField cost, std::vector<Cell> goals, int units,
                       std::optional<CellRect> spawn_area = std::nullopt);
     /// Applies a command; error (world unchanged) for bad goals, an empty selection, an unknown

@@ -486,7 +486,10 @@ void SectorGraph::compute_landmarks(const CostField& cost, JobSystem& jobs) {
             heap.push_back({0.0, marks[static_cast<std::size_t>(l)]});
             while (!heap.empty()) {
                 std::pop_heap(heap.begin(), heap.end(), cmp);
-                const auto [d, v] = heap.back();
+                // Plain variables, not a structured binding: the lambda below captures d, which
+                // clang before 16 refuses for bindings (the fuzz build uses clang).
+                const double d = heap.back().first;
+                const std::int32_t v = heap.back().second;
                 heap.pop_back();
                 if (d > dist[static_cast<std::size_t>(v)]) continue;
                 const SectorNode& nv = nodes_[static_cast<std::size_t>(v)];

@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 
@@ -123,9 +124,8 @@ Result<CostField> parse_rows(std::string_view source, const std::vector<Line>& l
                             "unexpected content after the " + std::to_string(height) + " map rows");
         }
     }
-    auto field = CostField::create(width, height, kCostPlain, memory);
-    if (!field) return error_at(source, lines[first - 1].number, field.error().message);
-    auto cells = field->cells();
+    // Every row's length is checked before the grid is allocated: the header alone must not make
+    // a few bytes of input cost width x height bytes of memory.
     for (int y = 0; y < height; ++y) {
         const Line& line = lines[first + static_cast<std::size_t>(y)];
         if (line.text.size() != static_cast<std::size_t>(width)) {
@@ -133,6 +133,12 @@ Result<CostField> parse_rows(std::string_view source, const std::vector<Line>& l
                             "map row " + std::to_string(y) + " has " + std::to_string(line.text.size()) +
                                 " characters, expected " + std::to_string(width));
         }
+    }
+    auto field = CostField::create(width, height, kCostPlain, memory);
+    if (!field) return error_at(source, lines[first - 1].number, field.error().message);
+    auto cells = field->cells();
+    for (int y = 0; y < height; ++y) {
+        const Line& line = lines[first + static_cast<std::size_t>(y)];
         for (int x = 0; x < width; ++x) {
             const char ch = line.text[static_cast<std::size_t>(x)];
             const int cost = legend[static_cast<unsigned char>(ch)];
@@ -406,12 +412,44 @@ Result<Map> parse_map(std::string_view text, std::string_view source, std::pmr::
                         "', expected 'type octile' (Moving AI) or 'tide-map 1'");
 }
 
+namespace {
+
+// What a path that is not a regular file is, for messages.
+const char* file_kind(std::filesystem::file_type type) {
+    switch (type) {
+        case std::filesystem::file_type::directory:
+            return "a directory";
+        case std::filesystem::file_type::fifo:
+            return "a FIFO";
+        case std::filesystem::file_type::socket:
+            return "a socket";
+        case std::filesystem::file_type::character:
+            return "a character device";
+        case std::filesystem::file_type::block:
+            return "a block device";
+        default:
+            return "not a regular file";
+    }
+}
+
+}  // namespace
+
 Result<std::string> read_text_file(const std::string& path, std::size_t max_bytes) {
+    // Only regular files are opened: opening a FIFO blocks until a writer comes, a directory or a
+    // device has no size to check against the limit.
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    if (ec || status.type() == std::filesystem::file_type::not_found) {
+        return Error{path + ": cannot open file" + (ec ? ": " + ec.message() : std::string())};
+    }
+    if (status.type() != std::filesystem::file_type::regular) {
+        return Error{path + ": is " + file_kind(status.type()) + ", not a regular file"};
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) return Error{path + ": cannot open file"};
     in.seekg(0, std::ios::end);
     const std::streamoff size = in.tellg();
-    if (size < 0) return Error{path + ": cannot read file (not a regular file?)"};
+    if (size < 0) return Error{path + ": cannot read file"};
     if (static_cast<std::size_t>(size) > max_bytes) {
         return Error{path + ": file is " + std::to_string(size) + " bytes, larger than the limit of " +
                      std::to_string(max_bytes)};

@@ -31,6 +31,21 @@ double ms_between(Clock::time_point a, Clock::time_point b) {
 
 }  // namespace
 
+int max_units(const CostField& cost, std::optional<CellRect> area) {
+    int x0 = 0, y0 = 0, x1 = cost.width() - 1, y1 = cost.height() - 1;
+    if (area) {
+        x0 = std::max(x0, area->x0);
+        y0 = std::max(y0, area->y0);
+        x1 = std::min(x1, area->x1);
+        y1 = std::min(y1, area->y1);
+    }
+    std::int64_t open = 0;
+    for (int y = y0; y <= y1; ++y) {
+        for (int x = x0; x <= x1; ++x) open += cost.passable(x, y);
+    }
+    return static_cast<int>(std::min<std::int64_t>(open * kMaxUnitsPerFreeCell, kMaxWorldUnits));
+}
+
 struct World::Group {
     UnitGroupId id = 0;
     std::vector<Cell> goals;
@@ -142,6 +157,10 @@ Result<void> World::load(std::string name, CostField cost, std::vector<Cell> goa
         return Error{"spawn area [" + std::to_string(spawn_area->x0) + ", " + std::to_string(spawn_area->x1) + "] x [" +
                      std::to_string(spawn_area->y0) + ", " + std::to_string(spawn_area->y1) +
                      "] is empty or off the map"};
+    }
+    if (const int most = max_units(*next_cost, spawn_area); units > most) {  // refused before anything changes
+        return Error{std::to_string(units) + " units do not fit: the map's free cells hold at most " +
+                     std::to_string(most) + " (" + std::to_string(kMaxUnitsPerFreeCell) + " per free cell)"};
     }
     const bool hierarchical =
         static_cast<std::int64_t>(next_cost->width()) * next_cost->height() >= config_.hierarchy_cells;
@@ -719,6 +738,27 @@ Result<void> World::spawn(const Spawn& c) {
     }
     if (free_cells.empty() && c.count > 0) {
         return Error{"the spawn area has no cell open to units of size " + std::to_string(c.size)};
+    }
+    // Refuse what cannot fit at once: a crowd packed tighter than discs touching never settles and
+    // steps ever slower.
+    const std::int64_t area = static_cast<std::int64_t>(c.size) * c.size;
+    const std::int64_t fit = static_cast<std::int64_t>(free_cells.size()) * kMaxUnitsPerFreeCell / area;
+    if (c.count > fit) {
+        return Error{std::to_string(c.count) + " units of size " + std::to_string(c.size) +
+                     " do not fit: the spawn area [" + std::to_string(x0) + ", " + std::to_string(x1) + "] x [" +
+                     std::to_string(y0) + ", " + std::to_string(y1) + "] has " + std::to_string(free_cells.size()) +
+                     " free cells, room for " + std::to_string(fit) + " (" + std::to_string(kMaxUnitsPerFreeCell) +
+                     " per free cell, a unit of size s counting s x s)"};
+    }
+    if (c.add) {
+        std::int64_t used = static_cast<std::int64_t>(c.count) * area;
+        for (const AgentId id : agents_) used += static_cast<std::int64_t>(unit_size(id)) * unit_size(id);
+        const std::int64_t room = static_cast<std::int64_t>(max_units(*cost_));
+        if (used > room) {
+            return Error{"adding " + std::to_string(c.count) + " units of size " + std::to_string(c.size) + " to " +
+                         std::to_string(agents_.size()) + " would pass the map's room for " + std::to_string(room) +
+                         " (" + std::to_string(kMaxUnitsPerFreeCell) + " per free cell)"};
+        }
     }
 
     Group* keep = nullptr;  // the largest group: its goals are the new units' goals

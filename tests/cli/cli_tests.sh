@@ -5,6 +5,7 @@ set -uo pipefail
 case_name=$1
 tide=$2
 work=$3
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)  # the repository, for its scripts
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 
 fail() { echo "FAIL [$case_name]: $*" >&2; exit 1; }
@@ -473,6 +474,90 @@ serve_lifecycle)
   [ "$rc" -eq 0 ] || fail "tide serve exited with $rc after SIGINT: $(cat serve.err)"
   grep -q "stopped" serve.out || fail "no 'stopped' line after SIGINT"
   echo "ok: served $url and stopped on SIGINT"
+  ;;
+atomic_outputs)
+  # A failed write never destroys what is at the output path: every writer fills a temporary file
+  # beside the target and renames it into place only when it succeeded.
+  write_map
+  no_temp_left() { ! ls ./*.tmp.* >/dev/null 2>&1 || fail "temporary files left behind: $(ls ./*.tmp.*)"; }
+  # The reported case: a character device (/dev/full's numbers) as --png. It must be refused and stay.
+  mknod full c 1 7 || fail "mknod (the test runs as root in CI)"
+  expect_fail "png onto a device" "full: is a character device; refusing to replace it" \
+    "$tide" field --map small.tmap --goal 5,3 --png full
+  [ -c full ] || fail "the character device 'full' is gone after a refused --png"
+  # A directory and a FIFO: refused at once (opening a FIFO for writing would block).
+  mkdir adir
+  expect_fail "csv onto a directory" "adir: is a directory" "$tide" field --map small.tmap --goal 5,3 --dist-csv adir
+  [ -d adir ] || fail "the directory is gone"
+  mkfifo apipe
+  expect_fail "json onto a FIFO" "apipe: is a FIFO" timeout 20 "$tide" sim --map @default --goal 54,18 --agents 10 --seconds 1 --json apipe
+  [ -p apipe ] || fail "the FIFO is gone"
+  # A regular file whose rewrite fails (a 256-byte file size limit stops the writer halfway): the
+  # old contents stay, for every writer.
+  "$tide" gen --width 64 --height 64 --seed 3 --out big.tmap >/dev/null || fail "gen big.tmap"
+  for spec in "png:field --map big.tmap --goal 1,1 --png OUT" "csv:field --map big.tmap --goal 1,1 --dist-csv OUT" \
+    "next:field --map big.tmap --goal 1,1 --next-csv OUT" "map:gen --width 64 --height 64 --out OUT" \
+    "json:sim --map @default --goal 54,18 --agents 200 --seconds 1 --json OUT" \
+    "gif:sim --map @default --goal 54,18 --agents 10 --seconds 1 --gif OUT"; do
+    what=${spec%%:*} args=${spec#*:}
+    echo "precious $what" >"keep.$what"
+    # shellcheck disable=SC2086
+    (trap '' XFSZ; prlimit --fsize=256 -- "$tide" ${args/OUT/keep.$what} >/dev/null 2>"err.$what") &&
+      fail "$what: a write over the size limit exited 0"
+    [ "$(cat "keep.$what")" = "precious $what" ] || fail "$what: a failed write changed the old file: $(head -c 80 "keep.$what")"
+    grep -q "keep.$what" "err.$what" || fail "$what: the error does not name the file: $(cat "err.$what")"
+    no_temp_left
+    echo "ok: $what: failed write left the old file ($(cat "err.$what"))"
+  done
+  # Success replaces the old file whole.
+  "$tide" field --map small.tmap --goal 5,3 --png keep.png --dist-csv keep.csv >/dev/null || fail "field --png"
+  [ "$(head -c 4 keep.png | tail -c 3)" = "PNG" ] || fail "keep.png is not a PNG after a successful write"
+  [ "$(wc -l <keep.csv)" -eq 4 ] || fail "keep.csv was not replaced"
+  no_temp_left
+  ;;
+limits)
+  # Counts derived from user numbers are range-checked; inputs that cannot fit or finish are
+  # refused at once with a message naming the value and the limit (include/tide/limits.hpp).
+  "$tide" gen --width 64 --height 64 --walls 0 --forest 0 --swamp 0 --out open64.tmap >/dev/null || fail "gen"
+  t() { timeout 30 "$tide" "$@"; }  # anything that does not answer within 30 s is a failure too
+  expect_fail "sim dt 1e-9" "--seconds 3600 / --dt 1e-09 = 3.6e\+12 steps, more than the limit of 2160000" \
+    t sim --map open64.tmap --goal 1,1 --dt 1e-9 --seconds 3600
+  # The edge: 3600 s at dt 3600/2160000 is exactly the limit: the step check passes and the next
+  # check (--threads, refused) ends the run before it starts.
+  expect_fail "sim steps at the limit pass the step check" "--threads 300 is outside" \
+    t sim --map open64.tmap --goal 1,1 --dt 0.0016666666666666668 --seconds 3600 --threads 300
+  expect_fail "sim agents per cell" "1000000 units of size 1 do not fit.*4096 free cells, room for 40960" \
+    t sim --map open64.tmap --goal 1,1 --agents 1000000
+  expect_fail "sim spawn off the map" "--spawn '100,100,200,200' lies off the 64x64 map" \
+    t sim --map open64.tmap --goal 1,1 --agents 10 --spawn 100,100,200,200
+  expect_fail "sim tiny spawn area" "100000 units of size 1 do not fit.*1 free cells, room for 10 " \
+    t sim --map open64.tmap --goal 1,1 --agents 100000 --spawn 1,0,1.001,0.001
+  t sim --map open64.tmap --goal 1,1 --agents 10 --spawn 1,0,1.001,0.001 --seconds 1 >/dev/null 2>&1 ||
+    fail "10 units in one cell (the edge) were refused"
+  mkfifo pipe.map
+  expect_fail "FIFO as --map" "pipe.map: is a FIFO, not a regular file" t field --map pipe.map --goal 1,1
+  mkdir dir.map
+  expect_fail "directory as --map" "dir.map: is a directory, not a regular file" t field --map dir.map --goal 1,1
+  err=$("$tide" field --map dir.map --goal 1,1 2>&1) ; grep -q "bytes" <<<"$err" && fail "directory message names a size: $err"
+  printf 'version 1\n0\topen64.tmap\t64\t64\t0\t0\t5\t5\t7.0710678\n' >one.scen
+  expect_fail "scen threads -1" "--threads -1 is outside 0..256" t scen --map open64.tmap --scen one.scen --threads -1
+  expect_fail "scen threads 1e9" "--threads 1000000000 is outside 0..256" t scen --map open64.tmap --scen one.scen --threads 1000000000
+  expect_fail "scen threads 257" "--threads 257 is outside 0..256" t scen --map open64.tmap --scen one.scen --threads 257
+  t scen --map open64.tmap --scen one.scen --threads 256 >/dev/null || fail "--threads 256 (the edge) refused"
+  expect_fail "sim threads" "--threads 300 is outside 0..256" t sim --map open64.tmap --goal 1,1 --threads 300
+  expect_fail "serve threads" "--threads -2 is outside 0..256" t serve --port 0 --threads -2
+  err=$("$tide" field --map open64.tmap --goal 1,1 --diagonal 1e308 2>&1) && fail "--diagonal 1e308 accepted"
+  grep -qxF -- "tide: error: --diagonal 1e+308 is outside 1..2" <<<"$err" || fail "--diagonal 1e308 message: $err"
+  ;;
+validation_script_crlf)
+  # scripts/validate-movingai.sh on a map with CRLF line ends (as Moving AI's street maps have):
+  # each table row stays on one line.
+  mkdir -p data/street
+  printf 'type octile\r\nheight 3\r\nwidth 4\r\nmap\r\n....\r\n.@@.\r\n....\r\n' >data/street/crlf.map
+  printf 'version 1\r\n0\tcrlf.map\t4\t3\t0\t0\t3\t2\t5.00000000\r\n' >data/street/crlf.map.scen
+  out=$(bash "$root/scripts/validate-movingai.sh" "$tide" data) || fail "validate-movingai.sh failed: $out"
+  grep -q $'\r' <<<"$out" && fail "the table holds a carriage return: $(cat -A <<<"$out")"
+  grep -qx '| street/crlf.map | 4x3 | 1 | 1 | 0 | .* | .* | OK |' <<<"$out" || fail "row broken: $out"
   ;;
 *)
   fail "unknown case"

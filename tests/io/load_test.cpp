@@ -2,8 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <string>
 
 #include "support/expect_error.hpp"
@@ -78,6 +82,25 @@ TEST_F(Files, LoadMapOnADirectoryFails) {
     auto map = load_map(dir_.string());
     ASSERT_FALSE(map.ok());
     EXPECT_NE(map.error().message.find(dir_.string()), std::string::npos) << map.error().message;
+    // Named for what it is, not with a made-up size (a directory's "size" is 2^63 - 1).
+    EXPECT_NE(map.error().message.find("a directory"), std::string::npos) << map.error().message;
+    EXPECT_EQ(map.error().message.find("bytes"), std::string::npos) << map.error().message;
+}
+
+TEST_F(Files, LoadMapOnAFifoFailsAtOnce) {
+    // Opening a FIFO for reading blocks until a writer comes: it must be refused without opening.
+    const fs::path fifo = dir_ / "pipe.map";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    auto done = std::async(std::launch::async, [&] { return load_map(fifo.string()); });
+    if (done.wait_for(std::chrono::seconds(5)) != std::future_status::ready) {
+        // Unblock the reader so the test ends, then fail.
+        std::ofstream(fifo) << "x";
+        done.wait();
+        FAIL() << "load_map blocked on a FIFO";
+    }
+    auto map = done.get();
+    ASSERT_FALSE(map.ok());
+    EXPECT_NE(map.error().message.find("a FIFO"), std::string::npos) << map.error().message;
 }
 
 TEST_F(Files, LoadScenariosWithLineNumbers) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "support/expect_error.hpp"
+#include "support/test_maps.hpp"
 #include "tide/map_io.hpp"
 
 namespace tide {
@@ -198,6 +199,24 @@ TEST(MapErrors, SourceNameIsUsedVerbatim) {
 TEST(MapErrors, HugeHeaderWithoutRowsFailsFast) {
     // A 16384 x 16384 header with no rows must be reported, not allocated and filled.
     EXPECT_TRUE(failed_at(parse("tide-map 1\nwidth 16384\nheight 16384\nmap\n"), kSrc, 4, {"0 rows", "16384"}));
+}
+
+TEST(MapErrors, HugeHeaderWithEmptyRowsAllocatesNothingBig) {
+    // 16,384 empty rows under a 16384 x 16384 header: about 16 KB of input. The rows are refused
+    // before the 268 MB grid is allocated (the memory resource would see it).
+    std::string text = "tide-map 1\nwidth 16384\nheight 16384\nmap\n";
+    text.append(16384, '\n');
+    test::CountingResource counting;
+    auto r = parse_map(text, kSrc, &counting);
+    EXPECT_TRUE(failed_at(r, kSrc, 5, {"map row 0 has 0 characters", "16384"}));
+    EXPECT_LT(counting.bytes_allocated(), std::size_t{1} << 20) << counting.bytes_allocated() << " bytes";
+}
+
+TEST(MapErrors, ShortLastRowIsFoundBeforeAllocating) {
+    std::string text = "type octile\nheight 3\nwidth 4\nmap\n....\n....\n...\n";
+    test::CountingResource counting;
+    EXPECT_TRUE(failed_at(parse_map(text, kSrc, &counting), kSrc, 7, {"map row 2 has 3 characters"}));
+    EXPECT_EQ(counting.bytes_allocated(), 0u);
 }
 
 // --- Unit classes -----------------------------------------------------------------------------

@@ -30,6 +30,51 @@ TEST(Protocol, RefusesOversizedMessages) {
     EXPECT_NE(refused(big).find("over the 65536-byte limit"), std::string::npos);
 }
 
+TEST(Protocol, AcceptsAMessageAtTheSizeLimit) {
+    std::string pad(kMaxMessageBytes, 'x');
+    const std::string head = R"({"type":"ping","id":1,"pad":")";
+    pad.resize(kMaxMessageBytes - head.size() - 2);
+    const std::string edge = head + pad + "\"}";
+    ASSERT_EQ(edge.size(), kMaxMessageBytes);
+    // Exactly at the limit it is read (and refused only for its unknown field, not its size).
+    EXPECT_NE(refused(edge).find("unknown field 'pad'"), std::string::npos);
+    EXPECT_NE(refused(edge + " ").find("65536-byte limit"), std::string::npos);
+}
+
+TEST(Protocol, UploadedMapNamesArePrintableAndBounded) {
+    EXPECT_EQ(clean_map_name("arena.map"), "arena.map");
+    EXPECT_EQ(clean_map_name(std::string("a\x01"
+                                         "b\nc\rd\x1b[31me\x7f\xc3\xa9.map")),
+              "a_b_c_d_[31me___.map");
+    EXPECT_EQ(clean_map_name(""), "upload");
+    EXPECT_EQ(clean_map_name(std::string(kMaxMapNameChars, 'n')).size(), kMaxMapNameChars);
+    EXPECT_EQ(clean_map_name(std::string(kMaxMapNameChars + 1, 'n')).size(), kMaxMapNameChars);
+}
+
+TEST(Protocol, MapUploadsAreParsedWithTheirCleanName) {
+    auto ok = parse_map_upload("type octile\nheight 3\nwidth 4\nmap\n....\n.@@.\n....\n", "t\x02iny.map");
+    ASSERT_TRUE(ok.ok()) << ok.error().message;
+    EXPECT_EQ(ok->name, "t_iny.map");
+    EXPECT_EQ(ok->cost.width(), 4);
+    EXPECT_TRUE(ok->cost.passable(ok->goal.x, ok->goal.y));
+    auto bad = parse_map_upload("type octile\nheight 2\nwidth 3\nmap\n...\n..\n", "b\nad.map");
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.error().message.rfind("b_ad.map:6: map row 1", 0), 0u) << bad.error().message;
+    auto walls = parse_map_upload("type octile\nheight 1\nwidth 1\nmap\n@\n", "w.map");
+    ASSERT_FALSE(walls.ok());
+    EXPECT_NE(walls.error().message.find("no passable cell"), std::string::npos);
+    // The upload limit, at its edge: one byte over is refused before parsing.
+    const std::string over(kMaxUploadBytes + 1, '.');
+    auto big = parse_map_upload(over, "big.map");
+    ASSERT_FALSE(big.ok());
+    EXPECT_NE(big.error().message.find("over the " + std::to_string(kMaxUploadBytes) + "-byte limit"),
+              std::string::npos)
+        << big.error().message;
+    auto at_limit = parse_map_upload(std::string_view(over).substr(0, kMaxUploadBytes), "big.map");
+    ASSERT_FALSE(at_limit.ok());  // parsed (and refused as a map), not refused for its size
+    EXPECT_EQ(at_limit.error().message.find("byte limit"), std::string::npos) << at_limit.error().message;
+}
+
 TEST(Protocol, RefusesOutOfRangeValues) {
     EXPECT_NE(refused(R"({"type":"paint","x":1,"y":1,"radius":17,"terrain":"wall"})").find("'radius' = 17"),
               std::string::npos);

@@ -18,160 +18,12 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "server.hpp"
+#include "server_harness.hpp"
 
 namespace tide::serve {
 namespace {
 
-namespace beast = boost::beast;
-namespace http = beast::http;
-namespace websocket = beast::websocket;
-namespace net = boost::asio;
-using tcp = net::ip::tcp;
-using namespace std::chrono_literals;
-
-struct Running {
-    Server server;
-    std::thread thread;
-    explicit Running(ServerOptions o = {}) : server(with_defaults(std::move(o))) {
-        auto r = server.start();
-        EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
-        thread = std::thread([this] { server.run(); });
-    }
-    ~Running() {
-        server.stop();
-        thread.join();
-    }
-    static ServerOptions with_defaults(ServerOptions o) {
-        o.port = 0;
-        o.log = false;
-        o.threads = 1;
-        if (o.agents == ServerOptions{}.agents) o.agents = 300;
-        return o;
-    }
-};
-
-struct Message {
-    std::string data;
-    bool binary = false;
-};
-
-// A WebSocket client with timeouts. A read that times out stays pending, so the next read
-// picks it up and a slow message is never lost (cancelling a WebSocket read would leave the
-// stream unusable).
-struct Client {
-    net::io_context ioc;
-    websocket::stream<beast::tcp_stream> ws{ioc};
-    beast::flat_buffer buffer;
-    bool reading = false;     // an async_read is in flight
-    beast::error_code ended;  // set once the connection has ended: why it did
-
-    explicit Client(unsigned short port) {
-        beast::get_lowest_layer(ws).connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
-        ws.handshake("127.0.0.1", "/ws");
-    }
-    ~Client() {
-        beast::error_code ec;
-        beast::get_lowest_layer(ws).socket().close(ec);
-        ioc.restart();
-        ioc.run_for(500ms);  // lets a pending read finish (aborted) before its buffer goes
-    }
-    // Next message within `timeout`; nullopt when none came in time or the connection has ended
-    // (`ended` then says how).
-    std::optional<Message> read(std::chrono::milliseconds timeout = 3000ms) {
-        if (ended) return std::nullopt;
-        if (!reading) {
-            reading = true;
-            ws.async_read(buffer, [this](beast::error_code ec, std::size_t) {
-                reading = false;
-                ended = ec;
-            });
-        }
-        ioc.restart();
-        ioc.run_for(timeout);
-        if (reading || ended) return std::nullopt;
-        Message m{beast::buffers_to_string(buffer.data()), ws.got_binary()};
-        buffer.consume(buffer.size());
-        return m;
-    }
-    // True when the peer has closed the connection: a WebSocket close frame, end of stream
-    // (read returned 0), or a reset. Beast answers a close frame and shuts its side down; when
-    // the peer has reset the connection meanwhile, that ends in a broken pipe or "not
-    // connected" instead, which count too. Any other error (an aborted read) is not a close.
-    bool closed_by_peer() const {
-        return ended == websocket::error::closed || ended == net::error::eof || ended == net::error::connection_reset ||
-               ended == net::error::broken_pipe || ended == net::error::not_connected;
-    }
-    // Reads (skipping messages) until the peer closes the connection; false when `timeout`
-    // passes first or the connection fails another way. A timeout is never taken for a close.
-    bool wait_closed(std::chrono::milliseconds timeout = 5000ms) {
-        const auto end = std::chrono::steady_clock::now() + timeout;
-        while (!ended && std::chrono::steady_clock::now() < end) {
-            read(std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now()));
-        }
-        return closed_by_peer();
-    }
-    // Why the connection is not (yet) taken as closed, for failure messages.
-    std::string why_open() const { return ended ? "ended by " + ended.message() : "no close in time"; }
-    // The close code from the peer's close frame; none when it closed without one.
-    std::uint16_t close_code() const { return ws.reason().code; }
-    void send(const std::string& text) {
-        ws.text(true);
-        ws.write(net::buffer(text));
-    }
-    // Reads until a JSON message of `type` (other messages skipped); empty object on timeout.
-    nlohmann::json wait_json(const std::string& type, std::chrono::milliseconds timeout = 3000ms) {
-        const auto end = std::chrono::steady_clock::now() + timeout;
-        while (std::chrono::steady_clock::now() < end) {
-            auto m =
-                read(std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now()));
-            if (!m) return {};
-            if (m->binary) continue;
-            auto j = nlohmann::json::parse(m->data, nullptr, false);
-            if (j.is_object() && j.value("type", "") == type) return j;
-        }
-        return {};
-    }
-    // Reads until a binary frame of `type`; false on timeout.
-    bool wait_frame(int type, std::chrono::milliseconds timeout = 3000ms) { return !frame(type, timeout).empty(); }
-    // The next binary frame of `type` (other messages skipped); empty on timeout.
-    std::string frame(int type, std::chrono::milliseconds timeout = 3000ms) {
-        const auto end = std::chrono::steady_clock::now() + timeout;
-        while (std::chrono::steady_clock::now() < end) {
-            auto m =
-                read(std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now()));
-            if (!m) return {};
-            if (m->binary && !m->data.empty() && m->data[0] == type) return m->data;
-        }
-        return {};
-    }
-};
-
-struct HttpReply {
-    int status = 0;
-    std::string body;
-};
-
-HttpReply http_request(unsigned short port, http::verb verb, const std::string& target, const std::string& body = "") {
-    net::io_context ioc;
-    beast::tcp_stream stream(ioc);
-    stream.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
-    http::request<http::string_body> req{verb, target, 11};
-    req.set(http::field::host, "127.0.0.1");
-    req.body() = body;
-    req.prepare_payload();
-    http::write(stream, req);
-    beast::flat_buffer buffer;
-    http::response<http::string_body> res;
-    http::read(stream, buffer, res);
-    return {static_cast<int>(res.result_int()), res.body()};
-}
-
-nlohmann::json state(unsigned short port) {
-    const HttpReply r = http_request(port, http::verb::get, "/api/state");
-    EXPECT_EQ(r.status, 200);
-    return nlohmann::json::parse(r.body);
-}
+using namespace tide::serve::test;
 
 TEST(Server, NewClientGetsTheWorldTheFieldsAndAgentFrames) {
     Running s;
@@ -316,6 +168,100 @@ T read_at(const std::string& s, std::size_t offset) {
     T v{};
     std::memcpy(&v, s.data() + offset, sizeof v);
     return v;
+}
+
+TEST(Server, UploadedMapNamesReachTheStateCleaned) {
+    Running s;
+    const unsigned short port = s.server.port();
+    const HttpReply r = http_request(port, http::verb::post, "/api/map?name=ev%01il%0A%1B%5B31m.map",
+                                     "type octile\nheight 3\nwidth 4\nmap\n....\n.@@.\n....\n");
+    EXPECT_EQ(r.status, 200) << r.body;
+    nlohmann::json st;
+    for (int i = 0; i < 100; ++i) {
+        st = state(port);
+        if (st["map"] != "default") break;
+        std::this_thread::sleep_for(20ms);
+    }
+    EXPECT_EQ(st["map"], "ev_il__[31m.map");
+}
+
+// Reads terrain frames (type 6) of a width x height map until every row has come whole, checking
+// each frame's size against the limit; the cost of cell `probe` is put in `probe_cost`. False
+// when the rows did not all come within `timeout` or the connection ended.
+bool read_whole_terrain(Client& c, int width, int height, Cell probe, int& probe_cost, std::chrono::seconds timeout) {
+    std::vector<int> columns(static_cast<std::size_t>(height), 0);
+    int rows_done = 0;
+    const auto end = std::chrono::steady_clock::now() + timeout;
+    while (rows_done < height && std::chrono::steady_clock::now() < end) {
+        const std::string f = c.frame(6, 5000ms);
+        if (f.empty()) {
+            if (c.ended) return false;
+            continue;
+        }
+        EXPECT_LE(f.size(), 28 + kMaxTerrainFrameBytes);
+        if (read_at<std::uint32_t>(f, 4) != static_cast<std::uint32_t>(width)) continue;  // the previous map
+        const auto x0 = read_at<std::uint32_t>(f, 12), y0 = read_at<std::uint32_t>(f, 16);
+        const auto w = read_at<std::uint32_t>(f, 20), h = read_at<std::uint32_t>(f, 24);
+        EXPECT_EQ(f.size(), 28 + static_cast<std::size_t>(w) * h);
+        for (std::uint32_t y = y0; y < y0 + h && y < static_cast<std::uint32_t>(height); ++y) {
+            int& seen = columns[y];
+            if (seen < width) {
+                seen += static_cast<int>(w);  // bands of a fresh map cover whole rows once
+                if (seen >= width) ++rows_done;
+            }
+            if (static_cast<int>(y) == probe.y && probe.x >= static_cast<int>(x0) &&
+                probe.x < static_cast<int>(x0 + w)) {
+                probe_cost = static_cast<unsigned char>(f[28 + (y - y0) * w + (probe.x - x0)]);
+            }
+        }
+    }
+    return rows_done == height;
+}
+
+TEST(Server, ALargeUploadedMapReachesEveryClientInBoundedFrames) {
+    // A valid 4100 x 4100 map (16.8 MB, under the upload limit). Its fields frames are sampled and
+    // its terrain goes in bands of at most kMaxTerrainFrameBytes, so no client is dropped as "too
+    // slow", even with a per-client queue limit (6 MiB) far below the whole terrain.
+    ServerOptions o;
+    o.max_queued_bytes = 6u << 20;
+    Running s(o);
+    const unsigned short port = s.server.port();
+    Client before(port);
+    before.ws.read_message_max(std::size_t{128} << 20);
+    ASSERT_FALSE(before.wait_json("world").empty());
+    constexpr int kSide = 4100;
+    std::string text = "type octile\nheight 4100\nwidth 4100\nmap\n";
+    text.reserve(text.size() + static_cast<std::size_t>(kSide) * (kSide + 1));
+    for (int y = 0; y < kSide; ++y) {
+        std::string row(kSide, '.');
+        if (y == 2000) std::fill(row.begin() + 100, row.begin() + 200, '@');
+        text += row;
+        text += '\n';
+    }
+    const HttpReply up = http_request(port, http::verb::post, "/api/map?name=big.map", text);
+    ASSERT_EQ(up.status, 200) << up.body;
+    // The world message of the new map (wait_json gives null on a timeout: the load takes seconds).
+    auto width_of = [](const nlohmann::json& j) { return j.is_object() ? j.value("width", 0) : 0; };
+    nlohmann::json world;
+    for (int i = 0; i < 20 && width_of(world) != kSide; ++i) world = before.wait_json("world", 10000ms);
+    ASSERT_EQ(width_of(world), kSide) << before.why_open();
+    EXPECT_GT(world.value("field_stride", 1), 1);
+    int probe = -1;
+    EXPECT_TRUE(read_whole_terrain(before, kSide, kSide, {150, 2000}, probe, std::chrono::seconds(120)))
+        << before.why_open();
+    EXPECT_EQ(probe, 255) << "the wall at (150, 2000)";
+    // A client that comes afterwards gets the world and the whole terrain too.
+    Client after(port);
+    after.ws.read_message_max(std::size_t{128} << 20);
+    ASSERT_EQ(width_of(after.wait_json("world")), kSide);
+    probe = -1;
+    EXPECT_TRUE(read_whole_terrain(after, kSide, kSide, {150, 2000}, probe, std::chrono::seconds(120)))
+        << after.why_open();
+    EXPECT_EQ(probe, 255);
+    // Both stay connected and keep getting frames.
+    EXPECT_TRUE(before.wait_frame(1, 10000ms)) << before.why_open();
+    EXPECT_TRUE(after.wait_frame(1, 10000ms)) << after.why_open();
+    EXPECT_EQ(state(port)["stats"]["clients"], 2);
 }
 
 TEST(Server, OrderApiMovesOnlyTheSelectedUnits) {

@@ -59,6 +59,63 @@ TEST_F(DefaultWorld, RefusesBadGoalsAndKeepsTheOldOnes) {
     EXPECT_EQ(world.groups()[0].goals, std::vector<Cell>{kDefaultGoal});
 }
 
+TEST_F(DefaultWorld, SpawnRefusesMoreUnitsThanTheAreaHoldsAtOnce) {
+    // A 4 x 2 area of open cells (top-left of the default map): room for 8 * kMaxUnitsPerFreeCell.
+    Spawn s;
+    s.in_area = true;
+    s.x0 = 0, s.y0 = 0, s.x1 = 3, s.y1 = 1;
+    s.count = 8 * kMaxUnitsPerFreeCell + 1;
+    auto r = world.apply(s);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find("do not fit"), std::string::npos) << r.error().message;
+    EXPECT_NE(r.error().message.find("8 free cells, room for " + std::to_string(8 * kMaxUnitsPerFreeCell)),
+              std::string::npos)
+        << r.error().message;
+    EXPECT_EQ(world.agents().size(), 300u) << "nothing changed";
+    s.count = 8 * kMaxUnitsPerFreeCell;  // the edge: exactly what fits
+    ASSERT_TRUE(world.apply(s).ok());
+    EXPECT_EQ(world.agents().size(), static_cast<std::size_t>(8 * kMaxUnitsPerFreeCell));
+    // Units of size 2 count 4 cells each.
+    s.size = 2;
+    // The same 4 x 2 cells, each the top-left of an open 2x2 block.
+    s.count = 8 * kMaxUnitsPerFreeCell / 4 + 1;
+    EXPECT_FALSE(world.apply(s).ok());
+    s.count = 8 * kMaxUnitsPerFreeCell / 4;
+    EXPECT_TRUE(world.apply(s).ok());
+}
+
+TEST_F(DefaultWorld, AddingUnitsStopsAtTheMapsRoom) {
+    const int room = max_units(world.cost());
+    EXPECT_EQ(room, 2422 * kMaxUnitsPerFreeCell);  // the default map's open cells
+    Spawn add;
+    add.add = true;
+    add.count = room - 300 + 1;
+    auto r = world.apply(add);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find("room for " + std::to_string(room)), std::string::npos) << r.error().message;
+    add.count = room - 300;
+    EXPECT_TRUE(world.apply(add).ok());
+    EXPECT_EQ(world.agents().size(), static_cast<std::size_t>(room));
+}
+
+TEST(WorldLimits, LoadRefusesMoreUnitsThanTheMapHoldsAndChangesNothing) {
+    SerialJobSystem jobs;
+    World world{jobs};
+    auto m = make_builtin_map("default");
+    ASSERT_TRUE(m.ok());
+    ASSERT_TRUE(world.load("default", std::move(m->cost), m->goals, 300).ok());
+    auto tiny = CostField::create(4, 4, kCostPlain);
+    ASSERT_TRUE(tiny.ok());
+    auto r = world.load("tiny", std::move(*tiny), {{1, 1}}, 16 * kMaxUnitsPerFreeCell + 1);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find("at most " + std::to_string(16 * kMaxUnitsPerFreeCell)), std::string::npos)
+        << r.error().message;
+    EXPECT_EQ(world.cost().width(), 64);
+    EXPECT_EQ(world.agents().size(), 300u);
+    auto tiny2 = CostField::create(4, 4, kCostPlain);
+    EXPECT_TRUE(world.load("tiny", std::move(*tiny2), {{1, 1}}, 16 * kMaxUnitsPerFreeCell).ok());
+}
+
 TEST_F(DefaultWorld, RefusesBadPaintSpawnAndParams) {
     EXPECT_FALSE(world.apply(Paint{70, 3, 0, kCostWall}).ok());
     EXPECT_FALSE(world.apply(Paint{3, 3, kMaxBrushRadius + 1, kCostWall}).ok());

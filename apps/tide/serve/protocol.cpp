@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tide/generate.hpp"
+#include "tide/map_io.hpp"
 
 namespace tide::serve {
 namespace {
@@ -538,18 +539,21 @@ std::string encode_fields(const World& world, UnitGroupId group, std::uint32_t v
 }
 
 std::string encode_terrain(const CostField& cost, int x0, int y0, int w, int h) {
+    return encode_terrain(cost.cells(), cost.width(), cost.height(), x0, y0, w, h);
+}
+
+std::string encode_terrain(std::span<const Cost> cells, int width, int height, int x0, int y0, int w, int h) {
     std::string out(28 + static_cast<std::size_t>(w) * static_cast<std::size_t>(h), '\0');
     out[0] = 6;
-    put(out, 4, static_cast<std::uint32_t>(cost.width()));
-    put(out, 8, static_cast<std::uint32_t>(cost.height()));
+    put(out, 4, static_cast<std::uint32_t>(width));
+    put(out, 8, static_cast<std::uint32_t>(height));
     put(out, 12, static_cast<std::uint32_t>(x0));
     put(out, 16, static_cast<std::uint32_t>(y0));
     put(out, 20, static_cast<std::uint32_t>(w));
     put(out, 24, static_cast<std::uint32_t>(h));
-    const auto cells = cost.cells();
     for (int y = 0; y < h; ++y) {
         std::memcpy(out.data() + 28 + static_cast<std::size_t>(y) * w,
-                    cells.data() + static_cast<std::size_t>(y0 + y) * cost.width() + x0, static_cast<std::size_t>(w));
+                    cells.data() + static_cast<std::size_t>(y0 + y) * width + x0, static_cast<std::size_t>(w));
     }
     return out;
 }
@@ -760,6 +764,28 @@ std::string agents_json(const World& world, std::size_t limit) {
 
 std::optional<Cell> central_goal(const CostField& cost) {
     return nearest_passable(cost, {cost.width() / 2, cost.height() / 2});
+}
+
+std::string clean_map_name(std::string_view raw) {
+    std::string name;
+    for (const char ch : raw.substr(0, kMaxMapNameChars)) {
+        const auto u = static_cast<unsigned char>(ch);
+        name.push_back(u >= 0x20 && u < 0x7f ? ch : '_');
+    }
+    return name.empty() ? "upload" : name;
+}
+
+Result<UploadedMap> parse_map_upload(std::string_view body, std::string_view raw_name) {
+    std::string name = clean_map_name(raw_name);
+    if (body.size() > kMaxUploadBytes) {
+        return Error{name + ": upload of " + std::to_string(body.size()) + " bytes is over the " +
+                     std::to_string(kMaxUploadBytes) + "-byte limit"};
+    }
+    auto map = parse_map(body, name);
+    if (!map) return map.error();
+    const auto goal = central_goal(map->cost);
+    if (!goal) return Error{name + ": the map has no passable cell"};
+    return UploadedMap{std::move(name), std::move(map->cost), *goal};
 }
 
 }  // namespace tide::serve

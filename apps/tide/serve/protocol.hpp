@@ -6,32 +6,33 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
 
 #include "tide/cost_field.hpp"
+#include "tide/limits.hpp"
 #include "tide/result.hpp"
 #include "tide/world.hpp"
 
 namespace tide::serve {
 
-/// Most units the demo server simulates, whatever asks (command line or client).
-inline constexpr int kMaxAgents = 200'000;
+/// Most units the demo server simulates, whatever asks (command line or client); limits.hpp.
+inline constexpr int kMaxAgents = kMaxServerUnits;
 
 /// Byte 1 of an agents frame: its layout. 2 adds a size byte per unit after the group keys
 /// (format 1, with 0 in that byte, ended at the group keys).
 inline constexpr int kAgentsFrameFormat = 2;
 
-/// Most samples of a fields frame: bigger maps are sampled every `stride` cells (byte 1 of the
-/// frame), so a frame stays at most about 4 MiB.
-inline constexpr std::size_t kMaxFieldSamples = std::size_t{1} << 20;
+// kMaxFieldSamples (limits.hpp): bigger maps are sampled every `stride` cells (byte 1 of a
+// fields frame), so a frame stays at most about 4 MiB.
 /// Flow code of a fields frame for a cell whose sector has no field yet (hierarchical maps).
 inline constexpr std::uint8_t kNotPlannedCode = 11;
 
-/// Largest client message, bytes.
-inline constexpr std::size_t kMaxMessageBytes = 64 * 1024;
+/// Largest client message, bytes; limits.hpp.
+inline constexpr std::size_t kMaxMessageBytes = kMaxClientMessageBytes;
 
 struct SetGoalsCmd {
     std::vector<Cell> goals;
@@ -116,6 +117,8 @@ int field_stride(int width, int height);
 /// cells [x0, x0 + w) x [y0, y0 + h) at full resolution (the whole map on connect and load, the
 /// bounding box of the changed cells after edits).
 std::string encode_terrain(const CostField& cost, int x0, int y0, int w, int h);
+/// As above from a row-major `cells` array of a `width` x `height` map.
+std::string encode_terrain(std::span<const Cost> cells, int width, int height, int x0, int y0, int w, int h);
 /// Binary sectors frame (type 4, hierarchical maps): the sector size and every portal of the graph
 /// units of `size` plan on. Empty string when there is no such graph.
 std::string encode_sectors(const World& world, int size);
@@ -148,5 +151,19 @@ std::string agents_json(const World& world, std::size_t limit);
 
 /// The passable cell nearest the map's centre (the goal of a loaded map); none on an all-wall map.
 std::optional<Cell> central_goal(const CostField& cost);
+
+/// An uploaded map's name as shown to clients: printable ASCII only (anything else becomes '_'),
+/// at most kMaxMapNameChars characters, "upload" when empty.
+std::string clean_map_name(std::string_view raw);
+
+/// A map uploaded with POST /api/map, checked and ready to load.
+struct UploadedMap {
+    std::string name;  ///< clean_map_name() of the given name.
+    CostField cost;    ///< The terrain.
+    Cell goal;         ///< central_goal() of it.
+};
+/// Parses an upload (body at most kMaxUploadBytes, a Moving AI or Tide map with a passable
+/// cell); errors name the cleaned name and line. No I/O.
+Result<UploadedMap> parse_map_upload(std::string_view body, std::string_view raw_name);
 
 }  // namespace tide::serve

@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -40,9 +41,9 @@ namespace net = boost::asio;
 using tcp = net::ip::tcp;
 using Clock = std::chrono::steady_clock;
 
-constexpr std::size_t kHardMessageLimit = 1 << 20;  // larger frames: the connection is failed (1009)
-constexpr std::size_t kMaxUploadBytes = 64u << 20;  // POST /api/map body
-constexpr std::size_t kMaxQueuedBytes = 64u << 20;  // a client this far behind is dropped
+// Size limits (tide/limits.hpp): kMaxClientFrameBytes (larger frames fail the connection with
+// 1009), kMaxUploadBytes (POST /api/map body), kMaxQueuedBytes (a client this far behind is
+// dropped), kMaxTerrainFrameBytes (whole-map terrain goes in row bands of at most this).
 
 // A query from an HTTP request, answered by the simulation thread.
 struct ApiQuery {
@@ -84,7 +85,15 @@ struct Viewer {
 struct Outgoing {
     std::shared_ptr<const std::string> data;
     bool binary = false;
-    bool agents = false;  // latest-wins: a newer agents frame replaces one not yet sent
+    bool agents = false;   // latest-wins: a newer agents frame replaces one not yet sent
+    bool terrain = false;  // a band of the terrain stream (at most one is queued at a time)
+};
+
+// The full-resolution terrain of a map whose fields frames are sampled, as the simulation thread
+// last sent it: immutable, shared by every session that still streams from it.
+struct TerrainSnapshot {
+    int width = 0, height = 0;
+    std::vector<Cost> cells;
 };
 
 // " in N ms" after a map load, with the sector graph's share on hierarchical maps.
@@ -181,6 +190,10 @@ struct Server::Impl {
         auto data = std::make_shared<const std::string>(std::move(s));
         net::post(ioc, [this, data, keep] { this->*keep = data; });
     }
+    // Terrain to stream: the cells [x0, x1] x [y0, y1] of `snapshot` changed (or are new) for
+    // `session` (0: every session). A null snapshot stops the streams (a map without terrain frames).
+    void post_terrain(std::uint64_t session, std::shared_ptr<const TerrainSnapshot> snapshot, int x0, int y0, int x1,
+                      int y1);
     void post_world_state() {
         post_broadcast(world_json(*world, builtin_map_names(), kMaxAgents), false, false, &Impl::last_world);
         post_broadcast(groups_json(*world), false, false, &Impl::last_groups);
@@ -198,7 +211,7 @@ public:
 
     void run(http::request<http::string_body> req) {
         ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
-        ws_.read_message_max(kHardMessageLimit);
+        ws_.read_message_max(kMaxClientFrameBytes);
         ws_.auto_fragment(false);
         ws_.async_accept(req, [self = shared_from_this()](beast::error_code ec) { self->on_accept(ec); });
     }
@@ -217,12 +230,42 @@ public:
             }
         }
         queued_bytes_ += data->size();
-        queue_.push_back({std::move(data), binary, agents});
-        if (queued_bytes_ > kMaxQueuedBytes) {
+        queue_.push_back({std::move(data), binary, agents, false});
+        if (queued_bytes_ > server_.opt.max_queued_bytes) {
             server_.log("client " + std::to_string(id_) + " is too slow to keep up; disconnecting it");
             close();
             return;
         }
+        if (!writing_) write_next();
+    }
+
+    // The cells [x0, x1] x [y0, y1] of `snapshot` are to be sent (a new map: all of them). They go
+    // in terrain frames of at most kMaxTerrainFrameBytes, one queued at a time, each encoded from
+    // the newest snapshot when its turn comes: however big the map, the client's queue holds at
+    // most one band, and a row changed again before it went out is sent once.
+    void update_terrain(std::shared_ptr<const TerrainSnapshot> snapshot, int x0, int y0, int x1, int y1) {
+        if (closed_) return;
+        if (!snapshot) {
+            terrain_.reset();
+            dirty_.clear();
+            dirty_rows_ = 0;
+            return;
+        }
+        if (!terrain_ || terrain_->width != snapshot->width || terrain_->height != snapshot->height) {
+            dirty_.assign(static_cast<std::size_t>(snapshot->height), DirtyRow{});
+            dirty_rows_ = 0;
+            cursor_ = 0;
+        }
+        terrain_ = std::move(snapshot);
+        y0 = std::max(y0, 0);
+        y1 = std::min(y1, terrain_->height - 1);
+        for (int y = y0; y <= y1; ++y) {
+            DirtyRow& row = dirty_[static_cast<std::size_t>(y)];
+            if (row.x1 < row.x0) ++dirty_rows_;
+            row.x0 = std::min(row.x0, std::max(x0, 0));
+            row.x1 = std::max(row.x1, std::min(x1, terrain_->width - 1));
+        }
+        pump_terrain();
         if (!writing_) write_next();
     }
 
@@ -314,6 +357,35 @@ private:
         server_.push({id_, std::move(*parsed.command)});
     }
 
+    // Queues the next band of changed rows (from the cursor on, wrapping) unless one is queued.
+    void pump_terrain() {
+        if (closed_ || terrain_band_queued_ || dirty_rows_ == 0 || !terrain_) return;
+        const int h = terrain_->height, w = terrain_->width;
+        int y = cursor_ % h;
+        while (dirty_[static_cast<std::size_t>(y)].x1 < dirty_[static_cast<std::size_t>(y)].x0) y = (y + 1) % h;
+        int x0 = dirty_[static_cast<std::size_t>(y)].x0, x1 = dirty_[static_cast<std::size_t>(y)].x1;
+        int rows = 0;
+        while (y + rows < h) {
+            const DirtyRow& next = dirty_[static_cast<std::size_t>(y + rows)];
+            if (next.x1 < next.x0) break;
+            const int nx0 = std::min(x0, next.x0), nx1 = std::max(x1, next.x1);
+            const std::size_t bytes = static_cast<std::size_t>(rows + 1) * static_cast<std::size_t>(nx1 - nx0 + 1);
+            if (rows > 0 && bytes > kMaxTerrainFrameBytes) break;
+            x0 = nx0;
+            x1 = nx1;
+            ++rows;
+        }
+        for (int k = 0; k < rows; ++k) dirty_[static_cast<std::size_t>(y + k)] = DirtyRow{};
+        dirty_rows_ -= static_cast<std::size_t>(rows);
+        cursor_ = y + rows;
+        auto data =
+            std::make_shared<const std::string>(encode_terrain(terrain_->cells, w, h, x0, y, x1 - x0 + 1, rows));
+        queued_bytes_ += data->size();
+        queue_.push_back({std::move(data), true, false, true});
+        terrain_band_queued_ = true;
+        if (dirty_rows_ == 0) terrain_.reset();  // everything sent: the snapshot may go
+    }
+
     void write_next() {
         if (queue_.empty() || closed_) {
             writing_ = false;
@@ -329,6 +401,7 @@ private:
     void on_write(beast::error_code ec) {
         if (!queue_.empty()) {
             queued_bytes_ -= queue_.front().data->size();
+            if (queue_.front().terrain) terrain_band_queued_ = false;
             queue_.pop_front();
         }
         if (ec) {
@@ -336,6 +409,7 @@ private:
             if (!closed_) close();
             return;
         }
+        pump_terrain();
         write_next();
     }
 
@@ -345,6 +419,16 @@ private:
     std::uint64_t id_;
     std::deque<Outgoing> queue_;
     std::size_t queued_bytes_ = 0;
+    // Terrain still to send: the newest snapshot, per row the changed columns (x1 < x0: none).
+    struct DirtyRow {
+        int x0 = std::numeric_limits<int>::max();
+        int x1 = -1;
+    };
+    std::shared_ptr<const TerrainSnapshot> terrain_;
+    std::vector<DirtyRow> dirty_;
+    std::size_t dirty_rows_ = 0;
+    int cursor_ = 0;  // the row the next band starts looking from
+    bool terrain_band_queued_ = false;
     bool writing_ = false;
     bool closed_ = false;
     bool registered_ = false;
@@ -447,22 +531,13 @@ private:
         }
         if (path == "/api/map") {
             if (req.method() != http::verb::post) return respond_text(http::status::method_not_allowed, "POST only\n");
-            std::string name = param(query, "name");
-            if (name.empty()) name = "upload";
-            if (name.size() > 200) name.resize(200);
-            auto map = parse_map(req.body(), name);
+            auto map = parse_map_upload(req.body(), param(query, "name"));
             if (!map) {
                 return respond_json(http::status::bad_request,
                                     nlohmann::json{{"ok", false}, {"error", map.error().message}}.dump(
                                         -1, ' ', false, nlohmann::json::error_handler_t::replace));
             }
-            if (!central_goal(map->cost)) {
-                return respond_json(
-                    http::status::bad_request,
-                    nlohmann::json{{"ok", false}, {"error", name + ": the map has no passable cell"}}.dump(
-                        -1, ' ', false, nlohmann::json::error_handler_t::replace));
-            }
-            server_.push({0, LoadParsed{name, std::make_shared<CostField>(std::move(map->cost))}});
+            server_.push({0, LoadParsed{map->name, std::make_shared<CostField>(std::move(map->cost))}});
             return respond_json(http::status::ok, R"({"ok":true})");
         }
         if (req.method() != http::verb::get && req.method() != http::verb::head) {
@@ -578,6 +653,16 @@ void Server::Impl::accept() {
     });
 }
 
+void Server::Impl::post_terrain(std::uint64_t session, std::shared_ptr<const TerrainSnapshot> snapshot, int x0, int y0,
+                                int x1, int y1) {
+    net::post(ioc, [this, session, snapshot = std::move(snapshot), x0, y0, x1, y1] {
+        for (auto& [id, weak] : sessions) {
+            if (session != 0 && id != session) continue;
+            if (auto s = weak.lock()) s->update_terrain(snapshot, x0, y0, x1, y1);
+        }
+    });
+}
+
 void Server::Impl::close_all() {
     beast::error_code ec;
     acceptor.close(ec);
@@ -612,20 +697,23 @@ void Server::Impl::sim_loop() {
     // Maps whose fields frames are sampled get their terrain at full resolution in terrain frames:
     // the whole map after a load (and to each new client), then the cells edits changed (found by
     // comparing with the terrain last sent).
-    std::vector<Cost> sent_terrain;
+    // Each session streams it in bands (WsSession::update_terrain) from the newest snapshot.
+    std::shared_ptr<const TerrainSnapshot> sent_snapshot;
     std::uint64_t terrain_sent = world->terrain_version();
     auto sampled = [&] { return field_stride(world->cost().width(), world->cost().height()) > 1; };
     auto broadcast_terrain = [&](bool whole) {
         terrain_sent = world->terrain_version();
         const CostField& cost = world->cost();
         if (!sampled()) {
-            sent_terrain.clear();
+            if (sent_snapshot) post_terrain(0, nullptr, 0, 0, -1, -1);
+            sent_snapshot.reset();
             return;
         }
         const auto cells = cost.cells();
         const int w = cost.width(), h = cost.height();
         int x0 = 0, y0 = 0, x1 = w - 1, y1 = h - 1;
-        if (!whole && sent_terrain.size() == cells.size()) {
+        if (!whole && sent_snapshot && sent_snapshot->cells.size() == cells.size()) {
+            const std::vector<Cost>& sent_terrain = sent_snapshot->cells;
             x0 = w, y0 = h, x1 = -1, y1 = -1;
             for (int y = 0; y < h; ++y) {
                 const std::size_t row = static_cast<std::size_t>(y) * w;
@@ -641,8 +729,12 @@ void Server::Impl::sim_loop() {
             }
             if (x1 < x0) return;
         }
-        sent_terrain.assign(cells.begin(), cells.end());
-        post_broadcast(encode_terrain(cost, x0, y0, x1 - x0 + 1, y1 - y0 + 1), true);
+        auto snapshot = std::make_shared<TerrainSnapshot>();
+        snapshot->width = w;
+        snapshot->height = h;
+        snapshot->cells.assign(cells.begin(), cells.end());
+        sent_snapshot = std::move(snapshot);
+        post_terrain(0, sent_snapshot, x0, y0, x1, y1);
     };
     broadcast_terrain(true);
 
@@ -698,11 +790,10 @@ void Server::Impl::sim_loop() {
             if (auto* ev = std::get_if<SessionEvent>(&in.what)) {
                 if (ev->connected) {
                     viewers[in.session] = Viewer{};
-                    // Sampled fields frames: the terrain at full resolution comes apart.
-                    if (sampled()) {
-                        post_to(in.session,
-                                encode_terrain(world->cost(), 0, 0, world->cost().width(), world->cost().height()),
-                                true);
+                    // Sampled fields frames: the terrain at full resolution comes apart, streamed.
+                    if (sampled() && sent_snapshot) {
+                        post_terrain(in.session, sent_snapshot, 0, 0, sent_snapshot->width - 1,
+                                     sent_snapshot->height - 1);
                     }
                 } else {
                     viewers.erase(in.session);
@@ -718,7 +809,8 @@ void Server::Impl::sim_loop() {
             }
             if (auto* lp = std::get_if<LoadParsed>(&in.what)) {
                 const auto goal = central_goal(*lp->cost);
-                const int count = static_cast<int>(world->agents().size());
+                // The same number of units, at most what the new map has room for.
+                const int count = std::min(static_cast<int>(world->agents().size()), max_units(*lp->cost));
                 const auto t0 = Clock::now();
                 if (auto r = world->load(lp->name, std::move(*lp->cost), {*goal}, count); !r) {
                     log("map " + lp->name + " refused: " + r.error().message);
@@ -802,7 +894,8 @@ void Server::Impl::sim_loop() {
                             r = m.error();
                             return;
                         }
-                        const int count = static_cast<int>(world->agents().size());
+                        const int count =
+                            std::min(static_cast<int>(world->agents().size()), max_units(m->cost, m->spawn_area));
                         const auto t0 = Clock::now();
                         r = world->load(c.name, std::move(m->cost), std::move(m->goals), count, m->spawn_area);
                         if (r) {
