@@ -41,6 +41,7 @@
 #include <atomic>
 #include <bit>
 #include <condition_variable>
+#include <cstdio>
 #include <cstring>
 #include <list>
 #include <mutex>
@@ -361,8 +362,9 @@ Result<void> FieldService::State::make_want(std::span<const Cell> goals, const F
     }
     const double factor = options.flee.factor;
     if (flee && !(factor > 0.0 && factor <= kMaxFleeFactor)) {
-        return Error{"flee factor " + std::to_string(factor) + " is outside (0, " + std::to_string(kMaxFleeFactor) +
-                     "]"};
+        char text[80];
+        std::snprintf(text, sizeof text, "flee factor %g is outside (0, %g]", factor, kMaxFleeFactor);
+        return Error{text};
     }
     if (auto r = wall_margin_cost_field(CostField::create(1, 1).value(), options.wall_margin); !r) return r.error();
     const char* const what = flee ? "danger" : "goal";
