@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <limits>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "cli_common.hpp"
@@ -24,12 +25,8 @@ void finish(std::unique_ptr<std::FILE, FileCloser> f, const std::string& path) {
     if (std::ferror(f.get()) || std::fclose(f.release()) != 0) throw Failure{path + ": write error"};
 }
 
-}  // namespace
-
-void write_dist_csv(const CostField& cost, const FlowField& field, const FieldParams& params, const std::string& path) {
+void write_value_rows(const FlowField& field, std::span<const double> values, const std::string& path) {
     auto f = open_for_writing(path);
-    std::vector<double> values(static_cast<std::size_t>(field.width()) * field.height());
-    flow_path_costs(cost, field, params, values);
     char buf[32];
     for (int y = 0; y < field.height(); ++y) {
         for (int x = 0; x < field.width(); ++x) {
@@ -45,6 +42,19 @@ void write_dist_csv(const CostField& cost, const FlowField& field, const FieldPa
         std::fputc('\n', f.get());
     }
     finish(std::move(f), path);
+}
+
+}  // namespace
+
+void write_dist_csv(const CostField& cost, const FlowField& field, const FieldParams& params, const std::string& path) {
+    std::vector<double> values(static_cast<std::size_t>(field.width()) * field.height());
+    flow_path_costs(cost, field, params, values);
+    write_value_rows(field, values, path);
+}
+
+void write_values_csv(const FlowField& field, const std::string& path) {
+    const std::vector<double> values(field.integration().begin(), field.integration().end());
+    write_value_rows(field, values, path);
 }
 
 void write_next_csv(const FlowField& field, const std::string& path) {
