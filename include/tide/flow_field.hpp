@@ -349,8 +349,10 @@ private:
     std::pmr::vector<std::int64_t> flee_value_;  // padded: V, or kFleeNone for walls and cells no danger reaches
     std::pmr::vector<std::int64_t> flee_stop_;   // padded: V of the safe spot each cell's flow ends at
     std::pmr::vector<std::int32_t> flee_order_;  // padded cells in the order they were settled (ascending V)
-    std::pmr::vector<FleeEntry> flee_seeds_;     // every reached cell with its start value, sorted
-    std::pmr::vector<FleeEntry> flee_heap_;      // cells improved by the relaxation
+    std::pmr::vector<FleeEntry> flee_seeds_;     // every reached cell with its start value, sorted by bucket
+    std::pmr::vector<FleeEntry> flee_sorted_;    // counting sort output
+    std::pmr::vector<std::size_t> flee_count_;   // counting sort: cells per bucket
+    std::pmr::vector<std::pmr::vector<FleeEntry>> flee_ring_;  // improved cells, by bucket modulo the ring
 };
 
 /// Cost of following the flow from `cell` to its goal, summed move by move in double precision:

@@ -62,7 +62,9 @@ FieldBuilder::FieldBuilder(std::pmr::memory_resource* memory)
       flee_stop_(memory),
       flee_order_(memory),
       flee_seeds_(memory),
-      flee_heap_(memory) {}
+      flee_sorted_(memory),
+      flee_count_(memory),
+      flee_ring_(memory) {}
 
 void FieldBuilder::set_prices(int frac, double diagonal_factor) {
     frac_ = frac;

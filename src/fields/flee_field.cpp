@@ -6,8 +6,8 @@
 // (one IEEE double multiplication, rounded to the nearest unit: the same bits on every machine),
 // and V(x) = min(s(x), min over legal moves x -> y of (price of the move + V(y))). That is a
 // multi-source Dijkstra whose sources are all reached cells with their start values. Prices are
-// positive, so it is exact with any priority queue; the sources are taken in sorted order and the
-// cells a relaxation improved come from a binary heap, the smaller head first. Offers go over
+// positive, so it is exact with any monotone priority queue; here buckets one cost unit wide (see
+// the relaxation below). Offers go over
 // reversed moves and charge forward prices, as in the integration: settling y offers its
 // neighbour x the price of x's move into y (length x cost of y).
 //
@@ -87,41 +87,69 @@ Result<void> FieldBuilder::build_flee(const CostField& cost, std::span<const Cel
             value[i] = kFleeNone;
         }
     }
-    const auto before = [](const FleeEntry& a, const FleeEntry& b) {
-        return a.value != b.value ? a.value < b.value : a.cell < b.cell;
-    };
-    const auto after = [&](const FleeEntry& a, const FleeEntry& b) { return before(b, a); };
-    std::sort(flee_seeds_.begin(), flee_seeds_.end(), before);
-
-    // The relaxation. An entry is live when it still holds its cell's value: values only go down,
-    // each push is a strict improvement, and a settled cell is offered nothing below its value.
-    flee_heap_.clear();
-    flee_order_.clear();
-    std::size_t next_seed = 0;
+    // The relaxation: a Dijkstra in buckets of one cost unit (2^frac_, at most the cheapest move),
+    // so every offer lands in a later bucket than the cell it comes from, and the cells of one
+    // bucket may be settled in any order. Sources only need sorting by bucket: a counting sort
+    // when the buckets are few, else a full sort. The cells a relaxation improved wait in a ring of
+    // buckets (offers reach at most the dearest move ahead). An entry is live when it still holds
+    // its cell's value: values only go down, each entry is a strict improvement, and a settled cell
+    // is offered nothing below its value.
     const std::size_t seeds = flee_seeds_.size();
-    while (next_seed < seeds || !flee_heap_.empty()) {
-        FleeEntry e;
-        if (flee_heap_.empty() || (next_seed < seeds && before(flee_seeds_[next_seed], flee_heap_.front()))) {
-            e = flee_seeds_[next_seed++];
-        } else {
-            std::pop_heap(flee_heap_.begin(), flee_heap_.end(), after);
-            e = flee_heap_.back();
-            flee_heap_.pop_back();
-        }
-        if (e.value != value[e.cell]) continue;  // stale: the cell was improved since
-        const std::int32_t y = e.cell;
+    std::int64_t base = 0, top = 0;
+    for (const FleeEntry& e : flee_seeds_) {
+        base = std::min(base, e.value);
+        top = std::max(top, e.value);
+    }
+    const int shift = frac_;
+    auto bucket_of = [base, shift](std::int64_t v) { return static_cast<std::uint64_t>(v - base) >> shift; };
+    const std::uint64_t buckets = seeds > 0 ? bucket_of(top) + 1 : 0;
+    if (buckets <= static_cast<std::uint64_t>(seeds) + 1024) {
+        flee_count_.assign(buckets + 1, 0);
+        for (const FleeEntry& e : flee_seeds_) ++flee_count_[bucket_of(e.value) + 1];
+        for (std::uint64_t b = 0; b < buckets; ++b) flee_count_[b + 1] += flee_count_[b];
+        flee_sorted_.resize(seeds);
+        for (const FleeEntry& e : flee_seeds_) flee_sorted_[flee_count_[bucket_of(e.value)]++] = e;
+        flee_seeds_.swap(flee_sorted_);
+    } else {
+        std::sort(flee_seeds_.begin(), flee_seeds_.end(),
+                  [](const FleeEntry& a, const FleeEntry& b) { return a.value < b.value; });
+    }
+
+    const Fixed max_move = eight ? diag_price_[kCostMax] : orth_price_[kCostMax];
+    const std::size_t ring = static_cast<std::size_t>(max_move >> shift) + 2;
+    if (flee_ring_.size() < ring) flee_ring_.resize(ring);
+    for (std::size_t b = 0; b < ring; ++b) flee_ring_[b].clear();
+    flee_order_.clear();
+    std::size_t queued = 0;  // entries in the ring
+    auto settle = [&](std::int32_t y, std::int64_t v) {
         flee_order_.push_back(y);
         const Fixed c = dist[y] & 0xFF;
         for (int k = 0; k < kDirectionCount; k += eight ? 1 : 2) {
             // Corner rule: the move between x and y (either way) needs both cells beside it open.
             if ((k & 1) != 0 && (is_wall(y + off[k - 1]) || is_wall(y + off[(k + 1) & 7]))) continue;
             const std::int32_t x = y + off[k];
-            const std::int64_t cand = e.value + price(k, c);
+            const std::int64_t cand = v + price(k, c);
             if (value[x] == kFleeNone || cand >= value[x]) continue;
             value[x] = cand;
-            flee_heap_.push_back({cand, x});
-            std::push_heap(flee_heap_.begin(), flee_heap_.end(), after);
+            flee_ring_[bucket_of(cand) % ring].push_back({cand, x});
+            ++queued;
         }
+    };
+    std::size_t next_seed = 0;
+    std::uint64_t cur = seeds > 0 ? bucket_of(flee_seeds_[0].value) : 0;
+    while (next_seed < seeds || queued > 0) {
+        for (; next_seed < seeds && bucket_of(flee_seeds_[next_seed].value) == cur; ++next_seed) {
+            const FleeEntry e = flee_seeds_[next_seed];
+            if (e.value == value[e.cell]) settle(e.cell, e.value);
+        }
+        auto& bucket = flee_ring_[cur % ring];
+        for (std::size_t i = 0; i < bucket.size(); ++i) {  // settling appends to later buckets only
+            const FleeEntry e = bucket[i];
+            if (e.value == value[e.cell]) settle(e.cell, e.value);
+        }
+        queued -= bucket.size();
+        bucket.clear();
+        cur = queued == 0 && next_seed < seeds ? bucket_of(flee_seeds_[next_seed].value) : cur + 1;
     }
 
     // The flow: each reached cell's best move, kept when it is as good as the cell's value.
