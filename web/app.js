@@ -33,6 +33,7 @@ const state = {
     tower: null, // the tower stamp under the cursor: {x0, y0, x1, y1} cells, inclusive
     towerVerdict: null, // the server's `tower` answer for that stamp (null while none came)
     loading: null, // the built-in map asked for and not yet loaded (big maps take seconds)
+    wallMargin: [0, 0], // the wall margin the groups plan with [radius, extra] (params echo)
 };
 
 const tide = {
@@ -86,6 +87,10 @@ const tide = {
      * version, unitSize, group, built, sectorCount, builtIds}; null before any sectors frame.
      */
     sectors: () => sectorSummary(),
+    /** Whether the field on screen is a flee field (its values are <= 0). */
+    fieldIsFlee: () => !!(view.fields && view.fields.flee),
+    /** The wall margin the groups plan with, [radius, extra] ([0, 0]: none). */
+    wallMargin: () => [...state.wallMargin],
 };
 window.tide = tide;
 
@@ -295,6 +300,7 @@ function refreshGroups() {
         members: g.members,
         size: g.size || 1,
         field_ready: g.field_ready,
+        flee: !!g.flee,
         order_ms: g.order_ms,
     }));
     view.setMarkers(state.groups);
@@ -407,7 +413,17 @@ function setParams(params) {
         $(`param-${name}-out`).textContent = fmtParam(Number(input.value));
     }
     if (typeof params.radius === 'number') view.setOption('unitRadius', params.radius);
+    if (Array.isArray(params.wall_margin)) {
+        state.wallMargin = params.wall_margin;
+        $('toggle-margin').checked = params.wall_margin[0] > 0 && params.wall_margin[1] > 0;
+    }
 }
+
+// Wall margin: every group plans with cells within 2 cells of a wall costing 4 more.
+$('toggle-margin').addEventListener('change', (e) => {
+    const on = e.target.checked;
+    send({ type: 'wall_margin', radius: on ? 2 : 0, extra: on ? 4 : 0 });
+});
 
 function fmtParam(v) {
     return v < 1 ? v.toFixed(2) : String(Math.round(v * 10) / 10);
@@ -619,7 +635,7 @@ $('map-file').addEventListener('change', async (e) => {
 window.addEventListener('keydown', (e) => {
     if (isTyping(e) || e.ctrlKey || e.metaKey || e.altKey) return;
     const tools = { KeyV: 'tool-select', Digit1: 'tool-wall', Digit2: 'tool-forest', Digit3: 'tool-swamp',
-        Digit4: 'tool-erase', KeyT: 'tool-tower' };
+        Digit4: 'tool-erase', KeyT: 'tool-tower', KeyD: 'tool-danger' };
     if (tools[e.code]) {
         if (!$(tools[e.code]).disabled) selectTool($(tools[e.code]));
     } else if (e.code === 'KeyO') toggleSectors();

@@ -48,6 +48,7 @@ export function decodeFrame(buffer) {
             sampleHeight,
             version: dv.getUint32(12, true),
             integrationScale: dv.getFloat32(16, true),
+            flee: dv.getUint8(2) === 1, // a flee field: value = -q * integrationScale
             buildMs: dv.getFloat32(20, true),
             group: dv.getUint32(24, true), // the group whose field this is
             integration: new Uint16Array(buffer, 28, n), // 65535 = unreachable or wall

@@ -186,7 +186,9 @@ export class CanvasInput {
             return;
         }
         if (e.button !== 0) return;
-        const goal = this.view.goalAt(e.clientX, e.clientY);
+        let goal = this.view.goalAt(e.clientX, e.clientY);
+        // The Danger tool places a danger on a goal marker too; it drags or removes only dangers.
+        if (goal && this.app.tool() === 'danger' && !this.flees(goal.group)) goal = null;
         if (goal) {
             const group = this.app.groups().find((g) => g.id === goal.group);
             if (group && goal.index < group.goals.length) {
@@ -209,6 +211,11 @@ export class CanvasInput {
             const [x, y] = this.view.positionAt(e.clientX, e.clientY);
             this.mode = 'box';
             this.view.band = { x0: x, y0: y, x1: x, y1: y };
+            return;
+        }
+        if (this.app.tool() === 'danger') {
+            this.mode = 'danger';
+            this.addDanger(cx, cy);
             return;
         }
         if (this.app.tool() === 'tower') {
@@ -322,7 +329,7 @@ export class CanvasInput {
         const overGoal = e && !this.mode && view.goalAt(e.clientX, e.clientY);
         this.canvas.classList.toggle('over-goal', !!overGoal);
         const tool = this.app.tool();
-        const painting = tool !== 'select' && tool !== 'tower';
+        const painting = tool !== 'select' && tool !== 'tower' && tool !== 'danger';
         const busy = overGoal || this.mode === 'goal' || this.mode === 'box';
         view.brush = !painting || busy ? null : { x: cell[0], y: cell[1], radius: this.app.brush() };
         this.app.towerHover(tool === 'tower' && !busy && e ? this.towerAt(e.clientX, e.clientY) : null);
@@ -462,7 +469,7 @@ export class CanvasInput {
         if (now || wait <= 0) {
             this.goalSentAt = performance.now();
             const goals = this.groupGoals(this.goalGroup);
-            if (goals) this.app.send({ type: 'set_goals', group: this.goalGroup, goals });
+            if (goals) this.app.send({ type: 'set_goals', group: this.goalGroup, goals, flee: this.flees(this.goalGroup) });
         } else {
             this.goalTimer = setTimeout(() => {
                 this.goalTimer = 0;
@@ -484,15 +491,52 @@ export class CanvasInput {
         const next = this.appendGoal(goals, cx, cy);
         if (!next) return;
         this.app.setLocalGoals(group, next);
-        this.app.send({ type: 'set_goals', group, goals: next });
+        this.app.send({ type: 'set_goals', group, goals: next, flee: this.flees(group) });
     }
 
     removeGoal(group, index) {
         const goals = this.groupGoals(group);
-        if (!goals || goals.length <= 1) return; // never remove a group's last goal
+        if (!goals) return;
+        if (goals.length <= 1) {
+            // never remove a group's last goal (or danger): give the units a new order instead
+            if (this.flees(group)) this.app.log('the last danger stays: place another or right-click an order', 'info');
+            return;
+        }
         const next = goals.filter((_, i) => i !== index).map((g) => [...g]);
         this.app.setLocalGoals(group, next);
-        this.app.send({ type: 'set_goals', group, goals: next });
+        this.app.send({ type: 'set_goals', group, goals: next, flee: this.flees(group) });
+    }
+
+    /** True when the group flees (its goals are dangers). */
+    flees(group) {
+        const g = this.app.groups().find((x) => x.id === group);
+        return !!(g && g.flee);
+    }
+
+    /**
+     * Danger tool click on a cell (a click on a danger marker removes it, as for goals): the selected
+     * units (or, with nothing selected, the group shown, else everyone) flee from that cell and
+     * the dangers their group already flees from.
+     */
+    addDanger(cx, cy) {
+        if (this.view.costAt(cx, cy) === kCostWall) {
+            this.app.log(`cannot put a danger on a wall (${cx}, ${cy})`, 'info');
+            return;
+        }
+        const selection = this.app.selection();
+        const groupId = selection.count > 0 ? selection.group : this.app.shownGroup();
+        const group = this.app.groups().find((g) => g.id === groupId);
+        const current = group && group.flee ? group.goals.map((g) => [...g]) : [];
+        const next = this.appendGoal(current, cx, cy);
+        if (!next) return;
+        if (selection.count > 0) {
+            this.app.send({ type: 'order', goals: next, flee: true });
+        } else if (group && group.flee) {
+            this.app.setLocalGoals(group.id, next);
+            this.app.send({ type: 'set_goals', group: group.id, goals: next, flee: true });
+        } else {
+            this.app.send({ type: 'set_goals', goals: next, flee: true });
+        }
     }
 }
 

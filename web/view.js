@@ -111,7 +111,7 @@ export class View {
 
     /** The goal markers: [{id, goals}] by group, drawn in this order (the last on top). */
     setMarkers(groups) {
-        this.markers = groups.map((g) => ({ id: g.id, goals: g.goals.map((c) => [c[0], c[1]]) }));
+        this.markers = groups.map((g) => ({ id: g.id, flee: !!g.flee, goals: g.goals.map((c) => [c[0], c[1]]) }));
         this.labelGroups = groups.length > 1;
     }
 
@@ -282,7 +282,8 @@ export class View {
     integrationAt(x, y) {
         if (!this.fields || !this.contains(x, y)) return Infinity;
         const q = this.fields.integration[this.sampleIndex(x, y)];
-        return q === kUnreachableQ ? Infinity : q * this.fields.integrationScale;
+        if (q === kUnreachableQ) return Infinity;
+        return (this.fields.flee ? -q : q) * this.fields.integrationScale;
     }
 
     /** Half side of a goal marker in client pixels. */
@@ -351,7 +352,8 @@ export class View {
                 hatch[i] = 1;
                 base[i] = this.showHeat ? colours.hatchB : greyLut[c];
             } else {
-                base[i] = this.showHeat ? viridis(q * inv) : terrainLut[c];
+                // Flee fields: q grows with safety (value = -q * scale); the safest cells are dark.
+                base[i] = this.showHeat ? viridis(f.flee ? 1 - q * inv : q * inv) : terrainLut[c];
             }
         }
         return { base, hatch, terrainLut, greyLut };
@@ -560,10 +562,11 @@ export class View {
                 const i = y * w + x;
                 const q = f.integration[i];
                 if (q === kUnreachableQ) continue;
-                const v = q * f.integrationScale;
-                const text = v < 1000 ? v.toFixed(1) : v.toFixed(0);
+                const v = (f.flee ? -q : q) * f.integrationScale;
+                const text = Math.abs(v) < 1000 ? v.toFixed(1) : v.toFixed(0);
                 // Light text on the dark end of the heat map, dark text elsewhere.
-                ctx.fillStyle = this.showHeat && q * inv < 0.55 ? 'rgba(255,255,255,0.92)' : 'rgba(20,20,30,0.85)';
+                const t = f.flee ? 1 - q * inv : q * inv;
+                ctx.fillStyle = this.showHeat && t < 0.55 ? 'rgba(255,255,255,0.92)' : 'rgba(20,20,30,0.85)';
                 ctx.fillText(text, this.ox + x * s + 2 * this.dpr, this.oy + y * s + 2 * this.dpr);
             }
         }
@@ -789,7 +792,9 @@ export class View {
         const half = Math.round(this.goalHalf() * this.dpr);
         const rects = [];
         for (const m of this.markers) {
-            const colour = groupColour(m.id), label = this.labelGroups ? `G${m.id}` : 'G';
+            // A flee group's markers are its dangers: "!" in red.
+            const colour = m.flee ? '#e03030' : groupColour(m.id);
+            const label = m.flee ? (this.labelGroups ? `!${m.id}` : '!') : this.labelGroups ? `G${m.id}` : 'G';
             m.goals.forEach(([gx, gy], index) => {
                 const r = this.drawGoal(ctx, Math.round(this.ox + (gx + 0.5) * s), Math.round(this.oy + (gy + 0.5) * s),
                     half, colour, label);

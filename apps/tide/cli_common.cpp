@@ -37,6 +37,35 @@ std::vector<Cell> parse_goals(const std::vector<std::string>& texts) {
     return goals;
 }
 
+std::vector<Cell> parse_dangers(const std::vector<std::string>& texts) {
+    std::vector<Cell> dangers;
+    for (const auto& t : texts) dangers.push_back(parse_cell(t, "--flee"));
+    return dangers;
+}
+
+WallMargin parse_wall_margin(const std::string& text) {
+    const auto comma = text.find(',');
+    WallMargin m;
+    auto parse_int = [](std::string_view s, int& out) {
+        const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+        return !s.empty() && ec == std::errc() && p == s.data() + s.size();
+    };
+    if (comma == std::string::npos || !parse_int(std::string_view(text).substr(0, comma), m.radius) ||
+        !parse_int(std::string_view(text).substr(comma + 1), m.extra)) {
+        throw Failure{"--wall-margin '" + text + "' is not of the form R,C (radius in cells, extra cost)"};
+    }
+    if (auto r = wall_margin_cost_field(CostField::create(1, 1).value(), m); !r) {
+        throw Failure{"--wall-margin '" + text + "': " + r.error().message};
+    }
+    return m;
+}
+
+void add_wall_margin_option(CLI::App& cmd, std::string& text) {
+    cmd.add_option("--wall-margin", text,
+                   "R,C: cells within R cells of a wall (or the map edge) cost C more to plan on, so paths stop "
+                   "grazing walls (R 0..64, C 0..253)");
+}
+
 FieldParams make_params(double diagonal, int connectivity) {
     if (!(diagonal >= 1.0 && diagonal <= 2.0)) {
         throw Failure{"--diagonal " + number_text(diagonal) + " is outside 1..2"};

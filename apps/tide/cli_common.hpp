@@ -66,6 +66,16 @@ PlanningCost planning_cost(const Map& map, const std::string& map_path, const Cl
 /// left to the builder's own checks.
 void require_open_for_class(const PlanningCost& planning, Cell cell, const std::string& what);
 
+/// Parses a --wall-margin value "R,C" (radius in cells, extra cost); throws Failure naming the
+/// value when it is not two integers or out of range (the library's message).
+WallMargin parse_wall_margin(const std::string& text);
+
+/// Adds --wall-margin R,C to a subcommand (the text is parsed by parse_wall_margin).
+void add_wall_margin_option(CLI::App& cmd, std::string& text);
+
+/// Parses every --flee value into danger cells.
+std::vector<Cell> parse_dangers(const std::vector<std::string>& texts);
+
 /// Throws Failure when `result` holds an error.
 template <class T>
 void check(const Result<T>& result) {

@@ -1,6 +1,6 @@
-// tide field: build the integration and flow fields for one map and goal set; optionally edit the
-// costs afterwards (each edit repaired in place), and ask whether walling a rectangle would cut
-// cells off.
+// tide field: build the integration and flow fields for one map and goal set (or the flee field of
+// a set of dangers, or a mixed field: goals with a danger term); optionally edit the costs
+// afterwards (each edit repaired in place), and ask whether walling a rectangle would cut cells off.
 
 #include <charconv>
 #include <cstdio>
@@ -24,6 +24,12 @@ struct FieldOptions {
     std::vector<std::string> edits;
     std::string would_block;
     std::vector<std::string> spawns;
+    std::vector<std::string> flee;  // danger cells of a flee field
+    double flee_factor = FleeParams{}.factor;
+    std::vector<std::string> dangers;  // danger cells of a mixed field
+    int danger_weight = DangerCost{}.weight;
+    double danger_radius = DangerCost{}.radius;
+    std::string wall_margin;
 };
 
 // One --edit: an inclusive rectangle of cells and the cost it gets.
@@ -87,40 +93,141 @@ std::string edit_text(const Edit& e) {
            std::to_string(e.rect.y1) + "=" + (e.cost == kCostWall ? std::string("wall") : std::to_string(e.cost));
 }
 
-// Applies `e` to `cost` and repairs `field`; returns the stats and sets `ms` to the repair's time.
-RepairStats apply_edit(FieldBuilder& builder, CostField& cost, const Edit& e, FlowField& field, FieldRepairState& state,
+// The costs the field is planned on: the class's costs, with the wall margin when one is given
+// (then `base` keeps the costs without it, which edits go to).
+struct PlanCosts {
+    CostField& cost;            // planned on
+    CostField* base = nullptr;  // edited, when a margin is derived from it
+    WallMargin margin;
+};
+
+// Applies `e` to the costs and repairs `field`; returns the stats and sets `ms` to the repair's time.
+// With a wall margin the edit goes to the base costs, the margin layer is derived again and the
+// repair is told every cell whose planned cost changed (the edit grown by the margin's radius).
+RepairStats apply_edit(FieldBuilder& builder, PlanCosts& plan, const Edit& e, FlowField& field, FieldRepairState& state,
                        double& ms) {
-    cost.fill_rect(e.rect.x0, e.rect.y0, e.rect.x1, e.rect.y1, e.cost);
-    const auto t0 = std::chrono::steady_clock::now();
-    auto r = builder.repair_rect(cost, e.rect.x0, e.rect.y0, e.rect.x1, e.rect.y1, field, state);
-    ms = ms_since(t0);
+    Result<RepairStats> r = RepairStats{};
+    if (!plan.base) {
+        plan.cost.fill_rect(e.rect.x0, e.rect.y0, e.rect.x1, e.rect.y1, e.cost);
+        const auto t0 = std::chrono::steady_clock::now();
+        r = builder.repair_rect(plan.cost, e.rect.x0, e.rect.y0, e.rect.x1, e.rect.y1, field, state);
+        ms = ms_since(t0);
+    } else {
+        plan.base->fill_rect(e.rect.x0, e.rect.y0, e.rect.x1, e.rect.y1, e.cost);
+        const auto t0 = std::chrono::steady_clock::now();
+        const CostField next = wall_margin_cost_field(*plan.base, plan.margin).value();
+        std::vector<Cell> changed;
+        for (int y = 0; y < next.height(); ++y)
+            for (int x = 0; x < next.width(); ++x)
+                if (next.at(x, y) != plan.cost.at(x, y)) changed.push_back({x, y});
+        plan.cost = next;
+        r = builder.repair(plan.cost, changed, field, state);
+        ms = ms_since(t0);
+    }
     if (!r) throw Failure{"--edit '" + e.text + "': " + r.error().message};
     return r.value();
 }
 
 // Puts the cells of every edit back to `original` and repairs the field to match (untimed).
-void undo_edits(FieldBuilder& builder, CostField& cost, const CostField& original, const std::vector<Edit>& edits,
+void undo_edits(FieldBuilder& builder, PlanCosts& plan, const CostField& original, const std::vector<Edit>& edits,
                 FlowField& field, FieldRepairState& state) {
     std::vector<Cell> cells;
+    CostField& edited = plan.base ? *plan.base : plan.cost;
     for (const Edit& e : edits) {
         for (int y = e.rect.y0; y <= e.rect.y1; ++y) {
             for (int x = e.rect.x0; x <= e.rect.x1; ++x) {
-                cost.set(x, y, original.at(x, y));
+                edited.set(x, y, original.at(x, y));
                 cells.push_back({x, y});
             }
         }
     }
-    check(builder.repair(cost, cells, field, state));
+    if (plan.base) {
+        const CostField next = wall_margin_cost_field(*plan.base, plan.margin).value();
+        cells.clear();
+        for (int y = 0; y < next.height(); ++y)
+            for (int x = 0; x < next.width(); ++x)
+                if (next.at(x, y) != plan.cost.at(x, y)) cells.push_back({x, y});
+        plan.cost = next;
+    }
+    check(builder.repair(plan.cost, cells, field, state));
+}
+
+// tide field --flee: the flee field of the dangers, its summary and outputs.
+void run_flee(const FieldOptions& o, const CostField& cost, const std::vector<Cell>& dangers,
+              const FieldParams& params) {
+    if (!o.edits.empty() || !o.would_block.empty()) {
+        throw Failure{"--edit and --would-block are for goal fields; a flee field is rebuilt after edits"};
+    }
+    if (!o.dangers.empty()) throw Failure{"--danger (a mixed field) needs --goal, not --flee"};
+    FieldBuilder builder;
+    FlowField field;
+    auto t0 = std::chrono::steady_clock::now();
+    check(builder.build_flee(cost, dangers, FleeParams{o.flee_factor}, params, field));
+    const double first_ms = ms_since(t0);
+    if (o.repeat > 0) {
+        FlowField scratch;
+        std::vector<double> times;
+        for (int i = 0; i < o.repeat; ++i) {
+            t0 = std::chrono::steady_clock::now();
+            check(builder.build_flee(cost, dangers, FleeParams{o.flee_factor}, params, scratch));
+            times.push_back(ms_since(t0));
+        }
+        std::printf("build_ms_median=%.6f\n", median(times));
+    }
+    std::size_t reachable = 0, safe = 0;
+    float lowest = 0.0f;
+    for (std::size_t i = 0; i < field.integration().size(); ++i) {
+        const float v = field.integration()[i];
+        if (v == kUnreachable) continue;
+        ++reachable;
+        lowest = std::min(lowest, v);
+        safe += field.directions()[i] == Direction::goal ? 1 : 0;
+    }
+    std::printf(
+        "map %s: %dx%d, %zu danger(s), flee factor %g, %zu reachable cells, %zu safe spots, lowest flee "
+        "value %.6g, first build %.3f ms\n",
+        o.map.c_str(), cost.width(), cost.height(), dangers.size(), o.flee_factor, reachable, safe,
+        static_cast<double>(lowest), first_ms);
+    if (!o.dist_csv.empty()) write_values_csv(field, o.dist_csv);
+    if (!o.next_csv.empty()) write_next_csv(field, o.next_csv);
+    if (!o.png.empty()) check(render::write_png(render::render_layers(cost, field, dangers), o.png));
 }
 
 void run_field(const FieldOptions& o) {
     const Map map = load_map_or_fail(o.map);
+    if (o.goals.empty() == o.flee.empty()) throw Failure{"give --goal (a goal field) or --flee (a flee field)"};
     const std::vector<Cell> goals = parse_goals(o.goals);
+    const std::vector<Cell> flee = parse_dangers(o.flee);
     const FieldParams params = make_params(o.diagonal, o.connectivity);
     if (o.repeat < 0 || o.repeat > 100000)
         throw Failure{"--repeat " + std::to_string(o.repeat) + " is outside 0..100000"};
     PlanningCost planning = planning_cost(map, o.map, o.unit_class);
+    const WallMargin margin = o.wall_margin.empty() ? WallMargin{} : parse_wall_margin(o.wall_margin);
+    std::optional<CostField> base;  // the class's costs without the margin (edits go there)
+    if (has_margin(margin)) {
+        base = planning.cost;
+        planning.cost = wall_margin_cost_field(*base, margin).value();
+    }
+    if (!flee.empty()) {
+        for (const Cell& d : flee) require_open_for_class(planning, d, "danger");
+        run_flee(o, planning.cost, flee, params);
+        return;
+    }
+    std::vector<Cell> dangers;
+    for (const auto& t : o.dangers) dangers.push_back(parse_cell(t, "--danger"));
+    if (!dangers.empty()) {
+        if (!o.edits.empty() || !o.would_block.empty()) {
+            throw Failure{"--edit and --would-block are not available for mixed fields (--danger)"};
+        }
+        for (const Cell& d : dangers) require_open_for_class(planning, d, "danger");
+        FieldBuilder danger_builder;
+        auto mixed = danger_builder.danger_cost_field(planning.cost, dangers,
+                                                      DangerCost{o.danger_weight, o.danger_radius}, params);
+        check(mixed);
+        planning.cost = std::move(*mixed);
+    }
     CostField& cost = planning.cost;  // edited in place by --edit
+    PlanCosts plan{cost, base ? &*base : nullptr, margin};
     std::vector<Edit> edits;
     for (const auto& t : o.edits) edits.push_back(parse_edit(t, cost));
     std::optional<CellRect> block_rect;
@@ -159,10 +266,10 @@ void run_field(const FieldOptions& o) {
     }
 
     if (!edits.empty()) {
-        const CostField original = cost;
+        const CostField original = plan.base ? *plan.base : cost;
         for (const Edit& e : edits) {
             double ms = 0.0;
-            const RepairStats s = apply_edit(builder, cost, e, field, state, ms);
+            const RepairStats s = apply_edit(builder, plan, e, field, state, ms);
             std::printf("edit %s: changed=%zu affected=%zu touched=%zu rebuilt=%s repair_ms=%.3f\n",
                         edit_text(e).c_str(), s.changed_cells, s.affected_cells, s.touched_cells,
                         s.rebuilt ? "yes" : "no", ms);
@@ -171,11 +278,11 @@ void run_field(const FieldOptions& o) {
             std::vector<double> times;
             times.reserve(static_cast<std::size_t>(o.repeat));
             for (int i = 0; i < o.repeat; ++i) {
-                undo_edits(builder, cost, original, edits, field, state);
+                undo_edits(builder, plan, original, edits, field, state);
                 double round_ms = 0.0;
                 for (const Edit& e : edits) {
                     double ms = 0.0;
-                    apply_edit(builder, cost, e, field, state, ms);
+                    apply_edit(builder, plan, e, field, state, ms);
                     round_ms += ms;
                 }
                 times.push_back(round_ms);
@@ -217,10 +324,23 @@ void add_field_command(CLI::App& app) {
     auto o = std::make_shared<FieldOptions>();
     auto* cmd = app.add_subcommand("field", "Build the integration and flow fields for a map and goal(s)");
     cmd->add_option("--map", o->map, "Map file (.map or Tide text map), or @default")->required();
-    cmd->add_option("--goal", o->goals, "Goal cell X,Y (repeat for several goals: nearest wins)")->required();
+    cmd->add_option("--goal", o->goals, "Goal cell X,Y (repeat for several goals: nearest wins)");
+    cmd->add_option("--flee", o->flee,
+                    "Instead of --goal: a danger cell X,Y (repeatable); builds the flee field (--dist-csv then "
+                    "holds the flee values, negative; --next-csv -1 at safe spots)");
+    cmd->add_option("--flee-factor", o->flee_factor, "With --flee: the factor k of -k x danger distance (default 1.2)");
+    cmd->add_option("--danger", o->dangers,
+                    "With --goal: a danger cell X,Y (repeatable): a mixed field, whose cells near a danger cost more "
+                    "(--danger-weight W on the danger, falling to 0 at --danger-radius R)");
+    cmd->add_option("--danger-weight", o->danger_weight,
+                    "Mixed field: extra cost on a danger cell, 0..253 (default 8)");
+    cmd->add_option("--danger-radius", o->danger_radius,
+                    "Mixed field: reach of the danger term in cost units (default 8 = eight plain cells)");
+    add_wall_margin_option(*cmd, o->wall_margin);
     add_field_options(*cmd, o->diagonal, o->connectivity);
     add_class_options(*cmd, o->unit_class);
-    cmd->add_option("--dist-csv", o->dist_csv, "Write least costs (H lines of W values, inf when unreachable)");
+    cmd->add_option("--dist-csv", o->dist_csv,
+                    "Write least costs (H lines of W values, inf when unreachable; flee values with --flee)");
     cmd->add_option("--next-csv", o->next_csv, "Write next-cell indices y*W+x (-1 for goals, walls, unreachable)");
     cmd->add_option("--png", o->png, "Write a picture of the three layers");
     cmd->add_option("--repeat", o->repeat,

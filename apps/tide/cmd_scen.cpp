@@ -36,6 +36,7 @@ struct ScenOptions {
     bool cache = false;
     double max_ratio = 0.0;
     bool max_ratio_given = false;
+    std::string wall_margin;
 };
 
 /// Exit status of `tide scen --planner hierarchical` when it could not run (bad settings, a bad
@@ -52,8 +53,10 @@ struct ExactCosts {
     double elapsed_ms = 0.0;
 };
 
+// Fields are built on `plan` when given (a wall-margin layer), else on `cost`; path costs are always
+// summed on `cost`.
 ExactCosts exact_costs(const CostField& cost, const std::vector<ScenarioRow>& rows, const FieldParams& params,
-                       int threads) {
+                       int threads, const CostField* plan = nullptr) {
     // Group rows by goal: one field per distinct goal.
     std::map<std::pair<int, int>, std::vector<std::size_t>> by_goal;
     for (std::size_t i = 0; i < rows.size(); ++i) by_goal[{rows[i].goal.x, rows[i].goal.y}].push_back(i);
@@ -74,7 +77,7 @@ ExactCosts exact_costs(const CostField& cost, const std::vector<ScenarioRow>& ro
         FlowField field;
         for (std::size_t g = next++; g < groups.size(); g = next++) {
             const Cell goal = group_goal[g];
-            const auto r = builder.build(cost, std::span<const Cell>(&goal, 1), params, field);
+            const auto r = builder.build(plan ? *plan : cost, std::span<const Cell>(&goal, 1), params, field);
             // Each row follows its start's flow path and sums the moves in double precision.
             for (std::size_t i : *groups[g]) {
                 out.computed[i] =
@@ -99,10 +102,26 @@ bool within_tolerance(double optimal, double computed) {
 }
 
 // Output for a class other than the default: each row's computed cost, no comparison, exit 0.
+// With a wall margin: the costs of the paths planned with it (summed on the map's costs), not
+// compared; for the default class also their mean ratio to the published optimum.
 void report_costs(const ScenOptions& o, const PlanningCost& planning, const std::vector<ScenarioRow>& rows,
                   const std::vector<double>& computed, std::size_t fields, double elapsed) {
-    const std::string note = "not compared: the scenario's optimal lengths are for the default class";
+    const std::string note =
+        o.wall_margin.empty()
+            ? "not compared: the scenario's optimal lengths are for the default class"
+            : "planned with wall margin " + o.wall_margin +
+                  ", costs summed on the map's own costs; not compared: the optimal lengths are for paths without one";
     if (!o.json) std::printf("note: costs for %s, %s\n", planning.describe().c_str(), note.c_str());
+    double ratio_sum = 0.0;
+    std::size_t ratio_rows = 0;
+    if (planning.is_default()) {
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            if (!std::isfinite(computed[i])) continue;
+            ratio_sum += rows[i].optimal > 0.0 ? computed[i] / rows[i].optimal : 1.0;
+            ++ratio_rows;
+        }
+    }
+    const double mean_ratio = ratio_rows ? ratio_sum / static_cast<double>(ratio_rows) : 0.0;
     std::size_t unreachable = 0;
     nlohmann::json jrows = nlohmann::json::array();
     for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -126,10 +145,13 @@ void report_costs(const ScenOptions& o, const PlanningCost& planning, const std:
                               {"size", planning.size}, {"compared", false}, {"note", note},
                               {"rows", rows.size()},   {"fields", fields},  {"unreachable", unreachable},
                               {"time_ms", elapsed},    {"results", jrows}};
+        if (ratio_rows) out["mean_ratio_to_optimal"] = mean_ratio;
+        if (!o.wall_margin.empty()) out["wall_margin"] = o.wall_margin;
         std::printf("%s\n", out.dump(1).c_str());
     } else {
-        std::printf("summary: rows=%zu fields=%zu unreachable=%zu class=%s size=%d compared=no time_ms=%.1f\n",
-                    rows.size(), fields, unreachable, planning.name.c_str(), planning.size, elapsed);
+        const std::string ratio = ratio_rows ? " mean_ratio_to_optimal=" + std::to_string(mean_ratio) : "";
+        std::printf("summary: rows=%zu fields=%zu unreachable=%zu class=%s size=%d compared=no%s time_ms=%.1f\n",
+                    rows.size(), fields, unreachable, planning.name.c_str(), planning.size, ratio.c_str(), elapsed);
     }
 }
 
@@ -355,15 +377,20 @@ void run_scen(const ScenOptions& o) {
     if (other_map > 0 && o.map != kDefaultMapName) {
         std::fprintf(stderr, "tide: warning: %zu row(s) name a map other than %s\n", other_map, map_name.c_str());
     }
+    std::optional<CostField> margin_plan;
+    if (!o.wall_margin.empty()) {
+        if (hierarchical) throw Failure{"--wall-margin is for the exact planner", kCannotRun};
+        margin_plan = wall_margin_cost_field(planning.cost, parse_wall_margin(o.wall_margin)).value();
+    }
     if (hierarchical) {
         run_hierarchical(o, planning, rows, params);
         return;
     }
 
-    const ExactCosts exact = exact_costs(planning.cost, rows, params, o.threads);
+    const ExactCosts exact = exact_costs(planning.cost, rows, params, o.threads, margin_plan ? &*margin_plan : nullptr);
     const std::vector<double>& computed = exact.computed;
     const double elapsed = exact.elapsed_ms;
-    if (!compare) {
+    if (!compare || margin_plan) {
         report_costs(o, planning, rows, computed, exact.fields, elapsed);
         return;
     }
@@ -423,6 +450,7 @@ void add_scen_command(CLI::App& app) {
     cmd->add_option("--threads", o->threads, "Worker threads (default: all cores)");
     add_field_options(*cmd, o->diagonal, o->connectivity);
     add_class_options(*cmd, o->unit_class);
+    add_wall_margin_option(*cmd, o->wall_margin);
     cmd->add_option("--every", o->every, "Check every K-th row only (rows 1, K+1, 2K+1, ...; default 1: all)");
     cmd->add_option("--planner", o->planner,
                     "exact (default): Tide's flow fields against the published lengths; hierarchical: the sector "

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "cli_common.hpp"
@@ -29,6 +30,9 @@ struct SimOptions {
     std::string json, png, gif;
     ClassChoice unit_class;
     std::int64_t hierarchy_cells = WorldConfig{}.hierarchy_cells;
+    std::vector<std::string> flee;
+    double flee_factor = FleeParams{}.factor;
+    std::string wall_margin;
 };
 
 // Palette of the animation: terrain, then agent states.
@@ -69,8 +73,10 @@ void run_sim(const SimOptions& o) {
     const PlanningCost planning = planning_cost(map, o.map, o.unit_class);
     const CostField& cost = planning.cost;
     const CostField& terrain = map.cost;
-    const std::vector<Cell> goals = parse_goals(o.goals);
-    for (const Cell& g : goals) require_open_for_class(planning, g, "goal");
+    if (o.goals.empty() == o.flee.empty()) throw Failure{"give --goal (go there) or --flee (run from there)"};
+    const bool flee = !o.flee.empty();
+    const std::vector<Cell> goals = flee ? parse_dangers(o.flee) : parse_goals(o.goals);
+    for (const Cell& g : goals) require_open_for_class(planning, g, flee ? "danger" : "goal");
     if (o.agents < 1 || o.agents > kMaxWorldUnits)
         throw Failure{"--agents " + std::to_string(o.agents) + " is outside 1.." + std::to_string(kMaxWorldUnits)};
     if (!(o.seconds > 0 && o.seconds <= 3600)) throw Failure{"--seconds must be in (0, 3600]"};
@@ -104,6 +110,8 @@ void run_sim(const SimOptions& o) {
     WorldConfig config;
     config.seed = o.seed;
     config.hierarchy_cells = o.hierarchy_cells;
+    if (!o.wall_margin.empty()) config.wall_margin = parse_wall_margin(o.wall_margin);
+    config.flee.factor = o.flee_factor;
     World world(jobs, config);
     check(world.load(o.map, cost, goals, 0));
     Spawn spawn;
@@ -117,8 +125,25 @@ void run_sim(const SimOptions& o) {
         throw Failure{"could not find free positions for " + std::to_string(o.agents) +
                       " agents: " + r.error().message};
     }
+    if (flee) {  // the units were spawned toward the dangers as goals: now they flee from them
+        if (auto r = world.apply(SetGoals{goals, 0, true}); !r) throw Failure{r.error().message};
+        world.finish_builds();
+    }
     const Crowd& crowd = world.crowd();
     const std::vector<AgentId> ids = world.agents();
+    // Flee runs: distance of the agents from the nearest danger (cell centres), mean and least.
+    auto danger_distance = [&](bool least) {
+        double sum = 0.0, low = std::numeric_limits<double>::infinity();
+        for (const AgentId id : ids) {
+            const Vec2 p = crowd.position(id);
+            double d = std::numeric_limits<double>::infinity();
+            for (const Cell& g : goals) d = std::min(d, std::hypot(p.x - (g.x + 0.5), p.y - (g.y + 0.5)));
+            sum += d;
+            low = std::min(low, d);
+        }
+        return least ? low : sum / static_cast<double>(ids.size());
+    };
+    const double danger_mean_start = flee ? danger_distance(false) : 0.0;
     const int steps = static_cast<int>(step_count);
     const int per_second = std::max(1, static_cast<int>(std::lround(1.0 / o.dt)));
     std::vector<double> arrival(ids.size(), -1.0);
@@ -246,6 +271,15 @@ void run_sim(const SimOptions& o) {
                              {"max_step_ms", max_ms},
                              {"state_hash", hash},
                              {"planner", world.hierarchical() ? "hierarchical" : "flat"}};
+    if (flee) {
+        report["flee_factor"] = o.flee_factor;
+        report["danger_distance_mean_start"] = danger_mean_start;
+        report["danger_distance_mean_end"] = danger_distance(false);
+        report["danger_distance_min_end"] = danger_distance(true);
+    }
+    if (has_margin(world.wall_margin())) {
+        report["wall_margin"] = {world.wall_margin().radius, world.wall_margin().extra};
+    }
     if (world.hierarchical()) {
         report["graph_ms"] = world.stats().graph_build_ms;
         report["sector_fields"] = world.stats().sector_fields;
@@ -256,6 +290,13 @@ void run_sim(const SimOptions& o) {
                 jobs.max_concurrency());
     std::printf("arrived %.1f%% (mean %.2f s, max %.2f s), no path %zu, stuck %zu\n",
                 100.0 * report["arrived_fraction"].get<double>(), mean_arrival, max_arrival, st.no_path, st.stuck);
+    if (flee) {
+        std::printf(
+            "flee factor %g: distance from the nearest danger %.2f cells mean at the start, %.2f mean and "
+            "%.2f least at the end (arrived = standing at a safe spot)\n",
+            o.flee_factor, danger_mean_start, report["danger_distance_mean_end"].get<double>(),
+            report["danger_distance_min_end"].get<double>());
+    }
     std::printf("wall penetrations %zu, NaN %s, deepest overlap %.2f radii\n", penetrations, nan ? "yes" : "no",
                 max_overlap);
     std::printf("step %.3f ms mean, %.3f ms max; state hash %s\n", sum_ms / steps, max_ms, hash);
@@ -284,7 +325,8 @@ void run_sim(const SimOptions& o) {
                          static_cast<int>(trails[k][t].x * px), static_cast<int>(trails[k][t].y * px), col);
             }
         }
-        for (const Cell& g : goals) img.fill_rect(g.x * px - px, g.y * px - px, 3 * px, 3 * px, {220, 30, 30});
+        for (const Cell& g : goals)
+            img.fill_rect(g.x * px - px, g.y * px - px, 3 * px, 3 * px, {220, 30, 30});  // or dangers
         check(render::write_png(img, o.png));
     }
     if (!o.gif.empty()) check(gif.close());
@@ -297,7 +339,12 @@ void add_sim_command(CLI::App& app) {
     auto o = std::make_shared<SimOptions>();
     auto* cmd = app.add_subcommand("sim", "Run a crowd to the goal(s) and report arrival, safety and step times");
     cmd->add_option("--map", o->map, "Map file, or @default")->required();
-    cmd->add_option("--goal", o->goals, "Goal cell X,Y (repeat for several)")->required();
+    cmd->add_option("--goal", o->goals, "Goal cell X,Y (repeat for several)");
+    cmd->add_option("--flee", o->flee,
+                    "Instead of --goal: a danger cell X,Y (repeatable); the crowd flees from the dangers along their "
+                    "flee field and stops at safe spots");
+    cmd->add_option("--flee-factor", o->flee_factor, "With --flee: the factor k (default 1.2)");
+    add_wall_margin_option(*cmd, o->wall_margin);
     cmd->add_option("--agents", o->agents, "Number of agents (default 1000)");
     cmd->add_option("--spawn", o->spawn,
                     "Spawn area X0,Y0,X1,Y1: the cells covering [X0, X1) x [Y0, Y1) (default: whole map)");

@@ -7,9 +7,16 @@
 //  4. Bellman optimality: no legal move offers a cheaper (move cost + neighbour value);
 //  5. unreachable cells have no direction and no passable neighbour with a finite value that a
 //     legal move could use (so they really are cut off).
+// Flee fields (--flee) get their own checks (FleeChecker): D, the least cost to the nearest danger,
+// by an independent Dijkstra; every reached cell has V <= -k D; Bellman optimality (no legal move
+// offers less than V, and V equals min(-k D, best move)); every move legal and tight; safe spots
+// have no move cheaper than staying; the flow falls strictly to a safe spot without cycles, the
+// summed move costs plus the safe spot's value equal V; unreached cells marked as such.
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <queue>
 #include <random>
 
 #include "cli_common.hpp"
@@ -25,6 +32,9 @@ struct VerifyOptions {
     double diagonal = 1.4142135623730951;
     int connectivity = 8;
     ClassChoice unit_class;
+    std::vector<std::string> flee;
+    double flee_factor = FleeParams{}.factor;
+    std::string wall_margin;
 };
 
 struct Checker {
@@ -144,11 +154,163 @@ struct Checker {
     }
 };
 
+// Independent checks of a flee field (see the file comment); shares the move rules with Checker.
+struct FleeChecker {
+    Checker rules;  // legal(), move_cost(), fail(), tolerant_equal()
+    std::span<const Cell> dangers;
+    double factor;
+    double max_bellman_gap = 0.0;
+    std::size_t safe_spots = 0;
+
+    // Least cost from every cell to the nearest danger: plain Dijkstra over reversed moves.
+    std::vector<double> danger_distance() const {
+        const CostField& cost = rules.cost;
+        const int w = cost.width();
+        std::vector<double> d(cost.size(), std::numeric_limits<double>::infinity());
+        using Item = std::pair<double, std::size_t>;
+        std::priority_queue<Item, std::vector<Item>, std::greater<>> queue;
+        for (const Cell& c : dangers) {
+            d[static_cast<std::size_t>(c.y) * w + c.x] = 0.0;
+            queue.push({0.0, static_cast<std::size_t>(c.y) * w + c.x});
+        }
+        while (!queue.empty()) {
+            const auto [v, i] = queue.top();
+            queue.pop();
+            if (v > d[i]) continue;
+            const int x = static_cast<int>(i % w), y = static_cast<int>(i / w);
+            for (int k = 0; k < kDirectionCount; ++k) {
+                // The neighbour u = (x, y) - step k moves into (x, y) in direction k.
+                const int ux = x - kDirectionDx[k], uy = y - kDirectionDy[k];
+                if (!cost.passable(ux, uy) || !rules.legal(ux, uy, k)) continue;
+                const std::size_t u = static_cast<std::size_t>(uy) * w + ux;
+                const double cand = v + rules.move_cost(ux, uy, k);
+                if (cand < d[u]) {
+                    d[u] = cand;
+                    queue.push({cand, u});
+                }
+            }
+        }
+        return d;
+    }
+
+    void run() {
+        const CostField& cost = rules.cost;
+        const FlowField& field = rules.field;
+        const int w = cost.width(), h = cost.height();
+        const std::vector<double> d = danger_distance();
+        auto value = [&](int x, int y) { return static_cast<double>(field.integration(x, y)); };
+        if (field.kind() != FieldKind::flee) rules.fail(0, 0, "the field is not a flee field");
+        for (int y = 0; y < h; ++y) {
+            for (int x = 0; x < w; ++x) {
+                const Direction dir = field.direction(x, y);
+                const double v = value(x, y);
+                const double start = -factor * d[static_cast<std::size_t>(y) * w + x];
+                if (!cost.passable(x, y)) {
+                    if (dir != Direction::wall || v != kUnreachable)
+                        rules.fail(x, y, "wall without wall code or with a value");
+                    continue;
+                }
+                if (!std::isfinite(start)) {
+                    if (dir != Direction::unreachable || v != kUnreachable)
+                        rules.fail(x, y, "no danger reaches the cell but it is not marked unreachable");
+                    continue;
+                }
+                if (!std::isfinite(v)) {
+                    rules.fail(x, y, "a danger reaches the cell but its value is infinite");
+                    continue;
+                }
+                if (v > start && !rules.tolerant_equal(v, start)) rules.fail(x, y, "value above -k x danger distance");
+                double best = std::numeric_limits<double>::infinity();
+                for (int k = 0; k < kDirectionCount; ++k) {
+                    if (!rules.legal(x, y, k)) continue;
+                    best = std::min(best, rules.move_cost(x, y, k) + value(x + kDirectionDx[k], y + kDirectionDy[k]));
+                }
+                if (best < v && !rules.tolerant_equal(best, v))
+                    rules.fail(x, y, "a legal move offers less than V (not optimal)");
+                const double want = std::min(start, best);
+                max_bellman_gap = std::max(max_bellman_gap, std::fabs(want - v));
+                if (!rules.tolerant_equal(v, want)) rules.fail(x, y, "V differs from min(-k D, best move + neighbour)");
+                if (dir == Direction::goal) {
+                    ++safe_spots;
+                    if (!rules.tolerant_equal(v, start)) rules.fail(x, y, "safe spot whose value is not its own -k D");
+                    continue;
+                }
+                if (!is_move(dir)) {
+                    rules.fail(x, y, "invalid direction code");
+                    continue;
+                }
+                const int k = static_cast<int>(dir);
+                if (!rules.legal(x, y, k)) {
+                    rules.fail(x, y, "illegal move (off the map, into a wall or cutting a corner)");
+                    continue;
+                }
+                const double chosen = rules.move_cost(x, y, k) + value(x + kDirectionDx[k], y + kDirectionDy[k]);
+                if (!rules.tolerant_equal(chosen, v)) rules.fail(x, y, "the move does not reach V (not the best move)");
+            }
+        }
+        // Walks: V falls at every move, the walk ends at a safe spot (so no cycle), and the summed
+        // move costs plus the safe spot's value equal V.
+        for (int y = 0; y < h; ++y) {
+            for (int x = 0; x < w; ++x) {
+                if (!is_move(field.direction(x, y))) continue;
+                int cx = x, cy = y;
+                double sum = 0.0;
+                for (std::size_t steps = 0; is_move(field.direction(cx, cy)); ++steps) {
+                    const int k = static_cast<int>(field.direction(cx, cy));
+                    if (steps > cost.size() || !rules.legal(cx, cy, k)) {
+                        rules.fail(x, y, "the flow runs in a cycle or off its legal moves");
+                        break;
+                    }
+                    sum += rules.move_cost(cx, cy, k);
+                    const int nx = cx + kDirectionDx[k], ny = cy + kDirectionDy[k];
+                    if (!(value(nx, ny) < value(cx, cy))) rules.fail(cx, cy, "V does not fall along the flow");
+                    cx = nx;
+                    cy = ny;
+                }
+                if (field.direction(cx, cy) != Direction::goal) {
+                    rules.fail(x, y, "the flow does not end at a safe spot");
+                } else if (!rules.tolerant_equal(sum + value(cx, cy), value(x, y))) {
+                    rules.fail(x, y, "summed move costs to the safe spot plus its value differ from V");
+                }
+            }
+        }
+    }
+};
+
 void run_verify(const VerifyOptions& o) {
     const Map map = load_map_or_fail(o.map);
     // Fields for another class are checked against that class's costs, like the default's.
-    const PlanningCost planning = planning_cost(map, o.map, o.unit_class);
+    PlanningCost planning = planning_cost(map, o.map, o.unit_class);
+    if (!o.wall_margin.empty())
+        planning.cost = wall_margin_cost_field(planning.cost, parse_wall_margin(o.wall_margin)).value();
     const CostField& cost = planning.cost;
+    if (!o.flee.empty()) {
+        if (!o.goals.empty() || o.random_goals > 0)
+            throw Failure{"--flee checks one flee field: drop --goal and --random-goals"};
+        const std::vector<Cell> dangers = parse_dangers(o.flee);
+        for (const Cell& d : dangers) require_open_for_class(planning, d, "danger");
+        const FieldParams params = make_params(o.diagonal, o.connectivity);
+        FieldBuilder builder;
+        FlowField field;
+        check(builder.build_flee(cost, dangers, FleeParams{o.flee_factor}, params, field));
+        FleeChecker checker{
+            Checker{cost, field, params.connectivity == Connectivity::eight ? params.diagonal_factor : 1.0,
+                    params.connectivity == Connectivity::eight},
+            dangers, o.flee_factor};
+        checker.run();
+        std::string list;
+        for (const Cell& d : dangers) list += cell_text(d) + " ";
+        std::printf(
+            "verify %s flee from %sk=%g: %dx%d cells, %zu reachable, %zu safe spots; checked codes, legal "
+            "moves, V <= -k D, Bellman optimality (max gap %.3g), flow walks fall to a safe spot without "
+            "cycles: %s\n",
+            o.map.c_str(), list.c_str(), o.flee_factor, cost.width(), cost.height(), builder.settled_cells(),
+            checker.safe_spots, checker.max_bellman_gap,
+            checker.rules.violations ? (std::to_string(checker.rules.violations) + " violation(s)").c_str() : "OK");
+        if (checker.rules.violations > 0)
+            throw Failure{std::to_string(checker.rules.violations) + " violation(s) found"};
+        return;
+    }
     std::vector<std::vector<Cell>> goal_sets;
     if (!o.goals.empty()) goal_sets.push_back(parse_goals(o.goals));
     for (const auto& goals : goal_sets)
@@ -166,7 +328,7 @@ void run_verify(const VerifyOptions& o) {
         std::mt19937_64 rng(o.seed);
         for (int i = 0; i < o.random_goals; ++i) goal_sets.push_back({free_cells[rng() % free_cells.size()]});
     }
-    if (goal_sets.empty()) throw Failure{"give at least one --goal or --random-goals N"};
+    if (goal_sets.empty()) throw Failure{"give at least one --goal, --random-goals N or --flee X,Y"};
     const FieldParams params = make_params(o.diagonal, o.connectivity);
     FieldBuilder builder;
     FlowField field;
@@ -200,6 +362,9 @@ void add_verify_command(CLI::App& app) {
     cmd->add_option("--goal", o->goals, "Goal cell X,Y (repeat for several goals in one field)");
     cmd->add_option("--random-goals", o->random_goals, "Also verify N fields for random single goals");
     cmd->add_option("--seed", o->seed, "Seed for --random-goals");
+    cmd->add_option("--flee", o->flee, "Check the flee field of these danger cells X,Y (repeatable) instead");
+    cmd->add_option("--flee-factor", o->flee_factor, "With --flee: the factor k (default 1.2)");
+    add_wall_margin_option(*cmd, o->wall_margin);
     add_field_options(*cmd, o->diagonal, o->connectivity);
     add_class_options(*cmd, o->unit_class);
     cmd->footer(

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 #include <limits>
+#include <memory>
+#include <span>
 #include <vector>
 
 #include "atomic_file.hpp"
@@ -21,12 +23,8 @@ void finish(AtomicFile& f) {
     check(f.commit());
 }
 
-}  // namespace
-
-void write_dist_csv(const CostField& cost, const FlowField& field, const FieldParams& params, const std::string& path) {
+void write_value_rows(const FlowField& field, std::span<const double> values, const std::string& path) {
     auto f = open_for_writing(path);
-    std::vector<double> values(static_cast<std::size_t>(field.width()) * field.height());
-    flow_path_costs(cost, field, params, values);
     char buf[32];
     for (int y = 0; y < field.height(); ++y) {
         for (int x = 0; x < field.width(); ++x) {
@@ -42,6 +40,19 @@ void write_dist_csv(const CostField& cost, const FlowField& field, const FieldPa
         std::fputc('\n', f.get());
     }
     finish(f);
+}
+
+}  // namespace
+
+void write_dist_csv(const CostField& cost, const FlowField& field, const FieldParams& params, const std::string& path) {
+    std::vector<double> values(static_cast<std::size_t>(field.width()) * field.height());
+    flow_path_costs(cost, field, params, values);
+    write_value_rows(field, values, path);
+}
+
+void write_values_csv(const FlowField& field, const std::string& path) {
+    const std::vector<double> values(field.integration().begin(), field.integration().end());
+    write_value_rows(field, values, path);
 }
 
 void write_next_csv(const FlowField& field, const std::string& path) {

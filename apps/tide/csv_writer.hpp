@@ -11,7 +11,11 @@ namespace tide::cli {
 /// in double precision along each cell's flow path (flow_path_costs).
 void write_dist_csv(const CostField& cost, const FlowField& field, const FieldParams& params, const std::string& path);
 
-/// H lines of W integers: y*W+x of the cell the flow moves to, or -1 (goals, walls, unreachable).
+/// H lines of W values: the field's integration layer as stored (float; for a flee field the flee
+/// values, negative), 9 significant digits, or `inf`.
+void write_values_csv(const FlowField& field, const std::string& path);
+
+/// H lines of W integers: y*W+x of the cell the flow moves to, or -1 (goals and safe spots, walls, unreachable).
 void write_next_csv(const FlowField& field, const std::string& path);
 
 }  // namespace tide::cli

@@ -12,6 +12,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -328,13 +329,17 @@ Image render_layers(const CostField& cost, const FlowField& field, std::span<con
     const std::span<const Direction> directions = field_fits ? field.directions() : std::span<const Direction>();
     auto finite_at = [&](std::size_t i) { return !integration.empty() && std::isfinite(integration[i]); };
 
-    // Pre-scan: largest finite integration value and which legend rows are needed.
-    float max_value = 0.0f;
+    // Pre-scan: range of the finite integration values and which legend rows are needed. Goal
+    // fields run from 0 (the goals) up; flee fields from their lowest (safest) value up to 0 or so.
+    const bool flee = field.kind() == FieldKind::flee;
+    float max_value = flee ? -std::numeric_limits<float>::infinity() : 0.0f;
+    float min_value = flee ? std::numeric_limits<float>::infinity() : 0.0f;
     bool any_other = false, any_unreachable = false;
     for (std::size_t i = 0; i < costs.size(); ++i) {
         any_other = any_other || is_other_cost(costs[i]);
         if (finite_at(i)) {
             max_value = std::max(max_value, integration[i]);
+            if (flee) min_value = std::min(min_value, integration[i]);
         } else if (costs[i] != kCostWall) {
             any_unreachable = true;
         }
@@ -353,7 +358,8 @@ Image render_layers(const CostField& cost, const FlowField& field, std::span<con
     const int title_scale = std::clamp(std::max(map_w, map_h) / 300, 1, 3);
     LegendMetrics lm;
     lm.scale = std::max(1, title_scale - 1);
-    const char* titles[3] = {"TERRAIN", "INTEGRATION", "FLOW"};
+    if (!(min_value <= max_value)) min_value = max_value = 0.0f;  // a flee field with nothing reached
+    const char* titles[3] = {"TERRAIN", flee ? "FLEE VALUE" : "INTEGRATION", "FLOW"};
 
     std::vector<LegendItem> legends[3];
     legends[0].push_back({Swatch::colour, kPlain, "PLAIN 1", ""});
@@ -361,10 +367,13 @@ Image render_layers(const CostField& cost, const FlowField& field, std::span<con
     legends[0].push_back({Swatch::colour, kSwamp, "SWAMP 6", ""});
     if (any_other) legends[0].push_back({Swatch::grey_ramp, {}, "OTHER 2-254", ""});
     legends[0].push_back({Swatch::colour, kWall, "WALL", ""});
-    legends[1].push_back({Swatch::heat_bar, {}, format_value(max_value), "0"});
+    legends[1].push_back({Swatch::heat_bar, {}, format_value(max_value), flee ? format_value(min_value) : "0"});
     legends[1].push_back({Swatch::hatch, {}, "UNREACHABLE", ""});
     legends[1].push_back({Swatch::colour, kHeatWall, "WALL", ""});
-    legends[2].push_back({Swatch::goal, {}, goals.size() == 1 ? "GOAL" : "GOALS", ""});
+    legends[2].push_back({Swatch::goal,
+                          {},
+                          flee ? (goals.size() == 1 ? "DANGER" : "DANGERS") : (goals.size() == 1 ? "GOAL" : "GOALS"),
+                          ""});
     legends[2].push_back({Swatch::arrow, mix(kPlain, kWhite, kFlowFade),
                           stride == 1 ? "EVERY CELL" : "1 PER " + cells_phrase(stride), ""});
     if (any_unreachable) {
@@ -436,9 +445,10 @@ Image render_layers(const CostField& cost, const FlowField& field, std::span<con
                            static_cast<std::uint8_t>(sum[2] / n)};
             };
             const Rgb terrain = mean(terrain_sum), faded = mean(faded_sum);
-            const float heat_t = finite > 0 && max_value > 0.0f
-                                     ? static_cast<float>(value_sum / finite / static_cast<double>(max_value))
-                                     : 0.0f;
+            const float heat_t =
+                finite > 0 && max_value > min_value
+                    ? static_cast<float>((value_sum / finite - min_value) / static_cast<double>(max_value - min_value))
+                    : 0.0f;
             const Rgb heat = viridis(heat_t);
             const float lost_share = static_cast<float>(unreachable) / static_cast<float>(n);
             // Heat colour, then the wall colour mixed in by its share among heat + walls.

@@ -86,6 +86,26 @@ private:
     std::uint64_t version_ = 0;
 };
 
+/// A wall margin (wall_margin_cost_field): passable cells within `radius` cells of a wall (a wall
+/// among the (2 radius + 1)^2 cells centred on them; the map edge counts as a wall) cost `extra`
+/// more, capped at kCostMax, so paths stop grazing walls. {0, 0} (the default) is no margin.
+struct WallMargin {
+    int radius = 0;  ///< Cells, 0..kMaxWallMarginRadius.
+    int extra = 0;   ///< Added cost, 0..253.
+    friend bool operator==(const WallMargin&, const WallMargin&) = default;
+};
+/// Largest accepted WallMargin::radius.
+inline constexpr int kMaxWallMarginRadius = 64;
+
+/// True when `margin` changes any cost (radius and extra both above 0).
+constexpr bool has_margin(const WallMargin& margin) noexcept {
+    return margin.radius > 0 && margin.extra > 0;
+}
+
+/// `cost` with `margin` applied: a derived layer, `cost` is not changed. O(W*H) whatever the
+/// radius. Errors: a radius outside 0..kMaxWallMarginRadius, an extra outside 0..253.
+Result<CostField> wall_margin_cost_field(const CostField& cost, const WallMargin& margin);
+
 /// The passable cell nearest `from` (Euclidean distance between cells; ties: first in row-major
 /// order), or none on an all-wall map. `from` may lie off the map. O(r^2) for a nearest cell r away.
 std::optional<Cell> nearest_passable(const CostField& cost, Cell from);

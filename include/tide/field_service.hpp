@@ -39,6 +39,12 @@ using MovementClass = std::uint8_t;
 struct FieldOptions {
     FieldParams params;                ///< Diagonal factor, 8 or 4 directions.
     MovementClass movement_class = 0;  ///< Unit class (see MovementClass).
+    /// FieldKind::flee asks for the flee field of the given cells, which are then the dangers
+    /// (FieldBuilder::build_flee). Part of the key.
+    FieldKind kind = FieldKind::goal;
+    FleeParams flee;  ///< Flee factor of flee fields (part of their key; ignored for goal fields).
+    /// Plan on the class's costs with this wall margin (wall_margin_cost_field). Part of the key.
+    WallMargin wall_margin;
     /// Queued builds run highest priority first; among equals, new orders before terrain refreshes,
     /// then oldest first.
     int priority = 0;
@@ -142,9 +148,11 @@ public:
     FieldService(const FieldService&) = delete;
     FieldService& operator=(const FieldService&) = delete;
 
-    /// Asks for the field toward `goals` (nearest goal wins; order and duplicates do not matter).
-    /// Returns at once. Errors: no goal, a goal off the map or impassable for the movement class,
-    /// a bad diagonal factor, an unknown class.
+    /// Asks for the field toward `goals` (nearest goal wins; order and duplicates do not matter), or
+    /// away from them with FieldKind::flee. Returns at once. Errors: no goal, a goal off the map or
+    /// impassable for the movement class, a bad diagonal factor, flee factor or wall margin, an
+    /// unknown class. Flee fields and fields with a wall margin are rebuilt after terrain edits
+    /// (not repaired incrementally).
     Result<FieldTicket> request(std::span<const Cell> goals, const FieldOptions& options = {});
     /// Points a live ticket at new goals/options (a new order for the same group): current() keeps
     /// the old field until the new one is published; a build nobody else waits for is cancelled

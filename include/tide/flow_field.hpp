@@ -79,6 +79,31 @@ struct FieldParams {
 /// Integration value of a cell with no path to any goal (and of walls): +infinity, never a finite number.
 inline constexpr float kUnreachable = std::numeric_limits<float>::infinity();
 
+/// What a FlowField leads to.
+enum class FieldKind : std::uint8_t {
+    goal,  ///< Toward the nearest goal: integration = least cost to it (>= 0), `goal` cells stop.
+    flee,  ///< Away from dangers (FieldBuilder::build_flee): integration = the flee value V (<= 0),
+           ///< `goal` cells are the safe spots where no move is as good as staying.
+};
+
+/// How a flee field is built (FieldBuilder::build_flee, docs/flee.md). Plain settings.
+struct FleeParams {
+    /// Every cell starts at -factor x (its least cost to the nearest danger) before the
+    /// relaxation; 0 < factor <= kMaxFleeFactor. 1 is the plain negation (runs into dead ends);
+    /// above 1 a unit will run past the danger toward open space.
+    double factor = 1.2;
+};
+/// Largest accepted FleeParams::factor (so every flee value fits the signed 64-bit fixed point).
+inline constexpr double kMaxFleeFactor = 64.0;
+
+/// The danger term of a mixed field (FieldBuilder::danger_cost_field, build_mixed): a cell whose
+/// least cost D to the nearest danger is below `radius` costs `round(weight x (radius - D) /
+/// radius)` more (so `weight` more on a danger, nothing from `radius` on), capped at kCostMax.
+struct DangerCost {
+    int weight = 8;       ///< Extra cost on a danger cell, 0..253.
+    double radius = 8.0;  ///< Reach of the term, in cost units (8 = eight plain cells); 0 < radius <= 65536.
+};
+
 /// The finished result of one build: the integration field (least cost to the nearest goal, float,
 /// +inf when unreachable) and the flow field (one `Direction` byte per cell): 5 bytes per cell.
 /// Immutable once built, so any number of threads may read it; share it by `shared_ptr<const FlowField>`.
@@ -86,15 +111,21 @@ class FlowField {
 public:
     /// An empty 0 x 0 field; its buffers come from `memory`.
     explicit FlowField(std::pmr::memory_resource* memory = std::pmr::get_default_resource())
-        : integration_(memory), directions_(memory) {}
+        : integration_(memory), directions_(memory), to_stop_(memory) {}
 
     int width() const noexcept { return width_; }    ///< Columns.
     int height() const noexcept { return height_; }  ///< Rows.
     /// True when (x, y) lies on the field.
     bool contains(int x, int y) const noexcept { return x >= 0 && y >= 0 && x < width_ && y < height_; }
 
-    /// Least total cost from every cell to its nearest goal, row-major; kUnreachable for walls and cut-off cells.
+    /// What the field leads to (goal field or flee field).
+    FieldKind kind() const noexcept { return kind_; }
+    /// Least total cost from every cell to its nearest goal, row-major; kUnreachable for walls and
+    /// cut-off cells. For a flee field, the flee value V (<= 0; kUnreachable where no danger reaches).
     std::span<const float> integration() const noexcept { return integration_; }
+    /// Cost of following the flow from every cell to where it stops (a goal, or a flee field's
+    /// safe spot), row-major; kUnreachable for walls and cut-off cells. integration() for goal fields.
+    std::span<const float> to_stop() const noexcept { return kind_ == FieldKind::flee ? to_stop_ : integration_; }
     /// Flow code of every cell, row-major.
     std::span<const Direction> directions() const noexcept { return directions_; }
 
@@ -115,17 +146,20 @@ public:
     /// or neither gives a direction (at a goal, in a wall, or cut off).
     Vec2 sample(Vec2 p) const;
 
-    /// Bytes held by the two layers (the 5-bytes-per-cell budget).
+    /// Bytes held by the layers (5 per cell; 9 for a flee field, which also keeps to_stop()).
     std::size_t memory_bytes() const noexcept {
-        return integration_.capacity() * sizeof(float) + directions_.capacity() * sizeof(Direction);
+        return integration_.capacity() * sizeof(float) + directions_.capacity() * sizeof(Direction) +
+               to_stop_.capacity() * sizeof(float);
     }
 
 private:
     friend class FieldBuilder;
     int width_ = 0;
     int height_ = 0;
+    FieldKind kind_ = FieldKind::goal;
     std::pmr::vector<float> integration_;
     std::pmr::vector<Direction> directions_;
+    std::pmr::vector<float> to_stop_;  // flee fields only
 };
 
 namespace detail {
@@ -221,6 +255,28 @@ public:
     Result<void> build_integration(const CostField& cost, std::span<const Cell> goals, const FieldParams& params,
                                    std::pmr::vector<float>& out);
 
+    /// Builds the flee field of `dangers` (one or many) into `out` (kind() == FieldKind::flee).
+    /// D(x) = least cost from x to the nearest danger (the usual integration); every cell starts at
+    /// -factor x D(x), relaxed over the usual moves: V(x) = min(-factor x D(x), min over legal moves
+    /// x -> y of (move cost + V(y))), exact in signed 64-bit fixed point (docs/flee.md). The flow is
+    /// the argmin of (move cost + V(y)) where that equals V(x); cells where every move is dearer
+    /// are the safe spots (Direction::goal); cells no danger reaches are unreachable. Errors: no
+    /// danger, a danger off the map or on a wall, a factor outside (0, kMaxFleeFactor] or NaN, a bad
+    /// diagonal factor. On error `out` is unchanged. Afterwards exact_integration() gives D.
+    Result<void> build_flee(const CostField& cost, std::span<const Cell> dangers, const FleeParams& flee,
+                            const FieldParams& params, FlowField& out);
+
+    /// The costs of a mixed field: `cost` plus the danger term of `dangers` (DangerCost), computed
+    /// from the exact fixed-point danger distance; walls stay walls. Errors: as build_flee() for the
+    /// dangers, a weight outside 0..253, a radius outside (0, 65536] or NaN.
+    Result<CostField> danger_cost_field(const CostField& cost, std::span<const Cell> dangers, const DangerCost& danger,
+                                        const FieldParams& params);
+    /// A mixed field: the ordinary goal field of `goals` on danger_cost_field(cost, dangers, danger)
+    /// ("go there, but keep away from that"), exact like any goal field. Errors: those of both calls
+    /// (a goal may lie on a danger).
+    Result<void> build_mixed(const CostField& cost, std::span<const Cell> goals, std::span<const Cell> dangers,
+                             const DangerCost& danger, const FieldParams& params, FlowField& out);
+
     /// The field of a goal set that lies entirely in walls: every passable cell unreachable, walls
     /// marked as walls (what a planner shows when terrain edits bury every goal).
     void build_unreachable(const CostField& cost, FlowField& out);
@@ -284,6 +340,19 @@ private:
     std::pmr::vector<std::uint8_t> block_flags_;  // would_block(): per cell, unpadded
     std::pmr::vector<std::int32_t> rescue_;       // would_block(): cells found connected
     std::pmr::vector<QueueEntry> heap_;
+    // Flee scratch (src/fields/flee_field.cpp): signed fixed-point values, settle order, queues.
+    struct FleeEntry {
+        std::int64_t value;
+        std::int32_t cell;
+    };
+    Result<void> check_dangers(const CostField& cost, std::span<const Cell> dangers) const;
+    std::pmr::vector<std::int64_t> flee_value_;  // padded: V, or kFleeNone for walls and cells no danger reaches
+    std::pmr::vector<std::int64_t> flee_stop_;   // padded: V of the safe spot each cell's flow ends at
+    std::pmr::vector<std::int32_t> flee_order_;  // padded cells in the order they were settled (ascending V)
+    std::pmr::vector<FleeEntry> flee_seeds_;     // every reached cell with its start value, sorted by bucket
+    std::pmr::vector<FleeEntry> flee_sorted_;    // counting sort output
+    std::pmr::vector<std::size_t> flee_count_;   // counting sort: cells per bucket
+    std::pmr::vector<std::pmr::vector<FleeEntry>> flee_ring_;  // improved cells, by bucket modulo the ring
 };
 
 /// Cost of following the flow from `cell` to its goal, summed move by move in double precision:

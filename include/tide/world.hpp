@@ -69,11 +69,13 @@ struct SelectBox {
 struct SetGoals {
     std::vector<Cell> goals;  ///< 1..kMaxOrderGoals cells on the map, not walls.
     UnitGroupId group = 0;    ///< 0: all units.
+    bool flee = false;        ///< The cells are dangers: the units flee from them (a flee field).
 };
 /// Orders the selected units to a goal set: they form a new group.
 struct Order {
     std::variant<SelectBox, std::vector<AgentId>> select;  ///< Units in a box, or these handles (stale ones skipped).
     std::vector<Cell> goals;                               ///< 1..kMaxOrderGoals cells on the map, not walls.
+    bool flee = false;  ///< The cells are dangers: the units flee from them (a flee field).
 };
 /// Paints a round brush of `radius` cells around (x, y) with `cost` (kCostWall for walls). Goal
 /// cells are never walled; units caught in new walls move to the nearest open cell.
@@ -107,8 +109,13 @@ struct SetUnitParams {
 struct SetPaused {
     bool paused = false;
 };
+/// Sets the wall margin every group plans with (see WallMargin; {0, 0}: none). Every group's
+/// field is requested again; units keep their fields until the new ones are published.
+struct SetWallMargin {
+    WallMargin margin;
+};
 /// Everything apply() takes.
-using WorldCommand = std::variant<SetGoals, Order, Paint, Spawn, SetUnitParams, SetPaused, PlaceTower>;
+using WorldCommand = std::variant<SetGoals, Order, Paint, Spawn, SetUnitParams, SetPaused, PlaceTower, SetWallMargin>;
 
 /// What a command did: for an order or a goal change, the group and how many units it has.
 struct CommandOutcome {
@@ -121,6 +128,7 @@ struct UnitGroup {
     UnitGroupId id = 0;
     std::vector<Cell> goals;         ///< Canonical order (by row, then column), as cells its units can stand on.
     int size = 1;                    ///< Size of its units (1..kWorldUnitSizes).
+    bool flee = false;               ///< Its goals are dangers its units flee from.
     std::size_t members = 0;         ///< Units in the group.
     bool field_ready = false;        ///< Its members follow its own field (else still their previous one).
     std::uint64_t field_serial = 0;  ///< Bumped whenever the group's field changes (a new field published).
@@ -170,6 +178,10 @@ struct WorldConfig {
     }();
     /// How the groups of hierarchical maps route (routes.jobs null: on the world's job system).
     RouteConfig routes;
+    /// The wall margin every group plans with at first (SetWallMargin changes it; flat maps only).
+    WallMargin wall_margin;
+    /// Flee factor of flee orders (Order::flee, SetGoals::flee).
+    FleeParams flee;
 };
 
 /// What a tower would do (World::check_tower).
@@ -248,9 +260,10 @@ public:
     const SectorGraph* sector_graph(int size = 1) const noexcept;
     /// Goals of every group (what painting may not wall over).
     std::vector<Cell> all_goals() const;
-    const UnitParams& params() const noexcept { return params_; }  ///< Unit settings.
-    bool paused() const noexcept { return paused_; }               ///< Paused?
-    const WorldStats& stats() const noexcept { return stats_; }    ///< Counters.
+    const UnitParams& params() const noexcept { return params_; }            ///< Unit settings.
+    const WallMargin& wall_margin() const noexcept { return wall_margin_; }  ///< The margin groups plan with.
+    bool paused() const noexcept { return paused_; }                         ///< Paused?
+    const WorldStats& stats() const noexcept { return stats_; }              ///< Counters.
     /// The field service's counters.
     FieldServiceStats service_stats() const;
 
@@ -259,8 +272,11 @@ private:
     Result<std::vector<Cell>> check_goals(const std::vector<Cell>& goals) const;
     std::vector<Cell> goals_for_size(const std::vector<Cell>& goals, int size) const;
     float radius_for(int size) const noexcept { return params_.radius + 0.45f * static_cast<float>(size - 1); }
-    Result<CommandOutcome> order(std::vector<AgentId> units, std::vector<Cell> goals);
-    Result<CommandOutcome> order_one_size(const std::vector<AgentId>& units, const std::vector<Cell>& goals, int size);
+    Result<CommandOutcome> order(std::vector<AgentId> units, std::vector<Cell> goals, bool flee);
+    Result<CommandOutcome> order_one_size(const std::vector<AgentId>& units, const std::vector<Cell>& goals, int size,
+                                          bool flee);
+    FieldOptions field_options(int size, bool flee) const;
+    Result<void> set_wall_margin(const WallMargin& margin);
     Result<void> place_tower(const PlaceTower& c);
     void evict_units_from_walls();
     struct SectorLayer;
@@ -316,6 +332,7 @@ private:
     UnitGroupId next_group_ = 1;
     UnitParams params_;
     bool paused_ = false;
+    WallMargin wall_margin_;
     WorldStats stats_;
 };
 

@@ -581,8 +581,7 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             const float fx = x - lift, fy = y - lift;
             const int fcx = std::clamp(static_cast<int>(fx), 0, W - 1),
                       fcy = std::clamp(static_cast<int>(fy), 0, H - 1);
-            const float to_go =
-                flat ? flat->integration()[static_cast<std::size_t>(fcy) * W + fcx] : hier->to_go(fcx, fcy);
+            const float to_go = flat ? flat->to_stop()[static_cast<std::size_t>(fcy) * W + fcx] : hier->to_go(fcx, fcy);
             const float settle = settle_[group];
             auto st = static_cast<AgentState>(nst[k]);
 

@@ -57,7 +57,14 @@ FieldBuilder::FieldBuilder(std::pmr::memory_resource* memory)
       changed_(memory),
       block_flags_(memory),
       rescue_(memory),
-      heap_(memory) {}
+      heap_(memory),
+      flee_value_(memory),
+      flee_stop_(memory),
+      flee_order_(memory),
+      flee_seeds_(memory),
+      flee_sorted_(memory),
+      flee_count_(memory),
+      flee_ring_(memory) {}
 
 void FieldBuilder::set_prices(int frac, double diagonal_factor) {
     frac_ = frac;
@@ -320,6 +327,8 @@ void FieldBuilder::write_field(const CostField& cost, FlowField& out) const {
     const std::size_t cells = static_cast<std::size_t>(w) * h;
     out.width_ = w;
     out.height_ = h;
+    out.kind_ = FieldKind::goal;
+    out.to_stop_.clear();
     out.integration_.resize(cells);
     out.directions_.resize(cells);
 
@@ -341,6 +350,8 @@ void FieldBuilder::build_unreachable(const CostField& cost, FlowField& out) {
     const std::size_t cells = cost.size();
     out.width_ = cost.width();
     out.height_ = cost.height();
+    out.kind_ = FieldKind::goal;
+    out.to_stop_.clear();
     out.integration_.assign(cells, kUnreachable);
     out.directions_.resize(cells);
     const auto c = cost.cells();

@@ -41,9 +41,11 @@
 #include <atomic>
 #include <bit>
 #include <condition_variable>
+#include <cstdio>
 #include <cstring>
 #include <list>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -70,23 +72,36 @@ struct Want {
           diagonal(o.diagonal),
           connectivity(o.connectivity),
           movement_class(o.movement_class),
+          kind(o.kind),
+          flee_factor(o.flee_factor),
+          margin(o.margin),
           hash(o.hash) {}
     std::pmr::vector<Cell> goals;  // sorted by row, then column; no duplicates
     double diagonal = 0.0;         // the default in 4-direction mode, where it plays no part
     Connectivity connectivity = Connectivity::eight;
     MovementClass movement_class = 0;
+    FieldKind kind = FieldKind::goal;
+    double flee_factor = 0.0;  // 0 for goal fields
+    WallMargin margin;         // {0, 0} when it changes nothing
     std::uint64_t hash = 0;
 
     bool same(const Want& o) const {
         return hash == o.hash && std::bit_cast<std::uint64_t>(diagonal) == std::bit_cast<std::uint64_t>(o.diagonal) &&
-               connectivity == o.connectivity && movement_class == o.movement_class && goals == o.goals;
+               connectivity == o.connectivity && movement_class == o.movement_class && kind == o.kind &&
+               std::bit_cast<std::uint64_t>(flee_factor) == std::bit_cast<std::uint64_t>(o.flee_factor) &&
+               margin == o.margin && goals == o.goals;
     }
+    // Goal fields without a margin are repaired after edits; the others are rebuilt.
+    bool repairable() const { return kind == FieldKind::goal && !has_margin(margin); }
     FieldParams params() const { return FieldParams{diagonal, connectivity}; }
     void assign(const Want& o) {
         goals.assign(o.goals.begin(), o.goals.end());
         diagonal = o.diagonal;
         connectivity = o.connectivity;
         movement_class = o.movement_class;
+        kind = o.kind;
+        flee_factor = o.flee_factor;
+        margin = o.margin;
         hash = o.hash;
     }
 };
@@ -341,14 +356,26 @@ Result<void> FieldService::State::make_want(std::span<const Cell> goals, const F
     if (p.connectivity != Connectivity::eight && p.connectivity != Connectivity::four) {
         return Error{"connectivity " + std::to_string(static_cast<int>(p.connectivity)) + " is neither 8 nor 4"};
     }
-    if (goals.empty()) return Error{"no goal given"};
+    const bool flee = options.kind == FieldKind::flee;
+    if (options.kind != FieldKind::goal && !flee) {
+        return Error{"field kind " + std::to_string(static_cast<int>(options.kind)) + " is unknown"};
+    }
+    const double factor = options.flee.factor;
+    if (flee && !(factor > 0.0 && factor <= kMaxFleeFactor)) {
+        char text[80];
+        std::snprintf(text, sizeof text, "flee factor %g is outside (0, %g]", factor, kMaxFleeFactor);
+        return Error{text};
+    }
+    if (auto r = wall_margin_cost_field(CostField::create(1, 1).value(), options.wall_margin); !r) return r.error();
+    const char* const what = flee ? "danger" : "goal";
+    if (goals.empty()) return Error{std::string("no ") + what + " given"};
     if (options.movement_class >= classes.size()) {
         return Error{"movement class " + std::to_string(options.movement_class) + " is unknown (the service has " +
                      std::to_string(classes.size()) + " classes, 0.." + std::to_string(classes.size() - 1) + ")"};
     }
     const CostField& map = *classes[options.movement_class].planning;
     for (const Cell& g : goals) {
-        if (auto r = detail::check_open_cell(map, g, "goal"); !r) {
+        if (auto r = detail::check_open_cell(map, g, what); !r) {
             if (options.movement_class == 0) return r.error();
             return Error{r.error().message + " for " + class_text(options.movement_class)};
         }
@@ -359,8 +386,14 @@ Result<void> FieldService::State::make_want(std::span<const Cell> goals, const F
     out.connectivity = p.connectivity;
     out.diagonal = p.connectivity == Connectivity::four ? FieldParams{}.diagonal_factor : p.diagonal_factor;
     out.movement_class = options.movement_class;
+    out.kind = options.kind;
+    out.flee_factor = flee ? factor : 0.0;
+    out.margin = has_margin(options.wall_margin) ? options.wall_margin : WallMargin{};
     std::uint64_t h = mix(0x7469646566696C64ULL, std::bit_cast<std::uint64_t>(out.diagonal));
-    h = mix(h, static_cast<std::uint64_t>(out.connectivity) | (static_cast<std::uint64_t>(out.movement_class) << 8));
+    h = mix(h, static_cast<std::uint64_t>(out.connectivity) | (static_cast<std::uint64_t>(out.movement_class) << 8) |
+                   (static_cast<std::uint64_t>(out.kind) << 16));
+    h = mix(h, std::bit_cast<std::uint64_t>(out.flee_factor));
+    h = mix(h, (static_cast<std::uint64_t>(out.margin.radius) << 32) | static_cast<std::uint32_t>(out.margin.extra));
     for (const Cell& g : out.goals) {
         h = mix(h,
                 (static_cast<std::uint64_t>(static_cast<std::uint32_t>(g.y)) << 32) | static_cast<std::uint32_t>(g.x));
@@ -859,7 +892,24 @@ bool FieldService::State::run_one(std::unique_lock<std::mutex>& lock) {
         } else {
             state.reset();
         }
-        if (!state) {
+        if (!b->want.repairable()) {
+            // Flee fields and fields with a wall margin: a full build on the derived costs.
+            base.reset();
+            state.reset();
+            const CostField* plan = &cost;
+            std::optional<CostField> with_margin;
+            if (has_margin(b->want.margin)) {
+                with_margin.emplace(wall_margin_cost_field(cost, b->want.margin).value());  // checked at request
+                plan = &*with_margin;
+            }
+            if (w->goals.empty()) {
+                w->builder.build_unreachable(*plan, *field);
+            } else if (b->want.kind == FieldKind::flee) {
+                (void)w->builder.build_flee(*plan, w->goals, FleeParams{b->want.flee_factor}, params, *field);
+            } else {
+                (void)w->builder.build(*plan, w->goals, params, *field);
+            }
+        } else if (!state) {
             base.reset();
             if (config.repair) {
                 std::pmr::polymorphic_allocator<FieldRepairState> salloc(recycler);

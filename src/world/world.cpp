@@ -50,6 +50,7 @@ struct World::Group {
     UnitGroupId id = 0;
     std::vector<Cell> goals;
     int size = 1;  // of its units: movement class size - 1
+    bool flee = false;
     FieldTicket ticket;
     GroupId crowd_group = kNoCrowdGroup;       // set when its first field is published
     std::shared_ptr<const FlowField> applied;  // the field its crowd group follows (flat maps)
@@ -72,6 +73,29 @@ World::World(JobSystem& jobs, WorldConfig config)
     params_.speed = config_.crowd.max_speed;
     params_.separation = config_.crowd.separation;
     params_.radius = config_.crowd.radius;
+    wall_margin_ = config_.wall_margin;
+}
+
+FieldOptions World::field_options(int size, bool flee) const {
+    FieldOptions o;
+    o.movement_class = static_cast<MovementClass>(size - 1);
+    o.kind = flee ? FieldKind::flee : FieldKind::goal;
+    o.flee = config_.flee;
+    o.wall_margin = wall_margin_;
+    return o;
+}
+
+Result<void> World::set_wall_margin(const WallMargin& margin) {
+    if (auto r = wall_margin_cost_field(CostField::create(1, 1).value(), margin); !r) return r.error();
+    if (stats_.hierarchical && has_margin(margin)) return Error{"wall margins are not available on hierarchical maps"};
+    if (margin == wall_margin_) return {};
+    wall_margin_ = margin;
+    if (stats_.hierarchical) return {};
+    for (auto& g : groups_) {
+        if (g->dropped) continue;
+        if (auto r = service_->retarget(g->ticket, g->goals, field_options(g->size, g->flee)); !r) return r.error();
+    }
+    return {};
 }
 
 World::~World() {
@@ -190,7 +214,7 @@ Result<void> World::load(std::string name, CostField cost, std::vector<Cell> goa
         if (!p) return p.error();
         plan = std::make_shared<HierarchicalField>(std::move(*p));
     } else {
-        auto t = (*service)->request(*checked);
+        auto t = (*service)->request(*checked, field_options(1, false));
         if (!t) return t.error();
         ticket = *t;
     }
@@ -352,7 +376,7 @@ Result<CommandOutcome> World::apply(const WorldCommand& command) {
                     std::sort(units.begin(), units.end(), [](AgentId a, AgentId b) { return a.index < b.index; });
                     units.erase(std::unique(units.begin(), units.end()), units.end());
                 }
-                out = order(std::move(units), c.goals);
+                out = order(std::move(units), c.goals, c.flee);
             } else if constexpr (std::is_same_v<T, Paint>) {
                 if (auto r = paint(c); !r) out = r.error();
             } else if constexpr (std::is_same_v<T, Spawn>) {
@@ -369,6 +393,8 @@ Result<CommandOutcome> World::apply(const WorldCommand& command) {
                 paused_ = c.paused;
             } else if constexpr (std::is_same_v<T, PlaceTower>) {
                 if (auto r = place_tower(c); !r) out = r.error();
+            } else if constexpr (std::is_same_v<T, SetWallMargin>) {
+                if (auto r = set_wall_margin(c.margin); !r) out = r.error();
             }
         },
         command);
@@ -415,9 +441,10 @@ std::vector<Cell> World::goals_for_size(const std::vector<Cell>& goals, int size
 }
 
 // Units of several sizes form one group per size (each size plans on its own field).
-Result<CommandOutcome> World::order(std::vector<AgentId> units, std::vector<Cell> goals) {
+Result<CommandOutcome> World::order(std::vector<AgentId> units, std::vector<Cell> goals, bool flee) {
     auto checked = check_goals(goals);
     if (!checked) return checked.error();
+    if (flee && stats_.hierarchical) return Error{"flee orders are not available on hierarchical maps"};
     if (units.empty()) return Error{"the selection holds no units"};
     CommandOutcome out;
     for (int size = 1; size <= kWorldUnitSizes; ++size) {
@@ -426,7 +453,7 @@ Result<CommandOutcome> World::order(std::vector<AgentId> units, std::vector<Cell
             if (unit_size(id) == size) these.push_back(id);
         }
         if (these.empty()) continue;
-        auto r = order_one_size(these, *checked, size);
+        auto r = order_one_size(these, *checked, size, flee);
         if (!r) return r.error();
         if (r->units > out.units) out.group = r->group;
         out.units += r->units;
@@ -436,7 +463,7 @@ Result<CommandOutcome> World::order(std::vector<AgentId> units, std::vector<Cell
 }
 
 Result<CommandOutcome> World::order_one_size(const std::vector<AgentId>& units, const std::vector<Cell>& goals,
-                                             int size) {
+                                             int size, bool flee) {
     std::vector<Cell> sized = goals_for_size(goals, size);
     if (sized.empty()) return Error{"no cell near the goals fits units of size " + std::to_string(size)};
     if (stats_.hierarchical) {
@@ -451,11 +478,10 @@ Result<CommandOutcome> World::order_one_size(const std::vector<AgentId>& units, 
         stats_.order_to_field_ms = g.order_to_field_ms;
         return CommandOutcome{g.id, g.members};
     }
-    FieldOptions options;
-    options.movement_class = static_cast<MovementClass>(size - 1);
-    auto ticket = service_->request(sized, options);
+    auto ticket = service_->request(sized, field_options(size, flee));
     if (!ticket) return ticket.error();
     Group& g = new_group(std::move(sized), *ticket, size);
+    g.flee = flee;
     for (const AgentId id : units) move_unit(id, g);
     return CommandOutcome{g.id, g.members};
 }
@@ -473,11 +499,12 @@ Result<CommandOutcome> World::set_goals(const SetGoals& c) {
         for (auto& g : groups_) {
             if (!g->dropped && g->members == agents_.size()) target = g.get();
         }
-        if (!target) return order(agents_, c.goals);
+        if (!target) return order(agents_, c.goals, c.flee);
     }
+    if (c.flee && stats_.hierarchical) return Error{"flee orders are not available on hierarchical maps"};
     std::vector<Cell> sized = goals_for_size(*checked, target->size);
     if (sized.empty()) return Error{"no cell near the goals fits units of size " + std::to_string(target->size)};
-    if (target->goals == sized) return CommandOutcome{target->id, target->members};
+    if (target->goals == sized && target->flee == c.flee) return CommandOutcome{target->id, target->members};
     if (stats_.hierarchical) {
         const auto t0 = Clock::now();
         auto plan = make_plan(sized, target->size);
@@ -490,9 +517,8 @@ Result<CommandOutcome> World::set_goals(const SetGoals& c) {
         stats_.order_to_field_ms = target->order_to_field_ms;
         return CommandOutcome{target->id, target->members};
     }
-    FieldOptions options;
-    options.movement_class = static_cast<MovementClass>(target->size - 1);
-    if (auto r = service_->retarget(target->ticket, sized, options); !r) return r.error();
+    if (auto r = service_->retarget(target->ticket, sized, field_options(target->size, c.flee)); !r) return r.error();
+    target->flee = c.flee;
     target->goals = std::move(sized);
     target->ordered = Clock::now();
     target->order_to_field_ms = -1.0;
@@ -652,7 +678,8 @@ Result<TowerCheck> World::check_tower(int x0, int y0, int x1, int y1) const {
     }
     TowerCheck out;
     for (const auto& g : groups_) {
-        if (g->dropped || !g->applied) continue;
+        // Flee groups have no goals to be cut off from (their "goals" are dangers).
+        if (g->dropped || !g->applied || g->flee) continue;
         for (const Cell& goal : g->goals) {
             // A goal is covered when the tower walls a cell of its block.
             if (goal.x + g->size - 1 >= x0 && goal.x <= x1 && goal.y + g->size - 1 >= y0 && goal.y <= y1) {
@@ -769,8 +796,7 @@ Result<void> World::spawn(const Spawn& c) {
     if (!keep) return Error{"the world has no goals: load a map first"};
     std::vector<Cell> sized = goals_for_size(keep->goals, c.size);
     if (sized.empty()) return Error{"no cell near the goals fits units of size " + std::to_string(c.size)};
-    FieldOptions options;
-    options.movement_class = static_cast<MovementClass>(c.size - 1);
+    const FieldOptions options = field_options(c.size, keep->flee);
     Group* target = nullptr;
     if (!c.add) {
         // Everyone goes; the largest group stays (for the new units' size) and the others go.
@@ -812,7 +838,7 @@ Result<void> World::spawn(const Spawn& c) {
     } else {
         // The new units join a group of their size with those goals, or form one.
         for (auto& g : groups_) {
-            if (!g->dropped && g->size == c.size && g->goals == sized) target = g.get();
+            if (!g->dropped && g->size == c.size && g->goals == sized && g->flee == keep->flee) target = g.get();
         }
         if (!target && stats_.hierarchical) {
             auto plan = make_plan(sized, c.size);
@@ -823,6 +849,7 @@ Result<void> World::spawn(const Spawn& c) {
             auto ticket = service_->request(sized, options);
             if (!ticket) return ticket.error();
             target = &new_group(sized, *ticket, c.size);
+            target->flee = keep->flee;
         }
         if (target->crowd_group == kNoCrowdGroup) {
             service_->wait_idle();
@@ -935,6 +962,7 @@ void World::refresh_view() {
         v.id = g->id;
         v.goals = g->goals;
         v.size = g->size;
+        v.flee = g->flee;
         v.members = g->members;
         v.field_ready = g->crowd_group != kNoCrowdGroup && g->pending.empty();
         v.field_serial = g->field_serial;

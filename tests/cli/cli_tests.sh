@@ -559,6 +559,78 @@ validation_script_crlf)
   grep -q $'\r' <<<"$out" && fail "the table holds a carriage return: $(cat -A <<<"$out")"
   grep -qx '| street/crlf.map | 4x3 | 1 | 1 | 0 | .* | .* | OK |' <<<"$out" || fail "row broken: $out"
   ;;
+field_flee)
+  # The dead-end corridor (docs/flee.md): row 20, x = 1..10, dead end at x = 1, a 90x41 room from
+  # x = 11; the danger at (7, 20). k = 1.2 runs east past the danger, k = 1 west into the dead end.
+  awk 'BEGIN { print "tide-map 1"; print "width 101"; print "height 41"; print "map"
+    for (y = 0; y < 41; ++y) { row = ""
+      for (x = 0; x < 101; ++x) row = row ((x <= 10 && !(y == 20 && x >= 1)) ? "#" : ".")
+      print row } }' >dead.tmap
+  out=$("$tide" field --map dead.tmap --flee 7,20 --dist-csv d.csv --next-csv n.csv --png f.png) || fail "flee field failed"
+  grep -q "1 danger(s), flee factor 1.2, 3700 reachable cells" <<<"$out" || fail "flee summary: $out"
+  [ -s f.png ] || fail "no flee png"
+  # (3, 20) moves to (4, 20) = index 2024 with k = 1.2; V is negative; the wall (0, 0) is inf.
+  [ "$(sed -n 21p n.csv | cut -d, -f4)" = "2024" ] || fail "k=1.2: (3,20) must move east to 2024"
+  v=$(sed -n 21p d.csv | cut -d, -f4)
+  awk -v v="$v" 'BEGIN { exit !(v < -10) }' || fail "k=1.2: V(3,20) = $v, expected below -10"
+  [ "$(sed -n 1p d.csv | cut -d, -f1)" = "inf" ] || fail "wall value must be inf"
+  "$tide" field --map dead.tmap --flee 7,20 --flee-factor 1 --next-csv n1.csv >/dev/null || fail "k=1 failed"
+  [ "$(sed -n 21p n1.csv | cut -d, -f4)" = "2022" ] || fail "k=1: (3,20) must move west to 2022"
+  [ "$(sed -n 21p n1.csv | cut -d, -f2)" = "-1" ] || fail "k=1: the dead end (1,20) must be a safe spot"
+  "$tide" verify --map dead.tmap --flee 7,20 | grep -q ": OK$" || fail "verify --flee"
+  "$tide" verify --map @default --flee 40,20 --flee 10,30 --flee-factor 2 --connectivity 4 | grep -q ": OK$" ||
+    fail "verify --flee, two dangers, 4 directions"
+  "$tide" field --map dead.tmap --flee 7,20 --repeat 3 | grep -q "^build_ms_median=" || fail "flee --repeat"
+  expect_fail "flee on a wall" "danger \\(0, 0\\) is on a wall" "$tide" field --map dead.tmap --flee 0,0
+  expect_fail "flee off the map" "danger \\(200, 0\\) is outside the 101x41 map" "$tide" field --map dead.tmap --flee 200,0
+  expect_fail "flee factor 0" "flee factor 0 is outside" "$tide" field --map dead.tmap --flee 7,20 --flee-factor 0
+  expect_fail "flee factor nan" "flee factor nan is outside" "$tide" field --map dead.tmap --flee 7,20 --flee-factor nan
+  expect_fail "goal and flee" "give --goal .* or --flee" "$tide" field --map dead.tmap --flee 7,20 --goal 50,20
+  expect_fail "flee with edit" "rebuilt after edits" "$tide" field --map dead.tmap --flee 7,20 --edit 50,1,50,1=wall
+  ;;
+field_margin)
+  write_map
+  # (5,0) is next to the map edge: with a margin of 1 cell (+5) entering it costs 6.
+  "$tide" field --map small.tmap --goal 5,0 --wall-margin 1,5 --dist-csv m.csv >/dev/null || fail "margin field"
+  [ "$(sed -n 1p m.csv | cut -d, -f5)" = "6" ] || fail "(4,0) next to the edge must cost 6 to (5,0): $(sed -n 1p m.csv)"
+  # A margin with edits is repaired exactly: the edit line, and verify on the same layer passes.
+  "$tide" field --map small.tmap --goal 5,0 --wall-margin 1,5 --edit 3,3,3,3=wall | grep -q "^edit 3,3,3,3=wall:" ||
+    fail "margin with --edit"
+  "$tide" verify --map small.tmap --goal 5,0 --wall-margin 2,7 | grep -q ": OK$" || fail "verify --wall-margin"
+  # Mixed field: a danger term makes the cells near (3,0) dearer.
+  "$tide" field --map small.tmap --goal 5,0 --danger 3,0 --danger-weight 10 --danger-radius 2 --dist-csv x.csv >/dev/null ||
+    fail "mixed field"
+  "$tide" field --map small.tmap --goal 5,0 --dist-csv p5.csv >/dev/null || fail "plain field to (5,0)"
+  a=$(sed -n 1p p5.csv | cut -d, -f1) b=$(sed -n 1p x.csv | cut -d, -f1)
+  awk -v a="$a" -v b="$b" 'BEGIN { exit !(b > a + 2) }' || fail "mixed field: (0,0) costs $b, plain $a: the danger term is missing"
+  printf 'version 1\n0\tsmall.tmap\t6\t4\t0\t0\t5\t3\t8.00000000\n' >ok.scen
+  "$tide" scen --map small.tmap --scen ok.scen --wall-margin 1,3 | grep -q "compared=no mean_ratio_to_optimal=" ||
+    fail "scen --wall-margin summary"
+  expect_fail "margin not R,C" "--wall-margin '2' is not of the form R,C" "$tide" field --map small.tmap --goal 5,0 --wall-margin 2
+  expect_fail "margin extra 300" "extra cost 300 is outside 0..253" "$tide" field --map small.tmap --goal 5,0 --wall-margin 2,300
+  expect_fail "margin radius 65" "radius 65 is outside 0..64" "$tide" sim --map small.tmap --goal 5,0 --wall-margin 65,1
+  expect_fail "danger weight" "danger weight 300 is outside" "$tide" field --map small.tmap --goal 5,0 --danger 3,0 --danger-weight 300
+  ;;
+sim_flee)
+  # 400 agents around a danger in the default map's middle: they end farther from it, nobody within
+  # 3 cells, most standing at safe spots.
+  "$tide" sim --map @default --flee 40,20 --agents 400 --spawn 30,12,50,28 --seconds 20 --threads 1 --json s.json \
+    >s.out 2>/dev/null || fail "sim --flee failed"
+  grep -q "^flee factor 1.2: distance from the nearest danger" s.out || fail "no flee line: $(cat s.out)"
+  python3 - s.json <<'PY' || fail "sim --flee outcome: $(cat s.out)"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["danger_distance_mean_end"] > r["danger_distance_mean_start"] + 8, r
+assert r["danger_distance_min_end"] > 3, r
+assert r["arrived_fraction"] > 0.8, r
+assert r["wall_penetrations"] == 0, r
+PY
+  "$tide" sim --map @default --goal 60,20 --agents 200 --seconds 5 --threads 1 --wall-margin 2,4 --json m.json >/dev/null 2>&1 ||
+    fail "sim --wall-margin"
+  grep -q '"wall_margin"' m.json || fail "sim json has no wall_margin"
+  expect_fail "sim goal and flee" "give --goal" "$tide" sim --map @default --goal 60,20 --flee 40,20
+  expect_fail "sim flee factor" "flee factor" "$tide" sim --map @default --flee 40,20 --flee-factor -1 --agents 10 --seconds 1
+  ;;
 *)
   fail "unknown case"
   ;;

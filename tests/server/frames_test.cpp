@@ -196,6 +196,41 @@ TEST_F(DefaultWorld, FieldsFrameShowsTheAskedGroup) {
     EXPECT_EQ(get<std::uint32_t>(encode_fields(world, 999, 1), 24), world.largest_group());
 }
 
+TEST_F(DefaultWorld, FleeFieldsFrameIsQuantisedBelowZero) {
+    ASSERT_TRUE(world.apply(SetGoals{{{40, 20}}, 0, true}).ok());
+    world.finish_builds();
+    const UnitGroupId g = world.largest_group();
+    const FlowField& field = *world.field(g);
+    ASSERT_EQ(field.kind(), FieldKind::flee);
+    const std::string f = encode_fields(world, g, 1);
+    EXPECT_EQ(f[2], 1) << "byte 2 marks a flee field";
+    const float scale = get<float>(f, 16);
+    const std::size_t cells = 64 * 40;
+    std::size_t checked = 0;
+    for (std::size_t i = 0; i < cells; ++i) {
+        const std::uint16_t q = get<std::uint16_t>(f, 28 + 2 * i);
+        const float v = field.integration()[i];
+        if (v == kUnreachable) {
+            EXPECT_EQ(q, 65535);
+            continue;
+        }
+        EXPECT_LE(v, 0.0f);
+        EXPECT_NEAR(-(q * scale), v, scale);
+        ++checked;
+    }
+    EXPECT_GT(checked, 1000u);
+    const auto groups = nlohmann::json::parse(groups_json(world));
+    EXPECT_EQ(groups["groups"][0]["flee"], true);
+    // A goal field again: byte 2 is 0.
+    ASSERT_TRUE(world.apply(SetGoals{{{40, 20}}, 0, false}).ok());
+    world.finish_builds();
+    EXPECT_EQ(encode_fields(world, world.largest_group(), 2)[2], 0);
+    // The wall margin is echoed in the params.
+    ASSERT_TRUE(world.apply(SetWallMargin{{2, 4}}).ok());
+    const auto params = nlohmann::json::parse(params_json(world));
+    EXPECT_EQ(params["params"]["wall_margin"], nlohmann::json::array({2, 4}));
+}
+
 TEST_F(DefaultWorld, SelectionFrameIsABitsetOverTheRoster) {
     const std::vector<AgentId> picked = world.select({30, 0, 64, 40});
     ASSERT_GT(picked.size(), 10u);

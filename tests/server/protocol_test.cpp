@@ -162,6 +162,25 @@ TEST(Protocol, OrdersSelectionsAndViews) {
     EXPECT_EQ(std::get<SetGoalsCmd>(*m.command).group, 4u);
 }
 
+TEST(Protocol, FleeOrdersAndWallMargins) {
+    auto m = parse_client_message(R"({"type":"order","goals":[[3,4]],"flee":true})");
+    ASSERT_TRUE(m.command.ok()) << m.command.error().message;
+    EXPECT_TRUE(std::get<OrderCmd>(*m.command).flee);
+    m = parse_client_message(R"({"type":"order","goals":[[3,4]]})");
+    EXPECT_FALSE(std::get<OrderCmd>(*m.command).flee);
+    m = parse_client_message(R"({"type":"set_goals","goals":[[3,4]],"group":2,"flee":true})");
+    ASSERT_TRUE(m.command.ok());
+    EXPECT_TRUE(std::get<SetGoalsCmd>(*m.command).flee);
+    EXPECT_NE(refused(R"({"type":"order","goals":[[3,4]],"flee":1})").find("'flee' must be true or false"),
+              std::string::npos);
+    m = parse_client_message(R"({"type":"wall_margin","radius":2,"extra":4})");
+    ASSERT_TRUE(m.command.ok());
+    EXPECT_EQ(std::get<WallMarginCmd>(*m.command).margin, (WallMargin{2, 4}));
+    EXPECT_NE(refused(R"({"type":"wall_margin","radius":65,"extra":4})").find("'radius' = 65"), std::string::npos);
+    EXPECT_NE(refused(R"({"type":"wall_margin","radius":2,"extra":254})").find("'extra' = 254"), std::string::npos);
+    EXPECT_NE(refused(R"({"type":"wall_margin","radius":2})").find("extra"), std::string::npos);
+}
+
 TEST(Protocol, SpawnSizesAndAdd) {
     auto m = parse_client_message(R"({"type":"spawn","count":40})");
     ASSERT_TRUE(m.command.ok()) << m.command.error().message;

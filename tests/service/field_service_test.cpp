@@ -756,5 +756,82 @@ TEST(FieldServiceClasses, BadClassesAndGoalsTheClassCannotStandOnAreRefused) {
     }
 }
 
+// Flee fields and wall margins go through the service like any request: keyed, cached, built in
+// the background, rebuilt after edits, bit-identical to a direct build.
+TEST(FieldService, FleeFieldsAndWallMarginsAreKeyedBuiltAndRebuiltAfterEdits) {
+    ManualJobSystem jobs;
+    CostField cost = weighted_map(40, 30, 9);
+    auto svc = make_service(cost, jobs);
+    const std::vector<Cell> cells{{20, 15}, {5, 5}};
+    FieldOptions flee;
+    flee.kind = FieldKind::flee;
+    FieldOptions flee2 = flee;
+    flee2.flee.factor = 2.0;
+    FieldOptions margin;
+    margin.wall_margin = {2, 5};
+    FieldOptions flee_margin = flee;
+    flee_margin.wall_margin = {1, 3};
+    const std::vector<FieldOptions> kinds{FieldOptions{}, flee, flee2, margin, flee_margin};
+    std::vector<FieldTicket> tickets;
+    for (const FieldOptions& o : kinds) tickets.push_back(svc->request(cells, o).value());
+    EXPECT_EQ(svc->stats().queued, kinds.size()) << "each option set is its own key";
+    jobs.run_all();
+    svc->publish();
+
+    auto expect_fresh = [&](const CostField& terrain) {
+        for (std::size_t k = 0; k < kinds.size(); ++k) {
+            const FieldOptions& o = kinds[k];
+            const CostField plan = wall_margin_cost_field(terrain, o.wall_margin).value();
+            FieldBuilder builder;
+            FlowField want;
+            if (o.kind == FieldKind::flee) {
+                ASSERT_TRUE(builder.build_flee(plan, cells, o.flee, o.params, want).ok());
+            } else {
+                ASSERT_TRUE(builder.build(plan, cells, o.params, want).ok());
+            }
+            const auto got = svc->current(tickets[k]);
+            ASSERT_NE(got, nullptr) << k;
+            EXPECT_EQ(got->kind(), o.kind) << k;
+            EXPECT_TRUE(same_bits(*got, want)) << "options " << k;
+            if (o.kind == FieldKind::flee) {
+                EXPECT_EQ(std::memcmp(got->to_stop().data(), want.to_stop().data(), want.to_stop().size_bytes()), 0);
+            }
+            EXPECT_TRUE(svc->status(tickets[k]).up_to_date) << k;
+        }
+    };
+    expect_fresh(cost);
+    // A second request for a flee key is a hit.
+    const auto hits = svc->stats().hits;
+    auto again = svc->request(std::vector<Cell>{{5, 5}, {20, 15}}, flee);
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(jobs.pending(), 0u);
+    EXPECT_EQ(svc->stats().hits, hits + 1);
+    ASSERT_TRUE(svc->release(*again).ok());
+
+    // An edit: the plain goal field is repaired, the others rebuilt; all equal fresh builds.
+    ASSERT_TRUE(svc->edit_rect(10, 10, 14, 12, kCostWall).ok());
+    cost.fill_rect(10, 10, 14, 12, kCostWall);
+    const auto repairs = svc->stats().repairs;
+    jobs.run_all();
+    svc->publish();
+    EXPECT_EQ(svc->stats().repairs, repairs + 1);
+    expect_fresh(cost);
+
+    // Bad flee and margin settings are refused with the value named.
+    FieldOptions bad = flee;
+    bad.flee.factor = 0.0;
+    auto r = svc->request(cells, bad);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find("flee factor 0"), std::string::npos) << r.error().message;
+    bad = margin;
+    bad.wall_margin.extra = 300;
+    r = svc->request(cells, bad);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().message, "wall margin extra cost 300 is outside 0..253");
+    r = svc->request(std::vector<Cell>{{0, 0}, {-1, 2}}, flee);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().message, "danger (-1, 2) is outside the 40x30 map");
+}
+
 }  // namespace
 }  // namespace tide

@@ -753,5 +753,67 @@ TEST(HierarchicalWorld, StepsAreBitIdenticalForAnyThreadCount) {
     EXPECT_EQ(run(serial), run(pool));
 }
 
+// A flee order: every unit runs from a danger placed in the middle of the pack, and the pack ends
+// well away from it.
+TEST_F(DefaultWorld, FleeOrderSendsTheUnitsAwayFromTheDanger) {
+    auto mean_distance = [&](Vec2 from) {
+        double sum = 0.0;
+        for (const AgentId id : world.agents()) {
+            const Vec2 p = world.crowd().position(id);
+            sum += std::hypot(p.x - from.x, p.y - from.y);
+        }
+        return sum / static_cast<double>(world.agents().size());
+    };
+    run(8.0f);  // the pack gathers at the goal
+    Vec2 centre{};
+    for (const AgentId id : world.agents()) {
+        centre.x += world.crowd().position(id).x / static_cast<float>(world.agents().size());
+        centre.y += world.crowd().position(id).y / static_cast<float>(world.agents().size());
+    }
+    const Cell danger =
+        nearest_passable(world.cost(), {static_cast<int>(centre.x), static_cast<int>(centre.y)}).value();
+    const Vec2 d{danger.x + 0.5f, danger.y + 0.5f};
+    const double before = mean_distance(d);
+    auto r = world.apply(SetGoals{{danger}, 0, true});
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    world.finish_builds();
+    ASSERT_EQ(world.groups().size(), 1u);
+    EXPECT_TRUE(world.groups()[0].flee);
+    ASSERT_NE(world.field(world.groups()[0].id), nullptr);
+    EXPECT_EQ(world.field(world.groups()[0].id)->kind(), FieldKind::flee);
+    run(15.0f);
+    const double after = mean_distance(d);
+    EXPECT_GT(after, before + 10.0) << "before " << before;
+    std::size_t near = 0;
+    for (const AgentId id : world.agents()) {
+        const Vec2 p = world.crowd().position(id);
+        near += std::hypot(p.x - d.x, p.y - d.y) < 5.0f ? 1 : 0;
+    }
+    EXPECT_EQ(near, 0u);
+    // Back to a goal: a goal order on the same cell makes it a goal field again.
+    ASSERT_TRUE(world.apply(SetGoals{{danger}, 0, false}).ok());
+    world.finish_builds();
+    EXPECT_FALSE(world.groups()[0].flee);
+    EXPECT_EQ(world.field(world.groups()[0].id)->kind(), FieldKind::goal);
+}
+
+TEST_F(DefaultWorld, WallMarginRequestsEveryFieldAgain) {
+    const UnitGroupId g = world.groups()[0].id;
+    ASSERT_TRUE(world.apply(SetWallMargin{{2, 4}}).ok());
+    world.finish_builds();
+    EXPECT_EQ(world.wall_margin(), (WallMargin{2, 4}));
+    FlowField want;
+    FieldBuilder builder;
+    ASSERT_TRUE(
+        builder.build(wall_margin_cost_field(world.cost(), {2, 4}).value(), world.groups()[0].goals, {}, want).ok());
+    const auto got = world.field(g);
+    ASSERT_NE(got, nullptr);
+    EXPECT_TRUE(std::equal(want.integration().begin(), want.integration().end(), got->integration().begin()));
+    auto r = world.apply(SetWallMargin{{2, 400}});
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().message, "wall margin extra cost 400 is outside 0..253");
+    EXPECT_EQ(world.wall_margin(), (WallMargin{2, 4}));
+}
+
 }  // namespace
 }  // namespace tide

@@ -142,14 +142,24 @@ Result<UnitGroupId> get_group(const json& j, std::string_view type, bool require
     return static_cast<UnitGroupId>(*g);
 }
 
+// The optional "flee" flag of set_goals and order (false when absent).
+Result<bool> get_flee(const json& j, const std::string& type) {
+    const auto it = j.find("flee");
+    if (it == j.end()) return false;
+    if (!it->is_boolean()) return Error{type + ": 'flee' must be true or false"};
+    return it->get<bool>();
+}
+
 Result<Command> parse_command(const json& j, const std::string& type) {
     if (type == "set_goals") {
-        if (auto r = only_keys(j, type, {"goals", "group"}); !r) return r.error();
+        if (auto r = only_keys(j, type, {"goals", "group", "flee"}); !r) return r.error();
         auto goals = get_goals(j, type);
         if (!goals) return goals.error();
         auto group = get_group(j, type, false);
         if (!group) return group.error();
-        return Command{SetGoalsCmd{std::move(*goals), *group}};
+        auto flee = get_flee(j, type);
+        if (!flee) return flee.error();
+        return Command{SetGoalsCmd{std::move(*goals), *group, *flee}};
     }
     if (type == "select") {
         if (auto r = only_keys(j, type, {"box"}); !r) return r.error();
@@ -163,11 +173,14 @@ Result<Command> parse_command(const json& j, const std::string& type) {
                                            static_cast<float>(v[3])}}};
     }
     if (type == "order") {
-        if (auto r = only_keys(j, type, {"goals", "select"}); !r) return r.error();
+        if (auto r = only_keys(j, type, {"goals", "select", "flee"}); !r) return r.error();
         auto goals = get_goals(j, type);
         if (!goals) return goals.error();
+        auto flee = get_flee(j, type);
+        if (!flee) return flee.error();
         OrderCmd cmd;
         cmd.goals = std::move(*goals);
+        cmd.flee = *flee;
         if (j.find("select") != j.end()) {
             auto b = get_box(j, type, "select", true);
             if (!b) return b.error();
@@ -278,6 +291,14 @@ Result<Command> parse_command(const json& j, const std::string& type) {
         }
         return Command{LoadMapCmd{name}};
     }
+    if (type == "wall_margin") {
+        if (auto r = only_keys(j, type, {"radius", "extra"}); !r) return r.error();
+        auto radius = get_int(j, type, "radius", 0, kMaxWallMarginRadius);
+        if (!radius) return radius.error();
+        auto extra = get_int(j, type, "extra", 0, kCostMax - 1);
+        if (!extra) return extra.error();
+        return Command{WallMarginCmd{WallMargin{static_cast<int>(*radius), static_cast<int>(*extra)}}};
+    }
     if (type == "ping") {
         if (auto r = only_keys(j, type, {"id"}); !r) return r.error();
         const auto it = j.find("id");
@@ -308,7 +329,8 @@ double tidy(double v) {
 json params_object(const World& world) {
     return {{"speed", tidy(world.params().speed)},
             {"separation", tidy(world.params().separation)},
-            {"radius", tidy(world.params().radius)}};
+            {"radius", tidy(world.params().radius)},
+            {"wall_margin", {world.wall_margin().radius, world.wall_margin().extra}}};
 }
 
 json groups_array(const World& world) {
@@ -319,6 +341,7 @@ json groups_array(const World& world) {
                        {"members", g.members},
                        {"size", g.size},
                        {"field_ready", g.field_ready},
+                       {"flee", g.flee},
                        {"sector_fields", g.sector_fields},
                        {"order_ms", g.order_to_field_ms < 0 ? json(nullptr) : json(tidy(g.order_to_field_ms))}});
     }
@@ -512,12 +535,16 @@ std::string encode_fields(const World& world, UnitGroupId group, std::uint32_t v
             d = static_cast<std::uint8_t>(plan->direction(x, y));
         }
     };
+    // Goal fields are quantised against their largest value; flee fields (values <= 0) against
+    // their most negative one, as value = -q * scale (byte 2 says which).
+    const bool flee = field && field->kind() == FieldKind::flee;
+    out[2] = flee ? 1 : 0;
     float max_v = 0.0f;
     for (std::size_t k = 0; k < n; ++k) {
         float v;
         std::uint8_t d;
         sample(cell_of(k), v, d);
-        if (v != kUnreachable) max_v = std::max(max_v, v);
+        if (v != kUnreachable) max_v = std::max(max_v, flee ? -v : v);
     }
     const float scale = max_v > 0.0f ? max_v / 65534.0f : 1.0f;
     put(out, 16, scale);
@@ -530,7 +557,9 @@ std::string encode_fields(const World& world, UnitGroupId group, std::uint32_t v
             d = static_cast<std::uint8_t>(costs[i] == kCostWall ? Direction::wall : Direction::unreachable);
         }
         const std::uint16_t q =
-            v == kUnreachable ? 65535 : static_cast<std::uint16_t>(std::min(65534.0f, std::round(v / scale)));
+            v == kUnreachable
+                ? 65535
+                : static_cast<std::uint16_t>(std::clamp(std::round((flee ? -v : v) / scale), 0.0f, 65534.0f));
         put(out, 28 + 2 * k, q);
         out[28 + 2 * n + k] = static_cast<char>(costs[i]);
         out[28 + 3 * n + k] = static_cast<char>(d);

@@ -37,6 +37,7 @@ inline constexpr std::size_t kMaxMessageBytes = kMaxClientMessageBytes;
 struct SetGoalsCmd {
     std::vector<Cell> goals;
     UnitGroupId group = 0;  ///< 0: every unit.
+    bool flee = false;      ///< The cells are dangers to flee from.
 };                          ///< Replace a group's goal set (or everyone's).
 struct PaintCmd {
     int x = 0, y = 0, radius = 0;
@@ -67,6 +68,7 @@ struct SelectCmd {
 struct OrderCmd {
     std::vector<Cell> goals;
     std::optional<std::array<int, 4>> cells;  ///< x0, y0, x1, y1 inclusive; none = this client's selection.
+    bool flee = false;                        ///< The cells are dangers to flee from.
 };                                            ///< Order units to a goal set.
 struct ViewCmd {
     UnitGroupId group = 0;  ///< 0: automatic (the selection's group, else the largest).
@@ -84,9 +86,13 @@ struct PlaceTowerCmd {
     TowerRect rect;
 };  ///< Wall the rectangle, unless that would cut units off or cover a goal (refused then).
 
+struct WallMarginCmd {
+    WallMargin margin;
+};  ///< The wall margin every group plans with ({0, 0}: none).
+
 /// A validated client command.
 using Command = std::variant<SetGoalsCmd, PaintCmd, SpawnCmd, ParamsCmd, PauseCmd, StepCmd, LoadMapCmd, PingCmd,
-                             SelectCmd, OrderCmd, ViewCmd, TowerCheckCmd, PlaceTowerCmd>;
+                             SelectCmd, OrderCmd, ViewCmd, TowerCheckCmd, PlaceTowerCmd, WallMarginCmd>;
 
 /// A parsed client message: its type ("" when it had none) and the command or the reason it was refused.
 struct ParsedMessage {

@@ -759,6 +759,7 @@ void Server::Impl::sim_loop() {
     auto apply_order = [&](const OrderCmd& c, const Viewer* viewer) -> Result<CommandOutcome> {
         Order order;
         order.goals = c.goals;
+        order.flee = c.flee;
         if (c.cells) {
             const auto& b = *c.cells;
             order.select = SelectBox{static_cast<float>(b[0]), static_cast<float>(b[1]),
@@ -835,7 +836,7 @@ void Server::Impl::sim_loop() {
                     };
                     if constexpr (std::is_same_v<T, SetGoalsCmd>) {
                         type = "set_goals";
-                        run(SetGoals{c.goals, c.group});
+                        run(SetGoals{c.goals, c.group, c.flee});
                     } else if constexpr (std::is_same_v<T, PaintCmd>) {
                         type = "paint";
                         run(Paint{c.x, c.y, c.radius, c.cost});
@@ -924,6 +925,10 @@ void Server::Impl::sim_loop() {
                             return;
                         }
                         viewer->view = c.group;
+                    } else if constexpr (std::is_same_v<T, WallMarginCmd>) {
+                        type = "wall_margin";
+                        if (run(SetWallMargin{c.margin}))
+                            post_broadcast(params_json(*world), false, false, &Impl::last_params);
                     } else if constexpr (std::is_same_v<T, PingCmd>) {
                         type = "ping";
                     }

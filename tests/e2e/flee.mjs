@@ -1,0 +1,186 @@
+// End-to-end test of the Danger tool and the wall-margin toggle, in headless Chromium:
+//
+//   node tests/e2e/flee.mjs --tide build/bin/tide --out build/e2e-flee
+//
+// On the default map with 300 units: the Danger tool chosen with its shortcut (D), a click in the
+// middle of the pack makes every unit flee from that cell (/api/state: one group, flee, goals =
+// the danger; the page draws a flee field: window.tide.fieldIsFlee(), negative values); after a
+// few seconds the units' mean distance from the danger has grown and nobody is within 3 cells; a
+// second danger click adds a danger to the same group; a click on a danger marker removes it.
+// Then the wall-margin toggle: the params echo carries [2, 4] and the group's field changes (the
+// page's value of a cell beside a wall). Screenshot: flee.png.
+
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+import { CheckFailed, check, getJson, kChromium, kChromiumArgs, sleep, startServer, waitFor } from './lib.mjs';
+
+const kDanger = [40, 20];
+const kSecondDanger = [30, 10];
+const t0 = performance.now();
+const elapsed = () => `${((performance.now() - t0) / 1000).toFixed(1)}s`;
+let passed = 0;
+
+function pass(name, detail) {
+    passed++;
+    console.log(`e2e-flee: PASS ${name}${detail ? ` (${detail})` : ''} [${elapsed()}]`);
+}
+
+function parseArgs(argv) {
+    const opts = { tide: null, out: null, webRoot: null };
+    for (let i = 0; i < argv.length; i += 2) {
+        const key = argv[i], value = argv[i + 1];
+        if (key === '--tide') opts.tide = value;
+        else if (key === '--out') opts.out = value;
+        else if (key === '--web-root') opts.webRoot = value;
+        else {
+            console.error(`e2e-flee: unknown argument '${key}'`);
+            process.exit(2);
+        }
+    }
+    if (!opts.tide || !opts.out) {
+        console.error('usage: node flee.mjs --tide PATH/TO/tide --out DIR [--web-root DIR]');
+        process.exit(2);
+    }
+    return opts;
+}
+
+const dist = (a, i, c) => Math.hypot(a.x[i] - (c[0] + 0.5), a.y[i] - (c[1] + 0.5));
+const mean = (v) => v.reduce((a, b) => a + b, 0) / Math.max(1, v.length);
+
+async function clickCell(page, cell) {
+    const [x, y] = await page.evaluate(([cx, cy]) => window.tide.cellToClient(cx, cy), cell);
+    await page.mouse.click(x, y);
+}
+
+async function run(page, base, out) {
+    await page.waitForFunction(() => window.tide && window.tide.ready && window.tide.agentsDrawn > 0, null, { timeout: 10_000 });
+    // Gather the pack around the danger cell first: everyone to it, as a goal.
+    await page.evaluate((c) => window.tide.send({ type: 'set_goals', goals: [c] }), kDanger);
+    await sleep(4000);
+    const before = await getJson(base, '/api/agents?limit=1000');
+    const meanBefore = mean(Array.from({ length: before.count }, (_, i) => dist(before, i, kDanger)));
+
+    await page.keyboard.press('KeyD');
+    check(await page.evaluate(() => document.getElementById('tool-danger').classList.contains('selected')),
+        'the D key did not choose the Danger tool');
+    await clickCell(page, kDanger);
+    const fled = await waitFor(async () => {
+        const s = await getJson(base, '/api/state');
+        const g = s.groups.length === 1 ? s.groups[0] : null;
+        return { done: !!g && g.flee === true && JSON.stringify(g.goals) === JSON.stringify([kDanger]), s };
+    }, 5000);
+    check(fled.done, `after a Danger click on (${kDanger}), /api/state groups are ${JSON.stringify(fled.s.groups)}`);
+    pass('a Danger click makes every unit flee from the cell');
+
+    const shown = await waitFor(async () => {
+        const flee = await page.evaluate(() => window.tide.fieldIsFlee());
+        const v = await page.evaluate(([x, y]) => window.tide.cell(x, y).integration, [kDanger[0] + 3, kDanger[1]]);
+        return { done: flee && v < 0, flee, v };
+    }, 5000);
+    check(shown.done, `the page shows no flee field (flee ${shown.flee}, value beside the danger ${shown.v})`);
+    pass('the page shows the flee values', `value 3 cells east of the danger ${shown.v.toFixed(2)}`);
+
+    const after = await waitFor(async () => {
+        const a = await getJson(base, '/api/agents?limit=1000');
+        const d = Array.from({ length: a.count }, (_, i) => dist(a, i, kDanger));
+        return { done: mean(d) > meanBefore + 8 && Math.min(...d) > 3, mean: mean(d), min: Math.min(...d) };
+    }, 15_000);
+    check(after.done, `the units did not flee: mean distance from the danger ${meanBefore.toFixed(1)} -> ${after.mean.toFixed(1)}, nearest ${after.min.toFixed(1)}`);
+    pass('the units run away', `mean distance ${meanBefore.toFixed(1)} -> ${after.mean.toFixed(1)} cells, nearest ${after.min.toFixed(1)}`);
+    await page.screenshot({ path: path.join(out, 'flee.png') });
+
+    await clickCell(page, kSecondDanger);
+    const two = await waitFor(async () => {
+        const s = await getJson(base, '/api/state');
+        const g = s.groups[0];
+        return { done: s.groups.length === 1 && g.flee && g.goals.length === 2, s };
+    }, 5000);
+    check(two.done, `a second Danger click did not add a danger: ${JSON.stringify(two.s.groups)}`);
+    await sleep(300); // let the page draw the new marker before clicking it
+    await clickCell(page, kSecondDanger);
+    const one = await waitFor(async () => {
+        const s = await getJson(base, '/api/state');
+        const g = s.groups[0];
+        return { done: s.groups.length === 1 && g.flee && JSON.stringify(g.goals) === JSON.stringify([kDanger]), s };
+    }, 5000);
+    check(one.done, `a click on the second danger did not remove it: ${JSON.stringify(one.s.groups)}`);
+    pass('a second danger is added, and removed by a click on it');
+
+    // Wall margin: the toggle sends it, the echo comes back, the field is rebuilt with it.
+    const beside = [16, 10]; // open cell next to the left wall (x = 14..15)
+    const vBefore = await page.evaluate(([x, y]) => window.tide.cell(x, y).integration, beside);
+    await page.check('#toggle-margin');
+    const margin = await waitFor(async () => {
+        const m = await page.evaluate(() => window.tide.wallMargin());
+        const v = await page.evaluate(([x, y]) => window.tide.cell(x, y).integration, beside);
+        return { done: m[0] === 2 && m[1] === 4 && v !== vBefore, m, v };
+    }, 5000);
+    check(margin.done, `the wall margin toggle: echo ${JSON.stringify(margin.m)}, value at (${beside}) ${vBefore} -> ${margin.v}`);
+    pass('the wall-margin toggle replans the fields', `value at (${beside}) ${vBefore.toFixed(2)} -> ${margin.v.toFixed(2)}`);
+    await page.uncheck('#toggle-margin');
+    const off = await waitFor(async () => {
+        const m = await page.evaluate(() => window.tide.wallMargin());
+        return { done: m[0] === 0 && m[1] === 0, m };
+    }, 5000);
+    check(off.done, `the wall margin did not go off: ${JSON.stringify(off.m)}`);
+}
+
+async function main() {
+    const opts = parseArgs(process.argv.slice(2));
+    const out = path.resolve(opts.out);
+    mkdirSync(out, { recursive: true });
+    const userData = mkdtempSync(path.join(tmpdir(), 'tide-e2e-flee-'));
+    const serverOutput = [], pageErrors = [];
+    let server = null, context = null, failed = false;
+    const deadline = setTimeout(() => {
+        console.log('e2e-flee: FAIL the run took longer than 120 s');
+        cleanup().finally(() => process.exit(1));
+    }, 120_000);
+
+    async function cleanup() {
+        if (context) await context.close().catch(() => {});
+        context = null;
+        if (server && server.exitCode === null && server.signalCode === null) {
+            server.kill('SIGTERM');
+            const exited = await Promise.race([new Promise((r) => server.once('exit', () => r(true))), sleep(2000).then(() => false)]);
+            if (!exited) server.kill('SIGKILL');
+        }
+        rmSync(userData, { recursive: true, force: true });
+    }
+    for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => cleanup().finally(() => process.exit(130)));
+
+    try {
+        const started = startServer(opts, 0, serverOutput, ['--agents', '300']);
+        server = started.child;
+        const base = await started.url;
+        context = await chromium.launchPersistentContext(userData, {
+            executablePath: kChromium, headless: true, args: kChromiumArgs, viewport: { width: 1280, height: 800 },
+        });
+        const page = context.pages()[0] || (await context.newPage());
+        page.on('pageerror', (err) => pageErrors.push(err.message));
+        page.on('console', (msg) => {
+            if (msg.type() === 'error') pageErrors.push(`console: ${msg.text()}`);
+        });
+        await page.goto(base);
+        await run(page, base, out);
+        check(pageErrors.length === 0, `the page reported errors:\n  ${pageErrors.join('\n  ')}`);
+        pass('no script errors on the page');
+    } catch (err) {
+        failed = true;
+        console.log(`e2e-flee: FAIL ${err instanceof CheckFailed ? err.message : err.stack || err}`);
+        const page = context && context.pages()[0];
+        if (page) await page.screenshot({ path: path.join(out, 'failure.png') }).catch(() => {});
+        if (pageErrors.length) console.log(`e2e-flee: page errors:\n  ${pageErrors.join('\n  ')}`);
+        if (serverOutput.length) console.log(`e2e-flee: server output:\n${serverOutput.join('').trimEnd()}`);
+    } finally {
+        clearTimeout(deadline);
+        await cleanup();
+    }
+    console.log(`e2e-flee: ${failed ? 'FAILED' : 'ok'}: ${passed} checks passed in ${elapsed()}; screenshots in ${out}`);
+    process.exit(failed ? 1 : 0);
+}
+
+main();
