@@ -326,9 +326,9 @@ void run_hierarchical(const ScenOptions& o, const PlanningCost& planning, const 
             "graph_ms=%.1f graph_bytes=%zu mean_ratio=%.6f max_ratio=%.6f unreachable_mismatch=%zu path_errors=%zu "
             "query_ms_median=%.3f query_ms_p95=%.3f first_field_ms_median=%.3f fields_built_mean=%.1f exact_ms=%.1f "
             "hierarchical_ms=%.1f\n",
-            rows.size(), exact.fields, o.sector, config.portal_limit, o.corridor, o.settle, o.cache ? "yes" : "no", graph_ms,
-            graph.memory_bytes(), mean_ratio, max_ratio, mismatches, path_errors, query_median, query_p95, first_median,
-            built_mean, exact.elapsed_ms, rows_ms);
+            rows.size(), exact.fields, o.sector, config.portal_limit, o.corridor, o.settle, o.cache ? "yes" : "no",
+            graph_ms, graph.memory_bytes(), mean_ratio, max_ratio, mismatches, path_errors, query_median, query_p95,
+            first_median, built_mean, exact.elapsed_ms, rows_ms);
     }
     if (path_errors > 0) {
         throw Failure{
@@ -465,8 +465,8 @@ void add_scen_command(CLI::App& app) {
             "--corridor", o->corridor,
             "hierarchical: rings of neighbouring sectors built with the route, 0..4 (default: RouteConfig's)"),
         cmd->add_option("--settle", o->settle,
-                         "hierarchical: settling budget, rebuilds per route field, 0..16 (0: off; default: "
-                         "RouteConfig's, 4)"),
+                        "hierarchical: settling budget, rebuilds per route field, 0..16 (0: off; default: "
+                        "RouteConfig's, 4)"),
         cmd->add_flag("--cache", o->cache,
                       "hierarchical: rows with the same goal share one field (default: a new field per row)"),
         cmd->add_option_function<double>(
