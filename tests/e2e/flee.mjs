@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 
-import { CheckFailed, check, getJson, kChromium, kChromiumArgs, sleep, startServer, waitFor } from './lib.mjs';
+import { CheckFailed, check, getJson, kChromium, kChromiumArgs, sleep, startServer, stopServer, waitFor } from './lib.mjs';
 
 const kDanger = [40, 20];
 const kSecondDanger = [30, 10];
@@ -143,11 +143,7 @@ async function main() {
     async function cleanup() {
         if (context) await context.close().catch(() => {});
         context = null;
-        if (server && server.exitCode === null && server.signalCode === null) {
-            server.kill('SIGTERM');
-            const exited = await Promise.race([new Promise((r) => server.once('exit', () => r(true))), sleep(2000).then(() => false)]);
-            if (!exited) server.kill('SIGKILL');
-        }
+        await stopServer(server);
         rmSync(userData, { recursive: true, force: true });
     }
     for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => cleanup().finally(() => process.exit(130)));

@@ -1,4 +1,4 @@
-// Helpers shared by the end-to-end scripts (run.mjs, hierarchy.mjs): checks, the server, polling,
+// Helpers shared by the end-to-end scripts (run.mjs, hierarchy.mjs, flee.mjs): checks, the server, polling,
 // canvas pixels.
 
 import { spawn } from 'node:child_process';
@@ -14,6 +14,14 @@ export function check(condition, message) {
 }
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Stops a `tide serve` child started by startServer(): SIGTERM, then SIGKILL after 2 s. */
+export async function stopServer(server) {
+    if (!server || server.exitCode !== null || server.signalCode !== null) return;
+    server.kill('SIGTERM');
+    const exited = await Promise.race([new Promise((r) => server.once('exit', () => r(true))), sleep(2000).then(() => false)]);
+    if (!exited) server.kill('SIGKILL');
+}
 
 /**
  * Starts `tide serve` (opts.tide, opts.webRoot; `extra`: more arguments) and resolves with its base

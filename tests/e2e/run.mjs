@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 
-import { CheckFailed, check, countColours, getJson, kChromium, kChromiumArgs, nextFrames, sleep, startServer, waitFor }
+import { CheckFailed, check, countColours, getJson, kChromium, kChromiumArgs, nextFrames, startServer, stopServer, waitFor }
     from './lib.mjs';
 const kDeadlineMs = 120_000; // the whole run; normally about 50 s
 const kMinFps = 30;
@@ -748,11 +748,7 @@ async function main() {
     async function cleanup() {
         if (context) await context.close().catch(() => {});
         context = null;
-        if (server && server.exitCode === null && server.signalCode === null) {
-            server.kill('SIGTERM');
-            const exited = await Promise.race([new Promise((r) => server.once('exit', () => r(true))), sleep(2000).then(() => false)]);
-            if (!exited) server.kill('SIGKILL');
-        }
+        await stopServer(server);
         rmSync(userData, { recursive: true, force: true });
     }
     for (const signal of ['SIGINT', 'SIGTERM']) {

@@ -17,6 +17,39 @@
 namespace tide {
 namespace {
 
+// Paints the default map's gap (the only way from the west half to the goal) with `cost`.
+void paint_gap(World& world, Cost cost) {
+    for (int y = kDefaultGapY0; y <= kDefaultGapY1; ++y) {
+        for (int x = kDefaultGapX0; x <= kDefaultGapX1; ++x) ASSERT_TRUE(world.apply(Paint{x, y, 0, cost}).ok());
+    }
+}
+
+// With the gap sealed: every unit stands on an open cell, and those west of the gap have no path
+// and (nearly) stand still. Returns how many are west of it.
+std::size_t expect_stranded_behind_the_gap(const World& world) {
+    std::size_t behind = 0;
+    for (const AgentId id : world.agents()) {
+        const Vec2 p = world.crowd().position(id);
+        EXPECT_TRUE(world.cost().passable(static_cast<int>(p.x), static_cast<int>(p.y)));
+        if (p.x < kDefaultGapX0) {
+            ++behind;
+            EXPECT_EQ(world.crowd().state(id), AgentState::no_path);
+            const Vec2 v = world.crowd().velocity(id);
+            EXPECT_LT(v.x * v.x + v.y * v.y, 0.01f);
+        }
+    }
+    return behind;
+}
+
+// Units west of the gap (one cell clear of it) that move again.
+std::size_t moving_behind_the_gap(const World& world) {
+    std::size_t moving = 0;
+    for (const AgentId id : world.agents()) {
+        if (world.crowd().position(id).x < kDefaultGapX0 - 1 && world.crowd().state(id) == AgentState::moving) ++moving;
+    }
+    return moving;
+}
+
 struct DefaultWorld : ::testing::Test {
     SerialJobSystem jobs;
     World world{jobs};
@@ -154,33 +187,15 @@ TEST_F(DefaultWorld, NewGoalsForEveryoneKeepTheGroupAndSwapTheFieldWhole) {
 }
 
 TEST_F(DefaultWorld, SealingTheGapStopsTheUnitsBehindItAndReopeningFreesThem) {
-    for (int y = kDefaultGapY0; y <= kDefaultGapY1; ++y) {
-        for (int x = kDefaultGapX0; x <= kDefaultGapX1; ++x) ASSERT_TRUE(world.apply(Paint{x, y, 0, kCostWall}).ok());
-    }
+    ASSERT_NO_FATAL_FAILURE(paint_gap(world, kCostWall));
     world.finish_builds();
     run(2.0f);
-    std::size_t behind = 0;
-    for (const AgentId id : world.agents()) {
-        const Vec2 p = world.crowd().position(id);
-        EXPECT_TRUE(world.cost().passable(static_cast<int>(p.x), static_cast<int>(p.y)));
-        if (p.x < kDefaultGapX0) {
-            ++behind;
-            EXPECT_EQ(world.crowd().state(id), AgentState::no_path);
-            const Vec2 v = world.crowd().velocity(id);
-            EXPECT_LT(v.x * v.x + v.y * v.y, 0.01f);
-        }
-    }
+    const std::size_t behind = expect_stranded_behind_the_gap(world);
     EXPECT_GT(behind, 20u);
-    for (int y = kDefaultGapY0; y <= kDefaultGapY1; ++y) {
-        for (int x = kDefaultGapX0; x <= kDefaultGapX1; ++x) ASSERT_TRUE(world.apply(Paint{x, y, 0, kCostPlain}).ok());
-    }
+    ASSERT_NO_FATAL_FAILURE(paint_gap(world, kCostPlain));
     world.finish_builds();
     run(0.5f);
-    std::size_t moving = 0;
-    for (const AgentId id : world.agents()) {
-        if (world.crowd().position(id).x < kDefaultGapX0 - 1 && world.crowd().state(id) == AgentState::moving) ++moving;
-    }
-    EXPECT_GT(moving, behind / 2);
+    EXPECT_GT(moving_behind_the_gap(world), behind / 2);
 }
 
 TEST_F(DefaultWorld, WallPaintedOverUnitsMovesThemOutAndGoalsAreNeverWalled) {
@@ -658,32 +673,14 @@ TEST(HierarchicalWorld, SealingTheGapStopsTheUnitsBehindItAndReopeningFreesThem)
     World world{jobs, hierarchical_config()};
     auto m = make_builtin_map("default");
     ASSERT_TRUE(world.load("default", std::move(m->cost), m->goals, 300).ok());
-    for (int y = kDefaultGapY0; y <= kDefaultGapY1; ++y) {
-        for (int x = kDefaultGapX0; x <= kDefaultGapX1; ++x) ASSERT_TRUE(world.apply(Paint{x, y, 0, kCostWall}).ok());
-    }
+    ASSERT_NO_FATAL_FAILURE(paint_gap(world, kCostWall));
     EXPECT_GE(world.stats().graph_update_ms, 0.0);
     for (int i = 0; i < 120; ++i) ASSERT_TRUE(world.tick(1.0f / 60.0f).ok());
-    std::size_t behind = 0;
-    for (const AgentId id : world.agents()) {
-        const Vec2 p = world.crowd().position(id);
-        EXPECT_TRUE(world.cost().passable(static_cast<int>(p.x), static_cast<int>(p.y)));
-        if (p.x < kDefaultGapX0) {
-            ++behind;
-            EXPECT_EQ(world.crowd().state(id), AgentState::no_path);
-            const Vec2 v = world.crowd().velocity(id);
-            EXPECT_LT(v.x * v.x + v.y * v.y, 0.01f);
-        }
-    }
+    const std::size_t behind = expect_stranded_behind_the_gap(world);
     EXPECT_GT(behind, 20u);
-    for (int y = kDefaultGapY0; y <= kDefaultGapY1; ++y) {
-        for (int x = kDefaultGapX0; x <= kDefaultGapX1; ++x) ASSERT_TRUE(world.apply(Paint{x, y, 0, kCostPlain}).ok());
-    }
+    ASSERT_NO_FATAL_FAILURE(paint_gap(world, kCostPlain));
     for (int i = 0; i < 30; ++i) ASSERT_TRUE(world.tick(1.0f / 60.0f).ok());
-    std::size_t moving = 0;
-    for (const AgentId id : world.agents()) {
-        if (world.crowd().position(id).x < kDefaultGapX0 - 1 && world.crowd().state(id) == AgentState::moving) ++moving;
-    }
-    EXPECT_GT(moving, behind / 2);
+    EXPECT_GT(moving_behind_the_gap(world), behind / 2);
     // Goal cells stay open.
     ASSERT_TRUE(world.apply(Paint{kDefaultGoal.x, kDefaultGoal.y, 1, kCostWall}).ok());
     EXPECT_TRUE(world.cost().passable(kDefaultGoal.x, kDefaultGoal.y));
