@@ -45,6 +45,10 @@ struct FieldOptions {
     FleeParams flee;  ///< Flee factor of flee fields (part of their key; ignored for goal fields).
     /// Plan on the class's costs with this wall margin (wall_margin_cost_field). Part of the key.
     WallMargin wall_margin;
+    /// Goal fields only: with dangers, a mixed field ("go there, but keep away from that":
+    /// FieldBuilder::build_mixed with `danger`). Order and duplicates do not matter. Part of the key.
+    std::vector<Cell> dangers;
+    DangerCost danger;  ///< The danger term of mixed fields (ignored without dangers). Part of the key.
     /// Queued builds run highest priority first; among equals, new orders before terrain refreshes,
     /// then oldest first.
     int priority = 0;
@@ -151,8 +155,9 @@ public:
     /// Asks for the field toward `goals` (nearest goal wins; order and duplicates do not matter), or
     /// away from them with FieldKind::flee. Returns at once. Errors: no goal, a goal off the map or
     /// impassable for the movement class, a bad diagonal factor, flee factor or wall margin, an
-    /// unknown class. Flee fields and fields with a wall margin are rebuilt after terrain edits
-    /// (not repaired incrementally).
+    /// unknown class; dangers on a flee field, a danger off the map or on a wall, a bad danger term.
+    /// Goal fields, with or without a wall margin, are repaired after terrain edits; flee and mixed
+    /// fields are rebuilt (dangers walled in by edits are left out, like goals).
     Result<FieldTicket> request(std::span<const Cell> goals, const FieldOptions& options = {});
     /// Points a live ticket at new goals/options (a new order for the same group): current() keeps
     /// the old field until the new one is published; a build nobody else waits for is cancelled

@@ -66,9 +66,11 @@ std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
 
 // What a ticket asks for apart from the terrain version: canonical goals, parameters, class.
 struct Want {
-    explicit Want(std::pmr::memory_resource* m) : goals(m) {}
+    explicit Want(std::pmr::memory_resource* m) : goals(m), dangers(m) {}
     Want(const Want& o, std::pmr::memory_resource* m)
         : goals(o.goals, m),
+          dangers(o.dangers, m),
+          danger(o.danger),
           diagonal(o.diagonal),
           connectivity(o.connectivity),
           movement_class(o.movement_class),
@@ -76,8 +78,10 @@ struct Want {
           flee_factor(o.flee_factor),
           margin(o.margin),
           hash(o.hash) {}
-    std::pmr::vector<Cell> goals;  // sorted by row, then column; no duplicates
-    double diagonal = 0.0;         // the default in 4-direction mode, where it plays no part
+    std::pmr::vector<Cell> goals;    // sorted by row, then column; no duplicates
+    std::pmr::vector<Cell> dangers;  // mixed fields: the danger term's cells (sorted likewise); else empty
+    DangerCost danger{0, 0.0};       // mixed fields: the danger term; {0, 0} otherwise
+    double diagonal = 0.0;           // the default in 4-direction mode, where it plays no part
     Connectivity connectivity = Connectivity::eight;
     MovementClass movement_class = 0;
     FieldKind kind = FieldKind::goal;
@@ -89,13 +93,18 @@ struct Want {
         return hash == o.hash && std::bit_cast<std::uint64_t>(diagonal) == std::bit_cast<std::uint64_t>(o.diagonal) &&
                connectivity == o.connectivity && movement_class == o.movement_class && kind == o.kind &&
                std::bit_cast<std::uint64_t>(flee_factor) == std::bit_cast<std::uint64_t>(o.flee_factor) &&
-               margin == o.margin && goals == o.goals;
+               margin == o.margin && danger.weight == o.danger.weight &&
+               std::bit_cast<std::uint64_t>(danger.radius) == std::bit_cast<std::uint64_t>(o.danger.radius) &&
+               goals == o.goals && dangers == o.dangers;
     }
-    // Goal fields without a margin are repaired after edits; the others are rebuilt.
-    bool repairable() const { return kind == FieldKind::goal && !has_margin(margin); }
+    // Goal fields (with or without a wall margin) are repaired after edits; flee and mixed fields are
+    // rebuilt (their costs or values depend on a second, map-wide search).
+    bool repairable() const { return kind == FieldKind::goal && dangers.empty(); }
     FieldParams params() const { return FieldParams{diagonal, connectivity}; }
     void assign(const Want& o) {
         goals.assign(o.goals.begin(), o.goals.end());
+        dangers.assign(o.dangers.begin(), o.dangers.end());
+        danger = o.danger;
         diagonal = o.diagonal;
         connectivity = o.connectivity;
         movement_class = o.movement_class;
@@ -162,9 +171,10 @@ struct Slot {
 
 // A worker's tools: a builder (its scratch is reused from build to build), goal and cell buffers.
 struct Worker {
-    explicit Worker(std::pmr::memory_resource* m) : builder(m), goals(m), changed(m) {}
+    explicit Worker(std::pmr::memory_resource* m) : builder(m), goals(m), dangers(m), changed(m) {}
     FieldBuilder builder;
     std::pmr::vector<Cell> goals;
+    std::pmr::vector<Cell> dangers;
     std::pmr::vector<Cell> changed;
 };
 
@@ -242,6 +252,7 @@ struct FieldService::State {
         drop(workers);
         drop(edit_log);
         drop(scratch.goals);
+        drop(scratch.dangers);
         all_workers.clear();
         pool.release();
         recycler->orphan();
@@ -367,6 +378,21 @@ Result<void> FieldService::State::make_want(std::span<const Cell> goals, const F
         return Error{text};
     }
     if (auto r = wall_margin_cost_field(CostField::create(1, 1).value(), options.wall_margin); !r) return r.error();
+    const bool mixed = !options.dangers.empty();
+    if (mixed && flee) {
+        return Error{"a flee field takes its dangers as its cells: FieldOptions::dangers is for mixed goal fields"};
+    }
+    if (mixed) {
+        const DangerCost& d = options.danger;
+        if (d.weight < 0 || d.weight > kCostMax - 1) {
+            return Error{"danger weight " + std::to_string(d.weight) + " is outside 0..253"};
+        }
+        if (!(d.radius > 0.0 && d.radius <= 65536.0)) {
+            char text[80];
+            std::snprintf(text, sizeof text, "danger radius %g is outside (0, 65536]", d.radius);
+            return Error{text};
+        }
+    }
     const char* const what = flee ? "danger" : "goal";
     if (goals.empty()) return Error{std::string("no ") + what + " given"};
     if (options.movement_class >= classes.size()) {
@@ -374,15 +400,25 @@ Result<void> FieldService::State::make_want(std::span<const Cell> goals, const F
                      std::to_string(classes.size()) + " classes, 0.." + std::to_string(classes.size() - 1) + ")"};
     }
     const CostField& map = *classes[options.movement_class].planning;
-    for (const Cell& g : goals) {
-        if (auto r = detail::check_open_cell(map, g, what); !r) {
-            if (options.movement_class == 0) return r.error();
-            return Error{r.error().message + " for " + class_text(options.movement_class)};
+    auto check_cells = [&](std::span<const Cell> cells, const char* name) -> Result<void> {
+        for (const Cell& g : cells) {
+            if (auto r = detail::check_open_cell(map, g, name); !r) {
+                if (options.movement_class == 0) return r.error();
+                return Error{r.error().message + " for " + class_text(options.movement_class)};
+            }
         }
-    }
-    out.goals.assign(goals.begin(), goals.end());
-    std::sort(out.goals.begin(), out.goals.end(), [](Cell a, Cell b) { return a.y != b.y ? a.y < b.y : a.x < b.x; });
-    out.goals.erase(std::unique(out.goals.begin(), out.goals.end()), out.goals.end());
+        return {};
+    };
+    if (auto r = check_cells(goals, what); !r) return r.error();
+    if (auto r = check_cells(options.dangers, "danger"); !r) return r.error();
+    auto canonical = [](std::span<const Cell> cells, std::pmr::vector<Cell>& to) {
+        to.assign(cells.begin(), cells.end());
+        std::sort(to.begin(), to.end(), [](Cell a, Cell b) { return a.y != b.y ? a.y < b.y : a.x < b.x; });
+        to.erase(std::unique(to.begin(), to.end()), to.end());
+    };
+    canonical(goals, out.goals);
+    canonical(options.dangers, out.dangers);
+    out.danger = mixed ? options.danger : DangerCost{0, 0.0};
     out.connectivity = p.connectivity;
     out.diagonal = p.connectivity == Connectivity::four ? FieldParams{}.diagonal_factor : p.diagonal_factor;
     out.movement_class = options.movement_class;
@@ -397,6 +433,14 @@ Result<void> FieldService::State::make_want(std::span<const Cell> goals, const F
     for (const Cell& g : out.goals) {
         h = mix(h,
                 (static_cast<std::uint64_t>(static_cast<std::uint32_t>(g.y)) << 32) | static_cast<std::uint32_t>(g.x));
+    }
+    if (mixed) {
+        h = mix(h, static_cast<std::uint64_t>(out.danger.weight) | (std::uint64_t{1} << 40));
+        h = mix(h, std::bit_cast<std::uint64_t>(out.danger.radius));
+        for (const Cell& d : out.dangers) {
+            h = mix(h, (static_cast<std::uint64_t>(static_cast<std::uint32_t>(d.y)) << 32) |
+                           static_cast<std::uint32_t>(d.x));
+        }
     }
     out.hash = h;
     return {};
@@ -839,6 +883,12 @@ bool FieldService::State::run_one(std::unique_lock<std::mutex>& lock) {
         for (const Cell& g : b->want.goals) {
             if (cost.at(g) != kCostWall) w->goals.push_back(g);  // goals walled in by edits are left out
         }
+        w->dangers.clear();
+        for (const Cell& d : b->want.dangers) {
+            if (cost.at(d) != kCostWall) w->dangers.push_back(d);  // so are dangers
+        }
+        // A wall margin changes the costs of the cells within its radius of a changed wall.
+        const int reach = has_margin(b->want.margin) ? b->want.margin.radius : 0;
         const FieldParams params = b->want.params();
         // A repair takes its base's state and the cells edited since the base's version.
         std::shared_ptr<const FlowField> base = std::move(b->base_field);
@@ -849,18 +899,21 @@ bool FieldService::State::run_one(std::unique_lock<std::mutex>& lock) {
             std::size_t cells = 0;
             for (const LoggedEdit& e : edit_log) {
                 if (e.version <= since) continue;
-                cells += static_cast<std::size_t>(e.x1 - e.x0 + unit) * static_cast<std::size_t>(e.y1 - e.y0 + unit);
+                cells += static_cast<std::size_t>(e.x1 - e.x0 + unit + 2 * reach) *
+                         static_cast<std::size_t>(e.y1 - e.y0 + unit + 2 * reach);
             }
             // More edited cells than a repair could gain on: build (the repair would give up anyway).
             if (cells > cost.size() / 16) {
                 state.reset();
             } else {
                 // A sized cell changes when its block overlaps an edited cell: up to size - 1 cells
-                // up and left of the edit.
+                // up and left of the edit; with a wall margin, the cells within its radius of those.
                 for (const LoggedEdit& e : edit_log) {
                     if (e.version <= since) continue;
-                    for (int y = std::max(0, e.y0 - unit + 1); y <= e.y1; ++y)
-                        for (int x = std::max(0, e.x0 - unit + 1); x <= e.x1; ++x) w->changed.push_back({x, y});
+                    const int y1 = std::min(cost.height() - 1, e.y1 + reach);
+                    const int x1 = std::min(cost.width() - 1, e.x1 + reach);
+                    for (int y = std::max(0, e.y0 - unit + 1 - reach); y <= y1; ++y)
+                        for (int x = std::max(0, e.x0 - unit + 1 - reach); x <= x1; ++x) w->changed.push_back({x, y});
                 }
             }
         }
@@ -871,6 +924,14 @@ bool FieldService::State::run_one(std::unique_lock<std::mutex>& lock) {
         lock.unlock();
 
         const Clock::time_point started = Clock::now();
+        // The costs the field plans on: the class's, or those plus the wall margin (a derived layer,
+        // O(cells) to make, checked at request).
+        const CostField* plan = &cost;
+        std::optional<CostField> with_margin;
+        if (reach > 0) {
+            with_margin.emplace(wall_margin_cost_field(cost, b->want.margin).value());
+            plan = &*with_margin;
+        }
         // The base's goals are those open when it was built: when edits walled or freed a goal since,
         // the goal set differs and only a build gives the right field.
         const bool goals_match =
@@ -885,7 +946,7 @@ bool FieldService::State::run_one(std::unique_lock<std::mutex>& lock) {
         if (goals_match) {
             if (base) *field = *base;  // shared: repair a copy
             base.reset();
-            const auto r = w->builder.repair(cost, w->changed, *field, *state);
+            const auto r = w->builder.repair(*plan, w->changed, *field, *state);
             repaired = r.ok() && !r->rebuilt;
             fell_back = !repaired;
             if (!r.ok()) state.reset();  // cannot happen (goals checked above): build below
@@ -893,21 +954,18 @@ bool FieldService::State::run_one(std::unique_lock<std::mutex>& lock) {
             state.reset();
         }
         if (!b->want.repairable()) {
-            // Flee fields and fields with a wall margin: a full build on the derived costs.
+            // Flee and mixed fields: a full build (their values or costs come from a map-wide
+            // search from the dangers, which any edit may change).
             base.reset();
             state.reset();
-            const CostField* plan = &cost;
-            std::optional<CostField> with_margin;
-            if (has_margin(b->want.margin)) {
-                with_margin.emplace(wall_margin_cost_field(cost, b->want.margin).value());  // checked at request
-                plan = &*with_margin;
-            }
             if (w->goals.empty()) {
                 w->builder.build_unreachable(*plan, *field);
             } else if (b->want.kind == FieldKind::flee) {
                 (void)w->builder.build_flee(*plan, w->goals, FleeParams{b->want.flee_factor}, params, *field);
+            } else if (!w->dangers.empty()) {
+                (void)w->builder.build_mixed(*plan, w->goals, w->dangers, b->want.danger, params, *field);
             } else {
-                (void)w->builder.build(*plan, w->goals, params, *field);
+                (void)w->builder.build(*plan, w->goals, params, *field);  // every danger walled in
             }
         } else if (!state) {
             base.reset();
@@ -916,13 +974,13 @@ bool FieldService::State::run_one(std::unique_lock<std::mutex>& lock) {
                 state = std::allocate_shared<FieldRepairState>(salloc, recycler);
             }
             if (w->goals.empty()) {
-                w->builder.build_unreachable(cost, *field);
+                w->builder.build_unreachable(*plan, *field);
                 state.reset();  // nothing to repair from: the next edit builds
             } else if (state) {
                 // Goals and parameters were checked when the request came: a build cannot fail.
-                (void)w->builder.build(cost, w->goals, params, *field, *state);
+                (void)w->builder.build(*plan, w->goals, params, *field, *state);
             } else {
-                (void)w->builder.build(cost, w->goals, params, *field);
+                (void)w->builder.build(*plan, w->goals, params, *field);
             }
         }
         map.reset();

@@ -8,11 +8,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <vector>
 
 #include "support/jobs.hpp"
 #include "support/test_maps.hpp"
+#include "tide/generate.hpp"
 
 namespace tide {
 namespace {
@@ -761,6 +763,8 @@ TEST(FieldServiceClasses, BadClassesAndGoalsTheClassCannotStandOnAreRefused) {
 TEST(FieldService, FleeFieldsAndWallMarginsAreKeyedBuiltAndRebuiltAfterEdits) {
     ManualJobSystem jobs;
     CostField cost = weighted_map(40, 30, 9);
+    cost.set(30, 20, kCostPlain);  // the mixed fields' dangers
+    cost.set(12, 20, kCostPlain);
     auto svc = make_service(cost, jobs);
     const std::vector<Cell> cells{{20, 15}, {5, 5}};
     FieldOptions flee;
@@ -771,10 +775,19 @@ TEST(FieldService, FleeFieldsAndWallMarginsAreKeyedBuiltAndRebuiltAfterEdits) {
     margin.wall_margin = {2, 5};
     FieldOptions flee_margin = flee;
     flee_margin.wall_margin = {1, 3};
-    const std::vector<FieldOptions> kinds{FieldOptions{}, flee, flee2, margin, flee_margin};
+    FieldOptions mixed;
+    mixed.dangers = {{30, 20}, {12, 20}};
+    mixed.danger = {10, 6.0};
+    FieldOptions mixed2 = mixed;  // same dangers in another order: the same key
+    mixed2.dangers = {{12, 20}, {30, 20}, {12, 20}};
+    FieldOptions mixed3 = mixed;  // another radius: another key
+    mixed3.danger.radius = 9.0;
+    mixed3.wall_margin = {1, 2};
+    const std::vector<FieldOptions> kinds{FieldOptions{}, flee, flee2, margin, flee_margin, mixed, mixed2, mixed3};
+    const std::size_t keys = kinds.size() - 1;
     std::vector<FieldTicket> tickets;
     for (const FieldOptions& o : kinds) tickets.push_back(svc->request(cells, o).value());
-    EXPECT_EQ(svc->stats().queued, kinds.size()) << "each option set is its own key";
+    EXPECT_EQ(svc->stats().queued, keys) << "each option set is its own key, the two equal mixed ones share one";
     jobs.run_all();
     svc->publish();
 
@@ -786,6 +799,8 @@ TEST(FieldService, FleeFieldsAndWallMarginsAreKeyedBuiltAndRebuiltAfterEdits) {
             FlowField want;
             if (o.kind == FieldKind::flee) {
                 ASSERT_TRUE(builder.build_flee(plan, cells, o.flee, o.params, want).ok());
+            } else if (!o.dangers.empty()) {
+                ASSERT_TRUE(builder.build_mixed(plan, cells, o.dangers, o.danger, o.params, want).ok());
             } else {
                 ASSERT_TRUE(builder.build(plan, cells, o.params, want).ok());
             }
@@ -808,14 +823,30 @@ TEST(FieldService, FleeFieldsAndWallMarginsAreKeyedBuiltAndRebuiltAfterEdits) {
     EXPECT_EQ(svc->stats().hits, hits + 1);
     ASSERT_TRUE(svc->release(*again).ok());
 
-    // An edit: the plain goal field is repaired, the others rebuilt; all equal fresh builds.
+    // An edit: the goal fields (plain and with a margin) are repaired, the others rebuilt; all
+    // equal fresh builds.
     ASSERT_TRUE(svc->edit_rect(10, 10, 14, 12, kCostWall).ok());
     cost.fill_rect(10, 10, 14, 12, kCostWall);
-    const auto repairs = svc->stats().repairs;
+    const auto before = svc->stats();
     jobs.run_all();
     svc->publish();
-    EXPECT_EQ(svc->stats().repairs, repairs + 1);
+    EXPECT_EQ(svc->stats().repairs + svc->stats().repair_rebuilds, before.repairs + before.repair_rebuilds + 2);
+    EXPECT_EQ(svc->stats().builds, before.builds + keys - 2);
     expect_fresh(cost);
+    // A danger walled in is left out of the next build (like a goal); the field is the mixed field
+    // of the dangers still open.
+    ASSERT_TRUE(svc->edit_rect(30, 20, 30, 20, kCostWall).ok());
+    cost.fill_rect(30, 20, 30, 20, kCostWall);
+    jobs.run_all();
+    svc->publish();
+    {
+        const CostField plan = wall_margin_cost_field(cost, mixed3.wall_margin).value();
+        FieldBuilder builder;
+        FlowField want;
+        ASSERT_TRUE(
+            builder.build_mixed(plan, cells, std::vector<Cell>{{12, 20}}, mixed3.danger, mixed3.params, want).ok());
+        EXPECT_TRUE(same_bits(*svc->current(tickets[7]), want));
+    }
 
     // Bad flee and margin settings are refused with the value named.
     FieldOptions bad = flee;
@@ -831,6 +862,77 @@ TEST(FieldService, FleeFieldsAndWallMarginsAreKeyedBuiltAndRebuiltAfterEdits) {
     r = svc->request(std::vector<Cell>{{0, 0}, {-1, 2}}, flee);
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().message, "danger (-1, 2) is outside the 40x30 map");
+    bad = mixed;
+    bad.danger.radius = std::numeric_limits<double>::quiet_NaN();
+    r = svc->request(cells, bad);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().message, "danger radius nan is outside (0, 65536]");
+    bad = mixed;
+    bad.danger.weight = 254;
+    r = svc->request(cells, bad);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().message, "danger weight 254 is outside 0..253");
+    r = svc->request(cells, mixed);  // (30, 20) was walled above
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().message, "danger (30, 20) is on a wall");
+    bad = mixed;
+    bad.dangers = {{12, 20}, {40, 3}};
+    r = svc->request(cells, bad);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().message, "danger (40, 3) is outside the 40x30 map");
+    bad = flee;
+    bad.dangers = {{1, 1}};
+    r = svc->request(cells, bad);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find("FieldOptions::dangers is for mixed goal fields"), std::string::npos);
+}
+
+// Fields with a wall margin are repaired after edits, exactly: the margin moves with the walls, so
+// the repair covers the edited cells and those within the margin's radius. Random wall, cost and
+// erase strokes, for a plain and a sized class; after each, every field equals a fresh build.
+TEST(FieldService, WallMarginFieldsAreRepairedExactly) {
+    ManualJobSystem jobs;
+    CostField cost = weighted_map(64, 48, 21);
+    cost.fill_rect(50, 40, 51, 41, kCostPlain);  // the goal's block, open for both unit sizes
+    FieldServiceConfig config;
+    config.classes.push_back(UnitClass{"big", 2, std::nullopt});
+    auto svc = FieldService::create(cost, jobs, config).value();
+    const std::vector<Cell> goals{{50, 40}};
+    std::vector<FieldOptions> kinds;
+    for (MovementClass c : {MovementClass{0}, MovementClass{1}}) {
+        for (WallMargin m : {WallMargin{1, 3}, WallMargin{3, 7}}) {
+            FieldOptions o;
+            o.movement_class = c;
+            o.wall_margin = m;
+            kinds.push_back(o);
+        }
+    }
+    std::vector<FieldTicket> tickets;
+    for (const FieldOptions& o : kinds) tickets.push_back(svc->request(goals, o).value());
+    jobs.run_all();
+    svc->publish();
+    SplitMix64 rng{77};
+    for (int step = 0; step < 40; ++step) {
+        const int x = static_cast<int>(rng.next() % 60), y = static_cast<int>(rng.next() % 44);
+        const int w = 1 + static_cast<int>(rng.next() % 3), h = 1 + static_cast<int>(rng.next() % 3);
+        const Cost v = step % 3 == 0 ? Cost{1} : (step % 3 == 1 ? kCostWall : Cost{5});
+        if (x <= 51 && x + w >= 49 && y <= 41 && y + h >= 39) continue;  // keep the goal's block open
+        ASSERT_TRUE(svc->edit_rect(x, y, x + w - 1, y + h - 1, v).ok());
+        jobs.run_all();
+        svc->publish();
+        for (std::size_t k = 0; k < kinds.size(); ++k) {
+            const FieldOptions& o = kinds[k];
+            const CostField plan =
+                wall_margin_cost_field(*svc->planning_costs(o.movement_class), o.wall_margin).value();
+            FieldBuilder builder;
+            FlowField want;
+            ASSERT_TRUE(builder.build(plan, goals, o.params, want).ok());
+            const auto got = svc->current(tickets[k]);
+            ASSERT_NE(got, nullptr);
+            ASSERT_TRUE(same_bits(*got, want)) << "step " << step << ", options " << k;
+        }
+    }
+    EXPECT_GT(svc->stats().repairs, 40u) << "most edits are repaired, not rebuilt";
 }
 
 }  // namespace
