@@ -150,10 +150,12 @@ struct WorldStats {
     std::uint64_t tick = 0;               ///< Ticks simulated.
     std::uint64_t fields_published = 0;   ///< Group field changes so far.
     // Hierarchical maps (all zero on flat maps).
-    bool hierarchical = false;           ///< The map plans hierarchically (WorldConfig::hierarchy_cells).
-    double graph_build_ms = 0.0;         ///< Sector graph build of the last load (units of size 1).
-    double graph_update_ms = 0.0;        ///< Last catch-up after paint: graph updates and the plans told, ms.
-    std::size_t sector_fields = 0;       ///< Sector fields the groups' plans hold now, summed.
+    bool hierarchical = false;       ///< The map plans hierarchically (WorldConfig::hierarchy_cells).
+    double graph_build_ms = 0.0;     ///< Sector graph build of the last load (units of size 1).
+    double graph_update_ms = 0.0;    ///< Last catch-up after paint: graph updates and the plans told, ms.
+    std::size_t plans = 0;           ///< Plans the groups follow now (groups with the same goals and size share one).
+    std::uint64_t plans_shared = 0;  ///< Orders and goal changes answered with an existing plan.
+    std::size_t sector_fields = 0;   ///< Sector fields the groups' plans hold now, summed (shared plans once).
     std::size_t sector_field_bytes = 0;  ///< Bytes of those fields.
     double route_ms = 0.0;       ///< Routing of the last order or goal change (its units' sectors and routes), ms.
     double tick_route_ms = 0.0;  ///< Routing in the last tick (units that entered sectors without a field), ms.

@@ -275,8 +275,23 @@ Result<World::SectorLayer*> World::layer(int size) {
 }
 
 // Hierarchical maps: a plan toward `goals` (cells units of `size` can stand on), nothing routed yet.
+// Groups with the same goals and unit size share one plan (a cache keyed by goal set and size; the
+// terrain version is kept by flush_edits(), which brings every plan up to date once).
 Result<std::shared_ptr<HierarchicalField>> World::make_plan(const std::vector<Cell>& goals, int size) {
     flush_edits();
+    auto canonical = [](std::span<const Cell> cells) {
+        std::vector<Cell> v(cells.begin(), cells.end());
+        std::sort(v.begin(), v.end(), [](Cell a, Cell b) { return a.y != b.y ? a.y < b.y : a.x < b.x; });
+        v.erase(std::unique(v.begin(), v.end()), v.end());
+        return v;
+    };
+    const std::vector<Cell> wanted = canonical(goals);
+    for (const auto& g : groups_) {
+        if (g->plan && g->size == size && canonical(g->plan->goals()) == wanted) {
+            ++stats_.plans_shared;
+            return g->plan;
+        }
+    }
     auto l = layer(size);
     if (!l) return l.error();
     const CostField& costs = (*l)->own ? *(*l)->own : *cost_;
@@ -350,11 +365,14 @@ void World::refresh_plan_stats() {
     if (!stats_.hierarchical) return;
     stats_.sector_fields = 0;
     stats_.sector_field_bytes = 0;
+    std::vector<const HierarchicalField*> seen;  // shared plans count once
     for (const auto& g : groups_) {
-        if (!g->plan) continue;
+        if (!g->plan || std::find(seen.begin(), seen.end(), g->plan.get()) != seen.end()) continue;
+        seen.push_back(g->plan.get());
         stats_.sector_fields += g->plan->built_sectors();
         stats_.sector_field_bytes += g->plan->field_bytes();
     }
+    stats_.plans = seen.size();
 }
 
 Result<CommandOutcome> World::apply(const WorldCommand& command) {
@@ -603,8 +621,18 @@ void World::flush_edits() {
         }
         const CostField& costs = l.own ? *l.own : *cost_;
         (void)l.graph->update(costs, sx0, sy0, x1, y1, jobs_);
+        // Each plan once (groups may share one); a plan made anew replaces it in every group.
+        std::vector<std::pair<const HierarchicalField*, std::shared_ptr<HierarchicalField>>> done;
         for (const auto& g : groups_) {
             if (!g->plan || g->size != size) continue;
+            const auto seen =
+                std::find_if(done.begin(), done.end(), [&](const auto& d) { return d.first == g->plan.get(); });
+            if (seen != done.end()) {
+                if (seen->second) follow_plan(*g, seen->second);
+                ++g->field_serial;
+                continue;
+            }
+            done.emplace_back(g->plan.get(), nullptr);
             if (!g->plan->terrain_changed(sx0, sy0, x1, y1)) {
                 // A goal walled (paint keeps goal blocks open, so this should not happen): plan
                 // again toward the goals still open, else toward the open cells nearest to them.
@@ -618,7 +646,10 @@ void World::flush_edits() {
                     }
                 }
                 auto plan = HierarchicalField::create(costs, *l.graph, open, route_config());
-                if (plan) follow_plan(*g, std::make_shared<HierarchicalField>(std::move(*plan)));
+                if (plan) {
+                    done.back().second = std::make_shared<HierarchicalField>(std::move(*plan));
+                    follow_plan(*g, done.back().second);
+                }
             }
             ++g->field_serial;
         }

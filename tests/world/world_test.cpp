@@ -668,6 +668,57 @@ TEST(HierarchicalWorld, AnOrderRoutesItsUnitsBeforeItReturnsAndTheyTurnAtOnce) {
     EXPECT_EQ(world.plan(r->group)->goals()[0], m->goals[0]);
 }
 
+// Groups sent to the same goals (units of one size) share one plan: its sector fields are built
+// once, counted once, and brought up to date once per edit, for both groups.
+TEST(HierarchicalWorld, GroupsWithTheSameGoalsShareOnePlan) {
+    SerialJobSystem jobs;
+    World world{jobs, hierarchical_config()};
+    auto m = make_builtin_map("random256");
+    const CostField cost = m->cost;
+    ASSERT_TRUE(world.load("random256", std::move(m->cost), m->goals, 400).ok());
+    const Cell goal = nearest_passable(cost, {200, 40}).value();
+    auto a = world.apply(Order{SelectBox{0, 0, 128, 128}, {goal}});
+    ASSERT_TRUE(a.ok()) << a.error().message;
+    const std::size_t fields_one = world.stats().sector_fields;
+    auto b = world.apply(Order{SelectBox{128, 128, 256, 256}, {goal, goal}});  // same goal set
+    ASSERT_TRUE(b.ok()) << b.error().message;
+    ASSERT_NE(world.plan(a->group), nullptr);
+    EXPECT_EQ(world.plan(a->group), world.plan(b->group));
+    EXPECT_EQ(world.stats().plans_shared, 1u);
+    EXPECT_EQ(world.stats().plans, 2u) << "the shared plan and the rest's";
+    EXPECT_GE(world.stats().sector_fields, fields_one);
+    std::size_t per_group = 0;  // summed over the groups: the shared plan twice
+    for (const UnitGroup& g : world.groups()) per_group += g.sector_fields;
+    EXPECT_EQ(world.stats().sector_fields + world.plan(a->group)->built_sectors(), per_group) << "counted once";
+    // An edit: the plan is brought up to date once and both groups keep it; their units close in
+    // on the goal (mean exact cost to go, on the edited map).
+    ASSERT_TRUE(world.apply(Paint{goal.x - 6, goal.y, 2, kCostWall}).ok());
+    const FlowField exact = build_flow_field(world.cost(), std::vector<Cell>{goal}).value();
+    auto mean_to_go = [&] {
+        double sum = 0.0;
+        std::size_t n = 0;
+        for (const AgentId id : world.agents()) {
+            if (world.group_of(id) != a->group && world.group_of(id) != b->group) continue;
+            const Vec2 p = world.crowd().position(id);
+            const float v = exact.integration(static_cast<int>(p.x), static_cast<int>(p.y));
+            if (v == kUnreachable) continue;
+            sum += v;
+            ++n;
+        }
+        EXPECT_GT(n, 40u);
+        return sum / static_cast<double>(std::max<std::size_t>(n, 1));
+    };
+    const double before = mean_to_go();
+    for (int i = 0; i < 60 * 10; ++i) ASSERT_TRUE(world.tick(1.0f / 60.0f).ok());
+    EXPECT_EQ(world.plan(a->group), world.plan(b->group));
+    EXPECT_LT(mean_to_go(), before - 20.0) << "10 s at 3 cells/s";
+    // Another goal for one group: a plan of its own; the other keeps the shared one.
+    const auto shared = world.plan(b->group);
+    ASSERT_TRUE(world.apply(SetGoals{m->goals, a->group}).ok());
+    EXPECT_NE(world.plan(a->group), shared);
+    EXPECT_EQ(world.plan(b->group), shared);
+}
+
 TEST(HierarchicalWorld, SealingTheGapStopsTheUnitsBehindItAndReopeningFreesThem) {
     SerialJobSystem jobs;
     World world{jobs, hierarchical_config()};
