@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "cli_common.hpp"
+#include "tbb_jobs.hpp"
 #include "tide/hierarchy.hpp"
 
 namespace tide::cli {
@@ -74,11 +75,18 @@ HierBenchResult run_hier_bench(const CostField& cost, const HierBenchSettings& s
     if (!found) throw Failure{"hierarchical bench: no path between cells near opposite corners of the map"};
 
     const std::span<const Cell> goal(&out.goal, 1), start(&out.start, 1);
+    std::unique_ptr<TbbJobSystem> pool;
+    RouteConfig route;
+    route.settle_budget = settings.settle_budget;
+    if (settings.threads > 1) {
+        pool = std::make_unique<TbbJobSystem>(settings.threads);
+        route.jobs = pool.get();
+    }
     std::vector<double> first, search, fields;
     for (int rep = -1; rep < settings.reps; ++rep) {
         progress("cold route query " + std::to_string(rep + 1) + "/" + std::to_string(settings.reps));
         const auto t0 = std::chrono::steady_clock::now();
-        auto field = value_or_fail(HierarchicalField::create(cost, graph, goal));
+        auto field = value_or_fail(HierarchicalField::create(cost, graph, goal, route));
         const RouteStats stats = value_or_fail(field.route(start));
         const double ms = ms_since(t0);
         out.fields_built = stats.fields_built;

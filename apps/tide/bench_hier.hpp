@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tide/cost_field.hpp"
+#include "tide/hierarchy.hpp"
 
 namespace tide::cli {
 
@@ -17,6 +18,8 @@ struct HierBenchSettings {
     int sector = 64;    ///< SectorConfig::sector_size.
     int reps = 5;       ///< Timed queries after one untimed warm-up.
     bool exact = true;  ///< Also build one flat field for the query's goal (untimed) for the path ratio.
+    int settle_budget = RouteConfig{}.settle_budget;  ///< RouteConfig::settle_budget of the queries.
+    int threads = 1;  ///< 1: queries on the calling thread; more: route fields built in parallel on a pool.
 };
 
 /// What the rows measured on one map. Times in ms; medians over the timed queries.

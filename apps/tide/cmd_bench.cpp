@@ -69,6 +69,8 @@ struct BenchOptions {
     std::vector<int> hier_sizes{1024, 4096};
     bool huge = false;  // adds 16384 to hier_sizes
     int hier_reps = 5;
+    int settle = RouteConfig{}.settle_budget;
+    int hier_threads = 1;
     int sector = 64;
 };
 
@@ -443,8 +445,8 @@ void print_hier_header(const BenchOptions& o) {
         "  route({start}) from near the top-left corner to a goal near the bottom-right, until every route\n"
         "  sector is built; median of %d timed queries after one warm-up. flat: the 'Tide integration +\n"
         "  flow' row of the same size above; vs flat: flat build ms / query ms. path/exact: the route's\n"
-        "  path cost over the exact one.\n",
-        o.sector, o.hier_reps);
+        "  path cost over the exact one. Settle budget %d; route fields built on %d thread%s.\n",
+        o.sector, o.hier_reps, o.settle, o.hier_threads, o.hier_threads == 1 ? " (the caller's)" : "s");
     std::printf("  %-12s %9s %8s %10s %10s %7s %8s %11s %11s %10s %12s %10s\n", "map", "graph ms", "graph MB",
                 "query ms", "1st fld ms", "fields", "field MB", "sector ns/c", "flat ns/c", "flat ms", "vs flat",
                 "path/exact");
@@ -767,6 +769,8 @@ Json hier_json(const BenchOptions& o, const std::vector<MapResult>& results, con
     }
     return {{"sector", o.sector},
             {"reps", o.hier_reps},
+            {"settle_budget", o.settle},
+            {"threads", o.hier_threads},
             {"seed", 1},
             {"method",
              "SectorGraph::build once (serial); then one warm-up and reps timed cold queries, each "
@@ -886,6 +890,11 @@ void run_bench_fields(BenchOptions o) {
     if (o.huge && std::find(hier_sizes.begin(), hier_sizes.end(), kMaxDimension) == hier_sizes.end()) {
         hier_sizes.push_back(kMaxDimension);
     }
+    if (o.settle < 0 || o.settle > 16) throw Failure{"--settle " + std::to_string(o.settle) + " is outside 0..16"};
+    if (o.hier_threads < 1 || o.hier_threads > kMaxThreads) {
+        throw Failure{"--hier-threads " + std::to_string(o.hier_threads) + " is outside 1.." +
+                      std::to_string(kMaxThreads)};
+    }
     if (!hier_sizes.empty() && (o.hier_reps < 1 || o.hier_reps > 1000)) {
         throw Failure{"--hier-reps " + std::to_string(o.hier_reps) + " is outside 1..1000"};
     }
@@ -959,6 +968,8 @@ void run_bench_fields(BenchOptions o) {
             HierBenchSettings settings;
             settings.sector = o.sector;
             settings.reps = o.hier_reps;
+            settings.settle_budget = o.settle;
+            settings.threads = o.hier_threads;
             settings.exact = static_cast<std::size_t>(s) * s <= kFlatCheckCells;
             hier.push_back(run_hier_bench(
                 *cost, settings, [&](const std::string& what) { progress.update(prefix, what.c_str(), 0, 1); }));
@@ -1017,6 +1028,12 @@ void add_bench_command(CLI::App& app) {
     fields->add_option("--hier-reps", o->hier_reps, "Timed cold route queries per hierarchical row")
         ->capture_default_str();
     fields->add_option("--sector", o->sector, "Sector side of the hierarchical rows, 16..256")->capture_default_str();
+    fields->add_option("--settle", o->settle, "Settle budget of the hierarchical queries (RouteConfig), 0..16")
+        ->capture_default_str();
+    fields
+        ->add_option("--hier-threads", o->hier_threads,
+                     "Threads building a hierarchical query's route fields (1: the calling thread)")
+        ->capture_default_str();
     fields->callback([o, mai] {
         BenchOptions copy = *o;
         copy.movingai_given = mai->count() > 0;

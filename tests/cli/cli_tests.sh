@@ -381,7 +381,7 @@ bench_smoke)
   # A tiny run of every row: exit 0, the table and the JSON keys. No timing assertions.
   "$tide" bench fields --help | grep -q -- "--sizes" || fail "bench fields --help prints no --sizes"
   out=$("$tide" bench fields --quick --sizes 64 --seeds 1 --reps 3 --hier-sizes 64,128 --hier-reps 2 --sector 32 \
-    --json out.json 2>err.txt) || { cat err.txt; fail "bench fields --quick failed"; }
+    --settle 2 --hier-threads 2 --json out.json 2>err.txt) || { cat err.txt; fail "bench fields --quick failed"; }
   for row in "A\* x1000" "textbook 8-dir Dijkstra" "4-dir Dijkstra map" "Boost.Graph" "Tide integration \+ flow" \
     "Tide integration only" "^machine: " "^commit: " "memory per cell" "^hierarchical route query" \
     "^  64x64 +[0-9.]+ .*x " "no flat row: size not in --sizes"; do
@@ -406,6 +406,12 @@ bench_smoke)
   jq -e '.hierarchical.rows[0].flat_build_over_query > 0 and .hierarchical.rows[1].flat_build_over_query == null' \
     out.json >/dev/null || fail "flat/query ratio only where the flat row ran"
   jq -e '[.hierarchical.rows[].query_samples_ms | length] == [2, 2]' out.json >/dev/null || fail "--hier-reps 2"
+  jq -e '.hierarchical.settle_budget == 2 and .hierarchical.threads == 2' out.json >/dev/null ||
+    fail "out.json must record --settle 2 and --hier-threads 2"
+  grep -q "Settle budget 2; route fields built on 2 threads" <<<"$out" || fail "bench header must name settle and threads"
+  expect_fail "bench settle 17" "--settle 17 is outside 0..16" "$tide" bench fields --quick --sizes 8 --reps 1 --settle 17
+  expect_fail "bench threads 0" "--hier-threads 0 is outside 1..256" "$tide" bench fields --quick --sizes 8 --reps 1 \
+    --hier-threads 0
   expect_fail "bench reps below 20" "below 20" "$tide" bench fields --sizes 64 --reps 3
   expect_fail "bench bad movingai" "not a directory" "$tide" bench fields --quick --sizes 8 --reps 1 --movingai nope
   ;;
