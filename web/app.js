@@ -130,8 +130,8 @@ const conn = new Connection(`${scheme}//${location.host}/ws`, {
 const kHintDoneBy = new Set(['set_goals', 'paint', 'order', 'place_tower']);
 function send(message) {
     if (kHintDoneBy.has(message.type)) dismissHint();
-    if (message.type === 'select') state.pendingSelects++;
     const sent = conn.send(message);
+    if (sent && message.type === 'select') state.pendingSelects++;
     if (!sent) log(`not connected: ${message.type} dropped`, 'info');
     return sent;
 }
@@ -1002,12 +1002,13 @@ function showZoomNotes() {
     $('arrows-note').textContent = sampled ? '(not on sampled maps)' : view.scale < kArrowMinCell ? 'zoom in to see arrows' : '';
 }
 
-/** The badge over the map while the server ticks slower than kSlowTickHz (two stats in a row). */
+/** The badge over the map while the server ticks slower than kSlowTickHz. */
 function showTickBadge(s) {
-    const slow = typeof s.tick_hz === 'number' && s.tick_hz > 0 && s.tick_hz < kSlowTickHz;
+    // Map loads stall the loop for a moment: only a rate low for three stats in a row (about 0.75 s) counts.
+    const slow = typeof s.tick_hz === 'number' && s.tick_hz > 0 && s.tick_hz < kSlowTickHz && !state.loading;
     state.slowTicks = slow ? state.slowTicks + 1 : 0;
     const badge = $('tick-badge');
-    badge.hidden = state.slowTicks < 2;
+    badge.hidden = state.slowTicks < 3;
     if (!badge.hidden) {
         badge.textContent = `server behind: ${s.tick_hz.toFixed(0)} Hz (step ${fmtMs(s.step_ms)})`;
         badge.title = `The server simulates at ${s.tick_hz.toFixed(1)} ticks per second instead of 60: ` +
