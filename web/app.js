@@ -1071,7 +1071,9 @@ function showInspected(m) {
     const box = $('inspect-box');
     box.hidden = false;
     $('inspect-id').textContent = `#${m.unit} · group ${m.group}${m.size > 1 ? ` · ${m.size}×${m.size}` : ''}`;
-    const heading = Math.hypot(m.dvx, m.dvy) > 1e-3 ? `${(Math.atan2(m.dvy, m.dvx) * 180 / Math.PI).toFixed(0)}°` : '–';
+    // Compass heading of the desired velocity (y grows downward: north is up on the map).
+    const kCompass = ['E', 'SE', 'S', 'SW', 'W', 'NW', 'N', 'NE'];
+    const heading = Math.hypot(m.dvx, m.dvy) > 1e-3 ? kCompass[(Math.round(Math.atan2(m.dvy, m.dvx) / (Math.PI / 4)) + 8) % 8] : 'none';
     const rows = [['state', m.state], ['position', `${m.x.toFixed(2)}, ${m.y.toFixed(2)}`],
         ['speed', `${m.speed.toFixed(2)} cells/s`], ['desired', `${m.dvx.toFixed(2)}, ${m.dvy.toFixed(2)} (${heading})`],
         ['cost to go', m.cost_to_go === null ? 'unreachable' : m.cost_to_go.toFixed(1)], ['neighbours', `${m.neighbours} within 1.5 cells`]];

@@ -48,10 +48,13 @@ Result<void> counter_flow(World& world) {
     east.add = true;
     east.in_area = true;
     east.x0 = 79, east.y0 = 2, east.x1 = 93, east.y1 = 21;
-    auto spawned = world.apply(east);
-    if (!spawned) return spawned.error();
-    auto turned = world.apply(SetGoals{{{5, 11}}, spawned->group, false});
-    if (!turned) return turned.error();
+    // Added units with the same goals join the first group: an order to the east end's units
+    // makes them a group of their own, heading west.
+    if (auto spawned = world.apply(east); !spawned) return spawned.error();
+    Order west;
+    west.select = SelectBox{79.0f, 2.0f, 94.0f, 22.0f};
+    west.goals = {{5, 11}};
+    if (auto ordered = world.apply(west); !ordered) return ordered.error();
     return {};
 }
 
