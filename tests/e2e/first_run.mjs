@@ -268,6 +268,9 @@ async function narrow(page, base, out) {
     await waitMap(base, 'default');
     await page.setViewportSize({ width: 390, height: 844 });
     await page.waitForFunction(() => window.tide.ready && window.tide.agentsDrawn > 0, null, { timeout: 10_000 });
+    // The panel slides out as the window narrows (a short transition).
+    await page.waitForFunction(() => document.getElementById('panel').getBoundingClientRect().right <= 1, null, { timeout: 3000 })
+        .catch(() => {});
     const layout = await page.evaluate(() => {
         const p = document.getElementById('panel').getBoundingClientRect();
         const c = document.getElementById('canvas').getBoundingClientRect();

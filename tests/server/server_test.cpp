@@ -536,17 +536,16 @@ TEST(Server, GoalsOnWallsSnapToTheNearestOpenCell) {
     ASSERT_FALSE(world.empty());
     EXPECT_GT(world["max_units"].get<int>(), 1000);
     EXPECT_EQ(world["max_units"].get<int>(), 10 * world["free_cells"].get<int>());
-    // (0, 0) is the default map's wall border.
-    c.send(R"({"type":"set_goals","goals":[[0,0]]})");
+    // (14, 0): the top of the default map's left wall (columns 14 and 15).
+    c.send(R"({"type":"set_goals","goals":[[14,0]]})");
     EXPECT_NE(c.wait_json("error").value("message", "").find("wall"), std::string::npos);
-    c.send(R"({"type":"set_goals","goals":[[0,0]],"snap":true})");
+    c.send(R"({"type":"set_goals","goals":[[14,0]],"snap":true})");
     const auto snapped = c.wait_json("snapped");
     ASSERT_FALSE(snapped.empty());
     ASSERT_EQ(snapped["moves"].size(), 1u);
-    EXPECT_EQ(snapped["moves"][0]["from"], nlohmann::json::parse("[0,0]"));
+    EXPECT_EQ(snapped["moves"][0]["from"], nlohmann::json::parse("[14,0]"));
     const auto to = snapped["moves"][0]["to"];
-    EXPECT_NE(to, nlohmann::json::parse("[0,0]"));
-    EXPECT_LE(to[0].get<int>() + to[1].get<int>(), 4);  // next to the corner
+    EXPECT_EQ(to, nlohmann::json::parse("[13,0]"));  // the nearest open cell, left of the wall
     nlohmann::json st;
     for (int i = 0; i < 100; ++i) {
         st = state(s.server.port());
@@ -606,7 +605,7 @@ TEST(Server, ScenarioPresetsLoadTheirMapAndGroups) {
         {"door", 1}, {"counter_flow", 2}, {"evacuation", 1}, {"maze", 1}};
     for (const auto& [name, groups] : expected) {
         c.send(std::string(R"({"type":"scenario","name":")") + name + "\"}");
-        nlohmann::json w;
+        nlohmann::json w = nlohmann::json::object();
         for (int i = 0; i < 40 && w.value("map", "") != std::string("scenario:") + name; ++i) w = c.wait_json("world");
         ASSERT_EQ(w.value("map", ""), std::string("scenario:") + name);
         EXPECT_EQ(w["groups"].size(), groups) << name;
