@@ -4,7 +4,7 @@
 // sizes, the tower stamp and the sector overlay).
 
 import { Connection } from './net.js';
-import { css, groupColour, viridis } from './palette.js';
+import { colours, css, groupColour, mix, viridis } from './palette.js';
 import { kArrowMinCell, kNumbersMinCell, View } from './view.js';
 import { CanvasInput, isTyping, throttled, TowerProbe, towerKey } from './ui.js';
 
@@ -881,6 +881,7 @@ function animate(now) {
     frames++;
     tide.agentsDrawn = view.agentsDrawn;
     if (view.scale !== zoomNotesScale) showZoomNotes();
+    if (view.pixelUnits !== colourBarFaded) showColourBar();
     if (!tide.ready && state.world && state.haveFields && state.haveAgents) tide.ready = true;
     const elapsed = now - rateFrom;
     if (elapsed >= 500) {
@@ -972,13 +973,15 @@ function autoHeat() {
 function showColourBar() {
     const bar = $('colour-bar');
     const f = view.fields;
+    colourBarFaded = view.pixelUnits;
     bar.hidden = !(view.showHeat && f);
     if (bar.hidden) return;
     const max = view.maxIntegration * f.integrationScale;
     const stops = [];
     for (let k = 0; k <= 8; k++) {
         const t = f.flee ? 1 - k / 8 : k / 8;
-        stops.push(`${css(viridis(t))} ${(k / 8) * 100}%`);
+        const c = view.pixelUnits ? mix(viridis(t), colours.white, 0.55) : viridis(t); // as view.js draws it
+        stops.push(`${css(c)} ${(k / 8) * 100}%`);
     }
     $('cb-gradient').style.background = `linear-gradient(to right, ${stops.join(', ')})`;
     const fmt = (v) => (Math.abs(v) < 100 ? v.toFixed(1) : v.toFixed(0));
@@ -992,6 +995,8 @@ function showColourBar() {
         $('cb-max').textContent = fmt(max);
     }
 }
+
+let colourBarFaded = false; // the colour bar was drawn for a faded heat map
 
 let zoomNotesScale = -1;
 /** "zoom in to see ..." beside the values and arrows toggles while they are too small to draw. */

@@ -84,6 +84,7 @@ export class View {
         this.comparison = null;
         this.inspected = -1; // roster index of the unit inspected (ringed), -1: none
         this.lens = null; // [clientX, clientY]: the magnifier's centre (goal drags at low zoom), or null
+        this.pixelUnits = false; // units are drawn as single pixels (the heat map is faded under them)
 
         // View: device pixels per cell and the device-pixel position of the map's corner.
         this.scale = 1;
@@ -323,7 +324,7 @@ export class View {
     /** Per-sample colours for the current mode (cached until the fields or the mode change). */
     cellColours() {
         const arrows = this.showArrows && this.scale >= kArrowMinCell && !!this.fields && this.fields.stride === 1;
-        const key = `${this.showHeat}/${arrows}`;
+        const key = `${this.showHeat}/${arrows}/${this.pixelUnits}`;
         const n = this.fields ? this.fields.sampleWidth * this.fields.sampleHeight : this.width * this.height;
         if (this.colourCache && this.colourCache.fields === this.fields && this.colourCache.key === key &&
             this.colourCache.base.length === n) {
@@ -362,7 +363,9 @@ export class View {
                 base[i] = this.showHeat ? colours.hatchB : greyLut[c];
             } else {
                 // Flee fields: q grows with safety (value = -q * scale); the safest cells are dark.
-                base[i] = this.showHeat ? viridis(f.flee ? 1 - q * inv : q * inv) : terrainLut[c];
+                // Under units drawn as single pixels the heat map is faded, so that the units stand out.
+                const heat = viridis(f.flee ? 1 - q * inv : q * inv);
+                base[i] = this.showHeat ? (this.pixelUnits ? mix(heat, colours.white, 0.55) : heat) : terrainLut[c];
             }
         }
         return { base, hatch, terrainLut, greyLut };
@@ -960,6 +963,12 @@ export class View {
     /** Draws one animation frame. */
     render() {
         if (!this.frame) return;
+        // Units smaller than a pixel (drawn as single pixels) fade the heat map under them.
+        const pixelUnits = !!this.agents && this.agents.count > 0 && this.unitRadius * this.scale < 0.75;
+        if (pixelUnits !== this.pixelUnits) {
+            this.pixelUnits = pixelUnits;
+            if (this.showHeat) this.dirty = true;
+        }
         if (this.dirty) this.rebuildBackground();
         const frame32 = this.frame32;
         frame32.set(this.bg32);
