@@ -9,9 +9,10 @@
 // the nearest open cell with a note; the A* comparison shows its numbers and paths; an Alt+click
 // inspects a unit; an uploaded map can be picked again after switching away; the Download .tmap
 // link of a painted map gives the text /api/map.tmap gives, and that file loads back identical;
-// each scenario preset loads and its crowd moves; a page opened on a settled crowd respawns it;
-// at 390x844 the panel is a drawer over a full-size map. Screenshots: first-run.png, help.png,
-// heat.png, goal-snapped.png, astar.png, inspect.png, scenario-*.png, narrow.png, narrow-drawer.png.
+// each scenario preset loads and its crowd moves; at 390x844 the panel is a drawer over a
+// full-size map, a pinch zooms and a touch drag pans; a page opened on a settled crowd respawns it.
+// Screenshots: first-run.png, help.png, heat.png, goal-snapped.png, astar.png, inspect.png,
+// scenario-*.png, narrow.png, narrow-drawer.png.
 
 import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -286,6 +287,28 @@ async function narrow(page, base, out) {
     await page.mouse.click(370, 420);
     await page.waitForFunction(() => document.getElementById('panel').getBoundingClientRect().right <= 1, null, { timeout: 3000 });
     pass('at 390x844 the panel is a drawer over a full-size map', JSON.stringify(layout));
+
+    // Touch: a two-finger pinch zooms in, a one-finger drag pans (the Select tool).
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Emulation.setTouchEmulationEnabled', { enabled: true, maxTouchPoints: 2 });
+    const touch = (type, points) => cdp.send('Input.dispatchTouchEvent', { type, touchPoints: points.map(([x, y], id) => ({ x, y, id })) });
+    const scale0 = await page.evaluate(() => window.tide.scale());
+    await touch('touchStart', [[160, 420], [230, 420]]);
+    for (let k = 1; k <= 6; k++) await touch('touchMove', [[160 - 12 * k, 420], [230 + 12 * k, 420]]);
+    await touch('touchEnd', []);
+    const scale1 = await page.evaluate(() => window.tide.scale());
+    check(scale1 > scale0 * 1.5, `a pinch took the scale from ${scale0} to ${scale1}`);
+    const corner0 = await page.evaluate(() => window.tide.positionToClient(0, 0));
+    await touch('touchStart', [[200, 500]]);
+    for (let k = 1; k <= 5; k++) await touch('touchMove', [[200 + 10 * k, 500 + 6 * k]]);
+    await touch('touchEnd', []);
+    const corner1 = await page.evaluate(() => window.tide.positionToClient(0, 0));
+    check(Math.abs(corner1[0] - corner0[0] - 50) < 2 && Math.abs(corner1[1] - corner0[1] - 30) < 2,
+        `a touch drag moved the map from ${corner0} to ${corner1}`);
+    await cdp.send('Emulation.setTouchEmulationEnabled', { enabled: false });
+    await cdp.detach();
+    pass('pinch zooms and a touch drag pans', `scale ${scale0.toFixed(2)} -> ${scale1.toFixed(2)}`);
+    await page.evaluate(() => document.getElementById('fit').click());
     await page.setViewportSize({ width: 1280, height: 800 });
 }
 
