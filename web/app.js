@@ -62,6 +62,8 @@ const tide = {
     lastAstar: null, // the last `astar` reply (the A* comparison)
     lastInspected: null, // the last `inspected` reply
     firstRunRespawn: false, // the page respawned a settled crowd when it loaded
+    /** Whether the magnifier is drawn (a goal dragged while cells are small). */
+    lensShown: () => !!view.lens,
     /** Whether the first-run hint is on screen. */
     hintShown: () => !$('hint').hidden,
     /** Client coordinates of a cell's centre (for tests driving the mouse). */

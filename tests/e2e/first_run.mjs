@@ -262,6 +262,18 @@ async function scenarios(page, base, out) {
         }
         pass(`scenario ${name} loads and its crowd moves`, `${s.stats.agents} units, ${moved.m.toFixed(1)} cells`);
     }
+    // The maze's cells are under 8 px at Fit zoom: dragging its goal shows the magnifier.
+    const goal = (await getJson(base, '/api/state')).goals[0];
+    const [gx, gy] = await page.evaluate(([x, y]) => window.tide.cellToClient(x, y), goal);
+    check(await page.evaluate(() => window.tide.scale() < 8), 'the maze is drawn with cells of 8 px or more');
+    await page.mouse.move(gx, gy);
+    await page.mouse.down();
+    await page.mouse.move(gx - 20, gy - 20, { steps: 4 });
+    await page.waitForFunction(() => window.tide.lensShown(), null, { timeout: 3000 });
+    await page.screenshot({ path: path.join(out, 'magnifier.png') });
+    await page.mouse.up();
+    await page.waitForFunction(() => !window.tide.lensShown(), null, { timeout: 3000 });
+    pass('dragging a goal on small cells shows the magnifier');
 }
 
 async function narrow(page, base, out) {
