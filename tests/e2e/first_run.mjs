@@ -10,7 +10,8 @@
 // inspects a unit; an uploaded map can be picked again after switching away; the Download .tmap
 // link of a painted map gives the text /api/map.tmap gives, and that file loads back identical;
 // each scenario preset loads and its crowd moves; at 390x844 the panel is a drawer over a
-// full-size map, a pinch zooms and a touch drag pans; a page opened on a settled crowd respawns it.
+// full-size map, a pinch zooms and a touch drag pans; a page opened on a settled crowd respawns it;
+// on a slow link shift+right-click still adds a goal to the order just given.
 // Screenshots: first-run.png, help.png, heat.png, goal-snapped.png, astar.png, inspect.png,
 // scenario-*.png, narrow.png, narrow-drawer.png.
 
@@ -352,6 +353,75 @@ async function settledRespawn(context, base) {
     pass('a page opened on a settled crowd respawns it; a dismissed hint stays away');
 }
 
+/**
+ * A slow link (every server message 1.5 s late, in order): Esc, a new box selection and a
+ * right-click order go out before the answers to the first two come back, then shift+right-click
+ * adds a goal to that order. The late answer clearing the old selection must not count as a new
+ * selection (it did: the shift+right-click then sent a fresh order of one goal).
+ */
+async function slowLinkOrder(context, base, out) {
+    const page = await context.newPage();
+    let delay = 0;
+    await page.routeWebSocket(/\/ws$/, (ws) => {
+        const server = ws.connectToServer();
+        ws.onMessage((m) => server.send(m));
+        server.onMessage((m) => (delay ? setTimeout(() => ws.send(m), delay) : ws.send(m)));
+    });
+    await page.goto(base);
+    await page.waitForFunction(() => window.tide && window.tide.ready && window.tide.agentsDrawn > 0, null, { timeout: 10_000 });
+    await page.evaluate(() => window.tide.send({ type: 'pause', paused: true }));
+    // Open cells near four spots of the default map (the nearest by growing squares).
+    const open = await page.evaluate(() => [[20, 30], [40, 6], [30, 36], [50, 30]].map(([x0, y0]) => {
+        for (let r = 0; r < 8; r++) {
+            for (let dy = -r; dy <= r; dy++) {
+                for (let dx = -r; dx <= r; dx++) {
+                    const c = window.tide.cell(x0 + dx, y0 + dy).cost;
+                    if (c > 0 && c !== 255) return [x0 + dx, y0 + dy];
+                }
+            }
+        }
+        return null;
+    }));
+    check(open.every(Boolean), `open cells for the orders: ${JSON.stringify(open)}`);
+    const client = (c) => page.evaluate(([x, y]) => window.tide.cellToClient(x, y), c);
+    const boxAll = async () => {
+        const [x0, y0] = await page.evaluate(() => window.tide.positionToClient(0.2, 0.2));
+        const [x1, y1] = await page.evaluate(() => window.tide.positionToClient(63.8, 39.8));
+        await page.mouse.move(x0, y0);
+        await page.mouse.down();
+        await page.mouse.move(x1, y1, { steps: 4 });
+        await page.mouse.up();
+    };
+    const rightClick = async (c, shift = false) => {
+        const [x, y] = await client(c);
+        if (shift) await page.keyboard.down('Shift');
+        await page.mouse.click(x, y, { button: 'right' });
+        if (shift) await page.keyboard.up('Shift');
+    };
+    await boxAll();
+    await page.waitForFunction(() => window.tide.selectionCount() > 0, null, { timeout: 5000 });
+    await rightClick(open[0]);
+    await page.waitForFunction(() => window.tide.lastOrdered, null, { timeout: 5000 });
+    delay = 1500;
+    await page.keyboard.press('Escape');
+    await boxAll();
+    await rightClick(open[2]);
+    await page.evaluate(() => { window.tide.lastOrdered = null; });
+    await sleep(2500); // every late answer is in
+    delay = 0;
+    await page.evaluate(() => { window.tide.lastOrdered = null; });
+    await rightClick(open[3], true);
+    await page.waitForFunction(() => window.tide.lastOrdered, null, { timeout: 5000 });
+    const last = await page.evaluate(() => window.tide.lastOrdered);
+    const group = (await getJson(base, '/api/state')).groups.find((g) => g.id === last.group);
+    const want = [open[2], open[3]].sort((p, q) => p[1] - q[1] || p[0] - q[0]);
+    check(group && JSON.stringify(group.goals) === JSON.stringify(want),
+        `on a slow link, shift+right-click after an order made group ${last.group} with goals ${JSON.stringify(group && group.goals)}, expected ${JSON.stringify(want)}`);
+    await page.evaluate(() => window.tide.send({ type: 'pause', paused: false }));
+    await page.close();
+    pass('on a slow link, shift+right-click still adds a goal to the order just given', JSON.stringify(want));
+}
+
 async function main() {
     const opts = parseArgs(process.argv.slice(2));
     const out = path.resolve(opts.out);
@@ -395,6 +465,7 @@ async function main() {
         await scenarios(page, base, out);
         await narrow(page, base, out);
         await settledRespawn(context, base);
+        await slowLinkOrder(context, base, out);
         check(pageErrors.length === 0, `the page reported errors:\n  ${pageErrors.join('\n  ')}`);
         pass('no script errors on the page');
     } catch (err) {
