@@ -4,14 +4,19 @@
 // sizes, the tower stamp and the sector overlay).
 
 import { Connection } from './net.js';
-import { css, groupColour } from './palette.js';
-import { View } from './view.js';
+import { colours, css, groupColour, mix, viridis } from './palette.js';
+import { kArrowMinCell, kNumbersMinCell, View } from './view.js';
 import { CanvasInput, isTyping, throttled, TowerProbe, towerKey } from './ui.js';
 
 const $ = (id) => document.getElementById(id);
 const kMaxSpawn = 100000;
 const kMaxUploadBytes = 64 * 1024 * 1024;
 const kTerrainNames = { 1: 'plain', 3: 'forest', 6: 'swamp', 255: 'wall' };
+const kUnitsPerFreeCell = 10; // the server's limit (tide/limits.hpp kMaxUnitsPerFreeCell)
+const kSlowTickHz = 50; // below this server tick rate the badge shows
+const kHintDoneKey = 'tide.firstRunHintDone';
+const kHintText = 'Try this: <b>drag the G</b> to move the goal · press <b>1</b> and <b>paint a wall</b> across the gap in the left wall · ' +
+    '<b>drag a box</b> around units, then <b>right-click</b> to send them · <b>?</b> lists every control';
 
 const view = new View($('canvas'));
 const state = {
@@ -34,6 +39,11 @@ const state = {
     towerVerdict: null, // the server's `tower` answer for that stamp (null while none came)
     loading: null, // the built-in map asked for and not yet loaded (big maps take seconds)
     wallMargin: [0, 0], // the wall margin the groups plan with [radius, extra] (params echo)
+    pendingSelects: 0, // `select` messages sent whose selection frame has not come back yet
+    firstStats: true, // no stats message yet since the page loaded
+    heatChosen: false, // the user flipped the heat map: no automatic choice any more
+    slowTicks: 0, // consecutive stats messages under kSlowTickHz
+    inspectTimer: 0, // refreshes the inspected unit while its box is open
 };
 
 const tide = {
@@ -48,6 +58,14 @@ const tide = {
     lastOrdered: null, // the last `ordered` reply
     lastTower: null, // the last `tower` answer (to tower_check)
     lastTowerPlaced: null, // the last `tower_placed` reply
+    lastSnapped: null, // the last `snapped` reply (goals moved off walls)
+    lastAstar: null, // the last `astar` reply (the A* comparison)
+    lastInspected: null, // the last `inspected` reply
+    firstRunRespawn: false, // the page respawned a settled crowd when it loaded
+    /** Whether the magnifier is drawn (a goal dragged while cells are small). */
+    lensShown: () => !!view.lens,
+    /** Whether the first-run hint is on screen. */
+    hintShown: () => !$('hint').hidden,
     /** Client coordinates of a cell's centre (for tests driving the mouse). */
     cellToClient: (x, y) => view.cellToClient(x, y),
     /** Client coordinates of a position in cell units (cell x spans x..x+1). */
@@ -110,8 +128,12 @@ const conn = new Connection(`${scheme}//${location.host}/ws`, {
     },
 });
 
+// Messages that mean the user has found their way around: the first-run hint goes.
+const kHintDoneBy = new Set(['set_goals', 'paint', 'order', 'place_tower']);
 function send(message) {
+    if (kHintDoneBy.has(message.type)) dismissHint();
     const sent = conn.send(message);
+    if (sent && message.type === 'select') state.pendingSelects++;
     if (!sent) log(`not connected: ${message.type} dropped`, 'info');
     return sent;
 }
@@ -129,9 +151,14 @@ function handleMessage(m) {
             state.localGoals.clear();
             state.awaitGoals = null;
             state.viewChoice = 0;
-            setSelection({ count: 0, rosterSize: 0, group: 0, bits: null });
+            setSelection({ count: 0, rosterSize: 0, group: 0, bits: null }, true);
             setGroups(m.groups || []);
-            fillMaps(m.maps || [], m.map);
+            fillMaps(m.maps || [], m.map, m.uploads || []);
+            if (changed) {
+                clearComparison();
+                closeInspect();
+                autoHeat();
+            }
             setParams(m.params || {});
             setPaused(!!m.paused);
             const count = $('spawn-count');
@@ -162,6 +189,22 @@ function handleMessage(m) {
             log(`tower placed at (${m.x0}, ${m.y0})-(${m.x1}, ${m.y1})`, 'info');
             towerProbe.recheck();
             break;
+        case 'snapped': {
+            tide.lastSnapped = m;
+            const moves = (m.moves || []).map((v) => `(${v.from[0]}, ${v.from[1]}) → (${v.to[0]}, ${v.to[1]})`);
+            const text = `goal on a wall moved to the nearest open cell: ${moves.join(', ')}`;
+            log(text, 'info');
+            toast(text, 4000, 'info');
+            break;
+        }
+        case 'astar':
+            tide.lastAstar = m;
+            showComparison(m);
+            break;
+        case 'inspected':
+            tide.lastInspected = m;
+            showInspected(m);
+            break;
         case 'ordered':
             tide.lastOrdered = m;
             log(`ordered ${fmtInt(m.units)} units: group ${m.group}`, 'info');
@@ -175,6 +218,11 @@ function handleMessage(m) {
         case 'stats':
             tide.stats = m;
             showStats(m);
+            if (state.firstStats) {
+                state.firstStats = false;
+                firstRun(m);
+            }
+            showTickBadge(m);
             if (state.syncSpawnCount && typeof m.agents === 'number') {
                 state.syncSpawnCount = false;
                 const count = $('spawn-count');
@@ -189,6 +237,8 @@ function handleMessage(m) {
                 break;
             }
             toast(m.message);
+            if (m.request === 'spawn') showSpawnNote(m.message);
+            if (m.request === 'astar_compare') $('astar-box').hidden = true;
             if (m.request === 'set_goals' && !state.dragging) {
                 // Refused: draw the server's goals again.
                 state.localGoals.clear();
@@ -205,6 +255,7 @@ let agentFrames = 0;
 function handleFrame(frame) {
     if (frame.kind === 'fields') {
         view.setFields(frame);
+        showColourBar();
         state.haveFields = true;
         state.shownGroup = frame.group;
         towerProbe.recheck(); // the terrain or a field changed
@@ -319,10 +370,20 @@ function setLocalGoals(group, goals) {
     refreshGroups();
 }
 
-function setSelection(frame) {
+/**
+ * A selection frame (or, `local`, the selection cleared here after a world message). `serial` names
+ * a selection: it changes when this client sends `select` (select()) and when the server clears the
+ * selection on its own (a roster change); a frame answering a `select` of ours does not change it,
+ * however late it comes, so an order and a shift+right-click after it agree on the selection.
+ */
+function setSelection(frame, local = false) {
     const previous = state.selection.count;
+    const answer = !local && state.pendingSelects > 0;
+    if (answer) state.pendingSelects--;
+    if (local) state.pendingSelects = 0;
+    const cleared = !answer && frame.count === 0 && previous > 0;
     state.selection = { count: frame.count, rosterSize: frame.rosterSize, group: frame.group, bits: frame.bits,
-        serial: state.selection.serial + (frame.count === 0 && previous > 0 ? 1 : 0) };
+        serial: state.selection.serial + (cleared ? 1 : 0) };
     view.setSelection(frame.count > 0 ? frame : null);
     const out = $('selection-count');
     out.textContent = frame.count > 0 ? `${fmtInt(frame.count)} selected` : 'nothing selected';
@@ -390,18 +451,31 @@ $('selection-clear').addEventListener('click', () => select(null));
 
 // ---- Panel ---------------------------------------------------------------------------------------
 
-function fillMaps(names, current) {
+/**
+ * The map list: the built-in maps, then the maps uploaded (the server keeps the last few; each can
+ * be picked again), then a scenario's map while one is loaded (not selectable: use its button).
+ */
+function fillMaps(names, current, uploads) {
     const select = $('map-select');
-    const all = names.includes(current) ? names : [...names, current];
-    const existing = [...select.options].map((o) => o.value).join('\n');
-    if (existing !== all.join('\n')) {
-        select.replaceChildren(...all.map((name) => {
-            const option = new Option(names.includes(name) ? name : `${name} (uploaded)`, name);
-            option.disabled = !names.includes(name);
+    const entries = [...names.map((n) => ({ value: n, label: n, kind: 'builtin' })),
+        ...uploads.filter((n) => !names.includes(n)).map((n) => ({ value: `upload:${n}`, label: `${n} (uploaded)`, kind: 'upload', name: n }))];
+    const currentValue = names.includes(current) ? current : uploads.includes(current) ? `upload:${current}` : `other:${current}`;
+    if (!entries.some((e) => e.value === currentValue)) {
+        const scenario = current.startsWith('scenario:');
+        entries.push({ value: currentValue, label: scenario ? `${current.slice(9).replace('_', '-')} (scenario)` : current, kind: 'other' });
+    }
+    const key = entries.map((e) => `${e.value}|${e.kind}`).join('\n');
+    if (select.dataset.key !== key) {
+        select.dataset.key = key;
+        select.replaceChildren(...entries.map((e) => {
+            const option = new Option(e.label, e.value);
+            option.dataset.kind = e.kind;
+            if (e.name) option.dataset.name = e.name;
+            option.disabled = e.kind === 'other';
             return option;
         }));
     }
-    select.value = current;
+    select.value = currentValue;
 }
 
 const paramInputs = ['speed', 'separation', 'radius'];
@@ -492,9 +566,10 @@ function log(text, kind = 'error') {
 
 let toastTimer = 0;
 /** Shows a server error over the canvas for a few seconds (the log keeps it). */
-function toast(text, ms = 4000) {
+function toast(text, ms = 4000, kind = 'error') {
     const box = $('toast');
     box.textContent = text;
+    box.className = kind === 'info' ? 'info' : '';
     box.hidden = false;
     clearTimeout(toastTimer);
     toastTimer = setTimeout(() => {
@@ -535,9 +610,13 @@ const toggles = { 'toggle-heat': 'showHeat', 'toggle-numbers': 'showNumbers', 't
 for (const [id, option] of Object.entries(toggles)) {
     const box = $(id);
     view.setOption(option, box.checked);
-    box.addEventListener('change', () => {
+    box.addEventListener('change', (e) => {
         view.setOption(option, box.checked);
         if (option === 'showSectors') showSectorsLine();
+        if (option === 'showHeat') {
+            if (e.isTrusted || !e.detail?.auto) state.heatChosen = true;
+            showColourBar();
+        }
     });
 }
 /** Flips the sector overlay (the O key), when the map has sectors. */
@@ -564,9 +643,38 @@ const spawn = (add) => {
     const count = Math.max(0, Math.min(state.maxAgents, Math.floor(Number(input.value) || 0)));
     input.value = String(count);
     const size = Number($('spawn-size').value) || 1;
+    const problem = spawnProblem(count, size, add);
+    showSpawnNote(problem);
+    if (problem) return;
     if (!add) view.clearTrails();
     send(add ? { type: 'spawn', count, size, add: true } : { type: 'spawn', count, size });
 };
+
+/**
+ * Why `count` units of `size` cannot be spawned on this map ('' when they can): at most
+ * kUnitsPerFreeCell units per free cell (a unit of size s counts s x s cells), the server's limit,
+ * with the largest count that fits. The server checks again (it knows the spawn area).
+ */
+function spawnProblem(count, size, add) {
+    const w = state.world;
+    if (!w || typeof w.free_cells !== 'number') return '';
+    const cells = size * size;
+    const room = Math.floor((w.free_cells * kUnitsPerFreeCell) / cells);
+    const have = add ? (tide.stats ? tide.stats.agents : 0) : 0;
+    const fit = Math.max(0, Math.min(room - have, state.maxAgents - have));
+    if (count <= fit) return '';
+    const what = `${fmtInt(count)} unit${count === 1 ? '' : 's'}${size > 1 ? ` of size ${size}` : ''}`;
+    return `${what} do not fit on this map: its ${fmtInt(w.free_cells)} free cells hold at most ${fmtInt(room)}` +
+        `${size > 1 ? ` units of size ${size}` : ''} (${kUnitsPerFreeCell} per cell${size > 1 ? `, ${cells} cells each` : ''})` +
+        `${add ? `, ${fmtInt(have)} are already there` : ''}. Try ${fmtInt(fit)}${w.width * w.height < 100000 ? ', or a larger map' : ''}.`;
+}
+
+function showSpawnNote(text) {
+    const note = $('spawn-note');
+    note.textContent = text || '';
+    note.hidden = !text;
+}
+$('spawn-count').addEventListener('input', () => showSpawnNote(''));
 $('spawn').addEventListener('click', () => spawn(false));
 $('spawn-add').addEventListener('click', () => spawn(true));
 $('spawn-count').addEventListener('keydown', (e) => {
@@ -588,13 +696,27 @@ $('step').addEventListener('click', () => send({ type: 'step' }));
 // Maps.
 $('map-select').addEventListener('change', (e) => {
     showError('');
-    if (send({ type: 'load_map', name: e.target.value })) {
+    const option = e.target.selectedOptions[0];
+    const uploaded = option && option.dataset.kind === 'upload';
+    const name = uploaded ? option.dataset.name : e.target.value;
+    if (send(uploaded ? { type: 'load_map', name, uploaded: true } : { type: 'load_map', name })) {
         // Big maps take seconds (the sector graph): say so until the world message comes.
-        state.loading = e.target.value;
-        log(`loading ${e.target.value}…`, 'info');
-        toast(`loading ${e.target.value}…`, 60000);
+        state.loading = name;
+        log(`loading ${name}…`, 'info');
+        toast(`loading ${name}…`, 60000, 'info');
     }
 });
+for (const button of document.querySelectorAll('[data-scenario]')) {
+    button.addEventListener('click', () => {
+        showError('');
+        view.clearTrails();
+        if (send({ type: 'scenario', name: button.dataset.scenario })) {
+            state.loading = `scenario:${button.dataset.scenario}`;
+            toast(`loading the ${button.textContent} scenario…`, 60000, 'info');
+        }
+        closeDrawer();
+    });
+}
 $('error-close').addEventListener('click', () => showError(''));
 $('map-file').addEventListener('change', async (e) => {
     const input = e.target;
@@ -634,6 +756,14 @@ $('map-file').addEventListener('change', async (e) => {
 // Keyboard shortcuts.
 window.addEventListener('keydown', (e) => {
     if (isTyping(e) || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.key === '?') {
+        toggleHelp();
+        return;
+    }
+    if (!$('help').hidden) {
+        if (e.code === 'Escape') toggleHelp(false);
+        return;
+    }
     const tools = { KeyV: 'tool-select', Digit1: 'tool-wall', Digit2: 'tool-forest', Digit3: 'tool-swamp',
         Digit4: 'tool-erase', KeyT: 'tool-tower', KeyD: 'tool-danger' };
     if (tools[e.code]) {
@@ -643,6 +773,9 @@ window.addEventListener('keydown', (e) => {
     else if (e.code === 'KeyP') $('pause').click();
     else if (e.code === 'KeyS' && state.paused) $('step').click();
     else if (e.code === 'KeyF') view.fit();
+    else if (e.code === 'KeyH') flipHeat();
+    else if (e.code === 'KeyC') $('astar-compare').click();
+    else if (e.code === 'KeyR') $('spawn').click();
 });
 
 // ---- Canvas --------------------------------------------------------------------------------------
@@ -681,6 +814,8 @@ const input = new CanvasInput($('canvas'), view, {
         hoverCell = cell;
         showHover();
     },
+    inspect: (position) => inspectAt(position),
+    toast: (text) => toast(text, 3000, 'info'),
 });
 
 /** Units of each size in the last agents frame. */
@@ -747,6 +882,8 @@ function animate(now) {
     view.render();
     frames++;
     tide.agentsDrawn = view.agentsDrawn;
+    if (view.scale !== zoomNotesScale) showZoomNotes();
+    if (view.pixelUnits !== colourBarFaded) showColourBar();
     if (!tide.ready && state.world && state.haveFields && state.haveAgents) tide.ready = true;
     const elapsed = now - rateFrom;
     if (elapsed >= 500) {
@@ -761,4 +898,211 @@ function animate(now) {
     requestAnimationFrame(animate);
 }
 requestAnimationFrame(animate);
+
+// ---- First run, help, legends, limits --------------------------------------------------------
+
+/**
+ * The first stats message after the page loaded: a crowd that has settled (almost every unit
+ * arrived, the world running, one group of size-1 units) is respawned so that the newcomer sees it
+ * flow; the one-line hint shows until the user does something it suggests (or closes it).
+ */
+function firstRun(stats) {
+    const groups = state.serverGroups;
+    const settled = stats.agents > 0 && stats.arrived >= 0.9 * stats.agents && !state.paused && groups.length === 1 &&
+        (groups[0].size || 1) === 1 && !groups[0].flee;
+    if (settled) {
+        tide.firstRunRespawn = true;
+        view.clearTrails();
+        send({ type: 'spawn', count: stats.agents });
+        log(`the crowd had arrived: respawned ${fmtInt(stats.agents)} units`, 'info');
+    }
+    let done = false;
+    try {
+        done = localStorage.getItem(kHintDoneKey) === '1';
+    } catch {
+        done = false;
+    }
+    if (!done) showHint(kHintText);
+}
+
+function showHint(html) {
+    $('hint-text').innerHTML = html;
+    $('hint').hidden = false;
+}
+
+function dismissHint() {
+    if ($('hint').hidden) return;
+    $('hint').hidden = true;
+    try {
+        localStorage.setItem(kHintDoneKey, '1');
+    } catch {
+        // private windows: the hint shows again next time
+    }
+}
+$('hint-close').addEventListener('click', dismissHint);
+
+function toggleHelp(open = $('help').hidden) {
+    $('help').hidden = !open;
+    if (open) closeDrawer();
+}
+$('help-open').addEventListener('click', () => toggleHelp(true));
+$('help-close').addEventListener('click', () => toggleHelp(false));
+$('help').addEventListener('pointerdown', (e) => {
+    if (e.target === $('help')) toggleHelp(false);
+});
+
+/** Flips the heat map (the H key). */
+function flipHeat() {
+    const box = $('toggle-heat');
+    box.checked = !box.checked;
+    box.dispatchEvent(new Event('change'));
+}
+
+/**
+ * A new map: the heat map goes on when the flow arrows would be too small to see at Fit zoom
+ * (and off again on maps where they show), unless the user has chosen.
+ */
+function autoHeat() {
+    if (state.heatChosen) return;
+    const box = $('toggle-heat');
+    const want = view.fitScale() < kArrowMinCell;
+    if (box.checked === want) return;
+    box.checked = want;
+    box.dispatchEvent(new CustomEvent('change', { detail: { auto: true } }));
+}
+
+/** The colour bar of the heat map: the integration scale of the field shown, min to max, and unreachable. */
+function showColourBar() {
+    const bar = $('colour-bar');
+    const f = view.fields;
+    colourBarFaded = view.pixelUnits;
+    bar.hidden = !(view.showHeat && f);
+    if (bar.hidden) return;
+    const max = view.maxIntegration * f.integrationScale;
+    const stops = [];
+    for (let k = 0; k <= 8; k++) {
+        const t = f.flee ? 1 - k / 8 : k / 8;
+        const c = view.pixelUnits ? mix(viridis(t), colours.white, 0.55) : viridis(t); // as view.js draws it
+        stops.push(`${css(c)} ${(k / 8) * 100}%`);
+    }
+    $('cb-gradient').style.background = `linear-gradient(to right, ${stops.join(', ')})`;
+    const fmt = (v) => (Math.abs(v) < 100 ? v.toFixed(1) : v.toFixed(0));
+    if (f.flee) {
+        $('cb-title').textContent = 'flee value (dark: safest)';
+        $('cb-min').textContent = fmt(-max);
+        $('cb-max').textContent = '0';
+    } else {
+        $('cb-title').textContent = `cost to the nearest goal${f.stride > 1 ? ` (every ${f.stride} cells)` : ''}`;
+        $('cb-min').textContent = '0';
+        $('cb-max').textContent = fmt(max);
+    }
+}
+
+let colourBarFaded = false; // the colour bar was drawn for a faded heat map
+
+let zoomNotesScale = -1;
+/** "zoom in to see ..." beside the values and arrows toggles while they are too small to draw. */
+function showZoomNotes() {
+    zoomNotesScale = view.scale;
+    const sampled = view.fields && view.fields.stride > 1;
+    $('numbers-note').textContent = sampled ? '(not on sampled maps)' : view.scale < kNumbersMinCell ? 'zoom in to see values' : '';
+    $('arrows-note').textContent = sampled ? '(not on sampled maps)' : view.scale < kArrowMinCell ? 'zoom in to see arrows' : '';
+}
+
+/** The badge over the map while the server ticks slower than kSlowTickHz. */
+function showTickBadge(s) {
+    // Map loads stall the loop for a moment: only a rate low for three stats in a row (about 0.75 s) counts.
+    const slow = typeof s.tick_hz === 'number' && s.tick_hz > 0 && s.tick_hz < kSlowTickHz && !state.loading;
+    state.slowTicks = slow ? state.slowTicks + 1 : 0;
+    const badge = $('tick-badge');
+    badge.hidden = state.slowTicks < 3;
+    if (!badge.hidden) {
+        badge.textContent = `server behind: ${s.tick_hz.toFixed(0)} Hz (step ${fmtMs(s.step_ms)})`;
+        badge.title = `The server simulates at ${s.tick_hz.toFixed(1)} ticks per second instead of 60: ` +
+            `one crowd step takes ${fmtMs(s.step_ms)}. Fewer units, or a larger map, bring it back.`;
+    }
+}
+
+// ---- Why flow fields: the A* comparison and unit inspection ---------------------------------
+
+$('astar-compare').addEventListener('click', () => {
+    if (send({ type: 'astar_compare', samples: 64 })) {
+        $('astar-box').hidden = false;
+        $('astar-box').textContent = 'planning with A*…';
+    }
+});
+$('astar-clear').addEventListener('click', () => clearComparison());
+
+function clearComparison() {
+    view.comparison = null;
+    $('astar-box').hidden = true;
+    $('astar-clear').disabled = true;
+}
+
+/** The `astar` reply: the numbers in the panel, the A* paths and the flow paths of the same units on the map. */
+function showComparison(m) {
+    const box = $('astar-box');
+    box.hidden = false;
+    $('astar-clear').disabled = false;
+    const ratio = m.field_ms > 0 ? m.astar_ms_all / m.field_ms : 0;
+    const times = ratio >= 10 ? ratio.toFixed(0) : ratio.toFixed(1);
+    box.innerHTML = `Group ${m.group}: one A* per unit for its ${fmtInt(m.units)} units ≈ <b id="astar-all">${fmtMs(m.astar_ms_all)}</b> ` +
+        `(${fmtMs(m.astar_ms_per_unit)} each, ${fmtInt(m.expanded_per_unit)} cells expanded; ${fmtInt(m.sampled)} planned, scaled up) ` +
+        `against <b id="astar-field">${fmtMs(m.field_ms)}</b> for one flow field that serves them all: ` +
+        `${ratio >= 1 ? `<b id="astar-ratio">${times}×</b> the work` : `A* is cheaper for so few units (${times}×)`}. ` +
+        `On the map: <span class="key-astar">A* paths</span> dashed, <span class="key-flow">flow paths</span> of the same units solid.`;
+    const astar = (m.paths || []).map((p) => p.cells);
+    const flow = (m.paths || []).map((p) => view.flowPath(p.start[0], p.start[1]));
+    view.comparison = { astar, flow };
+}
+
+/** Alt+click: asks about the unit nearest the position; refreshed while the box is open. */
+function inspectAt(position) {
+    send({ type: 'inspect', x: Math.max(0, position[0]), y: Math.max(0, position[1]) });
+}
+
+function closeInspect() {
+    $('inspect-box').hidden = true;
+    view.inspected = -1;
+    clearInterval(state.inspectTimer);
+    state.inspectTimer = 0;
+}
+$('inspect-close').addEventListener('click', closeInspect);
+
+function showInspected(m) {
+    if (m.unit === null || m.unit === undefined) {
+        if ($('inspect-box').hidden) toast('no unit within 2 cells of that spot', 2500, 'info');
+        return;
+    }
+    view.inspected = m.unit;
+    const box = $('inspect-box');
+    box.hidden = false;
+    $('inspect-id').textContent = `#${m.unit} · group ${m.group}${m.size > 1 ? ` · ${m.size}×${m.size}` : ''}`;
+    // Compass heading of the desired velocity (y grows downward: north is up on the map).
+    const kCompass = ['E', 'SE', 'S', 'SW', 'W', 'NW', 'N', 'NE'];
+    const heading = Math.hypot(m.dvx, m.dvy) > 1e-3 ? kCompass[(Math.round(Math.atan2(m.dvy, m.dvx) / (Math.PI / 4)) + 8) % 8] : 'none';
+    const rows = [['state', m.state], ['position', `${m.x.toFixed(2)}, ${m.y.toFixed(2)}`],
+        ['speed', `${m.speed.toFixed(2)} cells/s`], ['desired', `${m.dvx.toFixed(2)}, ${m.dvy.toFixed(2)} (${heading})`],
+        ['cost to go', m.cost_to_go === null ? 'unreachable' : m.cost_to_go.toFixed(1)], ['neighbours', `${m.neighbours} within 1.5 cells`]];
+    $('inspect-table').innerHTML = rows.map(([k, v]) => `<tr><th>${k}</th><td>${v}</td></tr>`).join('');
+    if (!state.inspectTimer) {
+        state.inspectTimer = setInterval(() => {
+            const a = view.agents, i = view.inspected;
+            if (!a || i < 0 || i >= a.count) return closeInspect();
+            send({ type: 'inspect', x: a.positions[2 * i] * a.scaleX, y: a.positions[2 * i + 1] * a.scaleY });
+        }, 500);
+    }
+}
+
+// ---- Layout: the drawer on narrow screens ------------------------------------------------------
+
+function closeDrawer() {
+    document.body.classList.remove('drawer-open');
+}
+$('drawer-toggle').addEventListener('click', () => document.body.classList.toggle('drawer-open'));
+$('stage').addEventListener('pointerdown', (e) => {
+    if (e.target !== $('drawer-toggle')) closeDrawer();
+});
+
+showZoomNotes();
 conn.open();

@@ -127,7 +127,10 @@ function lineCells(x0, y0, x1, y1) {
  * brush(), towerSize(), towerHover(rect or null), groups() (the groups as drawn: [{id, goals,
  * members}]), setLocalGoals(group, goals), setDragging(group or 0), shownGroup() (the group whose
  * field is on screen), selection() ({count, serial}), select(box or null), unitCount(), maxGoals(),
- * hover(cell).
+ * hover(cell), inspect(position in cell units).
+ *
+ * Touch: one finger drags pan with the Select tool (paint, goals and towers as with a mouse), two
+ * fingers pinch to zoom and pan; a tap acts as a click.
  */
 export class CanvasInput {
     constructor(canvas, view, app) {
@@ -142,6 +145,8 @@ export class CanvasInput {
         this.goalSentAt = 0;
         this.lastOrder = null; // {serial, goals}: this client's last order, for the selection `serial`
         this.lastSelectBox = null; // the box of the last `select` sent (tests)
+        this.touches = new Map(); // pointerId -> [clientX, clientY] of the touch points down
+        this.pinch = null; // {distance, centre}: the two-finger gesture in progress
 
         canvas.addEventListener('pointerdown', (e) => this.down(e));
         canvas.addEventListener('pointermove', (e) => this.move(e));
@@ -169,8 +174,22 @@ export class CanvasInput {
     }
 
     down(e) {
+        if (e.pointerType === 'touch') {
+            this.touches.set(e.pointerId, [e.clientX, e.clientY]);
+            if (this.touches.size === 2) {
+                // A second finger: whatever the first started becomes a pinch.
+                this.abandon();
+                this.pinch = this.pinchState();
+                return;
+            }
+            if (this.touches.size > 2 || this.pinch) return;
+        }
         if (this.mode) return;
         const [cx, cy] = this.view.cellAt(e.clientX, e.clientY);
+        if (e.button === 0 && e.altKey) {
+            this.app.inspect(this.view.positionAt(e.clientX, e.clientY));
+            return;
+        }
         this.canvas.setPointerCapture(e.pointerId);
         this.from = [e.clientX, e.clientY];
         if (e.button === 1 || (e.button === 0 && this.space)) {
@@ -207,6 +226,12 @@ export class CanvasInput {
             if (this.view.contains(cx, cy)) this.addGoal(cx, cy);
             return;
         }
+        if (this.app.tool() === 'select' && e.pointerType === 'touch') {
+            this.canvas.setPointerCapture(e.pointerId);
+            this.startPan(e);
+            this.touchTap = true; // a tap (no drag) still clears the selection
+            return;
+        }
         if (this.app.tool() === 'select') {
             const [x, y] = this.view.positionAt(e.clientX, e.clientY);
             this.mode = 'box';
@@ -241,7 +266,38 @@ export class CanvasInput {
         return Math.hypot(e.clientX - this.from[0], e.clientY - this.from[1]) >= kClickSlop;
     }
 
+    /** The two touch points' distance and centre. */
+    pinchState() {
+        const [a, b] = [...this.touches.values()];
+        return { distance: Math.max(1, Math.hypot(a[0] - b[0], a[1] - b[1])), centre: [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2] };
+    }
+
+    /** Drops what the pointer started (a second finger came): nothing is sent for it. */
+    abandon() {
+        if (this.mode === 'goal') {
+            this.canvas.classList.remove('dragging');
+            this.app.setDragging(0);
+            this.view.lens = null;
+        }
+        if (this.mode === 'pan') this.canvas.classList.remove('panning');
+        this.view.band = null;
+        this.mode = null;
+    }
+
     move(e) {
+        if (e.pointerType === 'touch' && this.touches.has(e.pointerId)) {
+            this.touches.set(e.pointerId, [e.clientX, e.clientY]);
+            if (this.pinch) {
+                if (this.touches.size === 2) {
+                    const next = this.pinchState(), prev = this.pinch;
+                    this.view.panBy(next.centre[0] - prev.centre[0], next.centre[1] - prev.centre[1]);
+                    this.view.zoomAt(next.centre[0], next.centre[1], next.distance / prev.distance);
+                    this.pinch = next;
+                }
+                return;
+            }
+        }
+        if (this.mode === 'pan' && this.touchTap && this.dragged(e)) this.touchTap = false;
         this.pointer = [e.clientX, e.clientY];
         const [cx, cy] = this.view.cellAt(e.clientX, e.clientY);
         if (this.mode === 'right' && this.dragged(e)) {
@@ -254,6 +310,8 @@ export class CanvasInput {
         }
         if (this.mode === 'goal') {
             this.dragGoal(cx, cy);
+            // Small cells: a magnifier shows where the goal will land.
+            this.view.lens = this.view.scale < 8 * this.view.dpr ? [e.clientX, e.clientY] : null;
         } else if (this.mode === 'paint') {
             this.paintTo(cx, cy, false);
         } else if (this.mode === 'box') {
@@ -264,13 +322,27 @@ export class CanvasInput {
     }
 
     up(e) {
+        if (e.pointerType === 'touch') {
+            this.touches.delete(e.pointerId);
+            if (this.pinch) {
+                if (this.touches.size === 0) this.pinch = null;
+                return;
+            }
+        }
         if (this.mode === 'pan') {
             this.canvas.classList.remove('panning');
+            if (this.touchTap) this.select(null);
+            this.touchTap = false;
         } else if (this.mode === 'right') {
             this.rightClick(e);
         } else if (this.mode === 'goal') {
             this.canvas.classList.remove('dragging');
-            if (!this.goalMoved) {
+            this.view.lens = null;
+            const [cx, cy] = this.view.cellAt(e.clientX, e.clientY);
+            const onWall = this.view.contains(cx, cy) && this.view.costAt(cx, cy) === kCostWall;
+            if (onWall && this.dragged(e)) {
+                this.dropOnWall(cx, cy);
+            } else if (!this.goalMoved) {
                 this.removeGoal(this.goalGroup, this.goalIndex);
             } else {
                 this.flushGoals(true);
@@ -296,6 +368,12 @@ export class CanvasInput {
     }
 
     cancel(e) {
+        if (e.pointerType === 'touch') this.touches.delete(e.pointerId);
+        if (this.pinch) {
+            if (this.touches.size === 0) this.pinch = null;
+            return;
+        }
+        this.view.lens = null;
         if (this.mode === 'box' || this.mode === 'right') {
             this.view.band = null;
             this.mode = null;
@@ -373,6 +451,7 @@ export class CanvasInput {
         if (!this.view.contains(cx, cy)) return;
         if (this.view.costAt(cx, cy) === kCostWall) {
             this.app.log(`cannot send units onto a wall (${cx}, ${cy})`, 'info');
+            this.app.toast(`cannot send units onto a wall (${cx}, ${cy}): right-click an open cell`);
             return;
         }
         const shift = this.rightShift || e.shiftKey;
@@ -478,20 +557,32 @@ export class CanvasInput {
         }
     }
 
-    /** Shift-click: adds a goal to the group whose field is on screen. */
+    /**
+     * A goal dragged and dropped on a wall: the server moves it to the nearest open cell (`snap`)
+     * and says where (`snapped`, shown as a note).
+     */
+    dropOnWall(cx, cy) {
+        clearTimeout(this.goalTimer);
+        this.goalTimer = 0;
+        const current = this.groupGoals(this.goalGroup);
+        if (!current || this.goalIndex >= current.length) return;
+        const goals = current.map((g) => [...g]);
+        goals[this.goalIndex] = [cx, cy];
+        this.goalSentAt = performance.now();
+        this.app.send({ type: 'set_goals', group: this.goalGroup, goals, flee: this.flees(this.goalGroup), snap: true });
+    }
+
+    /** Shift-click: adds a goal to the group whose field is on screen (on a wall: snapped to the nearest open cell). */
     addGoal(cx, cy) {
-        if (this.view.costAt(cx, cy) === kCostWall) {
-            this.app.log(`cannot put a goal on a wall (${cx}, ${cy})`, 'info');
-            return;
-        }
+        const wall = this.view.costAt(cx, cy) === kCostWall;
         const group = this.app.shownGroup();
         const goals = this.groupGoals(group);
         if (!goals) return;
         if (goals.some((g) => g[0] === cx && g[1] === cy)) return;
         const next = this.appendGoal(goals, cx, cy);
         if (!next) return;
-        this.app.setLocalGoals(group, next);
-        this.app.send({ type: 'set_goals', group, goals: next, flee: this.flees(group) });
+        if (!wall) this.app.setLocalGoals(group, next);
+        this.app.send({ type: 'set_goals', group, goals: next, flee: this.flees(group), ...(wall ? { snap: true } : {}) });
     }
 
     removeGoal(group, index) {

@@ -13,7 +13,10 @@
 //    unit plus 0.45 (s - 1) cells, as the server's crowd), from precomputed pixel offsets per size,
 //    and puts the image once.
 //  - overlay: every group's goals, the selection box, the brush outline and the tower stamp (green
-//    when the server says it would not block, red when it would) with the 2D API on top.
+//    when the server says it would not block, red when it would), the A* comparison's paths beside
+//    the flow paths of the same units, the ring of the unit inspected and the magnifier (a goal
+//    dragged at low zoom), with the 2D API on top.
+// Units smaller than a pixel are drawn as single pixels (100,000 units on a big map stay readable).
 
 import { colours, css, groupColour, mix, rgb, terrainColour, unitColourTables, viridis, kCostWall } from './palette.js';
 
@@ -77,6 +80,11 @@ export class View {
         // {x0, y0, x1, y1, state}: the tower stamp under the cursor (cells, inclusive); state
         // 'pending' (no answer yet), 'free' or 'blocks'.
         this.tower = null;
+        // The A* comparison: {astar: [[[x, y], ...]], flow: [[[x, y], ...]]} cell paths, or null.
+        this.comparison = null;
+        this.inspected = -1; // roster index of the unit inspected (ringed), -1: none
+        this.lens = null; // [clientX, clientY]: the magnifier's centre (goal drags at low zoom), or null
+        this.pixelUnits = false; // units are drawn as single pixels (the heat map is faded under them)
 
         // View: device pixels per cell and the device-pixel position of the map's corner.
         this.scale = 1;
@@ -99,6 +107,8 @@ export class View {
         this.height = height;
         this.selection = null;
         this.band = null;
+        this.comparison = null;
+        this.inspected = -1;
         if (changed || refit) {
             this.fields = null;
             this.sectors = null;
@@ -314,7 +324,7 @@ export class View {
     /** Per-sample colours for the current mode (cached until the fields or the mode change). */
     cellColours() {
         const arrows = this.showArrows && this.scale >= kArrowMinCell && !!this.fields && this.fields.stride === 1;
-        const key = `${this.showHeat}/${arrows}`;
+        const key = `${this.showHeat}/${arrows}/${this.pixelUnits}`;
         const n = this.fields ? this.fields.sampleWidth * this.fields.sampleHeight : this.width * this.height;
         if (this.colourCache && this.colourCache.fields === this.fields && this.colourCache.key === key &&
             this.colourCache.base.length === n) {
@@ -353,7 +363,9 @@ export class View {
                 base[i] = this.showHeat ? colours.hatchB : greyLut[c];
             } else {
                 // Flee fields: q grows with safety (value = -q * scale); the safest cells are dark.
-                base[i] = this.showHeat ? viridis(f.flee ? 1 - q * inv : q * inv) : terrainLut[c];
+                // Under units drawn as single pixels the heat map is faded, so that the units stand out.
+                const heat = viridis(f.flee ? 1 - q * inv : q * inv);
+                base[i] = this.showHeat ? (this.pixelUnits ? mix(heat, colours.white, 0.55) : heat) : terrainLut[c];
             }
         }
         return { base, hatch, terrainLut, greyLut };
@@ -676,7 +688,9 @@ export class View {
         const discs = [];
         for (let size = 0; size <= kUnitSizes; size++) {
             const radius = this.unitRadius + kRadiusPerSize * (Math.max(1, size) - 1);
-            discs.push(this.discFor(Math.max(1, Math.round(radius * this.scale - 0.25)), W));
+            // Radius 0: one pixel, for units smaller than a pixel (whole big maps at Fit zoom).
+            const px = radius * this.scale < 0.75 ? 0 : Math.max(1, Math.round(radius * this.scale - 0.25));
+            discs.push(this.discFor(px, W));
         }
         return discs;
     }
@@ -754,6 +768,104 @@ export class View {
         this.agentsDrawn = drawn;
     }
 
+    /**
+     * The cells a unit starting at cell (x, y) passes following the flow field shown (the field's
+     * moves from cell to cell), up to a goal, a cell without a move or `maxSteps` cells.
+     */
+    flowPath(x, y, maxSteps = 4096) {
+        const f = this.fields, cells = [[x, y]];
+        if (!f || f.stride !== 1) return cells;
+        for (let k = 0; k < maxSteps; k++) {
+            const d = f.directions[y * f.width + x];
+            if (d > 7) break;
+            x += kDirDx[d];
+            y += kDirDy[d];
+            if (!this.contains(x, y)) break;
+            cells.push([x, y]);
+        }
+        return cells;
+    }
+
+    /** A polyline through cell centres. */
+    strokeCells(ctx, cells) {
+        const s = this.scale;
+        ctx.beginPath();
+        cells.forEach(([x, y], i) => {
+            const px = this.ox + (x + 0.5) * s, py = this.oy + (y + 0.5) * s;
+            if (i === 0) ctx.moveTo(px, py);
+            else ctx.lineTo(px, py);
+        });
+        ctx.stroke();
+    }
+
+    /** The A* comparison: A* paths dashed orange, the flow paths of the same units solid blue. */
+    drawComparison(ctx) {
+        const c = this.comparison;
+        ctx.lineCap = 'round';
+        ctx.lineJoin = 'round';
+        const w = Math.max(2 * this.dpr, Math.min(4 * this.dpr, this.scale * 0.18));
+        for (const cells of c.flow) {
+            ctx.lineWidth = w + 2 * this.dpr;
+            ctx.strokeStyle = 'rgba(255,255,255,0.8)';
+            this.strokeCells(ctx, cells);
+            ctx.lineWidth = w;
+            ctx.strokeStyle = 'rgb(30,90,220)';
+            this.strokeCells(ctx, cells);
+        }
+        ctx.setLineDash([3 * w, 2 * w]);
+        for (const cells of c.astar) {
+            ctx.lineWidth = w;
+            ctx.strokeStyle = 'rgb(245,130,0)';
+            this.strokeCells(ctx, cells);
+        }
+        ctx.setLineDash([]);
+    }
+
+    /** A ring around the unit inspected (by roster index in the latest agents frame). */
+    drawInspected(ctx) {
+        const a = this.agents, i = this.inspected;
+        if (!a || i < 0 || i >= a.count) return;
+        const x = this.ox + a.positions[2 * i] * a.scaleX * this.scale, y = this.oy + a.positions[2 * i + 1] * a.scaleY * this.scale;
+        const r = Math.max(7 * this.dpr, this.scale * 0.6);
+        ctx.lineWidth = 3 * this.dpr;
+        ctx.strokeStyle = '#fff';
+        ctx.beginPath();
+        ctx.arc(x, y, r, 0, 2 * Math.PI);
+        ctx.stroke();
+        ctx.lineWidth = 1.5 * this.dpr;
+        ctx.strokeStyle = 'rgb(20,20,30)';
+        ctx.stroke();
+    }
+
+    /**
+     * The magnifier: the canvas around the lens centre, enlarged so that a cell is at least 12 px,
+     * in a circle above the pointer, the cell under the pointer outlined.
+     */
+    drawLens(ctx) {
+        const [px, py] = this.toPixel(this.lens[0], this.lens[1]);
+        const zoom = Math.min(12, Math.max(3, (12 * this.dpr) / this.scale));
+        const R = 64 * this.dpr, src = R / zoom;
+        const cx = Math.min(this.pixelW - R - 4, Math.max(R + 4, px)), cy = py - R - 24 * this.dpr > R ? py - R - 24 * this.dpr : py + R + 24 * this.dpr;
+        ctx.save();
+        ctx.beginPath();
+        ctx.arc(cx, cy, R, 0, 2 * Math.PI);
+        ctx.clip();
+        ctx.imageSmoothingEnabled = false;
+        ctx.drawImage(this.canvas, px - src, py - src, 2 * src, 2 * src, cx - R, cy - R, 2 * R, 2 * R);
+        // The cell under the pointer.
+        const cell = Math.floor((px - this.ox) / this.scale), row = Math.floor((py - this.oy) / this.scale);
+        const x0 = cx + (this.ox + cell * this.scale - px) * zoom, y0 = cy + (this.oy + row * this.scale - py) * zoom;
+        ctx.lineWidth = 2 * this.dpr;
+        ctx.strokeStyle = this.costAt(cell, row) === kCostWall ? 'rgb(225,30,30)' : 'rgb(255,255,255)';
+        ctx.strokeRect(x0, y0, this.scale * zoom, this.scale * zoom);
+        ctx.restore();
+        ctx.lineWidth = 2 * this.dpr;
+        ctx.strokeStyle = 'rgb(20,20,30)';
+        ctx.beginPath();
+        ctx.arc(cx, cy, R, 0, 2 * Math.PI);
+        ctx.stroke();
+    }
+
     /** One goal marker centred on device pixel (x, y); returns its rectangle. */
     drawGoal(ctx, x, y, half, colour, label) {
         ctx.font = `bold ${Math.round(half * (label.length > 1 ? 1.25 : 1.5))}px system-ui, sans-serif`;
@@ -789,6 +901,8 @@ export class View {
             ctx.lineDashOffset = 0;
         }
         if (this.tower) this.drawTower(ctx, this.tower);
+        if (this.comparison) this.drawComparison(ctx);
+        if (this.inspected >= 0) this.drawInspected(ctx);
         const half = Math.round(this.goalHalf() * this.dpr);
         const rects = [];
         for (const m of this.markers) {
@@ -817,6 +931,7 @@ export class View {
             ctx.strokeRect(x0, y0, w, h);
             ctx.setLineDash([]);
         }
+        if (this.lens) this.drawLens(ctx);
     }
 
     /** The tower stamp: filled green (free), red (would block) or white (waiting for the server). */
@@ -848,6 +963,12 @@ export class View {
     /** Draws one animation frame. */
     render() {
         if (!this.frame) return;
+        // Units smaller than a pixel (drawn as single pixels) fade the heat map under them.
+        const pixelUnits = !!this.agents && this.agents.count > 0 && this.unitRadius * this.scale < 0.75;
+        if (pixelUnits !== this.pixelUnits) {
+            this.pixelUnits = pixelUnits;
+            if (this.showHeat) this.dirty = true;
+        }
         if (this.dirty) this.rebuildBackground();
         const frame32 = this.frame32;
         frame32.set(this.bg32);

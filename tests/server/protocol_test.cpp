@@ -4,7 +4,10 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "protocol.hpp"
+#include "scenarios.hpp"
 
 namespace tide::serve {
 namespace {
@@ -276,6 +279,50 @@ TEST(Protocol, OrderBodies) {
 TEST(Protocol, ErrorReplyIsJson) {
     EXPECT_EQ(error_json("bad \"x\"", "paint"), R"({"message":"bad \"x\"","request":"paint","type":"error"})");
     EXPECT_EQ(error_json("no type", ""), R"({"message":"no type","request":null,"type":"error"})");
+}
+
+TEST(Protocol, DemoMessages) {
+    auto goals = parse_client_message(R"({"type":"set_goals","goals":[[0,0]],"snap":true})");
+    ASSERT_TRUE(goals.command.ok());
+    EXPECT_TRUE(std::get<SetGoalsCmd>(*goals.command).snap);
+    EXPECT_FALSE(parse_client_message(R"({"type":"set_goals","goals":[[0,0]],"snap":1})").command.ok());
+    auto up = parse_client_message(R"({"type":"load_map","name":"mine.map","uploaded":true})");
+    ASSERT_TRUE(up.command.ok());
+    EXPECT_TRUE(std::get<LoadMapCmd>(*up.command).uploaded);
+    EXPECT_FALSE(parse_client_message(R"({"type":"load_map","name":"","uploaded":true})").command.ok());
+    EXPECT_FALSE(parse_client_message(R"({"type":"load_map","name":"mine.map"})").command.ok());
+    for (const std::string& name : scenario_names()) {
+        EXPECT_TRUE(parse_client_message(R"({"type":"scenario","name":")" + name + "\"}").command.ok()) << name;
+    }
+    EXPECT_FALSE(parse_client_message(R"({"type":"scenario","name":"nowhere"})").command.ok());
+    auto cmp = parse_client_message(R"({"type":"astar_compare","group":3,"samples":10})");
+    ASSERT_TRUE(cmp.command.ok());
+    EXPECT_EQ(std::get<AstarCompareCmd>(*cmp.command).group, 3u);
+    EXPECT_EQ(std::get<AstarCompareCmd>(*cmp.command).samples, 10);
+    EXPECT_FALSE(parse_client_message(R"({"type":"astar_compare","samples":0})").command.ok());
+    EXPECT_FALSE(parse_client_message(R"({"type":"astar_compare","samples":100000})").command.ok());
+    auto ins = parse_client_message(R"({"type":"inspect","x":3.5,"y":4.25})");
+    ASSERT_TRUE(ins.command.ok());
+    EXPECT_FLOAT_EQ(std::get<InspectCmd>(*ins.command).y, 4.25f);
+    EXPECT_FALSE(parse_client_message(R"({"type":"inspect","x":3.5})").command.ok());
+    EXPECT_FALSE(parse_client_message(R"({"type":"inspect","x":-1,"y":2})").command.ok());
+}
+
+TEST(Protocol, SnapGoalsMovesWallGoalsToTheNearestOpenCell) {
+    CostField cost = *CostField::create(5, 3);
+    for (int y = 0; y < 3; ++y) cost.set(2, y, kCostWall);
+    cost.set(3, 1, kCostWall);
+    std::vector<Cell> goals{{0, 0}, {2, 1}, {3, 1}, {9, 9}};
+    const auto moves = snap_goals(cost, goals);
+    ASSERT_EQ(moves.size(), 3u);
+    EXPECT_EQ(moves[0].from, (Cell{2, 1}));
+    EXPECT_EQ(moves[0].to, (Cell{1, 1}));
+    EXPECT_EQ(moves[1].to, (Cell{3, 0}));  // ties: first in row-major order
+    EXPECT_EQ(moves[2].to, (Cell{4, 2}));
+    for (const Cell g : goals) EXPECT_TRUE(cost.passable(g.x, g.y));
+    const auto j = nlohmann::json::parse(snapped_json(moves, "set_goals"));
+    EXPECT_EQ(j["type"], "snapped");
+    EXPECT_EQ(j["moves"][0]["to"], nlohmann::json::parse("[1,1]"));
 }
 
 }  // namespace

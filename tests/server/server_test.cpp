@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "compare.hpp"
 #include "server_harness.hpp"
 
 namespace tide::serve {
@@ -524,6 +525,131 @@ TEST(Server, HierarchicalMapSendsTheSectorOverlayAndItsUnitsMove) {
     EXPECT_EQ(st["stats"]["planner"], "hierarchical");
     EXPECT_GT(st["stats"]["sector_fields"].get<int>(), 0);
     EXPECT_GT(st["stats"]["graph_ms"].get<double>(), 0.0);
+}
+
+// The demo's first-five-minutes messages: goals snapped off walls, uploads reselectable, the
+// current map as a .tmap, scenario presets, the A* comparison and unit inspection.
+TEST(Server, GoalsOnWallsSnapToTheNearestOpenCell) {
+    Running s;
+    Client c(s.server.port());
+    const auto world = c.wait_json("world");
+    ASSERT_FALSE(world.empty());
+    EXPECT_GT(world["max_units"].get<int>(), 1000);
+    EXPECT_EQ(world["max_units"].get<int>(), 10 * world["free_cells"].get<int>());
+    // (14, 0): the top of the default map's left wall (columns 14 and 15).
+    c.send(R"({"type":"set_goals","goals":[[14,0]]})");
+    EXPECT_NE(c.wait_json("error").value("message", "").find("wall"), std::string::npos);
+    c.send(R"({"type":"set_goals","goals":[[14,0]],"snap":true})");
+    const auto snapped = c.wait_json("snapped");
+    ASSERT_FALSE(snapped.empty());
+    ASSERT_EQ(snapped["moves"].size(), 1u);
+    EXPECT_EQ(snapped["moves"][0]["from"], nlohmann::json::parse("[14,0]"));
+    const auto to = snapped["moves"][0]["to"];
+    EXPECT_EQ(to, nlohmann::json::parse("[13,0]"));  // the nearest open cell, left of the wall
+    nlohmann::json st;
+    for (int i = 0; i < 100; ++i) {
+        st = state(s.server.port());
+        if (st["goals"] == nlohmann::json::array({to})) break;
+    }
+    EXPECT_EQ(st["goals"], nlohmann::json::array({to}));
+}
+
+TEST(Server, UploadedMapsStaySelectableAndTheMapDownloadsAsTmap) {
+    Running s;
+    const unsigned short port = s.server.port();
+    Client c(port);
+    ASSERT_FALSE(c.wait_json("world").empty());
+    ASSERT_EQ(http_request(port, http::verb::post, "/api/map?name=tiny.map",
+                           "type octile\nheight 3\nwidth 4\nmap\n....\n.@@.\n....\n")
+                  .status,
+              200);
+    auto w = c.wait_json("world");
+    for (int i = 0; i < 20 && w.value("map", "") != "tiny.map"; ++i) w = c.wait_json("world");
+    ASSERT_EQ(w["map"], "tiny.map");
+    EXPECT_EQ(w["uploads"], nlohmann::json::parse(R"(["tiny.map"])"));
+    const HttpReply tiny = http_request(port, http::verb::get, "/api/map.tmap");
+    ASSERT_EQ(tiny.status, 200);
+    c.send(R"({"type":"load_map","name":"default"})");
+    for (int i = 0; i < 20 && w.value("map", "") != "default"; ++i) w = c.wait_json("world");
+    ASSERT_EQ(w["map"], "default");
+    EXPECT_EQ(w["uploads"], nlohmann::json::parse(R"(["tiny.map"])"));
+    c.send(R"({"type":"load_map","name":"nothing.map","uploaded":true})");
+    EXPECT_NE(c.wait_json("error").value("message", "").find("no uploaded map 'nothing.map'"), std::string::npos);
+    c.send(R"({"type":"load_map","name":"tiny.map","uploaded":true})");
+    for (int i = 0; i < 20 && w.value("map", "") != "tiny.map"; ++i) w = c.wait_json("world");
+    ASSERT_EQ(w["map"], "tiny.map");
+    EXPECT_EQ(w["width"], 4);
+    EXPECT_EQ(http_request(port, http::verb::get, "/api/map.tmap").body, tiny.body);
+
+    // A painted map downloads with its edits and loads back identical.
+    c.send(R"({"type":"paint","x":0,"y":0,"radius":0,"terrain":"swamp"})");
+    std::string painted;
+    for (int i = 0; i < 100 && (painted.empty() || painted == tiny.body); ++i)
+        painted = http_request(port, http::verb::get, "/api/map.tmap").body;
+    ASSERT_NE(painted, tiny.body);
+    ASSERT_EQ(http_request(port, http::verb::post, "/api/map?name=again.tmap", painted).status, 200);
+    for (int i = 0; i < 20 && w.value("map", "") != "again.tmap"; ++i) w = c.wait_json("world");
+    ASSERT_EQ(w["map"], "again.tmap");
+    EXPECT_EQ(http_request(port, http::verb::get, "/api/map.tmap").body, painted);
+    EXPECT_EQ(w["uploads"].size(), 2u);
+}
+
+TEST(Server, ScenarioPresetsLoadTheirMapAndGroups) {
+    Running s;
+    const unsigned short port = s.server.port();
+    Client c(port);
+    ASSERT_FALSE(c.wait_json("world").empty());
+    c.send(R"({"type":"scenario","name":"atlantis"})");
+    EXPECT_NE(c.wait_json("error").value("message", "").find("no scenario"), std::string::npos);
+    const std::pair<const char*, std::size_t> expected[] = {
+        {"door", 1}, {"counter_flow", 2}, {"evacuation", 1}, {"maze", 1}};
+    for (const auto& [name, groups] : expected) {
+        c.send(std::string(R"({"type":"scenario","name":")") + name + "\"}");
+        nlohmann::json w = nlohmann::json::object();
+        for (int i = 0; i < 40 && w.value("map", "") != std::string("scenario:") + name; ++i) w = c.wait_json("world");
+        ASSERT_EQ(w.value("map", ""), std::string("scenario:") + name);
+        EXPECT_EQ(w["groups"].size(), groups) << name;
+        EXPECT_GT(w["agents"].get<int>(), 0) << name;
+    }
+    const auto st = state(port);
+    EXPECT_EQ(st["map"], "scenario:maze");
+    EXPECT_EQ(st["groups"][0]["members"], 400);
+}
+
+TEST(Server, AstarComparisonAndInspection) {
+    Running s;
+    Client c(s.server.port());
+    ASSERT_FALSE(c.wait_json("world").empty());
+    ASSERT_TRUE(c.wait_frame(2));
+    c.send(R"({"type":"astar_compare","samples":20})");
+    const auto a = c.wait_json("astar", 10000ms);
+    ASSERT_FALSE(a.empty());
+    EXPECT_EQ(a["units"], 300);
+    EXPECT_EQ(a["sampled"], 20);
+    EXPECT_GT(a["astar_ms_all"].get<double>(), 0.0);
+    EXPECT_GT(a["field_ms"].get<double>(), 0.0);
+    EXPECT_NEAR(a["astar_ms_all"].get<double>(), a["astar_ms_per_unit"].get<double>() * 300,
+                0.05 * a["astar_ms_all"].get<double>() + 0.01);
+    ASSERT_EQ(a["paths"].size(), static_cast<std::size_t>(kAstarPathsShown));
+    const auto& p0 = a["paths"][0];
+    EXPECT_EQ(p0["cells"][0], p0["start"]);
+    c.send(R"({"type":"astar_compare","group":999})");
+    EXPECT_NE(c.wait_json("error").value("message", "").find("no group 999"), std::string::npos);
+
+    // Inspect the first unit at its position; far from every unit: null.
+    const auto agents =
+        nlohmann::json::parse(http_request(s.server.port(), http::verb::get, "/api/agents?limit=1").body);
+    const double x = agents["x"][0], y = agents["y"][0];
+    c.send(nlohmann::json{{"type", "inspect"}, {"x", x}, {"y", y}}.dump());
+    const auto u = c.wait_json("inspected");
+    ASSERT_FALSE(u.empty());
+    ASSERT_TRUE(u["unit"].is_number());
+    EXPECT_NEAR(u["x"].get<double>(), x, 2.0);
+    EXPECT_TRUE(u.contains("speed") && u.contains("dvx") && u.contains("neighbours") && u.contains("cost_to_go"));
+    EXPECT_TRUE(u["state"].is_string());
+    c.send(R"({"type":"inspect","x":0.1,"y":0.1})");
+    // The wall corner: no unit within 2 cells unless one hugs it; either answer is well-formed.
+    EXPECT_TRUE(c.wait_json("inspected").contains("unit"));
 }
 
 TEST(Server, StopsCleanlyWithClientsConnected) {

@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <nlohmann/json.hpp>
 
+#include "scenarios.hpp"
 #include "tide/generate.hpp"
 #include "tide/map_io.hpp"
 
@@ -152,14 +153,16 @@ Result<bool> get_flee(const json& j, const std::string& type) {
 
 Result<Command> parse_command(const json& j, const std::string& type) {
     if (type == "set_goals") {
-        if (auto r = only_keys(j, type, {"goals", "group", "flee"}); !r) return r.error();
+        if (auto r = only_keys(j, type, {"goals", "group", "flee", "snap"}); !r) return r.error();
         auto goals = get_goals(j, type);
         if (!goals) return goals.error();
         auto group = get_group(j, type, false);
         if (!group) return group.error();
         auto flee = get_flee(j, type);
         if (!flee) return flee.error();
-        return Command{SetGoalsCmd{std::move(*goals), *group, *flee}};
+        auto snap = get_opt_bool(j, type, "snap", false);
+        if (!snap) return snap.error();
+        return Command{SetGoalsCmd{std::move(*goals), *group, *flee, *snap}};
     }
     if (type == "select") {
         if (auto r = only_keys(j, type, {"box"}); !r) return r.error();
@@ -281,15 +284,58 @@ Result<Command> parse_command(const json& j, const std::string& type) {
         return Command{StepCmd{}};
     }
     if (type == "load_map") {
-        if (auto r = only_keys(j, type, {"name"}); !r) return r.error();
+        if (auto r = only_keys(j, type, {"name", "uploaded"}); !r) return r.error();
         const auto it = j.find("name");
         if (it == j.end() || !it->is_string()) return Error{"load_map: 'name' must be a string"};
         const std::string name = it->get<std::string>();
+        auto uploaded = get_opt_bool(j, type, "uploaded", false);
+        if (!uploaded) return uploaded.error();
+        if (*uploaded) {
+            // Which uploads the server holds is the simulation's business; the name only has to be one.
+            if (name.empty() || name.size() > static_cast<std::size_t>(kMaxMapNameChars)) {
+                return Error{"load_map: an uploaded map's name has 1.." + std::to_string(kMaxMapNameChars) +
+                             " characters"};
+            }
+            return Command{LoadMapCmd{name, true}};
+        }
         const auto& names = builtin_map_names();
         if (std::find(names.begin(), names.end(), name) == names.end()) {
             return Error{"load_map: no built-in map '" + name.substr(0, 40) + "'"};
         }
-        return Command{LoadMapCmd{name}};
+        return Command{LoadMapCmd{name, false}};
+    }
+    if (type == "scenario") {
+        if (auto r = only_keys(j, type, {"name"}); !r) return r.error();
+        const auto it = j.find("name");
+        if (it == j.end() || !it->is_string()) return Error{"scenario: 'name' must be a string"};
+        const std::string name = it->get<std::string>();
+        const auto& names = scenario_names();
+        if (std::find(names.begin(), names.end(), name) == names.end()) {
+            return Error{"scenario: no scenario '" + name.substr(0, 40) + "' (door, counter_flow, evacuation, maze)"};
+        }
+        return Command{ScenarioCmd{name}};
+    }
+    if (type == "astar_compare") {
+        if (auto r = only_keys(j, type, {"group", "samples"}); !r) return r.error();
+        AstarCompareCmd cmd;
+        auto group = get_group(j, type, false);
+        if (!group) return group.error();
+        cmd.group = *group;
+        if (j.contains("samples")) {
+            auto n = get_int(j, type, "samples", 1, kMaxAstarSamples);
+            if (!n) return n.error();
+            cmd.samples = static_cast<int>(*n);
+        }
+        return Command{cmd};
+    }
+    if (type == "inspect") {
+        if (auto r = only_keys(j, type, {"x", "y"}); !r) return r.error();
+        auto x = get_opt_float(j, type, "x", 0.0, static_cast<double>(kMaxDimension));
+        if (!x) return x.error();
+        auto y = get_opt_float(j, type, "y", 0.0, static_cast<double>(kMaxDimension));
+        if (!y) return y.error();
+        if (!*x || !*y) return Error{"inspect: 'x' and 'y' (a position in cell units) are required"};
+        return Command{InspectCmd{**x, **y}};
     }
     if (type == "wall_margin") {
         if (auto r = only_keys(j, type, {"radius", "extra"}); !r) return r.error();
@@ -683,7 +729,11 @@ std::string encode_selection(const World& world, const std::vector<AgentId>& sel
     return out;
 }
 
-std::string world_json(const World& world, const std::vector<std::string>& maps, int max_agents) {
+std::string world_json(const World& world, const std::vector<std::string>& maps, int max_agents,
+                       const std::vector<std::string>& uploads) {
+    const auto costs = world.cost().cells();
+    const auto free_cells =
+        static_cast<std::size_t>(std::count_if(costs.begin(), costs.end(), [](Cost c) { return c != kCostWall; }));
     json j{{"type", "world"},
            {"map", world.name()},
            {"width", world.cost().width()},
@@ -699,7 +749,11 @@ std::string world_json(const World& world, const std::vector<std::string>& maps,
            {"max_tower_side", kMaxTowerSide},
            {"agents", world.agents().size()},
            {"planner", world.hierarchical() ? "hierarchical" : "flat"},
-           {"field_stride", field_stride(world.cost().width(), world.cost().height())}};
+           {"field_stride", field_stride(world.cost().width(), world.cost().height())},
+           {"free_cells", free_cells},
+           {"max_units", std::min(max_units(world.cost()), max_agents)},
+           {"uploads", uploads},
+           {"scenarios", scenario_names()}};
     if (const SectorGraph* graph = world.sector_graph()) j["sector_size"] = graph->sector_size();
     return dump(j);
 }
@@ -789,6 +843,29 @@ std::string agents_json(const World& world, std::size_t limit) {
            {"group", group},
            {"size", size}};
     return j.dump();
+}
+
+std::vector<SnappedGoal> snap_goals(const CostField& cost, std::vector<Cell>& goals) {
+    std::vector<SnappedGoal> moves;
+    std::vector<Cell> out;
+    for (const Cell g : goals) {
+        Cell to = g;
+        if (!cost.contains(g.x, g.y) || cost.at(g) == kCostWall) {
+            const auto near = nearest_passable(cost, g);
+            if (!near) return moves;  // an all-wall map: nothing to snap to, the world refuses the goals
+            to = *near;
+            moves.push_back({g, to});
+        }
+        if (std::find(out.begin(), out.end(), to) == out.end()) out.push_back(to);
+    }
+    goals = std::move(out);
+    return moves;
+}
+
+std::string snapped_json(const std::vector<SnappedGoal>& moves, std::string_view request) {
+    json m = json::array();
+    for (const SnappedGoal& s : moves) m.push_back({{"from", {s.from.x, s.from.y}}, {"to", {s.to.x, s.to.y}}});
+    return dump(json{{"type", "snapped"}, {"request", request}, {"moves", m}});
 }
 
 std::optional<Cell> central_goal(const CostField& cost) {

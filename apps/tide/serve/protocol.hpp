@@ -38,6 +38,7 @@ struct SetGoalsCmd {
     std::vector<Cell> goals;
     UnitGroupId group = 0;  ///< 0: every unit.
     bool flee = false;      ///< The cells are dangers to flee from.
+    bool snap = false;      ///< Goals on walls move to the nearest open cell (answered with `snapped`).
 };                          ///< Replace a group's goal set (or everyone's).
 struct PaintCmd {
     int x = 0, y = 0, radius = 0;
@@ -58,7 +59,18 @@ struct PauseCmd {
 struct StepCmd {};  ///< One tick while paused.
 struct LoadMapCmd {
     std::string name;
-};  ///< Switch to a built-in map.
+    bool uploaded = false;  ///< `name` is a map uploaded earlier (POST /api/map), not a built-in one.
+};                          ///< Switch to a built-in (or uploaded) map.
+struct ScenarioCmd {
+    std::string name;  ///< One of scenario_names().
+};                     ///< Load a scenario preset: its map and its groups.
+struct AstarCompareCmd {
+    UnitGroupId group = 0;  ///< 0: the group this client is shown.
+    int samples = 64;       ///< Units of the group to plan with A*, 1..kMaxAstarSamples.
+};                          ///< What one A* per unit would cost, against one field build.
+struct InspectCmd {
+    float x = 0, y = 0;  ///< A position in cell units: the unit nearest it (within 2 cells) is described.
+};
 struct PingCmd {
     double id = 0;
 };  ///< Answered with pong.
@@ -92,7 +104,11 @@ struct WallMarginCmd {
 
 /// A validated client command.
 using Command = std::variant<SetGoalsCmd, PaintCmd, SpawnCmd, ParamsCmd, PauseCmd, StepCmd, LoadMapCmd, PingCmd,
-                             SelectCmd, OrderCmd, ViewCmd, TowerCheckCmd, PlaceTowerCmd, WallMarginCmd>;
+                             SelectCmd, OrderCmd, ViewCmd, TowerCheckCmd, PlaceTowerCmd, WallMarginCmd, ScenarioCmd,
+                             AstarCompareCmd, InspectCmd>;
+
+/// Most units an `astar_compare` plans with A* (the rest of the group is extrapolated).
+inline constexpr int kMaxAstarSamples = 256;
 
 /// A parsed client message: its type ("" when it had none) and the command or the reason it was refused.
 struct ParsedMessage {
@@ -135,8 +151,9 @@ std::string encode_sector_fields(const World& world, UnitGroupId group);
 std::string encode_selection(const World& world, const std::vector<AgentId>& selected);
 /// The group most of `selected` belong to (ties: the lowest id); 0 when empty.
 UnitGroupId majority_group(const World& world, const std::vector<AgentId>& selected);
-/// JSON `world` message.
-std::string world_json(const World& world, const std::vector<std::string>& maps, int max_agents);
+/// JSON `world` message; `uploads`: the uploaded maps `load_map` can switch back to.
+std::string world_json(const World& world, const std::vector<std::string>& maps, int max_agents,
+                       const std::vector<std::string>& uploads = {});
 /// JSON `groups` message.
 std::string groups_json(const World& world);
 /// JSON `stats` message; `tick_hz` measured by the server loop, `clients` connected.
@@ -154,6 +171,16 @@ std::string tower_placed_json(const TowerRect& rect);
 std::string state_json(const World& world, double tick_hz, std::size_t clients);
 /// JSON body of GET /api/agents: the first `limit` units.
 std::string agents_json(const World& world, std::size_t limit);
+
+/// A goal moved off a wall by snap_goals(): where it was asked for and where it went.
+struct SnappedGoal {
+    Cell from, to;
+};
+/// Moves every goal that is off the map or on a wall to the nearest open cell (duplicates
+/// dropped); returns the moves. Nothing moves on an all-wall map.
+std::vector<SnappedGoal> snap_goals(const CostField& cost, std::vector<Cell>& goals);
+/// JSON `snapped` reply: the goals of `request` that were moved off walls.
+std::string snapped_json(const std::vector<SnappedGoal>& moves, std::string_view request);
 
 /// The passable cell nearest the map's centre (the goal of a loaded map); none on an all-wall map.
 std::optional<Cell> central_goal(const CostField& cost);

@@ -25,7 +25,9 @@
 #include <variant>
 
 #include "../tbb_jobs.hpp"
+#include "compare.hpp"
 #include "protocol.hpp"
+#include "scenarios.hpp"
 #include "tide/generate.hpp"
 #include "tide/map_io.hpp"
 #include "tide/world.hpp"
@@ -48,6 +50,7 @@ using Clock = std::chrono::steady_clock;
 // A query from an HTTP request, answered by the simulation thread.
 struct ApiQuery {
     bool agents = false;
+    bool tmap = false;  // GET /api/map.tmap: the current terrain as a .tmap
     std::size_t limit = 1000;
     std::function<void(std::string)> reply;  // called on the simulation thread
 };
@@ -118,6 +121,15 @@ std::string_view mime_of(std::string_view path) {
     if (ends(".png")) return "image/png";
     if (ends(".json")) return "application/json";
     return "application/octet-stream";
+}
+
+// The download name of the current map: its name without a folder or extension, plus ".tmap".
+std::string tmap_file_name(std::string name) {
+    if (const auto slash = name.find_last_of("/\\:"); slash != std::string::npos) name = name.substr(slash + 1);
+    if (const auto dot = name.rfind('.'); dot != std::string::npos && dot > 0) name.resize(dot);
+    for (char& ch : name)
+        if (ch == '"' || static_cast<unsigned char>(ch) < 32) ch = '_';
+    return (name.empty() ? std::string("map") : name) + ".tmap";
 }
 
 }  // namespace
@@ -194,8 +206,31 @@ struct Server::Impl {
     // `session` (0: every session). A null snapshot stops the streams (a map without terrain frames).
     void post_terrain(std::uint64_t session, std::shared_ptr<const TerrainSnapshot> snapshot, int x0, int y0, int x1,
                       int y1);
+    // Maps uploaded with POST /api/map, newest last, that `load_map` with `uploaded` switches back
+    // to (simulation thread only): at most kKeptUploads, and at most kKeptUploadCells cells in all.
+    static constexpr std::size_t kKeptUploads = 8;
+    static constexpr std::size_t kKeptUploadCells = std::size_t{64} << 20;
+    std::vector<std::pair<std::string, std::shared_ptr<const CostField>>> uploads;
+    void keep_upload(const std::string& name, const CostField& cost) {
+        std::erase_if(uploads, [&](const auto& u) { return u.first == name; });
+        uploads.emplace_back(name, std::make_shared<const CostField>(cost));
+        auto cells = [&] {
+            std::size_t n = 0;
+            for (const auto& u : uploads) n += u.second->cells().size();
+            return n;
+        };
+        while (uploads.size() > 1 && (uploads.size() > kKeptUploads || cells() > kKeptUploadCells))
+            uploads.erase(uploads.begin());
+    }
+    std::vector<std::string> upload_names() const {
+        std::vector<std::string> names;
+        for (const auto& u : uploads) names.push_back(u.first);
+        return names;
+    }
+    std::string world_message() const { return world_json(*world, builtin_map_names(), kMaxAgents, upload_names()); }
+
     void post_world_state() {
-        post_broadcast(world_json(*world, builtin_map_names(), kMaxAgents), false, false, &Impl::last_world);
+        post_broadcast(world_message(), false, false, &Impl::last_world);
         post_broadcast(groups_json(*world), false, false, &Impl::last_groups);
         post_broadcast(params_json(*world), false, false, &Impl::last_params);
         post_broadcast(paused_json(*world), false, false, &Impl::last_paused);
@@ -490,6 +525,18 @@ private:
         const std::string path = target.substr(0, target.find('?'));
         const std::string query = target.find('?') == std::string::npos ? "" : target.substr(target.find('?') + 1);
         keep_alive_ = req.keep_alive();
+        if (path == "/api/map.tmap") {
+            if (req.method() != http::verb::get) return respond_text(http::status::method_not_allowed, "GET only\n");
+            ApiQuery q;
+            q.tmap = true;
+            auto self = shared_from_this();
+            q.reply = [self](std::string body) {
+                net::post(self->stream_.get_executor(),
+                          [self, body = std::move(body)]() mutable { self->respond_tmap(std::move(body)); });
+            };
+            server_.push({0, std::move(q)});
+            return;
+        }
         if (path == "/api/state" || path == "/api/agents") {
             if (req.method() != http::verb::get) return respond_text(http::status::method_not_allowed, "GET only\n");
             ApiQuery q;
@@ -605,6 +652,22 @@ private:
         res.set(http::field::content_type, "text/plain; charset=utf-8");
         res.keep_alive(keep && keep_alive_);
         res.body() = std::move(text);
+        res.prepare_payload();
+        write(std::move(res));
+    }
+
+    // The current map as a .tmap download; the first line of `body` is the file name ("name.tmap"),
+    // or "!" and an error message.
+    void respond_tmap(std::string body) {
+        const std::size_t eol = body.find('\n');
+        const std::string first = body.substr(0, eol);
+        if (first == "!") return respond_text(http::status::internal_server_error, body.substr(eol + 1) + "\n");
+        http::response<http::string_body> res{http::status::ok, 11};
+        res.set(http::field::content_type, "text/plain; charset=utf-8");
+        res.set(http::field::content_disposition, "attachment; filename=\"" + first + "\"");
+        res.set(http::field::cache_control, "no-store");
+        res.keep_alive(keep_alive_);
+        res.body() = body.substr(eol + 1);
         res.prepare_payload();
         write(std::move(res));
     }
@@ -784,6 +847,11 @@ void Server::Impl::sim_loop() {
         bool step_once = false;
         for (Inbound& in : batch) {
             if (auto* q = std::get_if<ApiQuery>(&in.what)) {
+                if (q->tmap) {
+                    auto text = format_tide_map(world->cost());
+                    q->reply(text ? tmap_file_name(world->name()) + "\n" + *text : "!\n" + text.error().message);
+                    continue;
+                }
                 q->reply(q->agents ? agents_json(*world, q->limit)
                                    : state_json(*world, tick_hz.load(), clients.load()));
                 continue;
@@ -813,6 +881,7 @@ void Server::Impl::sim_loop() {
                 // The same number of units, at most what the new map has room for.
                 const int count = std::min(static_cast<int>(world->agents().size()), max_units(*lp->cost));
                 const auto t0 = Clock::now();
+                keep_upload(lp->name, *lp->cost);
                 if (auto r = world->load(lp->name, std::move(*lp->cost), {*goal}, count); !r) {
                     log("map " + lp->name + " refused: " + r.error().message);
                     continue;
@@ -836,7 +905,10 @@ void Server::Impl::sim_loop() {
                     };
                     if constexpr (std::is_same_v<T, SetGoalsCmd>) {
                         type = "set_goals";
-                        run(SetGoals{c.goals, c.group, c.flee});
+                        std::vector<Cell> goals = c.goals;
+                        const auto moves = c.snap ? snap_goals(world->cost(), goals) : std::vector<SnappedGoal>{};
+                        if (run(SetGoals{std::move(goals), c.group, c.flee}) && !moves.empty())
+                            post_to(in.session, snapped_json(moves, type), false);
                     } else if constexpr (std::is_same_v<T, PaintCmd>) {
                         type = "paint";
                         run(Paint{c.x, c.y, c.radius, c.cost});
@@ -890,6 +962,25 @@ void Server::Impl::sim_loop() {
                         step_once = true;
                     } else if constexpr (std::is_same_v<T, LoadMapCmd>) {
                         type = "load_map";
+                        if (c.uploaded) {
+                            auto it = std::find_if(uploads.begin(), uploads.end(),
+                                                   [&](const auto& u) { return u.first == c.name; });
+                            if (it == uploads.end()) {
+                                r = Error{"load_map: no uploaded map '" + c.name.substr(0, 40) +
+                                          "' (the server keeps the last " + std::to_string(kKeptUploads) + ")"};
+                                return;
+                            }
+                            CostField cost = *it->second;
+                            const auto goal = central_goal(cost);
+                            const int count = std::min(static_cast<int>(world->agents().size()), max_units(cost));
+                            const auto t0 = Clock::now();
+                            r = world->load(c.name, std::move(cost), {*goal}, count);
+                            if (r) {
+                                log("loaded map " + c.name + load_note(t0, *world));
+                                after_load();
+                            }
+                            return;
+                        }
                         auto m = make_builtin_map(c.name);
                         if (!m) {
                             r = m.error();
@@ -929,6 +1020,24 @@ void Server::Impl::sim_loop() {
                         type = "wall_margin";
                         if (run(SetWallMargin{c.margin}))
                             post_broadcast(params_json(*world), false, false, &Impl::last_params);
+                    } else if constexpr (std::is_same_v<T, ScenarioCmd>) {
+                        type = "scenario";
+                        const auto t0 = Clock::now();
+                        r = load_scenario(*world, c.name);
+                        if (r) log("loaded scenario " + c.name + load_note(t0, *world));
+                        after_load();  // also after a failure half-way: the map may have changed
+                    } else if constexpr (std::is_same_v<T, AstarCompareCmd>) {
+                        type = "astar_compare";
+                        const UnitGroupId g = c.group != 0 ? c.group : viewer ? shown_group(*viewer) : 0;
+                        auto answer = astar_compare_json(*world, g, c.samples);
+                        if (!answer) {
+                            r = answer.error();
+                            return;
+                        }
+                        post_to(in.session, std::move(*answer), false);
+                    } else if constexpr (std::is_same_v<T, InspectCmd>) {
+                        type = "inspect";
+                        post_to(in.session, inspect_json(*world, c.x, c.y), false);
                     } else if constexpr (std::is_same_v<T, PingCmd>) {
                         type = "ping";
                     }
@@ -944,7 +1053,7 @@ void Server::Impl::sim_loop() {
         // The roster changed (respawn, units walled in with nowhere to go): selections are void.
         if (world->roster_version() != roster) {
             roster = world->roster_version();
-            post_store(world_json(*world, builtin_map_names(), kMaxAgents), &Impl::last_world);
+            post_store(world_message(), &Impl::last_world);
             for (auto& [id, v] : viewers) {
                 if (v.selection.empty()) continue;
                 v.selection.clear();
@@ -955,7 +1064,7 @@ void Server::Impl::sim_loop() {
             groups_sent = world->groups_version();
             post_broadcast(groups_json(*world), false, false, &Impl::last_groups);
             // A client connecting later starts from a world message with today's units and groups.
-            post_store(world_json(*world, builtin_map_names(), kMaxAgents), &Impl::last_world);
+            post_store(world_message(), &Impl::last_world);
         }
 
         const auto now = Clock::now();
