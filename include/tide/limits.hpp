@@ -20,6 +20,10 @@ inline constexpr std::size_t kMaxTextFileBytes = std::size_t{1} << 30;
 inline constexpr int kMaxUnitSize = 8;
 /// Most unit classes a map may declare.
 inline constexpr int kMaxUnitClasses = 32;
+/// Most cells the cost fields of a map's classes (those with cost lines) may hold together: one
+/// 16384 x 16384 field. Bounds what a short header can make a parser allocate (32 classes with
+/// costs would otherwise multiply the map's memory by 33).
+inline constexpr std::size_t kMaxClassCostCells = std::size_t{1} << 28;
 /// Most units a world holds, whatever asks.
 inline constexpr int kMaxWorldUnits = 1'000'000;
 /// Most units per free cell a spawn may place (units of size s count s x s): about what fits

@@ -264,6 +264,17 @@ std::optional<Error> parse_class_line(std::string_view source, const Line& line,
 Result<std::vector<UnitClass>> build_classes(std::string_view source, const std::vector<Line>& lines,
                                              std::size_t first_row, int width, int height, const Legend& legend,
                                              std::vector<ClassDecl>& decls, std::pmr::memory_resource* memory) {
+    // Checked before any class field is allocated: the classes' fields together stay within
+    // kMaxClassCostCells, whatever the header asks.
+    std::size_t with_costs = 0;
+    for (const ClassDecl& decl : decls) with_costs += decl.costs.empty() ? 0 : 1;
+    const std::size_t cells = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
+    if (with_costs > 0 && with_costs * cells > kMaxClassCostCells) {
+        return Error{std::string(source) + ": " + std::to_string(with_costs) +
+                     " unit classes with costs of their own on a " + std::to_string(width) + "x" +
+                     std::to_string(height) + " map would hold " + std::to_string(with_costs * cells) +
+                     " cells; at most " + std::to_string(kMaxClassCostCells) + " together"};
+    }
     std::vector<UnitClass> classes;
     classes.reserve(decls.size());
     for (ClassDecl& decl : decls) {

@@ -212,6 +212,31 @@ TEST(MapErrors, HugeHeaderWithEmptyRowsAllocatesNothingBig) {
     EXPECT_LT(counting.bytes_allocated(), std::size_t{1} << 20) << counting.bytes_allocated() << " bytes";
 }
 
+// 32 classes with a cost line each on a 2900 x 2900 map (8.4 MB of text): their fields would
+// hold 32 x 8.41 M cells, over kMaxClassCostCells; refused before any class field is allocated.
+TEST(MapErrors, ClassCostFieldsCannotMultiplyTheMapsMemory) {
+    const int side = 2900;
+    std::string header = "tide-map 1\nwidth 2900\nheight 2900\n";
+    for (int c = 0; c < kMaxUnitClasses; ++c) header += "class c" + std::to_string(c) + " cost . 2\n";
+    std::string text = header + "map\n";
+    const std::string row = std::string(side, '.') + "\n";
+    text.reserve(text.size() + row.size() * side);
+    for (int y = 0; y < side; ++y) text += row;
+    test::CountingResource counting;
+    auto r = parse_map(text, kSrc, &counting);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().message, std::string(kSrc) +
+                                     ": 32 unit classes with costs of their own on a 2900x2900 map would hold "
+                                     "269120000 cells; at most 268435456 together");
+    EXPECT_LT(counting.bytes_allocated(), std::size_t{3} * side * side) << "the terrain only, not 33 fields";
+    // One class fewer fits (31 x 8.41 M cells).
+    const std::size_t cut = text.find("class c31");
+    text.erase(cut, text.find('\n', cut) + 1 - cut);
+    auto ok = parse_map(text, kSrc);
+    ASSERT_TRUE(ok.ok()) << ok.error().message;
+    EXPECT_EQ(ok->classes.size(), 31u);
+}
+
 TEST(MapErrors, ShortLastRowIsFoundBeforeAllocating) {
     std::string text = "type octile\nheight 3\nwidth 4\nmap\n....\n....\n...\n";
     test::CountingResource counting;
