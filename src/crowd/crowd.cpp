@@ -155,7 +155,7 @@ std::size_t Crowd::group_size(GroupId group) const noexcept {
 }
 
 Result<void> Crowd::remove_group(GroupId group) {
-    if (!has_group(group)) return Error{"unknown group " + std::to_string(group)};
+    if (!has_group(group)) return Error{ErrorCode::not_found, "unknown group " + std::to_string(group)};
     if (group_members_[group] > 0) {
         return Error{"group " + std::to_string(group) + " still has " + std::to_string(group_members_[group]) +
                      " agents"};
@@ -166,8 +166,8 @@ Result<void> Crowd::remove_group(GroupId group) {
 }
 
 Result<void> Crowd::set_agent_group(AgentId id, GroupId group) {
-    if (!valid(id)) return Error{"agent " + std::to_string(id.index) + " is not a live agent"};
-    if (!has_group(group)) return Error{"unknown group " + std::to_string(group)};
+    if (!valid(id)) return Error{ErrorCode::not_found, "agent " + std::to_string(id.index) + " is not a live agent"};
+    if (!has_group(group)) return Error{ErrorCode::not_found, "unknown group " + std::to_string(group)};
     const std::size_t e = index_[id.index];
     if (a_.group[e] == group) return {};
     --group_members_[a_.group[e]];
@@ -199,7 +199,7 @@ Result<void> Crowd::set_group_field(GroupId group, std::shared_ptr<const Hierarc
 }
 
 Result<void> Crowd::set_group_field_to(GroupId group, GroupField field) {
-    if (!has_group(group)) return Error{"unknown group " + std::to_string(group)};
+    if (!has_group(group)) return Error{ErrorCode::not_found, "unknown group " + std::to_string(group)};
     groups_[group] = std::move(field);
     restart_stuck_windows(group);
     return {};
@@ -220,18 +220,19 @@ Result<void> Crowd::check_position(Vec2 p) const {
     if (!std::isfinite(p.x) || !std::isfinite(p.y)) return Error{"agent position " + vec_text(p) + " is not finite"};
     if (p.x < 0.0f || p.y < 0.0f || p.x >= static_cast<float>(cost_->width()) ||
         p.y >= static_cast<float>(cost_->height())) {
-        return Error{"agent position " + vec_text(p) + " is outside the " + std::to_string(cost_->width()) + "x" +
-                     std::to_string(cost_->height()) + " map"};
+        return Error{ErrorCode::off_map, "agent position " + vec_text(p) + " is outside the " +
+                                             std::to_string(cost_->width()) + "x" + std::to_string(cost_->height()) +
+                                             " map"};
     }
     if (!cost_->passable(static_cast<int>(p.x), static_cast<int>(p.y))) {
-        return Error{"agent position " + vec_text(p) + " is inside a wall"};
+        return Error{ErrorCode::on_wall, "agent position " + vec_text(p) + " is inside a wall"};
     }
     return {};
 }
 
 Result<AgentId> Crowd::add_agent(Vec2 position, GroupId group, float radius, float max_speed) {
     if (auto r = check_position(position); !r) return r.error();
-    if (!has_group(group)) return Error{"unknown group " + std::to_string(group)};
+    if (!has_group(group)) return Error{ErrorCode::not_found, "unknown group " + std::to_string(group)};
     if (radius < 0.0f) radius = params_.radius;
     if (max_speed < 0.0f) max_speed = params_.max_speed;
     if (!(radius > 0.0f && radius <= kMaxAgentRadius))
@@ -287,8 +288,8 @@ std::size_t Crowd::index_of(AgentId id) const {
 
 Result<void> Crowd::remove_agent(AgentId id) {
     if (!valid(id))
-        return Error{"agent " + std::to_string(id.index) + " (generation " + std::to_string(id.generation) +
-                     ") is not a live agent"};
+        return Error{ErrorCode::not_found, "agent " + std::to_string(id.index) + " (generation " +
+                                               std::to_string(id.generation) + ") is not a live agent"};
     // The last entry moves into the hole (entry order never affects results: each sub-step
     // sorts by bucket and slot).
     const std::size_t e = index_[id.index], last = live_ - 1;
@@ -334,7 +335,7 @@ Result<void> Crowd::set_params(const CrowdParams& p) {
 }
 
 Result<void> Crowd::set_agent_params(AgentId id, float radius, float max_speed) {
-    if (!valid(id)) return Error{"agent " + std::to_string(id.index) + " is not a live agent"};
+    if (!valid(id)) return Error{ErrorCode::not_found, "agent " + std::to_string(id.index) + " is not a live agent"};
     if (!(radius > 0.0f && radius <= kMaxAgentRadius))
         return Error{"agent radius " + std::to_string(radius) + " is outside (0, 4]"};
     if (!(max_speed > 0.0f && max_speed <= 100.0f)) {
@@ -348,7 +349,7 @@ Result<void> Crowd::set_agent_params(AgentId id, float radius, float max_speed) 
 }
 
 Result<void> Crowd::set_position(AgentId id, Vec2 position) {
-    if (!valid(id)) return Error{"agent " + std::to_string(id.index) + " is not a live agent"};
+    if (!valid(id)) return Error{ErrorCode::not_found, "agent " + std::to_string(id.index) + " is not a live agent"};
     if (auto r = check_position(position); !r) return r;
     const std::size_t e = index_[id.index];
     float vx0 = 0.0f, vy0 = 0.0f;
