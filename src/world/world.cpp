@@ -872,13 +872,16 @@ Result<void> World::spawn(const Spawn& c) {
     // middle cell reach (a new unit never starts in a wall's reach).
     const float half = 0.5f * static_cast<float>(c.size);
     const float m = std::min(0.45f, params_.radius);
-    const float radius = radius_for(c.size);
+    AgentParams unit;
+    unit.radius = radius_for(c.size);
+    unit.max_speed = params_.speed;
+    unit.movement_class = static_cast<std::uint8_t>(c.size - 1);
     for (int k = 0; k < c.count; ++k) {
         const std::uint32_t cell = free_cells[static_cast<std::size_t>(rng_.uniform() * free_cells.size())];
         const float fx = (static_cast<float>(rng_.uniform()) - 0.5f) * (1.0f - 2.0f * m);
         const float fy = (static_cast<float>(rng_.uniform()) - 0.5f) * (1.0f - 2.0f * m);
         const Vec2 p{static_cast<float>(cell % w) + half + fx, static_cast<float>(cell / w) + half + fy};
-        auto id = crowd_->add_agent(p, target->crowd_group, radius, params_.speed);
+        auto id = crowd_->add_agent(p, target->crowd_group, unit);
         if (!id) continue;
         agents_.push_back(*id);
         if (unit_group_.size() <= id->index) {
@@ -914,7 +917,12 @@ Result<void> World::set_unit_params(const UnitParams& p) {
     cp.radius = p.radius;
     if (auto r = crowd_->set_params(cp); !r) return r;
     params_ = p;
-    for (const AgentId id : agents_) (void)crowd_->set_agent_params(id, radius_for(unit_size(id)), p.speed);
+    for (const AgentId id : agents_) {
+        AgentParams unit = crowd_->agent_params(id);
+        unit.radius = radius_for(unit_size(id));
+        unit.max_speed = p.speed;
+        (void)crowd_->set_agent_params(id, unit);
+    }
     return {};
 }
 
