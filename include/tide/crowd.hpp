@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "tide/cost_field.hpp"
+#include "tide/export.h"
 #include "tide/flow_field.hpp"
 #include "tide/hierarchy.hpp"
 #include "tide/jobs.hpp"
@@ -97,7 +98,7 @@ struct CrowdStats {
 /// The crowd. Holds a pointer to the cost field (the host keeps it alive and may edit it between
 /// steps) and shared, immutable fields per group. Not thread-safe: one thread calls its methods;
 /// step() spreads its own work over the job system.
-class Crowd {
+class TIDE_API Crowd {
 public:
     /// A crowd on `cost` (must outlive the crowd) with `params`; buffers from `memory`.
     Crowd(const CostField& cost, const CrowdParams& params = {},

@@ -9,6 +9,8 @@
 #include <utility>
 #include <variant>
 
+#include "tide/export.h"
+
 namespace tide {
 
 /// What kind of failure an Error is. The values are stable: the C API (tide.h) uses the same numbers.
@@ -25,7 +27,7 @@ enum class ErrorCode : std::uint8_t {
 };
 
 /// Lower-case name of a code ("off_map"); "unknown" for a value outside the enum.
-const char* error_code_name(ErrorCode code) noexcept;
+TIDE_API const char* error_code_name(ErrorCode code) noexcept;
 
 /// A recoverable failure: a code and a human-readable message
 /// ("maps/a.map:7: row has 12 characters, expected 16").
