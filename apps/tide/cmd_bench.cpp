@@ -24,9 +24,9 @@
 #include <thread>
 
 #include "atomic_file.hpp"
-#include "bench_baselines.hpp"
-#include "bench_hier.hpp"
+#include "baselines.hpp"
 #include "cli_common.hpp"
+#include "hier_rows.hpp"
 #include "provenance.hpp"
 #include "tide/astar.hpp"
 #include "tide/generate.hpp"
@@ -39,6 +39,7 @@
 #endif
 
 namespace tide::cli {
+using namespace tide::bench;  // the harness: baselines, hierarchical rows, timing
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -960,8 +961,10 @@ void run_bench_fields(BenchOptions o) {
             settings.sector = o.sector;
             settings.reps = o.hier_reps;
             settings.exact = static_cast<std::size_t>(s) * s <= kFlatCheckCells;
-            hier.push_back(run_hier_bench(
-                *cost, settings, [&](const std::string& what) { progress.update(prefix, what.c_str(), 0, 1); }));
+            auto rows = run_hier_bench(*cost, settings,
+                                       [&](const std::string& what) { progress.update(prefix, what.c_str(), 0, 1); });
+            check(rows);
+            hier.push_back(std::move(rows.value()));
             progress.clear();
             print_hier_row(results, hier.back());
             std::fflush(stdout);

@@ -9,8 +9,9 @@
 #include <vector>
 
 #include "tide/cost_field.hpp"
+#include "tide/result.hpp"
 
-namespace tide::cli {
+namespace tide::bench {
 
 /// Settings of the hierarchical rows.
 struct HierBenchSettings {
@@ -46,8 +47,8 @@ struct HierBenchResult {
 };
 
 /// Runs the rows on `cost` (a random benchmark map). `progress` gets a short note before each
-/// phase. Throws Failure on a library error or when no corner cells are joined by a path.
-HierBenchResult run_hier_bench(const CostField& cost, const HierBenchSettings& settings,
-                               const std::function<void(const std::string&)>& progress);
+/// phase. Error from the library, or when no corner cells are joined by a path.
+Result<HierBenchResult> run_hier_bench(const CostField& cost, const HierBenchSettings& settings,
+                                       const std::function<void(const std::string&)>& progress);
 
-}  // namespace tide::cli
+}  // namespace tide::bench
