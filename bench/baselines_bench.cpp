@@ -127,14 +127,13 @@ void BM_TideRepair3x3(benchmark::State& state) {
         state.SkipWithError("build failed");
         return;
     }
-    std::uint64_t rng = 12345;
-    const int size = cost.width();
+    tide::SplitMix64 rng{12345};
+    const auto span = static_cast<std::uint64_t>(cost.width() - 2);
     for (auto _ : state) {
         int x = 0, y = 0;
         do {
-            rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
-            x = static_cast<int>((rng >> 33) % static_cast<std::uint64_t>(size - 2));
-            y = static_cast<int>((rng >> 13) % static_cast<std::uint64_t>(size - 2));
+            x = static_cast<int>(rng.below(span));
+            y = static_cast<int>(rng.below(span));
         } while (m.goal.x >= x && m.goal.x <= x + 2 && m.goal.y >= y && m.goal.y <= y + 2);
         tide::Cost saved[9];
         for (int k = 0; k < 9; ++k) saved[k] = cost.at(x + k % 3, y + k / 3);
