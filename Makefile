@@ -63,7 +63,7 @@ tsan-run:
 # leaves out) over every library test suite, the server tests and the CLI contract tests (ctest
 # label cli) run against an instrumented tide binary (opt-in; docs/reliability.md has the time).
 ASAN_TESTS = tide_tests_grid tide_tests_gen tide_tests_fields tide_tests_astar tide_tests_crowd tide_tests_io \
-  tide_tests_service tide_tests_world tide_tests_hier tide_tests_server
+  tide_tests_service tide_tests_world tide_tests_hier tide_tests_server tide_tests_capi
 asan: deps
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  "-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=all" \

@@ -1,13 +1,13 @@
 // Google Benchmark cases for the rows of `tide bench fields`: the textbook build, a 4-direction
 // Dijkstra map, Boost.Graph's Dijkstra and A* per unit on the classic 256x256 random map (seed 1),
-// and Tide's builds on 256x256 and 1024x1024. The same baselines as the CLI (apps/tide/bench_baselines).
+// and Tide's builds on 256x256 and 1024x1024. The same baselines as the CLI (bench/harness/baselines).
 // Run: build/bin/tide_bench_fields --benchmark_filter='BM_(Textbook|Dijkstra4|Boost|AStar|Tide)'
 
 #include <benchmark/benchmark.h>
 
 #include <stdexcept>
 
-#include "bench_baselines.hpp"
+#include "baselines.hpp"
 #include "tide/astar.hpp"
 #include "tide/flow_field.hpp"
 #include "tide/generate.hpp"
@@ -23,7 +23,7 @@ struct BenchMap {
 BenchMap make_bench_map(int size) {
     auto cost = tide::generate_random_map({size, size, 0.20, 0.15, 0.07, 1});
     if (!cost) throw std::runtime_error(cost.error().message);
-    auto goal = tide::cli::bench_goal(*cost);
+    auto goal = tide::bench::bench_goal(*cost);
     if (!goal) throw std::runtime_error(goal.error().message);
     return {std::move(cost.value()), *goal};
 }
@@ -40,9 +40,9 @@ void set_cells(benchmark::State& state, const tide::CostField& cost) {
 
 void BM_Textbook(benchmark::State& state) {
     const BenchMap& m = bench_map(256);
-    tide::cli::TextbookField out;
+    tide::bench::TextbookField out;
     for (auto _ : state) {
-        tide::cli::textbook_field(m.cost, m.goal, out);
+        tide::bench::textbook_field(m.cost, m.goal, out);
         benchmark::DoNotOptimize(out.direction.data());
     }
     set_cells(state, m.cost);
@@ -53,7 +53,7 @@ void BM_Dijkstra4(benchmark::State& state) {
     const BenchMap& m = bench_map(256);
     std::vector<double> out;
     for (auto _ : state) {
-        tide::cli::dijkstra_map_4dir(m.cost, m.goal, out);
+        tide::bench::dijkstra_map_4dir(m.cost, m.goal, out);
         benchmark::DoNotOptimize(out.data());
     }
     set_cells(state, m.cost);
@@ -62,7 +62,7 @@ BENCHMARK(BM_Dijkstra4)->Unit(benchmark::kMillisecond);
 
 void BM_BoostDijkstra(benchmark::State& state) {
     const BenchMap& m = bench_map(256);
-    tide::cli::BoostDijkstra boost(m.cost);  // graph built outside the timed loop
+    tide::bench::BoostDijkstra boost(m.cost);  // graph built outside the timed loop
     for (auto _ : state) {
         boost.run(m.goal);
         benchmark::DoNotOptimize(boost.distances().data());
@@ -80,9 +80,9 @@ void BM_AStarUnits(benchmark::State& state) {
         state.SkipWithError("setup failed");
         return;
     }
-    const std::vector<tide::Cell> starts = tide::cli::random_reachable_starts(*field, m.goal, units, 0x5EED ^ 1);
+    const std::vector<tide::Cell> starts = tide::bench::random_reachable_starts(*field, m.goal, units, 0x5EED ^ 1);
     for (auto _ : state) {
-        benchmark::DoNotOptimize(tide::cli::astar_units(*finder, starts, m.goal));
+        benchmark::DoNotOptimize(tide::bench::astar_units(*finder, starts, m.goal));
     }
     state.SetItemsProcessed(state.iterations() * units);
 }
@@ -127,14 +127,13 @@ void BM_TideRepair3x3(benchmark::State& state) {
         state.SkipWithError("build failed");
         return;
     }
-    std::uint64_t rng = 12345;
-    const int size = cost.width();
+    tide::SplitMix64 rng{12345};
+    const auto span = static_cast<std::uint64_t>(cost.width() - 2);
     for (auto _ : state) {
         int x = 0, y = 0;
         do {
-            rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
-            x = static_cast<int>((rng >> 33) % static_cast<std::uint64_t>(size - 2));
-            y = static_cast<int>((rng >> 13) % static_cast<std::uint64_t>(size - 2));
+            x = static_cast<int>(rng.below(span));
+            y = static_cast<int>(rng.below(span));
         } while (m.goal.x >= x && m.goal.x <= x + 2 && m.goal.y >= y && m.goal.y <= y + 2);
         tide::Cost saved[9];
         for (int k = 0; k < 9; ++k) saved[k] = cost.at(x + k % 3, y + k / 3);

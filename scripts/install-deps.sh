@@ -13,6 +13,8 @@ packages=(
   libboost-dev                               # Boost.Beast/Asio: HTTP and WebSocket of tide serve
   libtbb-dev                                 # default job system of the apps
   libgif-dev                                 # tide sim --gif animations
+  python3-dev python3-pybind11 pybind11-dev python3-numpy  # the Python module (python/)
+  python3-pytest                                           # its tests
 )
 if [ "${1:-}" = "--test" ]; then
   packages+=(chromium curl jq)               # headless browser of the end-to-end tests; curl and jq for the CLI tests

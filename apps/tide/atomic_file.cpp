@@ -21,7 +21,7 @@ const char* kind_of(mode_t mode) {
 }
 
 Error io_error(const std::string& path, const std::string& what, int err) {
-    return Error{path + ": " + what + ": " + std::strerror(err)};
+    return Error{ErrorCode::io, path + ": " + what + ": " + std::strerror(err)};
 }
 
 }  // namespace
@@ -104,7 +104,7 @@ Result<void> AtomicFile::commit() {
         ::unlink(temp_.c_str());
         const int why = flushed != 0 ? err : closed != 0 ? close_err : 0;
         // A failure inside an earlier write leaves only the stream's flag, not its reason.
-        return why != 0 ? io_error(path_, "write error", why) : Error{path_ + ": write error"};
+        return why != 0 ? io_error(path_, "write error", why) : Error{ErrorCode::io, path_ + ": write error"};
     }
     return replace_with(temp_, path_);
 }

@@ -9,6 +9,7 @@
 
 #include "tide/flow_field.hpp"
 #include "tide/map_io.hpp"
+#include "timing.hpp"
 
 namespace tide::cli {
 
@@ -82,16 +83,10 @@ void check(const Result<T>& result) {
     if (!result.ok()) throw Failure{result.error().message};
 }
 
-/// Milliseconds since `start`.
-inline double ms_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-}
-
-/// Median of `values` (which it sorts).
-double median(std::vector<double>& values);
-
-/// The p-quantile (0..1) of `values`, interpolated between the two nearest ranks; 0 when empty.
-double percentile(std::vector<double> values, double p);
+// Timing helpers: the benchmark harness's (bench/harness/timing.hpp).
+using bench::median;
+using bench::ms_since;
+using bench::percentile;
 
 /// Writes `report` to `path` as indented JSON (atomically, atomic_file.hpp); throws Failure naming
 /// the path when it cannot.

@@ -18,16 +18,18 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <sstream>
 #include <thread>
 
 #include "atomic_file.hpp"
-#include "bench_baselines.hpp"
-#include "bench_hier.hpp"
+#include "baselines.hpp"
 #include "cli_common.hpp"
+#include "hier_rows.hpp"
 #include "provenance.hpp"
+#include "tbb_jobs.hpp"
 #include "tide/astar.hpp"
 #include "tide/generate.hpp"
 
@@ -39,6 +41,7 @@
 #endif
 
 namespace tide::cli {
+using namespace tide::bench;  // the harness: baselines, hierarchical rows, timing
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -958,6 +961,8 @@ void run_bench_fields(BenchOptions o) {
     }
 
     std::vector<HierBenchResult> hier;
+    std::unique_ptr<TbbJobSystem> hier_pool;  // --hier-threads above 1: route fields built on it
+    if (o.hier_threads > 1) hier_pool = std::make_unique<TbbJobSystem>(o.hier_threads);
     if (!hier_sizes.empty()) {
         print_hier_header(o);
         for (int s : hier_sizes) {
@@ -969,10 +974,12 @@ void run_bench_fields(BenchOptions o) {
             settings.sector = o.sector;
             settings.reps = o.hier_reps;
             settings.settle_budget = o.settle;
-            settings.threads = o.hier_threads;
+            settings.jobs = hier_pool.get();
             settings.exact = static_cast<std::size_t>(s) * s <= kFlatCheckCells;
-            hier.push_back(run_hier_bench(
-                *cost, settings, [&](const std::string& what) { progress.update(prefix, what.c_str(), 0, 1); }));
+            auto rows = run_hier_bench(*cost, settings,
+                                       [&](const std::string& what) { progress.update(prefix, what.c_str(), 0, 1); });
+            check(rows);
+            hier.push_back(std::move(rows.value()));
             progress.clear();
             print_hier_row(results, hier.back());
             std::fflush(stdout);

@@ -12,12 +12,13 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
-#include "bench_baselines.hpp"
+#include "baselines.hpp"
 #include "cli_common.hpp"
 #include "provenance.hpp"
 #include "tide/generate.hpp"
 
 namespace tide::cli {
+using namespace tide::bench;  // the harness: baselines, timing
 namespace {
 
 struct RepairBenchOptions {

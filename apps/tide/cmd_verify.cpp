@@ -17,9 +17,9 @@
 #include <cstdio>
 #include <functional>
 #include <queue>
-#include <random>
 
 #include "cli_common.hpp"
+#include "tide/generate.hpp"
 
 namespace tide::cli {
 namespace {
@@ -325,8 +325,8 @@ void run_verify(const VerifyOptions& o) {
             throw Failure{o.map + ": the map has no passable cell" +
                           (planning.is_default() ? "" : " for " + planning.describe())};
         }
-        std::mt19937_64 rng(o.seed);
-        for (int i = 0; i < o.random_goals; ++i) goal_sets.push_back({free_cells[rng() % free_cells.size()]});
+        SplitMix64 rng{o.seed};  // the project's one generator (tide/generate.hpp)
+        for (int i = 0; i < o.random_goals; ++i) goal_sets.push_back({free_cells[rng.below(free_cells.size())]});
     }
     if (goal_sets.empty()) throw Failure{"give at least one --goal, --random-goals N or --flee X,Y"};
     const FieldParams params = make_params(o.diagonal, o.connectivity);

@@ -1,4 +1,6 @@
 #pragma once
+
+#include "tide/export.h"
 /// \file assert.hpp
 /// Programmer-misuse checks (an index off the map in a hot accessor). They stay on in
 /// release builds where they are cheap; the host may route them to its own handler.
@@ -10,10 +12,10 @@ namespace tide {
 using AssertHandler = void (*)(const char* expression, const char* file, int line);
 
 /// Installs `handler` (nullptr restores the default). Not thread-safe: call at start-up.
-void set_assert_handler(AssertHandler handler) noexcept;
+TIDE_API void set_assert_handler(AssertHandler handler) noexcept;
 
 /// Reports a failed check through the current handler.
-void report_assert_failure(const char* expression, const char* file, int line);
+TIDE_API void report_assert_failure(const char* expression, const char* file, int line);
 
 }  // namespace tide
 

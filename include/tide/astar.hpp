@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tide/cost_field.hpp"
+#include "tide/export.h"
 #include "tide/flow_field.hpp"
 #include "tide/result.hpp"
 
@@ -17,7 +18,7 @@ namespace tide {
 
 /// A* search engine over one cost field snapshot. Keeps its buffers between searches, so repeated
 /// searches on the same map allocate nothing once warm. One instance per thread.
-class PathFinder {
+class TIDE_API PathFinder {
 public:
     /// An engine for `cost` (copied: later edits need reset()), with buffers from `memory`.
     /// Errors: a bad diagonal factor.

@@ -13,6 +13,7 @@
 #include <span>
 #include <vector>
 
+#include "tide/export.h"
 #include "tide/limits.hpp"
 #include "tide/result.hpp"
 
@@ -36,7 +37,7 @@ struct Cell {
 
 /// A W x H grid of entry costs. Owns its bytes; allocation goes through the given memory resource.
 /// Not thread-safe for concurrent writes; concurrent reads are fine.
-class CostField {
+class TIDE_API CostField {
 public:
     /// Creates a `width` x `height` field filled with `fill`; error when a dimension is
     /// outside 1..kMaxDimension or `fill` is 0.
@@ -104,10 +105,10 @@ constexpr bool has_margin(const WallMargin& margin) noexcept {
 
 /// `cost` with `margin` applied: a derived layer, `cost` is not changed. O(W*H) whatever the
 /// radius. Errors: a radius outside 0..kMaxWallMarginRadius, an extra outside 0..253.
-Result<CostField> wall_margin_cost_field(const CostField& cost, const WallMargin& margin);
+TIDE_API Result<CostField> wall_margin_cost_field(const CostField& cost, const WallMargin& margin);
 
 /// The passable cell nearest `from` (Euclidean distance between cells; ties: first in row-major
 /// order), or none on an all-wall map. `from` may lie off the map. O(r^2) for a nearest cell r away.
-std::optional<Cell> nearest_passable(const CostField& cost, Cell from);
+TIDE_API std::optional<Cell> nearest_passable(const CostField& cost, Cell from);
 
 }  // namespace tide

@@ -16,9 +16,11 @@
 #include <cstdint>
 #include <memory>
 #include <memory_resource>
+#include <span>
 #include <vector>
 
 #include "tide/cost_field.hpp"
+#include "tide/export.h"
 #include "tide/flow_field.hpp"
 #include "tide/hierarchy.hpp"
 #include "tide/jobs.hpp"
@@ -62,6 +64,28 @@ struct AgentId {
 /// A group of agents following one field (one goal or goal set).
 using GroupId = std::uint32_t;
 
+/// Settings of one agent (as DetourCrowd's dtCrowdAgentParams). Plain data; start from
+/// Crowd::default_agent_params() to get the crowd-wide defaults.
+struct AgentParams {
+    float radius = 0.16f;             ///< Disc radius, cells, (0, kMaxAgentRadius].
+    float max_speed = 3.0f;           ///< Top speed on cost-1 ground, cells/s, (0, 100].
+    std::uint8_t movement_class = 0;  ///< The host's movement class (FieldService's MovementClass) for
+                                      ///< the fields it requests for this agent; stored, not read by the
+                                      ///< step: the agent follows its group's field.
+    std::uint64_t user_tag = 0;       ///< The host's value (an entity id, an index); never read by the crowd.
+};
+
+/// Caller-owned outputs of Crowd::read_agents(): each non-empty span receives one item per live
+/// agent, in slot order (the order of Crowd::agents()); empty spans are skipped.
+struct AgentBuffers {
+    std::span<AgentId> ids;              ///< Handles.
+    std::span<Vec2> positions;           ///< Positions, cells.
+    std::span<Vec2> velocities;          ///< Velocities, cells/s.
+    std::span<AgentState> states;        ///< States.
+    std::span<GroupId> groups;           ///< Groups.
+    std::span<std::uint64_t> user_tags;  ///< AgentParams::user_tag.
+};
+
 /// Per-step counters.
 struct CrowdStats {
     std::size_t agents = 0;         ///< Live agents.
@@ -74,7 +98,7 @@ struct CrowdStats {
 /// The crowd. Holds a pointer to the cost field (the host keeps it alive and may edit it between
 /// steps) and shared, immutable fields per group. Not thread-safe: one thread calls its methods;
 /// step() spreads its own work over the job system.
-class Crowd {
+class TIDE_API Crowd {
 public:
     /// A crowd on `cost` (must outlive the crowd) with `params`; buffers from `memory`.
     Crowd(const CostField& cost, const CrowdParams& params = {},
@@ -108,9 +132,16 @@ public:
     /// Replaces a group's field with a hierarchical plan (a new goal set); as above.
     Result<void> set_group_field(GroupId group, std::shared_ptr<const HierarchicalField> field);
 
-    /// Adds an agent at `position` in `group`; refuses NaN/infinite positions, positions off the
-    /// map or inside a wall, a radius outside (0, kMaxAgentRadius] or a speed outside (0, 100].
-    Result<AgentId> add_agent(Vec2 position, GroupId group, float radius = -1.0f, float max_speed = -1.0f);
+    /// Adds an agent at `position` in `group` with `params`; refuses NaN/infinite positions,
+    /// positions off the map (ErrorCode::off_map) or inside a wall (on_wall), an unknown group
+    /// (not_found), a radius outside (0, kMaxAgentRadius] or a speed outside (0, 100].
+    Result<AgentId> add_agent(Vec2 position, GroupId group, const AgentParams& params);
+    /// add_agent() with default_agent_params().
+    Result<AgentId> add_agent(Vec2 position, GroupId group) {
+        return add_agent(position, group, default_agent_params());
+    }
+    /// The crowd-wide defaults as agent settings: CrowdParams' radius and max_speed, class 0, tag 0.
+    AgentParams default_agent_params() const noexcept;
     /// Replaces the crowd-wide settings from the next step. The radius and speed of agents already
     /// added stay (set_agent_params changes those); the defaults apply to agents added later. Error
     /// (nothing changed) for a value out of range: radius outside (0, kMaxAgentRadius], speed outside (0, 100],
@@ -118,8 +149,11 @@ public:
     Result<void> set_params(const CrowdParams& params);
     /// The crowd-wide settings.
     const CrowdParams& params() const noexcept { return params_; }
-    /// Sets an agent's radius, cells (0, kMaxAgentRadius], and top speed on cost-1 ground, cells/s (0, 100].
-    Result<void> set_agent_params(AgentId id, float radius, float max_speed);
+    /// Replaces an agent's settings from the next step (ranges as in add_agent); error (nothing
+    /// changed) for a stale handle or a value out of range.
+    Result<void> set_agent_params(AgentId id, const AgentParams& params);
+    /// An agent's settings (asserts on a stale handle).
+    AgentParams agent_params(AgentId id) const;
     /// Removes an agent; error for a stale or unknown handle.
     Result<void> remove_agent(AgentId id);
     /// Moves an agent (teleport); same checks as add_agent. Velocity is reset.
@@ -153,6 +187,10 @@ public:
     std::uint64_t state_hash() const;
     /// Handles of all live agents, in slot order.
     std::vector<AgentId> agents() const;
+    /// Bulk read for rendering and hosts: writes every live agent into the non-empty spans of `out`,
+    /// in slot order, without a lookup per handle. Returns size(); error (nothing written,
+    /// ErrorCode::too_large) when a non-empty span holds fewer than size() items.
+    Result<std::size_t> read_agents(const AgentBuffers& out) const;
 
 private:
     /// Per-agent state, one entry per live agent, kept in bucket order (re-sorted every sub-step,
@@ -185,6 +223,7 @@ private:
     void substep(float dt, JobSystem& jobs, bool count_stats);
     void sort_agents(JobSystem& jobs);
     Result<void> check_position(Vec2 p) const;
+    Result<void> check_agent_params(const AgentParams& params) const;
     std::size_t index_of(AgentId id) const;
 
     /// What a group follows: exactly one of the two is set for a live group, neither for a removed one.
@@ -206,6 +245,9 @@ private:
     // By slot (AgentId::index): liveness, generation, and where the agent sits in a_.
     std::pmr::vector<std::uint32_t> generation_, index_, free_;
     std::pmr::vector<std::uint8_t> alive_;
+    // By slot: what the crowd keeps for the host and never reads (AgentParams).
+    std::pmr::vector<std::uint64_t> user_tag_;
+    std::pmr::vector<std::uint8_t> movement_class_;
     // By entry (bucket order): the state (a_), its re-sorted copy (sorted_), and what a sub-step
     // writes besides a_ (next positions and states; desired velocities, wall contacts).
     Agents a_, sorted_;

@@ -7,11 +7,12 @@
 #include <string_view>
 
 #include "tide/cost_field.hpp"
+#include "tide/export.h"
 
 namespace tide {
 
 /// Text of the default map in Tide text format.
-std::string_view default_map_text() noexcept;
+TIDE_API std::string_view default_map_text() noexcept;
 
 /// The default goal on the default map.
 inline constexpr Cell kDefaultGoal{54, 18};

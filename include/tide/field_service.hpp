@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "tide/cost_field.hpp"
+#include "tide/export.h"
 #include "tide/flow_field.hpp"
 #include "tide/jobs.hpp"
 #include "tide/result.hpp"
@@ -136,7 +137,7 @@ struct FieldServiceConfig {
 };
 
 /// The field service over one terrain. See the file comment.
-class FieldService {
+class TIDE_API FieldService {
 public:
     /// A service owning `terrain`, building on `jobs` (which must outlive the service and run
     /// every task it is given). Bookkeeping and field buffers come from `memory`, which must

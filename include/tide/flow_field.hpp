@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tide/cost_field.hpp"
+#include "tide/export.h"
 #include "tide/result.hpp"
 
 namespace tide {
@@ -107,7 +108,7 @@ struct DangerCost {
 /// The finished result of one build: the integration field (least cost to the nearest goal, float,
 /// +inf when unreachable) and the flow field (one `Direction` byte per cell): 5 bytes per cell.
 /// Immutable once built, so any number of threads may read it; share it by `shared_ptr<const FlowField>`.
-class FlowField {
+class TIDE_API FlowField {
 public:
     /// An empty 0 x 0 field; its buffers come from `memory`.
     explicit FlowField(std::pmr::memory_resource* memory = std::pmr::get_default_resource())
@@ -171,7 +172,7 @@ enum class MoveRank : std::uint8_t {};
 /// fixed-point integration, the move and the cost of every cell as of the last build or repair,
 /// and the goals and settings of that build. 9 bytes per cell (plus a one-cell border), on top of
 /// the field's 5. Filled by FieldBuilder::build(..., state); owned by whoever owns the field.
-class FieldRepairState {
+class TIDE_API FieldRepairState {
 public:
     /// An empty state; its buffers come from `memory`.
     explicit FieldRepairState(std::pmr::memory_resource* memory = std::pmr::get_default_resource())
@@ -220,7 +221,7 @@ struct BlockAnswer {
 
 /// Builds integration and flow fields. Keeps its scratch buffers between builds, so building a new
 /// field on a map of the same size allocates nothing. One builder per thread; builders are cheap.
-class FieldBuilder {
+class TIDE_API FieldBuilder {
 public:
     /// A builder whose scratch buffers come from `memory`.
     explicit FieldBuilder(std::pmr::memory_resource* memory = std::pmr::get_default_resource());
@@ -359,13 +360,15 @@ private:
 /// the cell's integration value to full precision (the builder's fixed point rounds each diagonal
 /// price to 2^-25). +inf for walls and cut-off cells. `cost` and `params` must be the build's.
 /// O(length of the path).
-double flow_path_cost(const CostField& cost, const FlowField& field, const FieldParams& params, Cell cell);
+TIDE_API double flow_path_cost(const CostField& cost, const FlowField& field, const FieldParams& params, Cell cell);
 
 /// flow_path_cost() for every cell at once, row-major into `out` (size W*H), in O(W*H): each path
 /// is walked once and shared suffixes are reused.
-void flow_path_costs(const CostField& cost, const FlowField& field, const FieldParams& params, std::span<double> out);
+TIDE_API void flow_path_costs(const CostField& cost, const FlowField& field, const FieldParams& params,
+                              std::span<double> out);
 
 /// Convenience: builds a fresh field with a temporary builder.
-Result<FlowField> build_flow_field(const CostField& cost, std::span<const Cell> goals, const FieldParams& params = {});
+TIDE_API Result<FlowField> build_flow_field(const CostField& cost, std::span<const Cell> goals,
+                                            const FieldParams& params = {});
 
 }  // namespace tide

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tide/cost_field.hpp"
+#include "tide/export.h"
 #include "tide/result.hpp"
 #include "tide/unit_class.hpp"
 
@@ -43,12 +44,12 @@ struct RandomMapSpec {
 
 /// Makes the map; error when a size or fraction is out of range. The classic 256x256 benchmark
 /// map is `generate_random_map({})`.
-Result<CostField> generate_random_map(const RandomMapSpec& spec);
+TIDE_API Result<CostField> generate_random_map(const RandomMapSpec& spec);
 
 /// A perfect maze of `rooms_x` x `rooms_y` rooms (each 1..5000): rooms and corridors 2 cells
 /// wide, walls 1 cell thick, so the map is 3 * rooms + 1 cells on a side; a few rooms are forest
 /// or swamp. Exactly one route joins any two rooms.
-Result<CostField> generate_maze(int rooms_x, int rooms_y, std::uint64_t seed);
+TIDE_API Result<CostField> generate_maze(int rooms_x, int rooms_y, std::uint64_t seed);
 
 /// A named map with its default goal.
 struct BuiltinMap {
@@ -62,8 +63,8 @@ struct BuiltinMap {
 /// 1, the fractions of the benchmark map: goal at the centre, units starting in the 512x512 block
 /// at cells 128..639 of both axes, so that routes cross a quarter of the map; big enough to plan
 /// hierarchically in a World).
-const std::vector<std::string>& builtin_map_names();
+TIDE_API const std::vector<std::string>& builtin_map_names();
 /// Makes a built-in map; error for an unknown name.
-Result<BuiltinMap> make_builtin_map(std::string_view name);
+TIDE_API Result<BuiltinMap> make_builtin_map(std::string_view name);
 
 }  // namespace tide

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "tide/cost_field.hpp"
+#include "tide/export.h"
 #include "tide/flow_field.hpp"
 #include "tide/jobs.hpp"
 #include "tide/result.hpp"
@@ -72,7 +73,7 @@ struct SectorGraphStats {
 
 /// Sectors, portals and the portal graph of one cost field (for one set of move costs). Built once
 /// per map, updated in place after terrain edits; read by any number of HierarchicalFields.
-class SectorGraph {
+class TIDE_API SectorGraph {
 public:
     /// Builds the graph; the intra-sector searches run on `jobs` (serial when null). Errors: a
     /// sector size outside 16..256, a portal limit outside 1..sector size, a bad diagonal factor.
@@ -211,7 +212,7 @@ struct RouteStats {
 /// the cost field and the graph it was made with (both must outlive it and not change, except
 /// through terrain_changed()). One thread plans (route(), ensure_field(), terrain_changed());
 /// between those calls any number of threads may read it (the const functions).
-class HierarchicalField {
+class TIDE_API HierarchicalField {
 public:
     /// Starts a plan for `goals` (nothing is searched or built yet). Errors: no goal, a goal off the
     /// map or on a wall, a cost field of other dimensions than the graph's, a bad config.
@@ -281,7 +282,7 @@ private:
 /// The cost of the path that follows `field` from `start` to a goal (sum of the true move costs,
 /// as flow_path_cost()), building sector fields on the way as needed; +inf when `start` has no path.
 /// Errors: `start` off the map or a wall, a loop (a bug: never expected).
-Result<double> hierarchical_path_cost(HierarchicalField& field, const CostField& cost, Cell start,
-                                      std::size_t* steps = nullptr);
+TIDE_API Result<double> hierarchical_path_cost(HierarchicalField& field, const CostField& cost, Cell start,
+                                               std::size_t* steps = nullptr);
 
 }  // namespace tide

@@ -7,6 +7,8 @@
 
 #include <cstddef>
 
+#include "tide/export.h"
+
 namespace tide {
 
 /// A range task: process items [begin, end). `context` is the caller's data.
@@ -17,7 +19,7 @@ using Task = void (*)(void* context);
 /// Parallel-for over index ranges. Implementations must call `task` on disjoint ranges covering
 /// [0, count) exactly once and return only when all calls finished. Thread-safe to call from one
 /// thread at a time.
-class JobSystem {
+class TIDE_API JobSystem {
 public:
     virtual ~JobSystem() = default;
     /// Runs `task(context, b, e)` over [0, count) in ranges of about `grain` items.
@@ -35,7 +37,7 @@ public:
 
 /// The default: runs every range on the calling thread, in order, and every background task at once
 /// on the thread that enqueues it.
-class SerialJobSystem final : public JobSystem {
+class TIDE_API SerialJobSystem final : public JobSystem {
 public:
     /// Calls `task` once over the whole range.
     void parallel_for(std::size_t count, std::size_t, RangeTask task, void* context) override {

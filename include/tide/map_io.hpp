@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "tide/cost_field.hpp"
+#include "tide/export.h"
 #include "tide/limits.hpp"
 #include "tide/result.hpp"
 #include "tide/unit_class.hpp"
@@ -39,24 +40,25 @@ struct Map {
 
 /// Parses a map held in memory, detecting the format from the first line. `source` names the
 /// input in error messages (a file path, "<default map>").
-Result<Map> parse_map(std::string_view text, std::string_view source,
-                      std::pmr::memory_resource* memory = std::pmr::get_default_resource());
+TIDE_API Result<Map> parse_map(std::string_view text, std::string_view source,
+                               std::pmr::memory_resource* memory = std::pmr::get_default_resource());
 
 /// Reads and parses a map file (error when it cannot be read, is over 1 GiB, or is malformed).
-Result<Map> load_map(const std::string& path, std::pmr::memory_resource* memory = std::pmr::get_default_resource());
+TIDE_API Result<Map> load_map(const std::string& path,
+                              std::pmr::memory_resource* memory = std::pmr::get_default_resource());
 
 /// The class named `name`, or nullptr for an unknown name and for "default" (the map's own costs
 /// at size 1, which has no UnitClass; class_cost_field() knows it). Points into `map.classes`.
-const UnitClass* find_class(const Map& map, std::string_view name);
+TIDE_API const UnitClass* find_class(const Map& map, std::string_view name);
 
 /// The cost field units of class `name` see, at `size` (0 = the class's own size): the class's
 /// costs (or the map's) passed through sized_cost_field(). "default" is the map's costs at size 1.
 /// Errors: an unknown class (the message lists the known names), `size` outside 1..kMaxUnitSize.
-Result<CostField> class_cost_field(const Map& map, std::string_view name, int size = 0);
+TIDE_API Result<CostField> class_cost_field(const Map& map, std::string_view name, int size = 0);
 
 /// Writes `cost` as a Tide text map, with legend lines for costs outside the default legend.
 /// Error when the map uses more distinct passable costs than single-character symbols can name (92).
-Result<std::string> format_tide_map(const CostField& cost);
+TIDE_API Result<std::string> format_tide_map(const CostField& cost);
 
 /// One row of a Moving AI scenario file.
 struct ScenarioRow {
@@ -71,17 +73,18 @@ struct ScenarioRow {
 };
 
 /// Parses a scenario file held in memory. `source` names it in error messages.
-Result<std::vector<ScenarioRow>> parse_scenarios(std::string_view text, std::string_view source);
+TIDE_API Result<std::vector<ScenarioRow>> parse_scenarios(std::string_view text, std::string_view source);
 
 /// Reads and parses a scenario file.
-Result<std::vector<ScenarioRow>> load_scenarios(const std::string& path);
+TIDE_API Result<std::vector<ScenarioRow>> load_scenarios(const std::string& path);
 
 /// Checks every row against `cost`: matching width/height, start and goal on the map and passable.
 /// `source` names the scenario file in messages.
-Result<void> check_scenarios(const std::vector<ScenarioRow>& rows, const CostField& cost, std::string_view source);
+TIDE_API Result<void> check_scenarios(const std::vector<ScenarioRow>& rows, const CostField& cost,
+                                      std::string_view source);
 
 /// Reads a whole file into a string (error names the path); refuses files over `max_bytes` and
 /// anything but a regular file (a directory, a FIFO, a device), without opening it.
-Result<std::string> read_text_file(const std::string& path, std::size_t max_bytes = kMaxTextFileBytes);
+TIDE_API Result<std::string> read_text_file(const std::string& path, std::size_t max_bytes = kMaxTextFileBytes);
 
 }  // namespace tide

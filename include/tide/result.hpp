@@ -1,18 +1,45 @@
 #pragma once
 /// \file result.hpp
 /// Recoverable errors: every fallible library call returns `Result<T>`, holding either
-/// a value or an `Error` whose message names the file, line, cell or value at fault.
-/// No exception crosses the library API.
+/// a value or an `Error`: a code a program can branch on and a message naming the file, line,
+/// cell or value at fault. No exception crosses the library API.
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <variant>
 
+#include "tide/export.h"
+
 namespace tide {
 
-/// A recoverable failure with a human-readable message ("maps/a.map:7: row has 12 characters, expected 16").
+/// What kind of failure an Error is. The values are stable: the C API (tide.h) uses the same numbers.
+enum class ErrorCode : std::uint8_t {
+    invalid_argument = 1,  ///< A value out of range or inconsistent (a size, a factor, a setting).
+    off_map = 2,           ///< A cell or position outside the map.
+    on_wall = 3,           ///< A cell or position on a wall (a goal, an agent, a start).
+    not_found = 4,         ///< An unknown or stale handle, group, unit class or name.
+    parse_error = 5,       ///< Malformed text (a map, a scenario file); the message names source and line.
+    io = 6,                ///< A file could not be opened, read or written.
+    too_large = 7,         ///< Over a size limit (a file, a map, a count; see limits.hpp).
+    unsupported = 8,       ///< Not available in this configuration (e.g. on a hierarchical map).
+    internal = 9,          ///< A bug in Tide (an invariant did not hold).
+};
+
+/// Lower-case name of a code ("off_map"); "unknown" for a value outside the enum.
+TIDE_API const char* error_code_name(ErrorCode code) noexcept;
+
+/// A recoverable failure: a code and a human-readable message
+/// ("maps/a.map:7: row has 12 characters, expected 16").
 struct Error {
-    std::string message;  ///< One line, no trailing newline.
+    Error() = default;
+    /// An error of code invalid_argument.
+    Error(std::string text) : message(std::move(text)) {}
+    /// An error of the given code.
+    Error(ErrorCode error_code, std::string text) : code(error_code), message(std::move(text)) {}
+
+    ErrorCode code = ErrorCode::invalid_argument;  ///< What kind of failure.
+    std::string message;                           ///< One line, no trailing newline.
 };
 
 /// Either a `T` or an `Error` (a small C++20 stand-in for `std::expected<T, Error>`).

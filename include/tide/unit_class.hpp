@@ -13,6 +13,7 @@
 #include <string>
 
 #include "tide/cost_field.hpp"
+#include "tide/export.h"
 #include "tide/limits.hpp"
 #include "tide/result.hpp"
 
@@ -44,14 +45,14 @@ struct UnitClass {
 /// the block. Size 1 returns a copy. A separable sliding maximum, O(W*H) whatever the size: walls
 /// cost 255, the largest cost, so a block's maximum is a wall exactly when the block holds one.
 /// Error for `size` outside 1..kMaxUnitSize. The result's cells come from `memory`.
-Result<CostField> sized_cost_field(const CostField& terrain, int size,
-                                   std::pmr::memory_resource* memory = std::pmr::get_default_resource());
+TIDE_API Result<CostField> sized_cost_field(const CostField& terrain, int size,
+                                            std::pmr::memory_resource* memory = std::pmr::get_default_resource());
 
 /// After the terrain cells in `changed` were edited, recomputes the cells of `sized` (made by
 /// sized_cost_field for the same size from the terrain before the edit) whose block overlaps the
 /// cells of `changed` on the map; returns the rectangle of sized cells it recomputed (clipped to
 /// the map; empty when `changed` is or lies off the map). O(area of the returned rectangle * size).
 /// Asserts when `size` is outside 1..kMaxUnitSize or the two fields differ in size.
-CellRect update_sized_cost_field(const CostField& terrain, int size, CellRect changed, CostField& sized);
+TIDE_API CellRect update_sized_cost_field(const CostField& terrain, int size, CellRect changed, CostField& sized);
 
 }  // namespace tide

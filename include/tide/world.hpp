@@ -31,6 +31,7 @@
 
 #include "tide/cost_field.hpp"
 #include "tide/crowd.hpp"
+#include "tide/export.h"
 #include "tide/field_service.hpp"
 #include "tide/flow_field.hpp"
 #include "tide/generate.hpp"
@@ -46,7 +47,7 @@ inline constexpr int kWorldUnitSizes = 3;
 
 /// Most units of size 1 a world may hold on `cost` (inside `area` when given): kMaxUnitsPerFreeCell
 /// per passable cell, at most kMaxWorldUnits. Hosts cap a respawn on a new map with it.
-int max_units(const CostField& cost, std::optional<CellRect> area = std::nullopt);
+TIDE_WORLD_API int max_units(const CostField& cost, std::optional<CellRect> area = std::nullopt);
 
 /// Id of a group of units: 1, 2, 3... never reused within a world (0 = none).
 using UnitGroupId = std::uint32_t;
@@ -195,7 +196,7 @@ struct TowerCheck {
 };
 
 /// The world. See the file comment.
-class World {
+class TIDE_WORLD_API World {
 public:
     /// An empty world (a 1x1 map, no units); call load(). `jobs` runs the crowd step and the field
     /// builds and must outlive the world.

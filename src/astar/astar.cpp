@@ -62,7 +62,7 @@ Result<double> PathFinder::find_path(Cell start, Cell goal, std::pmr::vector<Cel
             return detail::outside_error(name, c, width_, height_);
         }
         if (cost_[static_cast<std::size_t>(c.y + 1) * pw_ + c.x + 1] == kCostWall) {
-            return Error{std::string(name) + " " + detail::cell_text(c) + " is on a wall"};
+            return Error{ErrorCode::on_wall, std::string(name) + " " + detail::cell_text(c) + " is on a wall"};
         }
     }
     if (path) path->clear();

@@ -94,6 +94,8 @@ Crowd::Crowd(const CostField& cost, const CrowdParams& params, std::pmr::memory_
       index_(memory),
       free_(memory),
       alive_(memory),
+      user_tag_(memory),
+      movement_class_(memory),
       a_(memory),
       sorted_(memory),
       nx_(memory),
@@ -155,7 +157,7 @@ std::size_t Crowd::group_size(GroupId group) const noexcept {
 }
 
 Result<void> Crowd::remove_group(GroupId group) {
-    if (!has_group(group)) return Error{"unknown group " + std::to_string(group)};
+    if (!has_group(group)) return Error{ErrorCode::not_found, "unknown group " + std::to_string(group)};
     if (group_members_[group] > 0) {
         return Error{"group " + std::to_string(group) + " still has " + std::to_string(group_members_[group]) +
                      " agents"};
@@ -166,8 +168,8 @@ Result<void> Crowd::remove_group(GroupId group) {
 }
 
 Result<void> Crowd::set_agent_group(AgentId id, GroupId group) {
-    if (!valid(id)) return Error{"agent " + std::to_string(id.index) + " is not a live agent"};
-    if (!has_group(group)) return Error{"unknown group " + std::to_string(group)};
+    if (!valid(id)) return Error{ErrorCode::not_found, "agent " + std::to_string(id.index) + " is not a live agent"};
+    if (!has_group(group)) return Error{ErrorCode::not_found, "unknown group " + std::to_string(group)};
     const std::size_t e = index_[id.index];
     if (a_.group[e] == group) return {};
     --group_members_[a_.group[e]];
@@ -199,7 +201,7 @@ Result<void> Crowd::set_group_field(GroupId group, std::shared_ptr<const Hierarc
 }
 
 Result<void> Crowd::set_group_field_to(GroupId group, GroupField field) {
-    if (!has_group(group)) return Error{"unknown group " + std::to_string(group)};
+    if (!has_group(group)) return Error{ErrorCode::not_found, "unknown group " + std::to_string(group)};
     groups_[group] = std::move(field);
     restart_stuck_windows(group);
     return {};
@@ -220,25 +222,21 @@ Result<void> Crowd::check_position(Vec2 p) const {
     if (!std::isfinite(p.x) || !std::isfinite(p.y)) return Error{"agent position " + vec_text(p) + " is not finite"};
     if (p.x < 0.0f || p.y < 0.0f || p.x >= static_cast<float>(cost_->width()) ||
         p.y >= static_cast<float>(cost_->height())) {
-        return Error{"agent position " + vec_text(p) + " is outside the " + std::to_string(cost_->width()) + "x" +
-                     std::to_string(cost_->height()) + " map"};
+        return Error{ErrorCode::off_map, "agent position " + vec_text(p) + " is outside the " +
+                                             std::to_string(cost_->width()) + "x" + std::to_string(cost_->height()) +
+                                             " map"};
     }
     if (!cost_->passable(static_cast<int>(p.x), static_cast<int>(p.y))) {
-        return Error{"agent position " + vec_text(p) + " is inside a wall"};
+        return Error{ErrorCode::on_wall, "agent position " + vec_text(p) + " is inside a wall"};
     }
     return {};
 }
 
-Result<AgentId> Crowd::add_agent(Vec2 position, GroupId group, float radius, float max_speed) {
+Result<AgentId> Crowd::add_agent(Vec2 position, GroupId group, const AgentParams& params) {
     if (auto r = check_position(position); !r) return r.error();
-    if (!has_group(group)) return Error{"unknown group " + std::to_string(group)};
-    if (radius < 0.0f) radius = params_.radius;
-    if (max_speed < 0.0f) max_speed = params_.max_speed;
-    if (!(radius > 0.0f && radius <= kMaxAgentRadius))
-        return Error{"agent radius " + std::to_string(radius) + " is outside (0, 4]"};
-    if (!(max_speed > 0.0f && max_speed <= 100.0f)) {
-        return Error{"agent speed " + std::to_string(max_speed) + " is outside (0, 100]"};
-    }
+    if (!has_group(group)) return Error{ErrorCode::not_found, "unknown group " + std::to_string(group)};
+    if (auto r = check_agent_params(params); !r) return r.error();
+    const float radius = params.radius, max_speed = params.max_speed;
     std::uint32_t slot;
     if (!free_.empty()) {
         slot = free_.back();
@@ -248,7 +246,11 @@ Result<AgentId> Crowd::add_agent(Vec2 position, GroupId group, float radius, flo
         generation_.push_back(0);
         index_.push_back(0);
         alive_.push_back(0);
+        user_tag_.push_back(0);
+        movement_class_.push_back(0);
     }
+    user_tag_[slot] = params.user_tag;
+    movement_class_[slot] = params.movement_class;
     // A disc overlapping a wall cell is nudged out, so agents start clear of walls.
     float vx0 = 0.0f, vy0 = 0.0f;
     push_out_of_walls(*cost_, radius, position.x, position.y, position.x, position.y, vx0, vy0);
@@ -287,8 +289,8 @@ std::size_t Crowd::index_of(AgentId id) const {
 
 Result<void> Crowd::remove_agent(AgentId id) {
     if (!valid(id))
-        return Error{"agent " + std::to_string(id.index) + " (generation " + std::to_string(id.generation) +
-                     ") is not a live agent"};
+        return Error{ErrorCode::not_found, "agent " + std::to_string(id.index) + " (generation " +
+                                               std::to_string(id.generation) + ") is not a live agent"};
     // The last entry moves into the hole (entry order never affects results: each sub-step
     // sorts by bucket and slot).
     const std::size_t e = index_[id.index], last = live_ - 1;
@@ -333,22 +335,20 @@ Result<void> Crowd::set_params(const CrowdParams& p) {
     return {};
 }
 
-Result<void> Crowd::set_agent_params(AgentId id, float radius, float max_speed) {
-    if (!valid(id)) return Error{"agent " + std::to_string(id.index) + " is not a live agent"};
-    if (!(radius > 0.0f && radius <= kMaxAgentRadius))
-        return Error{"agent radius " + std::to_string(radius) + " is outside (0, 4]"};
-    if (!(max_speed > 0.0f && max_speed <= 100.0f)) {
-        return Error{"agent speed " + std::to_string(max_speed) + " is outside (0, 100]"};
-    }
+Result<void> Crowd::set_agent_params(AgentId id, const AgentParams& params) {
+    if (!valid(id)) return Error{ErrorCode::not_found, "agent " + std::to_string(id.index) + " is not a live agent"};
+    if (auto r = check_agent_params(params); !r) return r;
     const std::size_t e = index_[id.index];
-    a_.radius[e] = radius;
-    a_.speed[e] = max_speed;
+    a_.radius[e] = params.radius;
+    a_.speed[e] = params.max_speed;
+    user_tag_[id.index] = params.user_tag;
+    movement_class_[id.index] = params.movement_class;
     max_radius_dirty_ = true;
     return {};
 }
 
 Result<void> Crowd::set_position(AgentId id, Vec2 position) {
-    if (!valid(id)) return Error{"agent " + std::to_string(id.index) + " is not a live agent"};
+    if (!valid(id)) return Error{ErrorCode::not_found, "agent " + std::to_string(id.index) + " is not a live agent"};
     if (auto r = check_position(position); !r) return r;
     const std::size_t e = index_[id.index];
     float vx0 = 0.0f, vy0 = 0.0f;
@@ -377,6 +377,55 @@ AgentState Crowd::state(AgentId id) const {
 
 bool Crowd::stuck(AgentId id) const {
     return a_.stuck[index_of(id)] != 0;
+}
+
+Result<void> Crowd::check_agent_params(const AgentParams& p) const {
+    if (!(p.radius > 0.0f && p.radius <= kMaxAgentRadius))
+        return Error{"agent radius " + std::to_string(p.radius) + " is outside (0, 4]"};
+    if (!(p.max_speed > 0.0f && p.max_speed <= 100.0f)) {
+        return Error{"agent speed " + std::to_string(p.max_speed) + " is outside (0, 100]"};
+    }
+    return {};
+}
+
+AgentParams Crowd::default_agent_params() const noexcept {
+    AgentParams p;
+    p.radius = params_.radius;
+    p.max_speed = params_.max_speed;
+    return p;
+}
+
+AgentParams Crowd::agent_params(AgentId id) const {
+    const std::size_t e = index_of(id);
+    AgentParams p;
+    p.radius = a_.radius[e];
+    p.max_speed = a_.speed[e];
+    p.movement_class = movement_class_[id.index];
+    p.user_tag = user_tag_[id.index];
+    return p;
+}
+
+Result<std::size_t> Crowd::read_agents(const AgentBuffers& out) const {
+    for (std::size_t n : {out.ids.size(), out.positions.size(), out.velocities.size(), out.states.size(),
+                          out.groups.size(), out.user_tags.size()}) {
+        if (n != 0 && n < live_) {
+            return Error{ErrorCode::too_large,
+                         std::to_string(live_) + " agents do not fit a buffer of " + std::to_string(n)};
+        }
+    }
+    std::size_t k = 0;
+    for (std::size_t s = 0; s < alive_.size(); ++s) {
+        if (!alive_[s]) continue;
+        const std::size_t e = index_[s];
+        if (!out.ids.empty()) out.ids[k] = {static_cast<std::uint32_t>(s), generation_[s]};
+        if (!out.positions.empty()) out.positions[k] = {a_.px[e], a_.py[e]};
+        if (!out.velocities.empty()) out.velocities[k] = {a_.vx[e], a_.vy[e]};
+        if (!out.states.empty()) out.states[k] = static_cast<AgentState>(a_.state[e]);
+        if (!out.groups.empty()) out.groups[k] = a_.group[e];
+        if (!out.user_tags.empty()) out.user_tags[k] = user_tag_[s];
+        ++k;
+    }
+    return k;
 }
 
 std::vector<AgentId> Crowd::agents() const {

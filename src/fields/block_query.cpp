@@ -35,9 +35,9 @@ Result<BlockAnswer> FieldBuilder::would_block(const CostField& cost, const FlowF
     for (const auto* list : {&walls, &spawns}) {
         for (const Cell& c : *list) {
             if (!cost.contains(c)) {
-                return Error{std::string("would_block: ") + (list == &walls ? "wall" : "spawn") + " cell " +
-                             detail::cell_text(c) + " is off the " + std::to_string(w) + "x" + std::to_string(h) +
-                             " map"};
+                return Error{ErrorCode::off_map, std::string("would_block: ") + (list == &walls ? "wall" : "spawn") +
+                                                     " cell " + detail::cell_text(c) + " is off the " +
+                                                     std::to_string(w) + "x" + std::to_string(h) + " map"};
             }
         }
     }

@@ -31,6 +31,7 @@
 #include <cmath>
 #include <string>
 
+#include "../grid/always_inline.hpp"
 #include "../grid/cell_checks.hpp"
 #include "move_codes.hpp"
 #include "tide/assert.hpp"
@@ -157,12 +158,12 @@ Result<void> FieldBuilder::integrate(const CostField& cost, std::span<const Cell
     const auto sentinel = [n](std::size_t s) { return static_cast<std::int32_t>(n + s); };
     for (std::size_t s = 0; s < ring; ++s) links[n + s] = {sentinel(s), sentinel(s)};
 
-    auto unlink = [links](std::int32_t c) __attribute__((always_inline)) {
+    auto unlink = [links](std::int32_t c) TIDE_ALWAYS_INLINE {
         const Link l = links[c];
         links[l.prev].next = l.next;
         links[l.next].prev = l.prev;
     };
-    auto link = [&](std::int32_t c, std::size_t s) __attribute__((always_inline)) {
+    auto link = [&](std::int32_t c, std::size_t s) TIDE_ALWAYS_INLINE {
         const std::int32_t head = sentinel(s);
         const std::int32_t first = links[head].next;
         links[c] = {first, head};
@@ -222,7 +223,7 @@ Result<void> FieldBuilder::integrate(const CostField& cost, std::span<const Cell
             value[0] = value[2] = value[4] = value[6] = d + orth_price_[c];
             unsigned better = 0;
             unsigned tie = 0;
-            auto offer = [&](int k, Fixed cand) __attribute__((always_inline)) {
+            auto offer = [&](int k, Fixed cand) TIDE_ALWAYS_INLINE {
                 const Fixed old = dist[y + off[k]];
                 better |= static_cast<unsigned>(cand < old) << k;
                 tie |= static_cast<unsigned>(((old ^ cand) >> 8) == 0) << k;

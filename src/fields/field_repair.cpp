@@ -75,8 +75,9 @@ Result<RepairStats> FieldBuilder::repair(const CostField& cost, std::span<const 
     if (auto r = check_repair(cost, field, state); !r) return r.error();
     for (const Cell& c : changed) {
         if (!cost.contains(c)) {
-            return Error{"repair: changed cell " + detail::cell_text(c) + " is off the " +
-                         std::to_string(cost.width()) + "x" + std::to_string(cost.height()) + " map"};
+            return Error{ErrorCode::off_map, "repair: changed cell " + detail::cell_text(c) + " is off the " +
+                                                 std::to_string(cost.width()) + "x" + std::to_string(cost.height()) +
+                                                 " map"};
         }
     }
     const int pw = start_changes(state);
@@ -142,8 +143,8 @@ Result<RepairStats> FieldBuilder::repair_changes(const CostField& cost, FlowFiel
             clear_flags();
             const int x = c.cell % pw - 1;
             const int y = c.cell / pw - 1;
-            return Error{"repair: the edit turns goal " + detail::cell_text({x, y}) +
-                         " into a wall (build a field for the remaining goals instead)"};
+            return Error{ErrorCode::on_wall, "repair: the edit turns goal " + detail::cell_text({x, y}) +
+                                                 " into a wall (build a field for the remaining goals instead)"};
         }
     }
     if (changed_.empty()) return stats;

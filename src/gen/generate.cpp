@@ -116,7 +116,7 @@ Result<BuiltinMap> make_builtin_map(std::string_view name) {
         cost->set(goal.x, goal.y, kCostPlain);
         return BuiltinMap{std::move(*cost), {goal}};
     }
-    return Error{"no built-in map '" + std::string(name) + "'"};
+    return Error{ErrorCode::not_found, "no built-in map '" + std::string(name) + "'"};
 }
 
 }  // namespace tide

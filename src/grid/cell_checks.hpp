@@ -17,15 +17,16 @@ inline std::string cell_text(Cell c) {
 
 /// "<what> (x, y) is outside the WxH map".
 inline Error outside_error(std::string_view what, Cell c, int width, int height) {
-    return Error{std::string(what) + " " + cell_text(c) + " is outside the " + std::to_string(width) + "x" +
-                 std::to_string(height) + " map"};
+    return Error{ErrorCode::off_map, std::string(what) + " " + cell_text(c) + " is outside the " +
+                                         std::to_string(width) + "x" + std::to_string(height) + " map"};
 }
 
 /// Error when `c` is off the map ("<what> (x, y) is outside the WxH map") or a wall ("<what>
 /// (x, y) is on a wall").
 inline Result<void> check_open_cell(const CostField& cost, Cell c, std::string_view what) {
     if (!cost.contains(c)) return outside_error(what, c, cost.width(), cost.height());
-    if (cost.at(c) == kCostWall) return Error{std::string(what) + " " + cell_text(c) + " is on a wall"};
+    if (cost.at(c) == kCostWall)
+        return Error{ErrorCode::on_wall, std::string(what) + " " + cell_text(c) + " is on a wall"};
     return {};
 }
 

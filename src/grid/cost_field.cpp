@@ -10,8 +10,10 @@ namespace tide {
 
 Result<CostField> CostField::create(int width, int height, Cost fill, std::pmr::memory_resource* memory) {
     if (width < 1 || width > kMaxDimension || height < 1 || height > kMaxDimension) {
-        return Error{"map size " + std::to_string(width) + "x" + std::to_string(height) +
-                     " is outside 1..16384 in each dimension"};
+        const ErrorCode code =
+            width > kMaxDimension || height > kMaxDimension ? ErrorCode::too_large : ErrorCode::invalid_argument;
+        return Error{code, "map size " + std::to_string(width) + "x" + std::to_string(height) +
+                               " is outside 1..16384 in each dimension"};
     }
     if (fill == 0) return Error{"cost 0 is not allowed (passable costs are 1..254, 255 is a wall)"};
     return CostField(width, height, fill, memory);

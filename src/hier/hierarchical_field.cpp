@@ -1022,7 +1022,8 @@ Vec2 HierarchicalField::sample(Vec2 p) const {
 Result<void> HierarchicalField::terrain_changed(int x0, int y0, int x1, int y1) {
     State& s = *s_;
     for (const Cell& c : s.goals) {
-        if (!s.cost->passable(c.x, c.y)) return Error{"goal " + detail::cell_text(c) + " is on a wall after the edit"};
+        if (!s.cost->passable(c.x, c.y))
+            return Error{ErrorCode::on_wall, "goal " + detail::cell_text(c) + " is on a wall after the edit"};
     }
     if (x0 > x1) std::swap(x0, x1);
     if (y0 > y1) std::swap(y0, y1);
@@ -1143,7 +1144,7 @@ Result<double> hierarchical_path_cost(HierarchicalField& field, const CostField&
         x += kDirectionDx[m];
         y += kDirectionDy[m];
     }
-    return Error{"the hierarchical flow from " + detail::cell_text(start) + " loops (a bug)"};
+    return Error{ErrorCode::internal, "the hierarchical flow from " + detail::cell_text(start) + " loops (a bug)"};
 }
 
 }  // namespace tide

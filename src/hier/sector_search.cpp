@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "../fields/move_codes.hpp"
+#include "../grid/always_inline.hpp"
 
 namespace tide::hier_detail {
 
@@ -131,7 +132,7 @@ void SectorSearch::run_impl(std::span<const std::int32_t> stop_cells) {
     };
     // Buckets are stacks with room kept for one settled cell's offers, so an offer appends
     // without a branch and counts only when it improves.
-    auto room = [&](Bucket & bk) __attribute__((always_inline)) {
+    auto room = [&](Bucket & bk) TIDE_ALWAYS_INLINE {
         if (bk.data.size() < bk.size + 8) bk.data.resize(std::max<std::size_t>(64, 2 * (bk.size + 8)));
     };
     const std::int32_t off[8] = {off_[0], off_[1], off_[2], off_[3], off_[4], off_[5], off_[6], off_[7]};
@@ -139,7 +140,7 @@ void SectorSearch::run_impl(std::span<const std::int32_t> stop_cells) {
     // neighbour x that moves into y in direction d sits at y - off[d]; a diagonal needs both cells
     // beside the move passable: y - off[d -+ 1] seen from y. Flags are combined with & (walls are
     // scattered: short-circuit branches would mispredict); only the bucket count depends on them.
-    auto relax = [&](std::int32_t y, Fixed dy) __attribute__((always_inline)) {
+    auto relax = [&](std::int32_t y, Fixed dy) TIDE_ALWAYS_INLINE {
         const Cost cy = cost[y];
         const Fixed po = dy + orth_[cy];
         const Fixed pd = dy + diag_[cy];
@@ -149,7 +150,7 @@ void SectorSearch::run_impl(std::span<const std::int32_t> stop_cells) {
         Bucket& bd = buckets_[static_cast<std::size_t>(pd >> shift) & mask];
         room(bo);
         room(bd);
-        auto offer = [&](int d, Fixed v, bool legal_move) __attribute__((always_inline)) {
+        auto offer = [&](int d, Fixed v, bool legal_move) TIDE_ALWAYS_INLINE {
             const std::int32_t x = y - off[d];
             const bool ok = legal_move & (v < dist[x]);
             dist[x] = ok ? v : dist[x];

@@ -65,7 +65,7 @@ std::string describe_char(char ch) {
 }
 
 Error error_at(std::string_view source, int line, const std::string& what) {
-    return Error{std::string(source) + ":" + std::to_string(line) + ": " + what};
+    return Error{ErrorCode::parse_error, std::string(source) + ":" + std::to_string(line) + ": " + what};
 }
 
 // A line of a text file must hold printable ASCII or tabs; anything else is binary data.
@@ -451,23 +451,23 @@ Result<std::string> read_text_file(const std::string& path, std::size_t max_byte
     std::error_code ec;
     const auto status = std::filesystem::status(path, ec);
     if (ec || status.type() == std::filesystem::file_type::not_found) {
-        return Error{path + ": cannot open file" + (ec ? ": " + ec.message() : std::string())};
+        return Error{ErrorCode::io, path + ": cannot open file" + (ec ? ": " + ec.message() : std::string())};
     }
     if (status.type() != std::filesystem::file_type::regular) {
-        return Error{path + ": is " + file_kind(status.type()) + ", not a regular file"};
+        return Error{ErrorCode::io, path + ": is " + file_kind(status.type()) + ", not a regular file"};
     }
     std::ifstream in(path, std::ios::binary);
-    if (!in) return Error{path + ": cannot open file"};
+    if (!in) return Error{ErrorCode::io, path + ": cannot open file"};
     in.seekg(0, std::ios::end);
     const std::streamoff size = in.tellg();
-    if (size < 0) return Error{path + ": cannot read file"};
+    if (size < 0) return Error{ErrorCode::io, path + ": cannot read file"};
     if (static_cast<std::size_t>(size) > max_bytes) {
-        return Error{path + ": file is " + std::to_string(size) + " bytes, larger than the limit of " +
-                     std::to_string(max_bytes)};
+        return Error{ErrorCode::too_large, path + ": file is " + std::to_string(size) +
+                                               " bytes, larger than the limit of " + std::to_string(max_bytes)};
     }
     in.seekg(0, std::ios::beg);
     std::string data(static_cast<std::size_t>(size), '\0');
-    if (size > 0 && !in.read(data.data(), size)) return Error{path + ": read error"};
+    if (size > 0 && !in.read(data.data(), size)) return Error{ErrorCode::io, path + ": read error"};
     return data;
 }
 
@@ -490,7 +490,8 @@ Result<CostField> class_cost_field(const Map& map, std::string_view name, int si
     if (!c && name != "default") {
         std::string known = "default";
         for (const UnitClass& k : map.classes) known += ", " + k.name;
-        return Error{"unknown unit class '" + std::string(name) + "' (the map has: " + known + ")"};
+        return Error{ErrorCode::not_found,
+                     "unknown unit class '" + std::string(name) + "' (the map has: " + known + ")"};
     }
     if (size == 0) size = c ? c->size : 1;
     const CostField& costs = c && c->costs ? *c->costs : map.cost;
@@ -518,9 +519,10 @@ Result<std::string> format_tide_map(const CostField& cost) {
             for (Cost u : cost.cells()) used[u] = true;
             std::size_t passable = 0;
             for (int u = 1; u < 255; ++u) passable += used[static_cast<std::size_t>(u)];
-            return Error{"the map uses " + std::to_string(passable) +
-                         " distinct passable costs; the Tide text format can name at most " +
-                         std::to_string(pool.size() + 3) + " (legend symbols are single characters)"};
+            return Error{ErrorCode::too_large, "the map uses " + std::to_string(passable) +
+                                                   " distinct passable costs; the Tide text format can name at most " +
+                                                   std::to_string(pool.size() + 3) +
+                                                   " (legend symbols are single characters)"};
         }
         symbol[c] = pool[next++];
         legend_lines += "legend ";

@@ -396,15 +396,16 @@ Result<void> FieldService::State::make_want(std::span<const Cell> goals, const F
     const char* const what = flee ? "danger" : "goal";
     if (goals.empty()) return Error{std::string("no ") + what + " given"};
     if (options.movement_class >= classes.size()) {
-        return Error{"movement class " + std::to_string(options.movement_class) + " is unknown (the service has " +
-                     std::to_string(classes.size()) + " classes, 0.." + std::to_string(classes.size() - 1) + ")"};
+        return Error{ErrorCode::not_found, "movement class " + std::to_string(options.movement_class) +
+                                               " is unknown (the service has " + std::to_string(classes.size()) +
+                                               " classes, 0.." + std::to_string(classes.size() - 1) + ")"};
     }
     const CostField& map = *classes[options.movement_class].planning;
     auto check_cells = [&](std::span<const Cell> cells, const char* name) -> Result<void> {
         for (const Cell& g : cells) {
             if (auto r = detail::check_open_cell(map, g, name); !r) {
                 if (options.movement_class == 0) return r.error();
-                return Error{r.error().message + " for " + class_text(options.movement_class)};
+                return Error{r.error().code, r.error().message + " for " + class_text(options.movement_class)};
             }
         }
         return {};
@@ -1010,7 +1011,8 @@ Result<std::unique_ptr<FieldService>> FieldService::create(CostField terrain, Jo
         return Error{"max_parallel_builds " + std::to_string(config.max_parallel_builds) + " is negative"};
     }
     if (config.classes.size() > 255) {
-        return Error{std::to_string(config.classes.size()) + " movement classes: at most 255 besides the default"};
+        return Error{ErrorCode::too_large,
+                     std::to_string(config.classes.size()) + " movement classes: at most 255 besides the default"};
     }
     for (std::size_t k = 0; k < config.classes.size(); ++k) {
         const UnitClass& c = config.classes[k];
@@ -1082,7 +1084,9 @@ Result<void> FieldService::retarget(FieldTicket ticket, std::span<const Cell> go
     {
         std::lock_guard lock(s.mutex);
         Slot* slot = s.slot_of(ticket);
-        if (!slot) return Error{"ticket " + std::to_string(ticket.index) + " is not live (released or never issued)"};
+        if (!slot)
+            return Error{ErrorCode::not_found,
+                         "ticket " + std::to_string(ticket.index) + " is not live (released or never issued)"};
         if (auto r = s.make_want(goals, options, s.scratch); !r) return r.error();
         s.detach(*slot);
         slot->want.assign(s.scratch);
@@ -1104,7 +1108,9 @@ Result<void> FieldService::release(FieldTicket ticket) {
     State& s = *state_;
     std::lock_guard lock(s.mutex);
     Slot* slot = s.slot_of(ticket);
-    if (!slot) return Error{"ticket " + std::to_string(ticket.index) + " is not live (released or never issued)"};
+    if (!slot)
+        return Error{ErrorCode::not_found,
+                     "ticket " + std::to_string(ticket.index) + " is not live (released or never issued)"};
     s.detach(*slot);
     slot->live = false;
     ++slot->generation;
@@ -1185,8 +1191,8 @@ Result<void> FieldService::edit_rect(int x0, int y0, int x1, int y1, Cost cost) 
         const int w = s.terrain->width(), h = s.terrain->height();
         if (x0 > x1 || y0 > y1) return Error{"edit rectangle " + rect_text(x0, y0, x1, y1) + " is empty"};
         if (x1 < 0 || y1 < 0 || x0 >= w || y0 >= h) {
-            return Error{"edit rectangle " + rect_text(x0, y0, x1, y1) + " lies outside the " + std::to_string(w) +
-                         "x" + std::to_string(h) + " map"};
+            return Error{ErrorCode::off_map, "edit rectangle " + rect_text(x0, y0, x1, y1) + " lies outside the " +
+                                                 std::to_string(w) + "x" + std::to_string(h) + " map"};
         }
         x0 = std::max(x0, 0);
         y0 = std::max(y0, 0);

@@ -87,7 +87,8 @@ FieldOptions World::field_options(int size, bool flee) const {
 
 Result<void> World::set_wall_margin(const WallMargin& margin) {
     if (auto r = wall_margin_cost_field(CostField::create(1, 1).value(), margin); !r) return r.error();
-    if (stats_.hierarchical && has_margin(margin)) return Error{"wall margins are not available on hierarchical maps"};
+    if (stats_.hierarchical && has_margin(margin))
+        return Error{ErrorCode::unsupported, "wall margins are not available on hierarchical maps"};
     if (margin == wall_margin_) return {};
     wall_margin_ = margin;
     if (stats_.hierarchical) return {};
@@ -110,7 +111,8 @@ World::~World() {
 Result<std::vector<Cell>> World::check_goals(const std::vector<Cell>& goals) const {
     if (goals.empty()) return Error{"at least one goal is needed"};
     if (goals.size() > static_cast<std::size_t>(kMaxOrderGoals)) {
-        return Error{std::to_string(goals.size()) + " goals: at most " + std::to_string(kMaxOrderGoals)};
+        return Error{ErrorCode::too_large,
+                     std::to_string(goals.size()) + " goals: at most " + std::to_string(kMaxOrderGoals)};
     }
     std::vector<Cell> unique;
     for (const Cell& g : goals) {
@@ -183,8 +185,9 @@ Result<void> World::load(std::string name, CostField cost, std::vector<Cell> goa
                      "] is empty or off the map"};
     }
     if (const int most = max_units(*next_cost, spawn_area); units > most) {  // refused before anything changes
-        return Error{std::to_string(units) + " units do not fit: the map's free cells hold at most " +
-                     std::to_string(most) + " (" + std::to_string(kMaxUnitsPerFreeCell) + " per free cell)"};
+        return Error{ErrorCode::too_large,
+                     std::to_string(units) + " units do not fit: the map's free cells hold at most " +
+                         std::to_string(most) + " (" + std::to_string(kMaxUnitsPerFreeCell) + " per free cell)"};
     }
     const bool hierarchical =
         static_cast<std::int64_t>(next_cost->width()) * next_cost->height() >= config_.hierarchy_cells;
@@ -462,7 +465,8 @@ std::vector<Cell> World::goals_for_size(const std::vector<Cell>& goals, int size
 Result<CommandOutcome> World::order(std::vector<AgentId> units, std::vector<Cell> goals, bool flee) {
     auto checked = check_goals(goals);
     if (!checked) return checked.error();
-    if (flee && stats_.hierarchical) return Error{"flee orders are not available on hierarchical maps"};
+    if (flee && stats_.hierarchical)
+        return Error{ErrorCode::unsupported, "flee orders are not available on hierarchical maps"};
     if (units.empty()) return Error{"the selection holds no units"};
     CommandOutcome out;
     for (int size = 1; size <= kWorldUnitSizes; ++size) {
@@ -510,7 +514,7 @@ Result<CommandOutcome> World::set_goals(const SetGoals& c) {
     Group* target = nullptr;
     if (c.group != 0) {
         target = find(c.group);
-        if (!target) return Error{"no group " + std::to_string(c.group)};
+        if (!target) return Error{ErrorCode::not_found, "no group " + std::to_string(c.group)};
     } else {
         // All units: when one group holds them all, it simply gets new goals (the units keep their
         // field until the new one is published); otherwise they form a new group.
@@ -519,7 +523,8 @@ Result<CommandOutcome> World::set_goals(const SetGoals& c) {
         }
         if (!target) return order(agents_, c.goals, c.flee);
     }
-    if (c.flee && stats_.hierarchical) return Error{"flee orders are not available on hierarchical maps"};
+    if (c.flee && stats_.hierarchical)
+        return Error{ErrorCode::unsupported, "flee orders are not available on hierarchical maps"};
     std::vector<Cell> sized = goals_for_size(*checked, target->size);
     if (sized.empty()) return Error{"no cell near the goals fits units of size " + std::to_string(target->size)};
     if (target->goals == sized && target->flee == c.flee) return CommandOutcome{target->id, target->members};
@@ -697,15 +702,16 @@ void World::evict_units_from_walls() {
 
 Result<TowerCheck> World::check_tower(int x0, int y0, int x1, int y1) const {
     if (!service_) return Error{"no map loaded"};
-    if (stats_.hierarchical) return Error{"towers are not available on hierarchical maps"};
+    if (stats_.hierarchical) return Error{ErrorCode::unsupported, "towers are not available on hierarchical maps"};
     const int w = cost_->width(), h = cost_->height();
     if (x0 > x1 || y0 > y1 || x0 < 0 || y0 < 0 || x1 >= w || y1 >= h) {
-        return Error{"tower [" + std::to_string(x0) + ", " + std::to_string(x1) + "] x [" + std::to_string(y0) + ", " +
-                     std::to_string(y1) + "] is empty or not on the " + std::to_string(w) + "x" + std::to_string(h) +
-                     " map"};
+        return Error{ErrorCode::off_map, "tower [" + std::to_string(x0) + ", " + std::to_string(x1) + "] x [" +
+                                             std::to_string(y0) + ", " + std::to_string(y1) +
+                                             "] is empty or not on the " + std::to_string(w) + "x" + std::to_string(h) +
+                                             " map"};
     }
     if (x1 - x0 + 1 > kMaxTowerSide || y1 - y0 + 1 > kMaxTowerSide) {
-        return Error{"a tower is at most " + std::to_string(kMaxTowerSide) + " cells a side"};
+        return Error{ErrorCode::too_large, "a tower is at most " + std::to_string(kMaxTowerSide) + " cells a side"};
     }
     TowerCheck out;
     for (const auto& g : groups_) {
@@ -742,7 +748,7 @@ Result<TowerCheck> World::check_tower(int x0, int y0, int x1, int y1) const {
 Result<void> World::place_tower(const PlaceTower& c) {
     auto check = check_tower(c.x0, c.y0, c.x1, c.y1);
     if (!check) return check.error();
-    if (check->covers_goal) return Error{"a tower may not cover a goal"};
+    if (check->covers_goal) return Error{ErrorCode::on_wall, "a tower may not cover a goal"};
     if (check->blocks) {
         return Error{"the tower would cut " + std::to_string(check->units_cut_off) + " units off from their goals"};
     }
@@ -766,8 +772,9 @@ Result<void> World::spawn(const Spawn& c) {
         return Error{"unit size " + std::to_string(c.size) + " is outside 1.." + std::to_string(kWorldUnitSizes)};
     }
     if (c.add && agents_.size() + static_cast<std::size_t>(c.count) > static_cast<std::size_t>(kMaxWorldUnits)) {
-        return Error{"adding " + std::to_string(c.count) + " units to " + std::to_string(agents_.size()) +
-                     " would pass the limit of " + std::to_string(kMaxWorldUnits)};
+        return Error{ErrorCode::too_large, "adding " + std::to_string(c.count) + " units to " +
+                                               std::to_string(agents_.size()) + " would pass the limit of " +
+                                               std::to_string(kMaxWorldUnits)};
     }
     int x0 = 0, y0 = 0, x1 = cost_->width() - 1, y1 = cost_->height() - 1;
     if (c.in_area) {
@@ -802,20 +809,22 @@ Result<void> World::spawn(const Spawn& c) {
     const std::int64_t area = static_cast<std::int64_t>(c.size) * c.size;
     const std::int64_t fit = static_cast<std::int64_t>(free_cells.size()) * kMaxUnitsPerFreeCell / area;
     if (c.count > fit) {
-        return Error{std::to_string(c.count) + " units of size " + std::to_string(c.size) +
-                     " do not fit: the spawn area [" + std::to_string(x0) + ", " + std::to_string(x1) + "] x [" +
-                     std::to_string(y0) + ", " + std::to_string(y1) + "] has " + std::to_string(free_cells.size()) +
-                     " free cells, room for " + std::to_string(fit) + " (" + std::to_string(kMaxUnitsPerFreeCell) +
-                     " per free cell, a unit of size s counting s x s)"};
+        return Error{ErrorCode::too_large,
+                     std::to_string(c.count) + " units of size " + std::to_string(c.size) +
+                         " do not fit: the spawn area [" + std::to_string(x0) + ", " + std::to_string(x1) + "] x [" +
+                         std::to_string(y0) + ", " + std::to_string(y1) + "] has " + std::to_string(free_cells.size()) +
+                         " free cells, room for " + std::to_string(fit) + " (" + std::to_string(kMaxUnitsPerFreeCell) +
+                         " per free cell, a unit of size s counting s x s)"};
     }
     if (c.add) {
         std::int64_t used = static_cast<std::int64_t>(c.count) * area;
         for (const AgentId id : agents_) used += static_cast<std::int64_t>(unit_size(id)) * unit_size(id);
         const std::int64_t room = static_cast<std::int64_t>(max_units(*cost_));
         if (used > room) {
-            return Error{"adding " + std::to_string(c.count) + " units of size " + std::to_string(c.size) + " to " +
-                         std::to_string(agents_.size()) + " would pass the map's room for " + std::to_string(room) +
-                         " (" + std::to_string(kMaxUnitsPerFreeCell) + " per free cell)"};
+            return Error{ErrorCode::too_large, "adding " + std::to_string(c.count) + " units of size " +
+                                                   std::to_string(c.size) + " to " + std::to_string(agents_.size()) +
+                                                   " would pass the map's room for " + std::to_string(room) + " (" +
+                                                   std::to_string(kMaxUnitsPerFreeCell) + " per free cell)"};
         }
     }
 
@@ -894,13 +903,16 @@ Result<void> World::spawn(const Spawn& c) {
     // middle cell reach (a new unit never starts in a wall's reach).
     const float half = 0.5f * static_cast<float>(c.size);
     const float m = std::min(0.45f, params_.radius);
-    const float radius = radius_for(c.size);
+    AgentParams unit;
+    unit.radius = radius_for(c.size);
+    unit.max_speed = params_.speed;
+    unit.movement_class = static_cast<std::uint8_t>(c.size - 1);
     for (int k = 0; k < c.count; ++k) {
         const std::uint32_t cell = free_cells[static_cast<std::size_t>(rng_.uniform() * free_cells.size())];
         const float fx = (static_cast<float>(rng_.uniform()) - 0.5f) * (1.0f - 2.0f * m);
         const float fy = (static_cast<float>(rng_.uniform()) - 0.5f) * (1.0f - 2.0f * m);
         const Vec2 p{static_cast<float>(cell % w) + half + fx, static_cast<float>(cell / w) + half + fy};
-        auto id = crowd_->add_agent(p, target->crowd_group, radius, params_.speed);
+        auto id = crowd_->add_agent(p, target->crowd_group, unit);
         if (!id) continue;
         agents_.push_back(*id);
         if (unit_group_.size() <= id->index) {
@@ -936,7 +948,12 @@ Result<void> World::set_unit_params(const UnitParams& p) {
     cp.radius = p.radius;
     if (auto r = crowd_->set_params(cp); !r) return r;
     params_ = p;
-    for (const AgentId id : agents_) (void)crowd_->set_agent_params(id, radius_for(unit_size(id)), p.speed);
+    for (const AgentId id : agents_) {
+        AgentParams unit = crowd_->agent_params(id);
+        unit.radius = radius_for(unit_size(id));
+        unit.max_speed = p.speed;
+        (void)crowd_->set_agent_params(id, unit);
+    }
     return {};
 }
 

@@ -17,6 +17,14 @@
 namespace tide {
 namespace {
 
+/// Agent settings with the given radius and speed (the crowd's defaults otherwise).
+AgentParams agent(float radius, float max_speed = CrowdParams{}.max_speed) {
+    AgentParams p;
+    p.radius = radius;
+    p.max_speed = max_speed;
+    return p;
+}
+
 std::shared_ptr<const FlowField> field_for(const CostField& cost, Cell goal) {
     auto f = build_flow_field(cost, std::span<const Cell>(&goal, 1));
     EXPECT_TRUE(f.ok());
@@ -255,26 +263,27 @@ TEST(Crowd, BadInputIsRefused) {
     Crowd crowd(cost);
     const GroupId g = crowd.add_group(field_for(cost, {34, 10})).value();
     const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
-    auto refused = [&](Vec2 p, const char* what) {
+    auto refused = [&](Vec2 p, const char* what, ErrorCode code) {
         auto r = crowd.add_agent(p, g);
         ASSERT_FALSE(r.ok()) << p.x << "," << p.y;
         EXPECT_NE(r.error().message.find(what), std::string::npos) << r.error().message;
+        EXPECT_EQ(r.error().code, code) << r.error().message;
     };
-    refused({nan, 1.0f}, "not finite");
-    refused({1.0f, inf}, "not finite");
-    refused({-0.5f, 1.0f}, "outside the 40x20 map");
-    refused({40.0f, 1.0f}, "outside");
-    refused({20.5f, 1.5f}, "inside a wall");
-    EXPECT_FALSE(crowd.add_agent({1.5f, 1.5f}, 7).ok());
-    EXPECT_FALSE(crowd.add_agent({1.5f, 1.5f}, g, 0.0f).ok());
-    EXPECT_FALSE(crowd.add_agent({1.5f, 1.5f}, g, 4.5f).ok());
+    refused({nan, 1.0f}, "not finite", ErrorCode::invalid_argument);
+    refused({1.0f, inf}, "not finite", ErrorCode::invalid_argument);
+    refused({-0.5f, 1.0f}, "outside the 40x20 map", ErrorCode::off_map);
+    refused({40.0f, 1.0f}, "outside", ErrorCode::off_map);
+    refused({20.5f, 1.5f}, "inside a wall", ErrorCode::on_wall);
+    EXPECT_EQ(crowd.add_agent({1.5f, 1.5f}, 7).error().code, ErrorCode::not_found);
+    EXPECT_FALSE(crowd.add_agent({1.5f, 1.5f}, g, agent(0.0f)).ok());
+    EXPECT_FALSE(crowd.add_agent({1.5f, 1.5f}, g, agent(4.5f)).ok());
     EXPECT_FALSE(crowd.add_group(field_for(cost, {34, 10}), 0).ok());
     EXPECT_FALSE(crowd.add_group(field_for(cost, {34, 10}), 9).ok());
-    EXPECT_FALSE(crowd.add_agent({1.5f, 1.5f}, g, 0.2f, nan).ok());
+    EXPECT_FALSE(crowd.add_agent({1.5f, 1.5f}, g, agent(0.2f, nan)).ok());
     for (float dt : {0.0f, -1.0f, nan, inf, 11.0f}) EXPECT_FALSE(crowd.step(dt).ok()) << dt;
     const AgentId a = crowd.add_agent({1.5f, 1.5f}, g).value();
     ASSERT_TRUE(crowd.remove_agent(a).ok());
-    EXPECT_FALSE(crowd.remove_agent(a).ok()) << "stale handle";
+    EXPECT_EQ(crowd.remove_agent(a).error().code, ErrorCode::not_found) << "stale handle";
     EXPECT_FALSE(crowd.valid(a));
     const AgentId b = crowd.add_agent({1.5f, 1.5f}, g).value();
     EXPECT_EQ(b.index, a.index);
@@ -306,7 +315,7 @@ TEST(Crowd, AgentDrivenIntoAWallSlidesAlongItWithNoVelocityIntoIt) {
     Crowd crowd(cost);
     const GroupId g = crowd.add_group(field).value();
     const float r = 0.16f;
-    const AgentId a = crowd.add_agent({12.5f, 1.5f}, g, r).value();
+    const AgentId a = crowd.add_agent({12.5f, 1.5f}, g, agent(r)).value();
     int contacts = 0, sliding = 0;
     for (int s = 0; s < 60 * 4; ++s) {
         ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
@@ -334,7 +343,7 @@ TEST(Crowd, CentreLandingExactlyOnAWallEdgeLosesItsVelocityIntoTheWall) {
     params.max_substep = 0.0625f;
     Crowd crowd(cost, params);
     const GroupId g = crowd.add_group(field).value();
-    const AgentId a = crowd.add_agent({10.25f, 5.5f}, g, 0.25f, 8.0f).value();
+    const AgentId a = crowd.add_agent({10.25f, 5.5f}, g, agent(0.25f, 8.0f)).value();
     for (int s = 0; s < 3; ++s) {
         ASSERT_TRUE(crowd.step(0.0625f).ok());
         EXPECT_EQ(crowd.position(a), (Vec2{10.25f, 5.5f})) << "step " << s;
@@ -411,6 +420,58 @@ TEST(CrowdGroups, OnlyEmptyGroupsCanBeRemovedAndIdsAreReused) {
     EXPECT_FALSE(crowd.set_agent_group(AgentId{}, 99).ok());
 }
 
+TEST(CrowdAgents, ParamsAreSetAfterCreationAndReadBackInBulk) {
+    CostField cost = std::move(CostField::create(30, 10).value());
+    Crowd crowd(cost);
+    const GroupId g = crowd.add_group(field_for(cost, {25, 5})).value();
+    const AgentParams defaults = crowd.default_agent_params();
+    EXPECT_EQ(defaults.radius, crowd.params().radius);
+    EXPECT_EQ(defaults.max_speed, crowd.params().max_speed);
+    AgentParams p = agent(0.3f, 2.0f);
+    p.movement_class = 2;
+    p.user_tag = 0xfeedbeef12345678ull;
+    const AgentId a = crowd.add_agent({2.5f, 5.5f}, g, p).value();
+    const AgentId b = crowd.add_agent({2.5f, 2.5f}, g).value();
+    EXPECT_EQ(crowd.agent_params(a).user_tag, p.user_tag);
+    EXPECT_EQ(crowd.agent_params(a).movement_class, 2);
+    EXPECT_EQ(crowd.agent_params(b).radius, defaults.radius);
+    AgentParams q = crowd.agent_params(b);
+    q.user_tag = 7;
+    q.max_speed = 5.0f;
+    ASSERT_TRUE(crowd.set_agent_params(b, q).ok());
+    EXPECT_FALSE(crowd.set_agent_params(b, agent(-1.0f)).ok());
+    EXPECT_EQ(crowd.agent_params(b).user_tag, 7u) << "a refused change leaves the agent as it was";
+    for (int s = 0; s < 10; ++s) ASSERT_TRUE(crowd.step(0.1f).ok());
+    // b is faster (5 cells/s against 2), so it is further along after a second.
+    EXPECT_GT(crowd.position(b).x, crowd.position(a).x + 1.0f);
+
+    ASSERT_TRUE(crowd.remove_agent(crowd.add_agent({4.5f, 4.5f}, g).value()).ok());  // a hole in the slots
+    std::vector<AgentId> ids(2);
+    std::vector<Vec2> pos(2), vel(2);
+    std::vector<AgentState> states(2);
+    std::vector<std::uint64_t> tags(2);
+    AgentBuffers out;
+    out.ids = ids;
+    out.positions = pos;
+    out.velocities = vel;
+    out.states = states;
+    out.user_tags = tags;
+    auto n = crowd.read_agents(out);
+    ASSERT_TRUE(n.ok()) << n.error().message;
+    ASSERT_EQ(*n, 2u);
+    EXPECT_EQ(ids, crowd.agents());
+    for (std::size_t k = 0; k < 2; ++k) {
+        EXPECT_EQ(pos[k], crowd.position(ids[k]));
+        EXPECT_EQ(vel[k], crowd.velocity(ids[k]));
+        EXPECT_EQ(states[k], crowd.state(ids[k]));
+        EXPECT_EQ(tags[k], crowd.agent_params(ids[k]).user_tag);
+    }
+    std::vector<Vec2> small(1);
+    AgentBuffers too_small;
+    too_small.positions = small;
+    EXPECT_EQ(crowd.read_agents(too_small).error().code, ErrorCode::too_large);
+}
+
 }  // namespace
 }  // namespace tide
 
@@ -456,8 +517,8 @@ TEST(CrowdUnitSizes, BigUnitsTakeTheWideGapSmallOnesTheNarrowOneAndNoneClipsAWal
     const GroupId big = crowd.add_group(field_for(sized, goal), 2).value();
     EXPECT_EQ(crowd.unit_size(big), 2);
     EXPECT_EQ(crowd.unit_size(small), 1);
-    const AgentId s = crowd.add_agent({3.5f, 2.5f}, small, 0.3f).value();
-    const AgentId b = crowd.add_agent({3.0f, 3.0f}, big, 0.9f).value();  // centre of the block at (2, 2)
+    const AgentId s = crowd.add_agent({3.5f, 2.5f}, small, agent(0.3f)).value();
+    const AgentId b = crowd.add_agent({3.0f, 3.0f}, big, agent(0.9f)).value();  // centre of the block at (2, 2)
     float big_lowest = 0.0f, small_lowest = 0.0f;
     for (int i = 0; i < 60 * 25; ++i) {
         ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
@@ -486,8 +547,9 @@ TEST(CrowdArrival, TouchingAnArrivedMateNearTheGoalStopsAUnit) {
     const auto cost = CostField::create(20, 20).value();
     Crowd crowd(cost);
     const GroupId g = crowd.add_group(field_for(cost, {10, 10})).value();
-    const AgentId at_goal = crowd.add_agent({10.5f, 10.5f}, g, 0.9f).value();
-    const AgentId mate = crowd.add_agent({12.2f, 10.5f}, g, 0.9f).value();  // cell (12, 10): 2 from the goal, touching
+    const AgentId at_goal = crowd.add_agent({10.5f, 10.5f}, g, agent(0.9f)).value();
+    const AgentId mate =
+        crowd.add_agent({12.2f, 10.5f}, g, agent(0.9f)).value();  // cell (12, 10): 2 from the goal, touching
     ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
     ASSERT_EQ(crowd.state(at_goal), AgentState::arrived);
     ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
@@ -498,8 +560,8 @@ TEST(CrowdArrival, TouchingAnArrivedMateNearTheGoalStopsAUnit) {
     Crowd crowd2(cost);
     const GroupId g2 = crowd2.add_group(field_for(cost, {10, 10})).value();
     const GroupId o2 = crowd2.add_group(field_for(cost, {10, 10})).value();
-    const AgentId a2 = crowd2.add_agent({10.5f, 10.5f}, g2, 0.9f).value();
-    const AgentId b2 = crowd2.add_agent({12.2f, 10.5f}, o2, 0.9f).value();
+    const AgentId a2 = crowd2.add_agent({10.5f, 10.5f}, g2, agent(0.9f)).value();
+    const AgentId b2 = crowd2.add_agent({12.2f, 10.5f}, o2, agent(0.9f)).value();
     ASSERT_TRUE(crowd2.step(1.0f / 60.0f).ok());
     ASSERT_TRUE(crowd2.step(1.0f / 60.0f).ok());
     EXPECT_EQ(crowd2.state(a2), AgentState::arrived);

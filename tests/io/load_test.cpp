@@ -81,6 +81,7 @@ TEST_F(Files, LoadMapOnAnEmptyFile) {
 TEST_F(Files, LoadMapOnADirectoryFails) {
     auto map = load_map(dir_.string());
     ASSERT_FALSE(map.ok());
+    EXPECT_EQ(map.error().code, ErrorCode::io);
     EXPECT_NE(map.error().message.find(dir_.string()), std::string::npos) << map.error().message;
     // Named for what it is, not with a made-up size (a directory's "size" is 2^63 - 1).
     EXPECT_NE(map.error().message.find("a directory"), std::string::npos) << map.error().message;
@@ -117,6 +118,11 @@ TEST_F(Files, ReadTextFileLimit) {
     const std::string path = write("ten.txt", "0123456789");
     auto small = read_text_file(path, 9);
     ASSERT_FALSE(small.ok());
+    EXPECT_EQ(small.error().code, ErrorCode::too_large);
+    EXPECT_STREQ(error_code_name(small.error().code), "too_large");
+    auto missing = read_text_file((dir_ / "no-such-file.map").string());
+    ASSERT_FALSE(missing.ok());
+    EXPECT_EQ(missing.error().code, ErrorCode::io);
     EXPECT_NE(small.error().message.find(path), std::string::npos) << small.error().message;
     EXPECT_NE(small.error().message.find("10"), std::string::npos) << small.error().message;
     auto exact = read_text_file(path, 10);

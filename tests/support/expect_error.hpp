@@ -21,13 +21,17 @@ inline std::string lower(std::string_view s) {
     return out;
 }
 
-/// Succeeds when `result` failed, its message contains "source:line:" and every key word
-/// (case-insensitive), and is a single line.
+/// Succeeds when `result` failed with ErrorCode::parse_error, its message contains "source:line:"
+/// and every key word (case-insensitive), and is a single line.
 template <class T>
 ::testing::AssertionResult failed_at(const Result<T>& result, std::string_view source, int line,
                                      std::initializer_list<std::string_view> keywords) {
     if (result.ok()) return ::testing::AssertionFailure() << "succeeded, expected an error";
     const std::string& message = result.error().message;
+    if (result.error().code != ErrorCode::parse_error) {
+        return ::testing::AssertionFailure()
+               << "code " << error_code_name(result.error().code) << ", expected parse_error: " << message;
+    }
     const std::string where = std::string(source) + ":" + std::to_string(line) + ":";
     if (message.find(where) == std::string::npos) {
         return ::testing::AssertionFailure() << "message does not name '" << where << "': " << message;

@@ -81,9 +81,11 @@ TEST_F(DefaultWorld, RefusesBadGoalsAndKeepsTheOldOnes) {
     auto r = world.apply(SetGoals{{{64, 3}}});
     ASSERT_FALSE(r.ok());
     EXPECT_NE(r.error().message.find("goal (64, 3) is outside the 64x40 map"), std::string::npos);
+    EXPECT_EQ(r.error().code, ErrorCode::off_map);
     r = world.apply(SetGoals{{{14, 3}}});  // the left wall
     ASSERT_FALSE(r.ok());
     EXPECT_NE(r.error().message.find("is on a wall"), std::string::npos);
+    EXPECT_EQ(r.error().code, ErrorCode::on_wall);
     EXPECT_FALSE(world.apply(SetGoals{{}}).ok());
     std::vector<Cell> many(kMaxOrderGoals + 1, Cell{1, 1});
     EXPECT_FALSE(world.apply(SetGoals{many}).ok());
@@ -744,6 +746,7 @@ TEST(HierarchicalWorld, TowersAreRefusedWithAReason) {
     auto check = world.check_tower(20, 10, 21, 11);
     ASSERT_FALSE(check.ok());
     EXPECT_NE(check.error().message.find("not available on hierarchical maps"), std::string::npos);
+    EXPECT_EQ(check.error().code, ErrorCode::unsupported);
     auto placed = world.apply(PlaceTower{20, 10, 21, 11});
     ASSERT_FALSE(placed.ok());
     EXPECT_NE(placed.error().message.find("not available on hierarchical maps"), std::string::npos);

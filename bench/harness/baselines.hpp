@@ -14,7 +14,7 @@
 #include "tide/cost_field.hpp"
 #include "tide/flow_field.hpp"
 
-namespace tide::cli {
+namespace tide::bench {
 
 /// Output of the textbook build, row-major: least cost to the goal per cell (+inf when unreachable or a
 /// wall) and the move of each cell as a Direction code (0..7 = kDirectionDx/Dy, 8 = no move).
@@ -75,4 +75,4 @@ Result<Cell> bench_goal(const CostField& cost);
 /// the first k of the result do not depend on `count`. `field` must be built for `goal`.
 std::vector<Cell> random_reachable_starts(const FlowField& field, Cell goal, int count, std::uint64_t seed);
 
-}  // namespace tide::cli
+}  // namespace tide::bench

@@ -1,9 +1,9 @@
 // Baselines of `tide bench fields`. The textbook and 4-direction builds are written the way
 // tutorials write them on purpose (std::priority_queue of (distance, index) pairs with lazy
 // deletion, vectors sized per call, bounds checks in the neighbour loop): they are the yardstick
-// the issue asks Tide to beat, so they must stay plain, but not deliberately slow.
+// Tide is measured against, so they must stay plain, but not deliberately slow.
 
-#include "bench_baselines.hpp"
+#include "baselines.hpp"
 
 #include <boost/graph/compressed_sparse_row_graph.hpp>
 #include <boost/graph/dijkstra_shortest_paths_no_color_map.hpp>
@@ -18,7 +18,7 @@
 
 #include "tide/generate.hpp"
 
-namespace tide::cli {
+namespace tide::bench {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -312,4 +312,4 @@ std::vector<Cell> random_reachable_starts(const FlowField& field, Cell goal, int
     return starts;
 }
 
-}  // namespace tide::cli
+}  // namespace tide::bench

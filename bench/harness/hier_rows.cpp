@@ -1,13 +1,12 @@
-#include "bench_hier.hpp"
+#include "hier_rows.hpp"
 
 #include <algorithm>
 #include <chrono>
 
-#include "cli_common.hpp"
-#include "tbb_jobs.hpp"
 #include "tide/hierarchy.hpp"
+#include "timing.hpp"
 
-namespace tide::cli {
+namespace tide::bench {
 namespace {
 
 /// Passable cells of the `window` x `window` square in the corner at (cx, cy), nearest the corner
@@ -26,16 +25,10 @@ std::vector<Cell> corner_cells(const CostField& cost, int cx, int cy, int window
     return cells;
 }
 
-template <class T>
-T value_or_fail(Result<T>&& r) {
-    check(r);
-    return std::move(r).value();
-}
-
 }  // namespace
 
-HierBenchResult run_hier_bench(const CostField& cost, const HierBenchSettings& settings,
-                               const std::function<void(const std::string&)>& progress) {
+Result<HierBenchResult> run_hier_bench(const CostField& cost, const HierBenchSettings& settings,
+                                       const std::function<void(const std::string&)>& progress) {
     HierBenchResult out;
     out.width = cost.width();
     out.height = cost.height();
@@ -47,7 +40,7 @@ HierBenchResult run_hier_bench(const CostField& cost, const HierBenchSettings& s
     progress("sector graph build");
     const auto t_graph = std::chrono::steady_clock::now();
     auto graph_result = SectorGraph::build(cost, config);
-    check(graph_result);
+    if (!graph_result) return graph_result.error();
     out.graph_ms = ms_since(t_graph);
     const SectorGraph& graph = graph_result.value();
     out.graph_bytes = graph.memory_bytes();
@@ -62,7 +55,9 @@ HierBenchResult run_hier_bench(const CostField& cost, const HierBenchSettings& s
     const std::vector<Cell> starts = corner_cells(cost, 0, 0, 32);
     bool found = false;
     for (std::size_t g = 0; g < goals.size() && g < 20 && !found; ++g) {
-        auto field = value_or_fail(HierarchicalField::create(cost, graph, std::span<const Cell>(&goals[g], 1)));
+        auto made = HierarchicalField::create(cost, graph, std::span<const Cell>(&goals[g], 1));
+        if (!made) return made.error();
+        HierarchicalField& field = made.value();
         for (std::size_t s = 0; s < starts.size() && s < 50; ++s) {
             if (field.reachable(starts[s].x, starts[s].y)) {
                 out.goal = goals[g];
@@ -72,22 +67,22 @@ HierBenchResult run_hier_bench(const CostField& cost, const HierBenchSettings& s
             }
         }
     }
-    if (!found) throw Failure{"hierarchical bench: no path between cells near opposite corners of the map"};
+    if (!found) return Error{"hierarchical bench: no path between cells near opposite corners of the map"};
 
     const std::span<const Cell> goal(&out.goal, 1), start(&out.start, 1);
-    std::unique_ptr<TbbJobSystem> pool;
     RouteConfig route;
     route.settle_budget = settings.settle_budget;
-    if (settings.threads > 1) {
-        pool = std::make_unique<TbbJobSystem>(settings.threads);
-        route.jobs = pool.get();
-    }
+    route.jobs = settings.jobs;
     std::vector<double> first, search, fields;
     for (int rep = -1; rep < settings.reps; ++rep) {
         progress("cold route query " + std::to_string(rep + 1) + "/" + std::to_string(settings.reps));
         const auto t0 = std::chrono::steady_clock::now();
-        auto field = value_or_fail(HierarchicalField::create(cost, graph, goal, route));
-        const RouteStats stats = value_or_fail(field.route(start));
+        auto made = HierarchicalField::create(cost, graph, goal, route);
+        if (!made) return made.error();
+        HierarchicalField& field = made.value();
+        auto routed = field.route(start);
+        if (!routed) return routed.error();
+        const RouteStats stats = routed.value();
         const double ms = ms_since(t0);
         out.fields_built = stats.fields_built;
         out.route_sectors = stats.route_sectors;
@@ -95,7 +90,7 @@ HierBenchResult run_hier_bench(const CostField& cost, const HierBenchSettings& s
         out.memory_bytes = field.memory_bytes();
         if (rep < 0) {  // the warm-up also checks the path
             auto path = hierarchical_path_cost(field, cost, out.start);
-            check(path);
+            if (!path) return path.error();
             out.path_cost = path.value();
             continue;
         }
@@ -114,10 +109,10 @@ HierBenchResult run_hier_bench(const CostField& cost, const HierBenchSettings& s
         progress("flat field for the exact path cost");
         FlowField flat;
         FieldBuilder builder;
-        check(builder.build(cost, goal, config.params, flat));
+        if (auto r = builder.build(cost, goal, config.params, flat); !r) return r.error();
         out.exact_cost = flow_path_cost(cost, flat, config.params, out.start);
     }
     return out;
 }
 
-}  // namespace tide::cli
+}  // namespace tide::bench

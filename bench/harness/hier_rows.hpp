@@ -10,8 +10,9 @@
 
 #include "tide/cost_field.hpp"
 #include "tide/hierarchy.hpp"
+#include "tide/result.hpp"
 
-namespace tide::cli {
+namespace tide::bench {
 
 /// Settings of the hierarchical rows.
 struct HierBenchSettings {
@@ -19,7 +20,8 @@ struct HierBenchSettings {
     int reps = 5;       ///< Timed queries after one untimed warm-up.
     bool exact = true;  ///< Also build one flat field for the query's goal (untimed) for the path ratio.
     int settle_budget = RouteConfig{}.settle_budget;  ///< RouteConfig::settle_budget of the queries.
-    int threads = 1;  ///< 1: queries on the calling thread; more: route fields built in parallel on a pool.
+    /// Where route fields are built in parallel (RouteConfig::jobs); null: on the calling thread.
+    JobSystem* jobs = nullptr;
 };
 
 /// What the rows measured on one map. Times in ms; medians over the timed queries.
@@ -49,8 +51,8 @@ struct HierBenchResult {
 };
 
 /// Runs the rows on `cost` (a random benchmark map). `progress` gets a short note before each
-/// phase. Throws Failure on a library error or when no corner cells are joined by a path.
-HierBenchResult run_hier_bench(const CostField& cost, const HierBenchSettings& settings,
-                               const std::function<void(const std::string&)>& progress);
+/// phase. Error from the library, or when no corner cells are joined by a path.
+Result<HierBenchResult> run_hier_bench(const CostField& cost, const HierBenchSettings& settings,
+                                       const std::function<void(const std::string&)>& progress);
 
-}  // namespace tide::cli
+}  // namespace tide::bench

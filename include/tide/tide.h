@@ -1,0 +1,226 @@
+/* \file tide.h
+   The C API (C99): maps, flow fields, sampling and the crowd, over the C++ library. What C#
+   (P/Invoke), Godot's GDExtension or any other FFI binds to.
+
+   - Objects are opaque handles made by tide_*_create / _load / _build and freed by _destroy
+     (destroying NULL does nothing). No function keeps a pointer it was given unless it says so.
+   - Fallible functions return a tide_status: TIDE_OK (0) or an error code; no exception or abort
+     crosses this API (misuse in the C++ asserts aside: an agent handle is always checked here).
+     tide_last_error() gives the message of the calling thread's last failure.
+   - Coordinates as in the C++ API: cell (x, y) is column x, row y (0 = first map line), flat
+     arrays are row-major (y * width + x), positions are in cell units (cell (x, y) covers
+     [x, x+1) x [y, y+1)), speeds in cells/s, time in seconds.
+   - Threads: handles are not thread-safe; use each from one thread at a time. A built field is
+     immutable and may be read from any thread. */
+#ifndef TIDE_TIDE_H
+#define TIDE_TIDE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tide/export.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Errors ------------------------------------------------------------------------------- */
+
+/** Result of a fallible call. 1..9 are the C++ tide::ErrorCode values. */
+typedef enum tide_status {
+    TIDE_OK = 0,
+    TIDE_ERROR_INVALID_ARGUMENT = 1, /**< A value out of range, a NULL pointer where one is needed. */
+    TIDE_ERROR_OFF_MAP = 2,          /**< A cell or position outside the map. */
+    TIDE_ERROR_ON_WALL = 3,          /**< A cell or position on a wall. */
+    TIDE_ERROR_NOT_FOUND = 4,        /**< An unknown or stale handle, group or name. */
+    TIDE_ERROR_PARSE = 5,            /**< Malformed map text; the message names source and line. */
+    TIDE_ERROR_IO = 6,               /**< A file could not be read. */
+    TIDE_ERROR_TOO_LARGE = 7,        /**< Over a size limit (file, map, buffer too small). */
+    TIDE_ERROR_UNSUPPORTED = 8,      /**< Not available in this configuration. */
+    TIDE_ERROR_INTERNAL = 9,         /**< A bug in Tide. */
+    TIDE_ERROR_OUT_OF_MEMORY = 10    /**< An allocation failed. */
+} tide_status;
+
+/** Message of the calling thread's last failed call ("" when none); valid until its next failure. */
+TIDE_API const char* tide_last_error(void);
+/** Name of a status ("TIDE_ERROR_ON_WALL"). Never NULL. */
+TIDE_API const char* tide_status_name(tide_status status);
+
+/* ---- Plain values ------------------------------------------------------------------------- */
+
+/** A cell: column x, row y. */
+typedef struct tide_cell {
+    int32_t x;
+    int32_t y;
+} tide_cell;
+
+/** A position or velocity, cell units. */
+typedef struct tide_vec2 {
+    float x;
+    float y;
+} tide_vec2;
+
+/** Cost of a wall cell; passable cells cost 1..254 (the price of entering them). */
+#define TIDE_COST_WALL 255
+/** Direction codes of tide_field_directions(): 0..7 a move (E, SE, S, SW, W, NW, N, NE: clockwise
+    on screen from east, y growing down), then goal, unreachable and wall. */
+#define TIDE_DIRECTION_GOAL 8
+#define TIDE_DIRECTION_UNREACHABLE 9
+#define TIDE_DIRECTION_WALL 10
+
+/* ---- Maps --------------------------------------------------------------------------------- */
+
+/** A map: a W x H grid of entry costs (1 byte per cell) and the unit classes of its file. */
+typedef struct tide_map tide_map;
+
+/** Reads a Moving AI .map or Tide text map (docs/formats.md). */
+TIDE_API tide_status tide_map_load(const char* path, tide_map** out);
+/** Parses map text held in memory; `source` names it in error messages (may be NULL). */
+TIDE_API tide_status tide_map_parse(const char* text, size_t length, const char* source, tide_map** out);
+/** A width x height map (1..16384 each) with the given row-major costs (copied; 0 is refused),
+    or every cell cost 1 when `costs` is NULL. */
+TIDE_API tide_status tide_map_create(int32_t width, int32_t height, const uint8_t* costs, tide_map** out);
+/** Frees a map. A crowd made on it must be destroyed first. */
+TIDE_API void tide_map_destroy(tide_map* map);
+/** Columns. */
+TIDE_API int32_t tide_map_width(const tide_map* map);
+/** Rows. */
+TIDE_API int32_t tide_map_height(const tide_map* map);
+/** Row-major costs, width * height bytes; valid while the map lives. */
+TIDE_API const uint8_t* tide_map_costs(const tide_map* map);
+/** Sets the cost of (x, y) (1..255; 255 is a wall). Fields already built do not change; a crowd
+    on this map sees the edit at its next step. */
+TIDE_API tide_status tide_map_set_cost(tide_map* map, int32_t x, int32_t y, uint8_t cost);
+
+/* ---- Flow fields -------------------------------------------------------------------------- */
+
+/** An immutable flow field: per cell the least cost to the nearest goal and the move toward it. */
+typedef struct tide_field tide_field;
+
+/** How a field is built. Start from tide_field_params_default(). */
+typedef struct tide_field_params {
+    double diagonal_factor; /**< Length of a diagonal move, 1..2 (default sqrt 2). */
+    int32_t connectivity;   /**< 8 (default) or 4 directions. */
+} tide_field_params;
+
+/** The defaults: sqrt 2, 8 directions. */
+TIDE_API tide_field_params tide_field_params_default(void);
+/** Builds the field toward `goals` on `map` (params NULL: defaults). Errors: no goal, a goal off
+    the map or on a wall, bad params. */
+TIDE_API tide_status tide_field_build(const tide_map* map, const tide_cell* goals, size_t goal_count,
+                                      const tide_field_params* params, tide_field** out);
+/** Frees a field (a crowd group following it keeps its own reference). */
+TIDE_API void tide_field_destroy(tide_field* field);
+/** Columns. */
+TIDE_API int32_t tide_field_width(const tide_field* field);
+/** Rows. */
+TIDE_API int32_t tide_field_height(const tide_field* field);
+/** Row-major least cost to the nearest goal; +infinity for walls and cells with no path.
+    width * height floats, valid while the field lives. */
+TIDE_API const float* tide_field_integration(const tide_field* field);
+/** Row-major direction codes (0..7 moves, TIDE_DIRECTION_*), width * height bytes. */
+TIDE_API const uint8_t* tide_field_directions(const tide_field* field);
+/** The steering direction at a position: a bilinear blend of the four nearest cells' moves,
+    normalised; (0, 0) at a goal, in a wall, off the map or where no path exists. */
+TIDE_API tide_vec2 tide_field_sample(const tide_field* field, tide_vec2 position);
+
+/* ---- The host's job system ---------------------------------------------------------------- */
+
+/** A range of work: process items [begin, end). */
+typedef void (*tide_range_fn)(void* context, size_t begin, size_t end);
+/** The host's parallel-for: must call task(context, b, e) on disjoint ranges covering
+    [0, count) exactly once, each about `grain` items, and return when all calls finished. */
+typedef struct tide_jobs {
+    void (*parallel_for)(void* host, size_t count, size_t grain, tide_range_fn task, void* context);
+    int32_t max_concurrency; /**< Threads that may run ranges at once (>= 1). */
+    void* host;              /**< Passed back to parallel_for. */
+} tide_jobs;
+
+/* ---- The crowd ---------------------------------------------------------------------------- */
+
+/** Agents steering along flow fields, in groups (one field per group). */
+typedef struct tide_crowd tide_crowd;
+/** A group id. */
+typedef uint32_t tide_group;
+/** An agent handle: a slot and a generation, so a stale handle is refused (TIDE_ERROR_NOT_FOUND). */
+typedef struct tide_agent {
+    uint32_t index;
+    uint32_t generation;
+} tide_agent;
+
+/** Crowd-wide settings (the C++ tide::CrowdParams). Start from tide_crowd_params_default(). */
+typedef struct tide_crowd_params {
+    float radius;           /**< Default agent radius, cells. */
+    float max_speed;        /**< Default top speed on cost-1 ground, cells/s. */
+    float max_force;        /**< Largest steering acceleration, cells/s^2. */
+    float separation;       /**< Strength of the push between overlapping agents. */
+    float separation_range; /**< Agents push apart within this many times (ri + rj). */
+    float arrival_distance; /**< Cost-to-go below which an agent is at its goal. */
+    float settle_distance;  /**< Cost-to-go within which touching an arrived mate stops an agent. */
+    float stuck_progress;   /**< Less progress than this in stuck_seconds: stuck. */
+    float stuck_seconds;    /**< Window of the stuck check, s. */
+    float max_substep;      /**< Longer steps are split, s (0, 0.1]. */
+} tide_crowd_params;
+
+/** Settings of one agent (the C++ tide::AgentParams). */
+typedef struct tide_agent_params {
+    float radius;           /**< Disc radius, cells, (0, 4]. */
+    float max_speed;        /**< Top speed on cost-1 ground, cells/s, (0, 100]. */
+    uint8_t movement_class; /**< The host's movement class; stored, not read by the step. */
+    uint64_t user_tag;      /**< The host's value (an entity id); never read by the crowd. */
+} tide_agent_params;
+
+/** Agent states of tide_crowd_read_agents(). */
+#define TIDE_AGENT_MOVING 0
+#define TIDE_AGENT_ARRIVED 1
+#define TIDE_AGENT_NO_PATH 2
+
+/** The C++ defaults. */
+TIDE_API tide_crowd_params tide_crowd_params_default(void);
+/** A crowd on `map` (params NULL: defaults). The map must outlive the crowd; edits to it are seen
+    at the next step. */
+TIDE_API tide_status tide_crowd_create(const tide_map* map, const tide_crowd_params* params, tide_crowd** out);
+/** Frees a crowd. */
+TIDE_API void tide_crowd_destroy(tide_crowd* crowd);
+/** The crowd-wide defaults as agent settings (class 0, tag 0). */
+TIDE_API tide_agent_params tide_crowd_default_agent_params(const tide_crowd* crowd);
+/** Adds a group of units `unit_size` cells a side (1 for ordinary units) following `field` (the
+    group keeps a reference: the caller may destroy its handle). */
+TIDE_API tide_status tide_crowd_add_group(tide_crowd* crowd, const tide_field* field, int32_t unit_size,
+                                          tide_group* out);
+/** Points a group at a new field from the next step. */
+TIDE_API tide_status tide_crowd_set_group_field(tide_crowd* crowd, tide_group group, const tide_field* field);
+/** Removes an empty group (its id may be reused). */
+TIDE_API tide_status tide_crowd_remove_group(tide_crowd* crowd, tide_group group);
+/** Adds an agent (params NULL: the defaults). Errors: off the map, on a wall, unknown group, bad params. */
+TIDE_API tide_status tide_crowd_add_agent(tide_crowd* crowd, tide_vec2 position, tide_group group,
+                                          const tide_agent_params* params, tide_agent* out);
+/** Removes an agent. */
+TIDE_API tide_status tide_crowd_remove_agent(tide_crowd* crowd, tide_agent agent);
+/** Replaces an agent's settings. */
+TIDE_API tide_status tide_crowd_set_agent_params(tide_crowd* crowd, tide_agent agent, const tide_agent_params* params);
+/** Reads an agent's settings. */
+TIDE_API tide_status tide_crowd_get_agent_params(const tide_crowd* crowd, tide_agent agent, tide_agent_params* out);
+/** Moves an agent to another group (a new order). */
+TIDE_API tide_status tide_crowd_set_agent_group(tide_crowd* crowd, tide_agent agent, tide_group group);
+/** Teleports an agent (velocity reset). */
+TIDE_API tide_status tide_crowd_set_position(tide_crowd* crowd, tide_agent agent, tide_vec2 position);
+/** Advances by dt seconds, (0, 10]; jobs NULL runs on the calling thread. Results are identical
+    for any job system. */
+TIDE_API tide_status tide_crowd_step(tide_crowd* crowd, float dt, const tide_jobs* jobs);
+/** Live agents. */
+TIDE_API size_t tide_crowd_size(const tide_crowd* crowd);
+/** Bulk read: writes every live agent, in slot order, into each non-NULL array (each must hold
+    `capacity` >= tide_crowd_size() items; TIDE_ERROR_TOO_LARGE otherwise) and sets *count (may be
+    NULL). states receive TIDE_AGENT_*. */
+TIDE_API tide_status tide_crowd_read_agents(const tide_crowd* crowd, size_t capacity, tide_agent* ids,
+                                            tide_vec2* positions, tide_vec2* velocities, uint8_t* states,
+                                            uint64_t* user_tags, size_t* count);
+/** 64-bit hash of every agent's state (equal hashes: identical crowds). */
+TIDE_API uint64_t tide_crowd_state_hash(const tide_crowd* crowd);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TIDE_TIDE_H */

@@ -1,0 +1,462 @@
+// The C API (include/tide/tide.h) over the C++ one. Every entry point catches everything: no
+// exception may cross into C.
+#include "tide/tide.h"
+
+#include <cmath>
+#include <exception>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "tide/crowd.hpp"
+#include "tide/flow_field.hpp"
+#include "tide/map_io.hpp"
+
+struct tide_map {
+    tide::Map map;
+};
+
+struct tide_field {
+    std::shared_ptr<const tide::FlowField> field;
+};
+
+struct tide_crowd {
+    explicit tide_crowd(const tide::CostField& cost) : crowd(cost) {}
+    tide::Crowd crowd;
+};
+
+namespace {
+
+static_assert(static_cast<int>(tide::ErrorCode::invalid_argument) == TIDE_ERROR_INVALID_ARGUMENT &&
+                  static_cast<int>(tide::ErrorCode::off_map) == TIDE_ERROR_OFF_MAP &&
+                  static_cast<int>(tide::ErrorCode::on_wall) == TIDE_ERROR_ON_WALL &&
+                  static_cast<int>(tide::ErrorCode::not_found) == TIDE_ERROR_NOT_FOUND &&
+                  static_cast<int>(tide::ErrorCode::parse_error) == TIDE_ERROR_PARSE &&
+                  static_cast<int>(tide::ErrorCode::io) == TIDE_ERROR_IO &&
+                  static_cast<int>(tide::ErrorCode::too_large) == TIDE_ERROR_TOO_LARGE &&
+                  static_cast<int>(tide::ErrorCode::unsupported) == TIDE_ERROR_UNSUPPORTED &&
+                  static_cast<int>(tide::ErrorCode::internal) == TIDE_ERROR_INTERNAL,
+              "tide.h's status codes are tide::ErrorCode's values");
+static_assert(static_cast<int>(tide::Direction::goal) == TIDE_DIRECTION_GOAL &&
+                  static_cast<int>(tide::Direction::unreachable) == TIDE_DIRECTION_UNREACHABLE &&
+                  static_cast<int>(tide::Direction::wall) == TIDE_DIRECTION_WALL && tide::kCostWall == TIDE_COST_WALL,
+              "tide.h's direction codes are tide::Direction's values");
+static_assert(static_cast<int>(tide::AgentState::moving) == TIDE_AGENT_MOVING &&
+                  static_cast<int>(tide::AgentState::arrived) == TIDE_AGENT_ARRIVED &&
+                  static_cast<int>(tide::AgentState::no_path) == TIDE_AGENT_NO_PATH,
+              "tide.h's agent states are tide::AgentState's values");
+static_assert(sizeof(tide_vec2) == sizeof(tide::Vec2) && sizeof(tide_agent) == sizeof(tide::AgentId) &&
+                  sizeof(tide_cell) == sizeof(tide::Cell),
+              "plain values share their layout with the C++ types");
+
+thread_local std::string g_last_error;
+
+tide_status fail(tide_status status, std::string message) {
+    g_last_error = std::move(message);
+    return status;
+}
+
+tide_status fail(const tide::Error& e) {
+    return fail(static_cast<tide_status>(e.code), e.message);
+}
+
+tide_status fail_null(const char* what) {
+    return fail(TIDE_ERROR_INVALID_ARGUMENT, std::string(what) + " is NULL");
+}
+
+// Runs `fn` (returning tide_status) with every exception turned into a status.
+template <class Fn>
+tide_status guarded(Fn&& fn) noexcept {
+    try {
+        return fn();
+    } catch (const std::bad_alloc&) {
+        return fail(TIDE_ERROR_OUT_OF_MEMORY, "out of memory");
+    } catch (const std::exception& e) {
+        return fail(TIDE_ERROR_INTERNAL, std::string("internal error: ") + e.what());
+    } catch (...) {
+        return fail(TIDE_ERROR_INTERNAL, "internal error");
+    }
+}
+
+tide::AgentId agent_id(tide_agent a) {
+    return {a.index, a.generation};
+}
+
+tide_status stale(tide_agent a) {
+    return fail(TIDE_ERROR_NOT_FOUND, "agent " + std::to_string(a.index) + " (generation " +
+                                          std::to_string(a.generation) + ") is not a live agent");
+}
+
+tide::AgentParams to_cpp(const tide_agent_params& p) {
+    tide::AgentParams out;
+    out.radius = p.radius;
+    out.max_speed = p.max_speed;
+    out.movement_class = p.movement_class;
+    out.user_tag = p.user_tag;
+    return out;
+}
+
+tide_agent_params to_c(const tide::AgentParams& p) {
+    tide_agent_params out;
+    out.radius = p.radius;
+    out.max_speed = p.max_speed;
+    out.movement_class = p.movement_class;
+    out.user_tag = p.user_tag;
+    return out;
+}
+
+// Forwards the crowd's parallel-for to the host's C callback.
+class CJobs final : public tide::JobSystem {
+public:
+    explicit CJobs(const tide_jobs& jobs) : jobs_(jobs) {}
+    void parallel_for(std::size_t count, std::size_t grain, tide::RangeTask task, void* context) override {
+        jobs_.parallel_for(jobs_.host, count, grain, task, context);
+    }
+    int max_concurrency() const override { return jobs_.max_concurrency; }
+
+private:
+    tide_jobs jobs_;
+};
+
+}  // namespace
+
+extern "C" {
+
+const char* tide_last_error(void) {
+    return g_last_error.c_str();
+}
+
+const char* tide_status_name(tide_status status) {
+    switch (status) {
+        case TIDE_OK:
+            return "TIDE_OK";
+        case TIDE_ERROR_INVALID_ARGUMENT:
+            return "TIDE_ERROR_INVALID_ARGUMENT";
+        case TIDE_ERROR_OFF_MAP:
+            return "TIDE_ERROR_OFF_MAP";
+        case TIDE_ERROR_ON_WALL:
+            return "TIDE_ERROR_ON_WALL";
+        case TIDE_ERROR_NOT_FOUND:
+            return "TIDE_ERROR_NOT_FOUND";
+        case TIDE_ERROR_PARSE:
+            return "TIDE_ERROR_PARSE";
+        case TIDE_ERROR_IO:
+            return "TIDE_ERROR_IO";
+        case TIDE_ERROR_TOO_LARGE:
+            return "TIDE_ERROR_TOO_LARGE";
+        case TIDE_ERROR_UNSUPPORTED:
+            return "TIDE_ERROR_UNSUPPORTED";
+        case TIDE_ERROR_INTERNAL:
+            return "TIDE_ERROR_INTERNAL";
+        case TIDE_ERROR_OUT_OF_MEMORY:
+            return "TIDE_ERROR_OUT_OF_MEMORY";
+    }
+    return "TIDE_ERROR_UNKNOWN";
+}
+
+// ---- Maps -------------------------------------------------------------------------------------
+
+tide_status tide_map_load(const char* path, tide_map** out) {
+    return guarded([&] {
+        if (!path) return fail_null("path");
+        if (!out) return fail_null("out");
+        auto map = tide::load_map(path);
+        if (!map) return fail(map.error());
+        *out = new tide_map{std::move(*map)};
+        return TIDE_OK;
+    });
+}
+
+tide_status tide_map_parse(const char* text, size_t length, const char* source, tide_map** out) {
+    return guarded([&] {
+        if (!text && length > 0) return fail_null("text");
+        if (!out) return fail_null("out");
+        auto map = tide::parse_map(std::string_view(text ? text : "", length), source ? source : "<text>");
+        if (!map) return fail(map.error());
+        *out = new tide_map{std::move(*map)};
+        return TIDE_OK;
+    });
+}
+
+tide_status tide_map_create(int32_t width, int32_t height, const uint8_t* costs, tide_map** out) {
+    return guarded([&] {
+        if (!out) return fail_null("out");
+        auto cost = tide::CostField::create(width, height);
+        if (!cost) return fail(cost.error());
+        if (costs) {
+            auto cells = cost->cells();
+            for (std::size_t i = 0; i < cells.size(); ++i) {
+                if (costs[i] == 0) {
+                    return fail(TIDE_ERROR_INVALID_ARGUMENT, "cost 0 at (" + std::to_string(i % width) + ", " +
+                                                                 std::to_string(i / width) +
+                                                                 ") (passable costs are 1..254, 255 is a wall)");
+                }
+                cells[i] = costs[i];
+            }
+        }
+        *out = new tide_map{tide::Map{std::move(*cost)}};
+        return TIDE_OK;
+    });
+}
+
+void tide_map_destroy(tide_map* map) {
+    delete map;
+}
+
+int32_t tide_map_width(const tide_map* map) {
+    return map ? map->map.cost.width() : 0;
+}
+
+int32_t tide_map_height(const tide_map* map) {
+    return map ? map->map.cost.height() : 0;
+}
+
+const uint8_t* tide_map_costs(const tide_map* map) {
+    return map ? map->map.cost.cells().data() : nullptr;
+}
+
+tide_status tide_map_set_cost(tide_map* map, int32_t x, int32_t y, uint8_t cost) {
+    return guarded([&] {
+        if (!map) return fail_null("map");
+        if (!map->map.cost.contains(x, y)) {
+            return fail(TIDE_ERROR_OFF_MAP,
+                        "cell (" + std::to_string(x) + ", " + std::to_string(y) + ") is outside the map");
+        }
+        if (cost == 0) return fail(TIDE_ERROR_INVALID_ARGUMENT, "cost 0 is not a cost (1..254, 255 for walls)");
+        map->map.cost.set(x, y, cost);
+        return TIDE_OK;
+    });
+}
+
+// ---- Fields -----------------------------------------------------------------------------------
+
+tide_field_params tide_field_params_default(void) {
+    const tide::FieldParams p;
+    return tide_field_params{p.diagonal_factor, 8};
+}
+
+tide_status tide_field_build(const tide_map* map, const tide_cell* goals, size_t goal_count,
+                             const tide_field_params* params, tide_field** out) {
+    return guarded([&] {
+        if (!map) return fail_null("map");
+        if (!goals && goal_count > 0) return fail_null("goals");
+        if (!out) return fail_null("out");
+        tide::FieldParams p;
+        if (params) {
+            if (params->connectivity != 8 && params->connectivity != 4) {
+                return fail(TIDE_ERROR_INVALID_ARGUMENT,
+                            "connectivity " + std::to_string(params->connectivity) + " is neither 8 nor 4");
+            }
+            p.diagonal_factor = params->diagonal_factor;
+            p.connectivity = params->connectivity == 4 ? tide::Connectivity::four : tide::Connectivity::eight;
+        }
+        std::vector<tide::Cell> cells(goal_count);
+        for (std::size_t i = 0; i < goal_count; ++i) cells[i] = {goals[i].x, goals[i].y};
+        auto field = std::make_shared<tide::FlowField>();
+        tide::FieldBuilder builder;
+        if (auto r = builder.build(map->map.cost, cells, p, *field); !r) return fail(r.error());
+        *out = new tide_field{std::move(field)};
+        return TIDE_OK;
+    });
+}
+
+void tide_field_destroy(tide_field* field) {
+    delete field;
+}
+
+int32_t tide_field_width(const tide_field* field) {
+    return field ? field->field->width() : 0;
+}
+
+int32_t tide_field_height(const tide_field* field) {
+    return field ? field->field->height() : 0;
+}
+
+const float* tide_field_integration(const tide_field* field) {
+    return field ? field->field->integration().data() : nullptr;
+}
+
+const uint8_t* tide_field_directions(const tide_field* field) {
+    static_assert(sizeof(tide::Direction) == 1);
+    return field ? reinterpret_cast<const uint8_t*>(field->field->directions().data()) : nullptr;
+}
+
+tide_vec2 tide_field_sample(const tide_field* field, tide_vec2 position) {
+    if (!field || !std::isfinite(position.x) || !std::isfinite(position.y)) return tide_vec2{0.0f, 0.0f};
+    const tide::Vec2 v = field->field->sample({position.x, position.y});
+    return tide_vec2{v.x, v.y};
+}
+
+// ---- Crowd ------------------------------------------------------------------------------------
+
+tide_crowd_params tide_crowd_params_default(void) {
+    const tide::CrowdParams p;
+    return tide_crowd_params{p.radius,           p.max_speed,        p.max_force,       p.separation,
+                             p.separation_range, p.arrival_distance, p.settle_distance, p.stuck_progress,
+                             p.stuck_seconds,    p.max_substep};
+}
+
+tide_status tide_crowd_create(const tide_map* map, const tide_crowd_params* params, tide_crowd** out) {
+    return guarded([&] {
+        if (!map) return fail_null("map");
+        if (!out) return fail_null("out");
+        auto crowd = std::make_unique<tide_crowd>(map->map.cost);
+        if (params) {
+            tide::CrowdParams p;
+            p.radius = params->radius;
+            p.max_speed = params->max_speed;
+            p.max_force = params->max_force;
+            p.separation = params->separation;
+            p.separation_range = params->separation_range;
+            p.arrival_distance = params->arrival_distance;
+            p.settle_distance = params->settle_distance;
+            p.stuck_progress = params->stuck_progress;
+            p.stuck_seconds = params->stuck_seconds;
+            p.max_substep = params->max_substep;
+            if (auto r = crowd->crowd.set_params(p); !r) return fail(r.error());
+        }
+        *out = crowd.release();
+        return TIDE_OK;
+    });
+}
+
+void tide_crowd_destroy(tide_crowd* crowd) {
+    delete crowd;
+}
+
+tide_agent_params tide_crowd_default_agent_params(const tide_crowd* crowd) {
+    return to_c(crowd ? crowd->crowd.default_agent_params() : tide::AgentParams{});
+}
+
+tide_status tide_crowd_add_group(tide_crowd* crowd, const tide_field* field, int32_t unit_size, tide_group* out) {
+    return guarded([&] {
+        if (!crowd) return fail_null("crowd");
+        if (!field) return fail_null("field");
+        auto g = crowd->crowd.add_group(field->field, unit_size);
+        if (!g) return fail(g.error());
+        if (out) *out = *g;
+        return TIDE_OK;
+    });
+}
+
+tide_status tide_crowd_set_group_field(tide_crowd* crowd, tide_group group, const tide_field* field) {
+    return guarded([&] {
+        if (!crowd) return fail_null("crowd");
+        if (!field) return fail_null("field");
+        if (auto r = crowd->crowd.set_group_field(group, field->field); !r) return fail(r.error());
+        return TIDE_OK;
+    });
+}
+
+tide_status tide_crowd_remove_group(tide_crowd* crowd, tide_group group) {
+    return guarded([&] {
+        if (!crowd) return fail_null("crowd");
+        if (auto r = crowd->crowd.remove_group(group); !r) return fail(r.error());
+        return TIDE_OK;
+    });
+}
+
+tide_status tide_crowd_add_agent(tide_crowd* crowd, tide_vec2 position, tide_group group,
+                                 const tide_agent_params* params, tide_agent* out) {
+    return guarded([&] {
+        if (!crowd) return fail_null("crowd");
+        const tide::AgentParams p = params ? to_cpp(*params) : crowd->crowd.default_agent_params();
+        auto id = crowd->crowd.add_agent({position.x, position.y}, group, p);
+        if (!id) return fail(id.error());
+        if (out) *out = tide_agent{id->index, id->generation};
+        return TIDE_OK;
+    });
+}
+
+tide_status tide_crowd_remove_agent(tide_crowd* crowd, tide_agent agent) {
+    return guarded([&] {
+        if (!crowd) return fail_null("crowd");
+        if (auto r = crowd->crowd.remove_agent(agent_id(agent)); !r) return fail(r.error());
+        return TIDE_OK;
+    });
+}
+
+tide_status tide_crowd_set_agent_params(tide_crowd* crowd, tide_agent agent, const tide_agent_params* params) {
+    return guarded([&] {
+        if (!crowd) return fail_null("crowd");
+        if (!params) return fail_null("params");
+        if (auto r = crowd->crowd.set_agent_params(agent_id(agent), to_cpp(*params)); !r) return fail(r.error());
+        return TIDE_OK;
+    });
+}
+
+tide_status tide_crowd_get_agent_params(const tide_crowd* crowd, tide_agent agent, tide_agent_params* out) {
+    return guarded([&] {
+        if (!crowd) return fail_null("crowd");
+        if (!out) return fail_null("out");
+        if (!crowd->crowd.valid(agent_id(agent))) return stale(agent);
+        *out = to_c(crowd->crowd.agent_params(agent_id(agent)));
+        return TIDE_OK;
+    });
+}
+
+tide_status tide_crowd_set_agent_group(tide_crowd* crowd, tide_agent agent, tide_group group) {
+    return guarded([&] {
+        if (!crowd) return fail_null("crowd");
+        if (auto r = crowd->crowd.set_agent_group(agent_id(agent), group); !r) return fail(r.error());
+        return TIDE_OK;
+    });
+}
+
+tide_status tide_crowd_set_position(tide_crowd* crowd, tide_agent agent, tide_vec2 position) {
+    return guarded([&] {
+        if (!crowd) return fail_null("crowd");
+        if (auto r = crowd->crowd.set_position(agent_id(agent), {position.x, position.y}); !r) return fail(r.error());
+        return TIDE_OK;
+    });
+}
+
+tide_status tide_crowd_step(tide_crowd* crowd, float dt, const tide_jobs* jobs) {
+    return guarded([&] {
+        if (!crowd) return fail_null("crowd");
+        tide::Result<void> r;
+        if (jobs) {
+            if (!jobs->parallel_for || jobs->max_concurrency < 1) {
+                return fail(TIDE_ERROR_INVALID_ARGUMENT, "jobs needs a parallel_for and max_concurrency >= 1");
+            }
+            CJobs host(*jobs);
+            r = crowd->crowd.step(dt, host);
+        } else {
+            r = crowd->crowd.step(dt);
+        }
+        if (!r) return fail(r.error());
+        return TIDE_OK;
+    });
+}
+
+size_t tide_crowd_size(const tide_crowd* crowd) {
+    return crowd ? crowd->crowd.size() : 0;
+}
+
+tide_status tide_crowd_read_agents(const tide_crowd* crowd, size_t capacity, tide_agent* ids, tide_vec2* positions,
+                                   tide_vec2* velocities, uint8_t* states, uint64_t* user_tags, size_t* count) {
+    return guarded([&] {
+        if (!crowd) return fail_null("crowd");
+        const std::size_t n = crowd->crowd.size();
+        if (capacity < n && (ids || positions || velocities || states || user_tags)) {
+            return fail(TIDE_ERROR_TOO_LARGE,
+                        std::to_string(n) + " agents do not fit a buffer of " + std::to_string(capacity));
+        }
+        tide::AgentBuffers out;
+        if (ids) out.ids = {reinterpret_cast<tide::AgentId*>(ids), n};
+        if (positions) out.positions = {reinterpret_cast<tide::Vec2*>(positions), n};
+        if (velocities) out.velocities = {reinterpret_cast<tide::Vec2*>(velocities), n};
+        static_assert(sizeof(tide::AgentState) == 1);
+        if (states) out.states = {reinterpret_cast<tide::AgentState*>(states), n};
+        if (user_tags) out.user_tags = {user_tags, n};
+        if (auto r = crowd->crowd.read_agents(out); !r) return fail(r.error());
+        if (count) *count = n;
+        return TIDE_OK;
+    });
+}
+
+uint64_t tide_crowd_state_hash(const tide_crowd* crowd) {
+    return crowd ? crowd->crowd.state_hash() : 0;
+}
+
+}  // extern "C"

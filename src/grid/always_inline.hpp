@@ -1,0 +1,9 @@
+#pragma once
+// TIDE_ALWAYS_INLINE: forces inlining of the small lambdas in the builders' inner loops on GCC and
+// Clang; empty on other compilers.
+
+#if defined(__GNUC__) || defined(__clang__)
+#define TIDE_ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define TIDE_ALWAYS_INLINE
+#endif

@@ -1,0 +1,138 @@
+// The C API (include/tide/tide.h): status codes, last-error messages, handles, the host's
+// parallel-for, and that bad input is refused instead of crashing.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "tide/tide.h"
+
+namespace {
+
+std::string last_error() {
+    return tide_last_error();
+}
+
+TEST(CApi, MapsAreMadeParsedAndRefusedWithCodes) {
+    tide_map* map = nullptr;
+    const std::vector<uint8_t> zero(4, 0);
+    EXPECT_EQ(tide_map_create(2, 2, zero.data(), &map), TIDE_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(last_error().find("cost 0"), std::string::npos) << last_error();
+    EXPECT_EQ(tide_map_create(0, 5, nullptr, &map), TIDE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(tide_map_create(20000, 5, nullptr, &map), TIDE_ERROR_TOO_LARGE);
+    EXPECT_EQ(tide_map_create(3, 3, nullptr, nullptr), TIDE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(map, nullptr);
+
+    const std::string bad = "tide-map 1\nwidth 2\nheight 1\nmap\n..x\n";
+    EXPECT_EQ(tide_map_parse(bad.data(), bad.size(), "bad.map", &map), TIDE_ERROR_PARSE);
+    EXPECT_NE(last_error().find("bad.map:5"), std::string::npos) << last_error();
+    EXPECT_EQ(tide_map_load("/no/such/file.map", &map), TIDE_ERROR_IO);
+    EXPECT_STREQ(tide_status_name(TIDE_ERROR_IO), "TIDE_ERROR_IO");
+
+    const std::string good = "tide-map 1\nwidth 3\nheight 2\nmap\n.#.\n...\n";
+    ASSERT_EQ(tide_map_parse(good.data(), good.size(), nullptr, &map), TIDE_OK) << last_error();
+    EXPECT_EQ(tide_map_width(map), 3);
+    EXPECT_EQ(tide_map_height(map), 2);
+    EXPECT_EQ(tide_map_costs(map)[1], TIDE_COST_WALL);
+    EXPECT_EQ(tide_map_set_cost(map, 3, 0, 1), TIDE_ERROR_OFF_MAP);
+    EXPECT_EQ(tide_map_set_cost(map, 0, 0, 0), TIDE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(tide_map_set_cost(map, 0, 0, 7), TIDE_OK);
+    EXPECT_EQ(tide_map_costs(map)[0], 7);
+    tide_map_destroy(map);
+    tide_map_destroy(nullptr);
+}
+
+TEST(CApi, FieldsMatchTheCostsAndRefuseBadGoals) {
+    tide_map* map = nullptr;
+    ASSERT_EQ(tide_map_create(4, 3, nullptr, &map), TIDE_OK);
+    ASSERT_EQ(tide_map_set_cost(map, 2, 1, TIDE_COST_WALL), TIDE_OK);
+    tide_field* field = nullptr;
+    const tide_cell wall{2, 1}, off{4, 0}, goal{0, 0};
+    EXPECT_EQ(tide_field_build(map, &wall, 1, nullptr, &field), TIDE_ERROR_ON_WALL);
+    EXPECT_NE(last_error().find("(2, 1) is on a wall"), std::string::npos) << last_error();
+    EXPECT_EQ(tide_field_build(map, &off, 1, nullptr, &field), TIDE_ERROR_OFF_MAP);
+    EXPECT_EQ(tide_field_build(map, &goal, 0, nullptr, &field), TIDE_ERROR_INVALID_ARGUMENT);
+    tide_field_params four = tide_field_params_default();
+    four.connectivity = 5;
+    EXPECT_EQ(tide_field_build(map, &goal, 1, &four, &field), TIDE_ERROR_INVALID_ARGUMENT);
+    four.connectivity = 4;
+    ASSERT_EQ(tide_field_build(map, &goal, 1, &four, &field), TIDE_OK) << last_error();
+    EXPECT_EQ(tide_field_width(field), 4);
+    EXPECT_FLOAT_EQ(tide_field_integration(field)[2 * 4 + 3], 5.0f);  // (3, 2): 3 + 2 moves
+    EXPECT_TRUE(std::isinf(tide_field_integration(field)[1 * 4 + 2]));
+    EXPECT_EQ(tide_field_directions(field)[0], TIDE_DIRECTION_GOAL);
+    EXPECT_EQ(tide_field_directions(field)[1 * 4 + 2], TIDE_DIRECTION_WALL);
+    const tide_vec2 v = tide_field_sample(field, {1.5f, 0.5f});
+    EXPECT_LT(v.x, -0.9f);
+    const tide_vec2 nowhere = tide_field_sample(field, {NAN, 0.5f});
+    EXPECT_EQ(nowhere.x, 0.0f);
+    tide_field_destroy(field);
+    tide_map_destroy(map);
+}
+
+struct Calls {
+    int ranges = 0;
+};
+
+void counting_parallel_for(void* host, size_t count, size_t grain, tide_range_fn task, void* context) {
+    for (size_t b = 0; b < count; b += grain) {
+        ++static_cast<Calls*>(host)->ranges;
+        task(context, b, b + grain < count ? b + grain : count);
+    }
+}
+
+TEST(CApi, ACrowdRunsOnTheHostsJobsAndChecksHandles) {
+    tide_map* map = nullptr;
+    ASSERT_EQ(tide_map_create(20, 6, nullptr, &map), TIDE_OK);
+    tide_field* field = nullptr;
+    const tide_cell goal{18, 3};
+    ASSERT_EQ(tide_field_build(map, &goal, 1, nullptr, &field), TIDE_OK);
+    tide_crowd_params bad = tide_crowd_params_default();
+    bad.max_substep = 1.0f;
+    tide_crowd* crowd = nullptr;
+    EXPECT_EQ(tide_crowd_create(map, &bad, &crowd), TIDE_ERROR_INVALID_ARGUMENT);
+    ASSERT_EQ(tide_crowd_create(map, nullptr, &crowd), TIDE_OK);
+    tide_group g = 0;
+    ASSERT_EQ(tide_crowd_add_group(crowd, field, 1, &g), TIDE_OK);
+    tide_field_destroy(field);  // the group keeps its reference
+    EXPECT_EQ(tide_crowd_add_agent(crowd, {25.0f, 1.0f}, g, nullptr, nullptr), TIDE_ERROR_OFF_MAP);
+    EXPECT_EQ(tide_crowd_add_agent(crowd, {1.5f, 1.5f}, g + 7, nullptr, nullptr), TIDE_ERROR_NOT_FOUND);
+    tide_agent_params p = tide_crowd_default_agent_params(crowd);
+    p.radius = 9.0f;
+    EXPECT_EQ(tide_crowd_add_agent(crowd, {1.5f, 1.5f}, g, &p, nullptr), TIDE_ERROR_INVALID_ARGUMENT);
+    p = tide_crowd_default_agent_params(crowd);
+    tide_agent a{}, b{};
+    p.user_tag = 41;
+    ASSERT_EQ(tide_crowd_add_agent(crowd, {1.5f, 1.5f}, g, &p, &a), TIDE_OK);
+    p.user_tag = 42;
+    ASSERT_EQ(tide_crowd_add_agent(crowd, {1.5f, 4.5f}, g, &p, &b), TIDE_OK);
+    ASSERT_EQ(tide_crowd_remove_agent(crowd, a), TIDE_OK);
+    EXPECT_EQ(tide_crowd_remove_agent(crowd, a), TIDE_ERROR_NOT_FOUND) << "stale handle";
+    tide_agent_params read{};
+    EXPECT_EQ(tide_crowd_get_agent_params(crowd, a, &read), TIDE_ERROR_NOT_FOUND);
+    ASSERT_EQ(tide_crowd_get_agent_params(crowd, b, &read), TIDE_OK);
+    EXPECT_EQ(read.user_tag, 42u);
+    EXPECT_EQ(tide_crowd_remove_group(crowd, g), TIDE_ERROR_INVALID_ARGUMENT) << "not empty";
+
+    Calls calls;
+    const tide_jobs jobs{counting_parallel_for, 1, &calls};
+    EXPECT_EQ(tide_crowd_step(crowd, -1.0f, &jobs), TIDE_ERROR_INVALID_ARGUMENT);
+    for (int s = 0; s < 600; ++s) ASSERT_EQ(tide_crowd_step(crowd, 1.0f / 60.0f, &jobs), TIDE_OK);
+    EXPECT_GT(calls.ranges, 0);
+
+    tide_vec2 pos[1];
+    uint8_t state[1];
+    uint64_t tag[1];
+    size_t count = 0;
+    EXPECT_EQ(tide_crowd_read_agents(crowd, 0, nullptr, pos, nullptr, nullptr, nullptr, &count), TIDE_ERROR_TOO_LARGE);
+    ASSERT_EQ(tide_crowd_read_agents(crowd, 1, nullptr, pos, nullptr, state, tag, &count), TIDE_OK);
+    ASSERT_EQ(count, 1u);
+    EXPECT_EQ(tag[0], 42u);
+    EXPECT_EQ(state[0], TIDE_AGENT_ARRIVED);
+    EXPECT_NEAR(pos[0].x, 18.5f, 1.0f);
+    tide_crowd_destroy(crowd);
+    tide_map_destroy(map);
+}
+
+}  // namespace
