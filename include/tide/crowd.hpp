@@ -27,6 +27,10 @@
 
 namespace tide {
 
+namespace detail {
+class SpatialHash;
+}
+
 /// Largest agent radius, cells: half the largest unit size.
 inline constexpr float kMaxAgentRadius = 0.5f * kMaxUnitSize;
 
@@ -79,6 +83,9 @@ public:
     /// A crowd on `cost` (must outlive the crowd) with `params`; buffers from `memory`.
     Crowd(const CostField& cost, const CrowdParams& params = {},
           std::pmr::memory_resource* memory = std::pmr::get_default_resource());
+    ~Crowd();
+    Crowd(Crowd&&) noexcept;
+    Crowd& operator=(Crowd&&) noexcept;
 
     /// Adds a group of units of `unit_size` cells (1..kMaxUnitSize, see unit_class.hpp) following
     /// `field`, built for that size (a unit's top-left cell follows the field; its position is the
@@ -214,21 +221,8 @@ private:
     std::vector<float> settle_;  // per group: cost-to-go within which the stopping chain reaction acts
     float max_radius_ = 0.0f;    // largest live radius; recomputed after a removal (max_radius_dirty_)
     bool max_radius_dirty_ = false;
-    // Spatial hash: grid cells of hash_cell_ cells, agents sorted by bucket, then slot.
-    // The grid is wrapped onto a torus of (hash_mask_x_ + 1) x (hash_mask_y_ + 1) buckets, powers
-    // of two of at least 4 each, sized by the agent count: a small map is stored whole, a big map
-    // with few agents costs little. The 3x3 cells around an agent never share a bucket, and a row
-    // of them that does not wrap is one contiguous run of sorted agents.
-    float hash_cell_ = 1.0f;
-    int hash_w_ = 0, hash_h_ = 0;
-    std::uint32_t hash_mask_x_ = 7, hash_mask_y_ = 7;
-    int hash_shift_ = 3;  // log2(hash_mask_x_ + 1)
-    std::pmr::vector<std::uint32_t> bucket_start_, key_, order_, order_key_;
+    std::unique_ptr<detail::SpatialHash> hash_;      // proximity grid, re-sorted every sub-step
     std::pmr::vector<std::uint32_t> arrived_slots_;  // scratch: slots of arrived agents, for settle_
-    std::uint32_t hash_bucket(int bx, int by) const noexcept {
-        return (static_cast<std::uint32_t>(bx) & hash_mask_x_) |
-               ((static_cast<std::uint32_t>(by) & hash_mask_y_) << hash_shift_);
-    }
     std::size_t live_ = 0;
     double time_ = 0.0;
     CrowdStats stats_;

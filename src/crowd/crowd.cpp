@@ -13,6 +13,7 @@
 #include <string>
 #include <utility>
 
+#include "spatial_hash.hpp"
 #include "tide/assert.hpp"
 
 namespace tide {
@@ -102,11 +103,12 @@ Crowd::Crowd(const CostField& cost, const CrowdParams& params, std::pmr::memory_
       dvy_(memory),
       nstate_(memory),
       wall_hit_(memory),
-      bucket_start_(memory),
-      key_(memory),
-      order_(memory),
-      order_key_(memory),
+      hash_(std::make_unique<detail::SpatialHash>(memory)),
       arrived_slots_(memory) {}
+
+Crowd::~Crowd() = default;
+Crowd::Crowd(Crowd&&) noexcept = default;
+Crowd& Crowd::operator=(Crowd&&) noexcept = default;
 
 Result<GroupId> Crowd::add_group(std::shared_ptr<const FlowField> field, int unit_size) {
     if (!field || field->width() != cost_->width() || field->height() != cost_->height()) {
@@ -434,31 +436,8 @@ void Crowd::sort_agents(JobSystem& jobs) {
         max_radius_dirty_ = false;
     }
     // Buckets at least as wide as the largest interaction range, so 3x3 buckets cover it.
-    hash_cell_ = std::max(1.0f, 2.0f * max_radius_ * params_.separation_range);
-    hash_w_ = static_cast<int>(std::ceil(static_cast<float>(cost_->width()) / hash_cell_));
-    hash_h_ = static_cast<int>(std::ceil(static_cast<float>(cost_->height()) / hash_cell_));
-    // The torus has about 2 buckets per agent (at least 64) but no more than the grid needs;
-    // cells it folds together only add candidates the distance test drops (they are at least
-    // two bucket widths apart).
-    const std::size_t buckets_max = std::bit_ceil(std::max<std::size_t>(64, 2 * n));
-    std::uint32_t tw = std::max<std::uint32_t>(4, std::bit_ceil(static_cast<std::uint32_t>(hash_w_)));
-    std::uint32_t th = std::max<std::uint32_t>(4, std::bit_ceil(static_cast<std::uint32_t>(hash_h_)));
-    while (static_cast<std::size_t>(tw) * th > buckets_max && std::max(tw, th) > 4) (tw >= th ? tw : th) /= 2;
-    hash_mask_x_ = tw - 1;
-    hash_mask_y_ = th - 1;
-    hash_shift_ = std::countr_zero(tw);
-    const std::size_t buckets = static_cast<std::size_t>(tw) * th;
-    const float cell = hash_cell_;
-    const int hw = hash_w_, hh = hash_h_;
-    key_.resize(n);
-    auto keys = [&](std::size_t begin, std::size_t end) {
-        for (std::size_t e = begin; e < end; ++e) {
-            const int bx = std::min(hw - 1, static_cast<int>(a_.px[e] / cell));
-            const int by = std::min(hh - 1, static_cast<int>(a_.py[e] / cell));
-            key_[e] = hash_bucket(bx, by);
-        }
-    };
-    parallel_for(jobs, n, 4096, keys);
+    hash_->configure(cost_->width(), cost_->height(), 2.0f * max_radius_ * params_.separation_range, n);
+    hash_->sort(a_.px.data(), a_.py.data(), a_.slot.data(), n, jobs);
 
     // The arrived agents' areas per group (for settle_), summed in slot order as always: their
     // slots are collected in a sequential pass over the entries (few agents are arrived while a
@@ -474,44 +453,9 @@ void Crowd::sort_agents(JobSystem& jobs) {
         settle_[a_.group[e]] += a_.radius[e] * a_.radius[e];
     }
 
-    // Counting sort by bucket. Counts go to start[key + 2]; after the prefix sum start[key + 1]
-    // is the bucket's first index, and the scatter advances it to the bucket's end, leaving
-    // start[b] .. start[b + 1] as bucket b. The entries are still in last sub-step's order, so
-    // the scatter reads and writes almost sequentially.
-    bucket_start_.assign(buckets + 2, 0);
-    std::uint32_t* const start = bucket_start_.data();
-    const std::uint32_t* const key = key_.data();
-    for (std::size_t e = 0; e < n; ++e) ++start[key[e] + 2];
-    for (std::size_t b = 3; b < buckets + 2; ++b) start[b] += start[b - 1];
-    order_.resize(n);
-    order_key_.resize(n);
-    std::uint32_t* const order = order_.data();
-    std::uint32_t* const order_key = order_key_.data();
-    for (std::size_t e = 0; e < n; ++e) {
-        const std::uint32_t k = start[key[e] + 1]++;
-        order[k] = static_cast<std::uint32_t>(e);
-        order_key[k] = key[e];
-    }
-    // Within a bucket, slot order: neighbour sums then run in an order that depends only on the
-    // agents (row, column, slot), never on the entry order. Insertion sort: only agents that
-    // changed bucket are out of place.
-    const std::uint32_t* const slot_of = a_.slot.data();
-    for (std::size_t k = 1; k < n; ++k) {
-        const std::uint32_t e = order[k], b = order_key[k], s = slot_of[e];
-        std::size_t m = k;
-        while (m > 0 && order_key[m - 1] == b && slot_of[order[m - 1]] > s) {
-            order[m] = order[m - 1];
-            --m;
-        }
-        order[m] = e;
-    }
-
     // Move every entry to its sorted place (sorted_ <- a_ permuted), then swap.
-    for (auto* v : {&sorted_.px, &sorted_.py, &sorted_.vx, &sorted_.vy, &sorted_.radius, &sorted_.speed,
-                    &sorted_.progress_ref, &sorted_.progress_clock})
-        v->resize(n);
-    for (auto* v : {&sorted_.group, &sorted_.slot}) v->resize(n);
-    for (auto* v : {&sorted_.state, &sorted_.stuck}) v->resize(n);
+    const std::uint32_t* const order = hash_->order();
+    sorted_.each([n](auto& v) { v.resize(n); });
     auto gather = [&](std::size_t begin, std::size_t end) {
         for (std::size_t k = begin; k < end; ++k) {
             const std::uint32_t e = order[k];
@@ -534,6 +478,137 @@ void Crowd::sort_agents(JobSystem& jobs) {
     std::swap(a_, sorted_);
 }
 
+// ---- The sub-step's phases ---------------------------------------------------------------------
+// Each phase works on one agent and reads only the previous state (the sorted entries of a_) and
+// the agent's own intermediate values, so the parallel loop over agents in substep() is
+// bit-identical for any split.
+
+namespace {
+
+// What the previous state shows around one agent.
+struct Neighbourhood {
+    float sx = 0.0f, sy = 0.0f;          // separation within the interaction range
+    float ox = 0.0f, oy = 0.0f;          // real overlaps only (what still moves a standing agent)
+    float px_fix = 0.0f, py_fix = 0.0f;  // overlap depth along the pair directions, cells
+    bool touches_arrived_mate = false;   // touching (within 5%) an arrived agent of its own group
+};
+
+// The previous state the phases read, and the step's constants.
+struct StepView {
+    const float* px;
+    const float* py;
+    const float* radius;
+    const std::uint32_t* slot;
+    const std::uint32_t* group;
+    const std::uint8_t* state;
+    float separation_range;
+};
+
+// Neighbours: sums over the agents within the interaction range, in sorted order. A run of
+// candidates is filtered without branches (most fail the range test, which a branch would
+// mispredict), then the hits are summed in run order.
+Neighbourhood gather_neighbours(const StepView& v, const detail::SpatialHash& hash, std::uint32_t k) {
+    Neighbourhood nb;
+    const float x = v.px[k], y = v.py[k], r = v.radius[k];
+    const std::uint32_t i = v.slot[k], group = v.group[k];
+    hash.for_each_near(x, y, [&](std::uint32_t from, std::uint32_t to) {
+        constexpr std::uint32_t kBlock = 64;
+        std::uint32_t hits[kBlock];
+        while (from < to) {
+            const std::uint32_t stop = std::min(to, from + kBlock);
+            std::uint32_t n_hits = 0;
+            for (std::uint32_t k2 = from; k2 < stop; ++k2) {
+                const float dx = x - v.px[k2], dy = y - v.py[k2];
+                const float range = (r + v.radius[k2]) * v.separation_range;
+                hits[n_hits] = k2;
+                n_hits += (dx * dx + dy * dy < range * range) & (k2 != k);
+            }
+            from = stop;
+            for (std::uint32_t h = 0; h < n_hits; ++h) {
+                const std::uint32_t k2 = hits[h];
+                float dx = x - v.px[k2], dy = y - v.py[k2];
+                const float rr = r + v.radius[k2];
+                const float range = rr * v.separation_range;
+                float d2 = dx * dx + dy * dy;
+                if (d2 < 1e-12f) {  // exactly on top of each other: split by slot order
+                    dx = i < v.slot[k2] ? 1e-3f : -1e-3f;
+                    dy = 0.0f;
+                    d2 = dx * dx;
+                }
+                const float d = std::sqrt(d2);
+                const float push = (range - d) / range;
+                nb.sx += dx / d * push;
+                nb.sy += dy / d * push;
+                if (d < rr) {
+                    nb.ox += dx / d * (rr - d) / rr;
+                    nb.oy += dy / d * (rr - d) / rr;
+                    nb.px_fix += dx / d * (rr - d);
+                    nb.py_fix += dy / d * (rr - d);
+                }
+                if (d < rr * 1.05f && v.group[k2] == group &&
+                    v.state[k2] == static_cast<std::uint8_t>(AgentState::arrived)) {
+                    nb.touches_arrived_mate = true;
+                }
+            }
+        }
+    });
+    return nb;
+}
+
+// States, first half: cut off, arrived (and re-activated when the goal moved away), moving.
+AgentState state_from_field(AgentState st, float to_go, float settle, float arrival_distance) {
+    if (to_go == kUnreachable) return AgentState::no_path;
+    if (st == AgentState::arrived) return to_go > settle + 1.0f ? AgentState::moving : st;
+    return to_go <= arrival_distance ? AgentState::arrived : AgentState::moving;
+}
+
+// Integration: acceleration toward the desired velocity (moving) or to a stop (otherwise; only a
+// real overlap still pushes, so a pack spreads until nobody overlaps and then stands still),
+// bounded by max_force; velocity bounded by the terrain's speed; then the position.
+void integrate(const CrowdParams& P, AgentState st, const Neighbourhood& nb, float dvx, float dvy, float vmax, float dt,
+               float& x, float& y, float& vx, float& vy) {
+    float ax, ay;
+    if (st == AgentState::moving) {
+        ax = (dvx - vx) * kSteerRate + nb.sx * P.separation;
+        ay = (dvy - vy) * kSteerRate + nb.sy * P.separation;
+    } else {
+        ax = -vx * kSteerRate + nb.ox * P.separation * kSteerRate;
+        ay = -vy * kSteerRate + nb.oy * P.separation * kSteerRate;
+    }
+    const float a = std::sqrt(ax * ax + ay * ay);
+    if (a > P.max_force) {
+        ax *= P.max_force / a;
+        ay *= P.max_force / a;
+    }
+    vx += ax * dt;
+    vy += ay * dt;
+    const float v = std::sqrt(vx * vx + vy * vy);
+    if (v > vmax) {
+        vx *= vmax / v;
+        vy *= vmax / v;
+    }
+    if (st != AgentState::moving && v < 1e-3f && nb.ox * nb.ox + nb.oy * nb.oy < 1e-6f) vx = vy = 0.0f;  // settle
+    x += vx * dt;
+    y += vy * dt;
+}
+
+// Overlap resolution on positions (velocity untouched): each agent of an overlapping pair moves
+// away by a share of the depth, at most half a radius per sub-step, so a crowd squeezed by its
+// own steering cannot pile up on one spot. Jacobi-style (from the previous positions only).
+void resolve_overlap(const Neighbourhood& nb, float r, float& x, float& y) {
+    float fx = nb.px_fix * kOverlapShare, fy = nb.py_fix * kOverlapShare;
+    const float f2 = fx * fx + fy * fy, cap = 0.5f * r;
+    if (f2 > cap * cap) {
+        const float k = cap / std::sqrt(f2);
+        fx *= k;
+        fy *= k;
+    }
+    x += fx;
+    y += fy;
+}
+
+}  // namespace
+
 void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
     sort_agents(jobs);
     // The blob of arrived agents grows with the group: a unit stops against an arrived mate within
@@ -547,33 +622,25 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
     const CrowdParams& P = params_;
     const int W = cost.width(), H = cost.height();
     const Cost* const cells = cost.cells().data();
-    const std::uint32_t* const start = bucket_start_.data();
-    const float* const npx = a_.px.data();
-    const float* const npy = a_.py.data();
-    const float* const nr = a_.radius.data();
-    const std::uint32_t* const nslot = a_.slot.data();
-    const std::uint32_t* const ngroup = a_.group.data();
-    const std::uint8_t* const nst = a_.state.data();
-    const int hw = hash_w_, hh = hash_h_;
-    const float hash_cell = hash_cell_;
+    const StepView view{a_.px.data(),    a_.py.data(),    a_.radius.data(),  a_.slot.data(),
+                        a_.group.data(), a_.state.data(), P.separation_range};
+    const detail::SpatialHash& hash = *hash_;
     std::atomic<std::size_t> n_arrived{0}, n_no_path{0}, n_stuck{0}, n_wall{0};
     // Entries are in bucket order, so an agent's neighbours are a few runs next to its own entry.
-    // Every agent reads the previous state (a_, nothing writes positions or states there) and
+    // Every agent reads the previous state (a_: nothing writes positions or states there) and
     // writes only its own entry.
     auto body = [&](std::size_t begin, std::size_t end) {
         std::size_t arrived = 0, no_path = 0, stuck_count = 0, walls = 0;
         for (std::size_t k = begin; k < end; ++k) {
-            const std::uint32_t i = nslot[k];
-            const std::uint32_t group = ngroup[k];
+            const std::uint32_t group = view.group[k];
             // One branch per agent: a flat field is read directly, a hierarchical plan through its
             // accessors (sector lookup, coarse estimates where no sector field exists yet).
             const FlowField* const flat = groups_[group].flat.get();
             const HierarchicalField* const hier = groups_[group].hier.get();
-            float x = npx[k], y = npy[k], vx = a_.vx[k], vy = a_.vy[k];
-            const float r = nr[k];
+            float x = view.px[k], y = view.py[k], vx = a_.vx[k], vy = a_.vy[k];
+            const float r = view.radius[k];
             const int cx = std::clamp(static_cast<int>(x), 0, W - 1), cy = std::clamp(static_cast<int>(y), 0, H - 1);
-            const std::size_t c_index = static_cast<std::size_t>(cy) * W + cx;
-            const Cost c = cells[c_index];
+            const Cost c = cells[static_cast<std::size_t>(cy) * W + cx];
             const float terrain = c == kCostWall ? 1.0f : static_cast<float>(c);
             // A unit of size s follows the field with its top-left cell: the field is read at its
             // centre moved (s - 1) / 2 cells up and left.
@@ -583,79 +650,11 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
                       fcy = std::clamp(static_cast<int>(fy), 0, H - 1);
             const float to_go = flat ? flat->to_stop()[static_cast<std::size_t>(fcy) * W + fcx] : hier->to_go(fcx, fcy);
             const float settle = settle_[group];
-            auto st = static_cast<AgentState>(nst[k]);
 
-            // State: cut off, arrived (and re-activated when the goal moved away), moving.
-            if (to_go == kUnreachable) {
-                st = AgentState::no_path;
-            } else if (st == AgentState::arrived) {
-                if (to_go > settle + 1.0f) st = AgentState::moving;
-            } else {
-                st = to_go <= P.arrival_distance ? AgentState::arrived : AgentState::moving;
-            }
-
-            // Neighbours: separation push, and the stopping chain reaction near the goal.
-            float sx = 0.0f, sy = 0.0f;          // separation within the interaction range
-            float ox = 0.0f, oy = 0.0f;          // real overlaps only (what still moves a standing agent)
-            float px_fix = 0.0f, py_fix = 0.0f;  // overlap depth along the pair directions, cells
-            // A run of candidates is filtered without branches (most fail the range test, which
-            // a branch would mispredict), then the hits are summed in run order.
-            auto scan = [&](std::uint32_t from, std::uint32_t to) {
-                constexpr std::uint32_t kBlock = 64;
-                std::uint32_t hits[kBlock];
-                while (from < to) {
-                    const std::uint32_t stop = std::min(to, from + kBlock);
-                    std::uint32_t n_hits = 0;
-                    for (std::uint32_t k2 = from; k2 < stop; ++k2) {
-                        const float dx = x - npx[k2], dy = y - npy[k2];
-                        const float range = (r + nr[k2]) * P.separation_range;
-                        hits[n_hits] = k2;
-                        n_hits += (dx * dx + dy * dy < range * range) & (k2 != k);
-                    }
-                    from = stop;
-                    for (std::uint32_t h = 0; h < n_hits; ++h) {
-                        const std::uint32_t k2 = hits[h];
-                        float dx = x - npx[k2], dy = y - npy[k2];
-                        const float rr = r + nr[k2];
-                        const float range = rr * P.separation_range;
-                        float d2 = dx * dx + dy * dy;
-                        if (d2 < 1e-12f) {  // exactly on top of each other: split by slot order
-                            dx = i < nslot[k2] ? 1e-3f : -1e-3f;
-                            dy = 0.0f;
-                            d2 = dx * dx;
-                        }
-                        const float d = std::sqrt(d2);
-                        const float push = (range - d) / range;
-                        sx += dx / d * push;
-                        sy += dy / d * push;
-                        if (d < rr) {
-                            ox += dx / d * (rr - d) / rr;
-                            oy += dy / d * (rr - d) / rr;
-                            px_fix += dx / d * (rr - d);
-                            py_fix += dy / d * (rr - d);
-                        }
-                        if (st == AgentState::moving && d < rr * 1.05f && ngroup[k2] == group &&
-                            nst[k2] == static_cast<std::uint8_t>(AgentState::arrived) && to_go <= settle) {
-                            st = AgentState::arrived;  // bumped into a settled mate near the goal
-                        }
-                    }
-                }
-            };
-            const int bx = std::min(hw - 1, static_cast<int>(x / hash_cell));
-            const int by = std::min(hh - 1, static_cast<int>(y / hash_cell));
-            const int qx0 = std::max(0, bx - 1), qx1 = std::min(hw - 1, bx + 1);
-            const int qy0 = std::max(0, by - 1), qy1 = std::min(hh - 1, by + 1);
-            for (int qy = qy0; qy <= qy1; ++qy) {
-                const std::uint32_t b0 = hash_bucket(qx0, qy), b1 = hash_bucket(qx1, qy);
-                if (b0 <= b1) {
-                    scan(start[b0], start[b1 + 1]);  // the row's buckets are adjacent
-                } else {
-                    for (int qx = qx0; qx <= qx1; ++qx) {  // the row wraps around the torus
-                        const std::uint32_t b = hash_bucket(qx, qy);
-                        scan(start[b], start[b + 1]);
-                    }
-                }
-            }
+            // States from the field, neighbours, then the stopping chain reaction near the goal.
+            AgentState st = state_from_field(static_cast<AgentState>(view.state[k]), to_go, settle, P.arrival_distance);
+            const Neighbourhood nb = gather_neighbours(view, hash, static_cast<std::uint32_t>(k));
+            if (st == AgentState::moving && nb.touches_arrived_mate && to_go <= settle) st = AgentState::arrived;
 
             // Desired velocity: the flow at this point, at the speed the terrain allows; slowing
             // down over the last cells before the goal.
@@ -667,50 +666,12 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
                 dvx = f.x * speed;
                 dvy = f.y * speed;
             }
-            float ax, ay;
-            if (st == AgentState::moving) {
-                ax = (dvx - vx) * kSteerRate + sx * P.separation;
-                ay = (dvy - vy) * kSteerRate + sy * P.separation;
-            } else {
-                // Arrived or cut off: brake to a stop; only a real overlap still pushes, so the
-                // pack spreads until nobody overlaps and then stands still (no jitter).
-                ax = -vx * kSteerRate + ox * P.separation * kSteerRate;
-                ay = -vy * kSteerRate + oy * P.separation * kSteerRate;
-            }
-            const float a = std::sqrt(ax * ax + ay * ay);
-            if (a > P.max_force) {
-                ax *= P.max_force / a;
-                ay *= P.max_force / a;
-            }
-            vx += ax * dt;
-            vy += ay * dt;
-            const float vmax = a_.speed[k] / terrain;
-            const float v = std::sqrt(vx * vx + vy * vy);
-            if (v > vmax) {
-                vx *= vmax / v;
-                vy *= vmax / v;
-            }
-            if (st != AgentState::moving && v < 1e-3f && ox * ox + oy * oy < 1e-6f) vx = vy = 0.0f;  // settle exactly
 
-            // Move, then push the disc out of walls and the map border, dropping the velocity into them.
+            // Integrate, resolve overlaps, then push the disc out of walls and the map border,
+            // dropping the velocity into them.
             const float safe_x = x, safe_y = y;
-            x += vx * dt;
-            y += vy * dt;
-            // Overlap resolution on positions (velocity untouched): each agent of an overlapping
-            // pair moves away by a share of the depth, at most a quarter radius per sub-step, so a
-            // crowd squeezed by its own steering cannot pile up on one spot. Jacobi-style (from the
-            // previous positions only), hence still bit-identical for any thread count.
-            {
-                float fx = px_fix * kOverlapShare, fy = py_fix * kOverlapShare;
-                const float f2 = fx * fx + fy * fy, cap = 0.5f * r;
-                if (f2 > cap * cap) {
-                    const float k = cap / std::sqrt(f2);
-                    fx *= k;
-                    fy *= k;
-                }
-                x += fx;
-                y += fy;
-            }
+            integrate(P, st, nb, dvx, dvy, a_.speed[k] / terrain, dt, x, y, vx, vy);
+            resolve_overlap(nb, r, x, y);
             const std::uint8_t hit = push_out_of_walls(cost, r, safe_x, safe_y, x, y, vx, vy) ? 1 : 0;
 
             // Stuck: little progress toward the goal during the last window.
