@@ -44,8 +44,12 @@ struct CrowdParams {
     float arrival_distance = 1.0f;  ///< Cost-to-go below which an agent is at its goal.
     float settle_distance = 3.0f;   ///< Base cost-to-go within which touching an arrived mate stops a
                                     ///< unit (plus the radius of the group's packed arrived blob).
-    float stuck_progress = 0.1f;    ///< Less cost-to-go progress than this in stuck_seconds: stuck.
-    float stuck_seconds = 1.0f;     ///< Window of the stuck check, s.
+    float stuck_progress = 0.1f;    ///< Less cost-to-go progress than this in a stuck window: stuck.
+    float stuck_seconds = 1.0f;     ///< Shortest window of the stuck check, s; a window also lasts at
+                                    ///< least the time to cross two cells at the unit's terrain speed.
+    float stuck_sidestep = 1.5f;    ///< Seconds a unit found stuck steps sideways to get free (other
+                                    ///< side and twice as long on each check in a row that finds it
+                                    ///< stuck, up to 8x); 0 turns recovery off.
     float max_substep = 0.02f;      ///< Longer steps are split so nothing tunnels through a wall, s.
 };
 
@@ -71,7 +75,8 @@ struct CrowdStats {
     std::size_t agents = 0;         ///< Live agents.
     std::size_t arrived = 0;        ///< In AgentState::arrived.
     std::size_t no_path = 0;        ///< In AgentState::no_path.
-    std::size_t stuck = 0;          ///< Moving agents flagged stuck (little progress for stuck_seconds).
+    std::size_t stuck = 0;          ///< Moving agents flagged stuck (little progress in their last window).
+    std::size_t sidestepping = 0;   ///< Stuck agents stepping sideways to get free (stuck_sidestep).
     std::size_t wall_contacts = 0;  ///< Agent-substeps whose disc was pushed out of a wall.
 };
 
@@ -174,17 +179,19 @@ private:
               speed(m),
               progress_ref(m),
               progress_clock(m),
+              sidestep(m),
               group(m),
               slot(m),
               state(m),
               stuck(m) {}
-        std::pmr::vector<float> px, py, vx, vy, radius, speed, progress_ref, progress_clock;
+        std::pmr::vector<float> px, py, vx, vy, radius, speed, progress_ref, progress_clock, sidestep;
         std::pmr::vector<std::uint32_t> group, slot;
-        std::pmr::vector<std::uint8_t> state, stuck;
+        std::pmr::vector<std::uint8_t> state,
+            stuck;  // stuck: bit 0 flagged, bit 1 side, bits 2-3 stuck checks in a row
         /// Calls fn(vector) for every member.
         template <class Fn>
         void each(Fn&& fn) {
-            for (auto* v : {&px, &py, &vx, &vy, &radius, &speed, &progress_ref, &progress_clock}) fn(*v);
+            for (auto* v : {&px, &py, &vx, &vy, &radius, &speed, &progress_ref, &progress_clock, &sidestep}) fn(*v);
             for (auto* v : {&group, &slot}) fn(*v);
             for (auto* v : {&state, &stuck}) fn(*v);
         }

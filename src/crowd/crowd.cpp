@@ -30,8 +30,13 @@ inline int floor_to_int(float v) {
     return i - (static_cast<float>(i) > v ? 1 : 0);
 }
 
-constexpr float kOverlapShare = 0.5f;  // of a pair's overlap depth each agent resolves per sub-step
-constexpr float kSteerRate = 8.0f;     // 1/s: how fast velocity closes on the desired one, before the force bound
+constexpr float kOverlapShare = 0.5f;   // of a pair's overlap depth each agent resolves per sub-step
+constexpr float kSteerRate = 8.0f;      // 1/s: how fast velocity closes on the desired one, before the force bound
+constexpr std::uint8_t kStuckFlag = 1;  // Agents::stuck bit 0: flagged stuck
+constexpr std::uint8_t kStuckSide = 2;  // Agents::stuck bit 1: the next sidestep goes to the left
+constexpr int kStuckRunShift = 2;       // Agents::stuck bits 2-3: checks in a row that found the unit stuck (to 3)
+constexpr float kStuckCells = 2.0f;     // a stuck window lasts at least the time to cross this many cells
+constexpr float kSidestepAngle = 1.2f;  // radians between the flow and a sidestep (about 70 degrees)
 
 // Pushes a disc of radius r at (x, y) out of the wall and off-map cells around it, removing the
 // velocity component into them. Returns true when it touched a wall. (ox, oy) is the last safe
@@ -178,6 +183,7 @@ Result<void> Crowd::set_agent_group(AgentId id, GroupId group) {
     a_.state[e] = static_cast<std::uint8_t>(AgentState::moving);
     a_.progress_ref[e] = std::numeric_limits<float>::infinity();
     a_.progress_clock[e] = 0.0f;
+    a_.sidestep[e] = 0.0f;
     a_.stuck[e] = 0;
     return {};
 }
@@ -213,6 +219,7 @@ void Crowd::restart_stuck_windows(GroupId group) {
         if (a_.group[e] == group) {
             a_.progress_ref[e] = std::numeric_limits<float>::infinity();
             a_.progress_clock[e] = 0.0f;
+            a_.sidestep[e] = 0.0f;
             a_.stuck[e] = 0;
         }
     }
@@ -263,6 +270,7 @@ Result<AgentId> Crowd::add_agent(Vec2 position, GroupId group, float radius, flo
     a_.speed.push_back(max_speed);
     a_.progress_ref.push_back(std::numeric_limits<float>::infinity());
     a_.progress_clock.push_back(0.0f);
+    a_.sidestep.push_back(0.0f);
     a_.group.push_back(group);
     a_.slot.push_back(slot);
     a_.state.push_back(static_cast<std::uint8_t>(AgentState::moving));
@@ -325,7 +333,7 @@ Result<void> Crowd::set_params(const CrowdParams& p) {
          {std::pair{"max_force", p.max_force}, std::pair{"separation", p.separation},
           std::pair{"separation_range", p.separation_range}, std::pair{"arrival_distance", p.arrival_distance},
           std::pair{"settle_distance", p.settle_distance}, std::pair{"stuck_progress", p.stuck_progress},
-          std::pair{"stuck_seconds", p.stuck_seconds}}) {
+          std::pair{"stuck_seconds", p.stuck_seconds}, std::pair{"stuck_sidestep", p.stuck_sidestep}}) {
         if (!finite_nonneg(v)) return Error{std::string(name) + " " + std::to_string(v) + " must be finite and >= 0"};
     }
     if (!(p.max_substep > 0.0f && p.max_substep <= 0.1f)) {
@@ -378,7 +386,7 @@ AgentState Crowd::state(AgentId id) const {
 }
 
 bool Crowd::stuck(AgentId id) const {
-    return a_.stuck[index_of(id)] != 0;
+    return (a_.stuck[index_of(id)] & kStuckFlag) != 0;
 }
 
 std::vector<AgentId> Crowd::agents() const {
@@ -467,6 +475,7 @@ void Crowd::sort_agents(JobSystem& jobs) {
             sorted_.speed[k] = a_.speed[e];
             sorted_.progress_ref[k] = a_.progress_ref[e];
             sorted_.progress_clock[k] = a_.progress_clock[e];
+            sorted_.sidestep[k] = a_.sidestep[e];
             sorted_.group[k] = a_.group[e];
             sorted_.slot[k] = a_.slot[e];
             sorted_.state[k] = a_.state[e];
@@ -607,6 +616,54 @@ void resolve_overlap(const Neighbourhood& nb, float r, float& x, float& y) {
     y += fy;
 }
 
+// A stuck unit's way out: the flow turned by kSidestepAngle to one side. The side the crowd
+// already pushes it toward, else the side stored in the stuck bits (they alternate with every
+// check that finds the unit still stuck); never the side with a wall right there.
+Vec2 sidestep_direction(const CostField& cost, Vec2 f, const Neighbourhood& nb, float x, float y, std::uint8_t stuck) {
+    const float cross = f.x * nb.sy - f.y * nb.sx;  // > 0: the push has a left-hand component
+    bool left = std::fabs(cross) > 0.05f ? cross > 0.0f : (stuck & kStuckSide) != 0;
+    const float c = std::cos(kSidestepAngle), s = std::sin(kSidestepAngle);
+    auto turned = [&](bool to_left) {
+        const float sn = to_left ? s : -s;
+        return Vec2{f.x * c - f.y * sn, f.x * sn + f.y * c};
+    };
+    // A wall within 0.6 cells straight to that side: the other side.
+    const float px = left ? -f.y : f.y, py = left ? f.x : -f.x;
+    if (!cost.passable(floor_to_int(x + px * 0.6f), floor_to_int(y + py * 0.6f))) left = !left;
+    return turned(left);
+}
+
+// Stuck windows: at the end of each, a moving unit that gained less than stuck_progress of
+// cost-to-go is stuck. Cost-to-go is per cell, so a unit gains nothing until it leaves its cell:
+// the window lasts at least the time to cross kStuckCells cells at the unit's own speed on this
+// terrain (4 s in swamp, cost 6, for a unit of 3 cells/s), never less than stuck_seconds. A unit found
+// stuck sidesteps for stuck_sidestep seconds (doubled for each check in a row that finds it stuck,
+// up to 8x), to the other side than last time.
+void update_stuck(const CrowdParams& P, AgentState st, float to_go, float terrain, float speed, float dt, float& clock,
+                  float& ref, std::uint8_t& stuck, float& sidestep) {
+    sidestep = st == AgentState::moving ? std::max(0.0f, sidestep - dt) : 0.0f;
+    if (sidestep > 0.0f) {  // the next window starts when the sidestep is over
+        clock = 0.0f;
+        ref = to_go;
+        return;
+    }
+    clock += dt;
+    const float window = std::max(P.stuck_seconds, kStuckCells * terrain / speed);
+    if (clock < window && std::isfinite(ref)) return;
+    const bool now_stuck = st == AgentState::moving && std::isfinite(ref) && ref - to_go < P.stuck_progress;
+    int run = stuck >> kStuckRunShift;
+    if (now_stuck && P.stuck_sidestep > 0.0f) {
+        // Alternating sides, twice as long each time: a way out a few cells along a wall is found
+        // whichever side it is on.
+        sidestep = P.stuck_sidestep * static_cast<float>(1 << run);
+        stuck ^= kStuckSide;
+    }
+    run = now_stuck ? std::min(run + 1, 3) : 0;
+    stuck = static_cast<std::uint8_t>((run << kStuckRunShift) | (stuck & kStuckSide) | (now_stuck ? kStuckFlag : 0));
+    ref = to_go;
+    clock = 0.0f;
+}
+
 }  // namespace
 
 void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
@@ -625,12 +682,12 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
     const StepView view{a_.px.data(),    a_.py.data(),    a_.radius.data(),  a_.slot.data(),
                         a_.group.data(), a_.state.data(), P.separation_range};
     const detail::SpatialHash& hash = *hash_;
-    std::atomic<std::size_t> n_arrived{0}, n_no_path{0}, n_stuck{0}, n_wall{0};
+    std::atomic<std::size_t> n_arrived{0}, n_no_path{0}, n_stuck{0}, n_sidestep{0}, n_wall{0};
     // Entries are in bucket order, so an agent's neighbours are a few runs next to its own entry.
     // Every agent reads the previous state (a_: nothing writes positions or states there) and
     // writes only its own entry.
     auto body = [&](std::size_t begin, std::size_t end) {
-        std::size_t arrived = 0, no_path = 0, stuck_count = 0, walls = 0;
+        std::size_t arrived = 0, no_path = 0, stuck_count = 0, sidestepping = 0, walls = 0;
         for (std::size_t k = begin; k < end; ++k) {
             const std::uint32_t group = view.group[k];
             // One branch per agent: a flat field is read directly, a hierarchical plan through its
@@ -659,8 +716,11 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             // Desired velocity: the flow at this point, at the speed the terrain allows; slowing
             // down over the last cells before the goal.
             float dvx = 0.0f, dvy = 0.0f;
+            std::uint8_t stuck = a_.stuck[k];
+            float sidestep = a_.sidestep[k];
             if (st == AgentState::moving) {
-                const Vec2 f = flat ? flat->sample({fx, fy}) : hier->sample({fx, fy});
+                Vec2 f = flat ? flat->sample({fx, fy}) : hier->sample({fx, fy});
+                if (sidestep > 0.0f) f = sidestep_direction(cost, f, nb, x, y, stuck);
                 const float slow = std::min(1.0f, (to_go + 0.25f) / 1.5f);
                 const float speed = a_.speed[k] / terrain * slow;
                 dvx = f.x * speed;
@@ -674,15 +734,10 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             resolve_overlap(nb, r, x, y);
             const std::uint8_t hit = push_out_of_walls(cost, r, safe_x, safe_y, x, y, vx, vy) ? 1 : 0;
 
-            // Stuck: little progress toward the goal during the last window.
-            float clock = a_.progress_clock[k] + dt;
+            // Stuck: little progress toward the goal during the last window; a stuck unit sidesteps.
+            float clock = a_.progress_clock[k];
             float ref = a_.progress_ref[k];
-            std::uint8_t stuck = a_.stuck[k];
-            if (clock >= P.stuck_seconds || !std::isfinite(ref)) {
-                stuck = st == AgentState::moving && std::isfinite(ref) && ref - to_go < P.stuck_progress;
-                ref = to_go;
-                clock = 0.0f;
-            }
+            update_stuck(P, st, to_go, terrain, a_.speed[k], dt, clock, ref, stuck, sidestep);
             nx_[k] = x;
             ny_[k] = y;
             a_.vx[k] = vx;  // only this agent reads its velocity
@@ -692,17 +747,20 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             nstate_[k] = static_cast<std::uint8_t>(st);
             wall_hit_[k] = hit;
             a_.stuck[k] = stuck;
+            a_.sidestep[k] = sidestep;
             a_.progress_ref[k] = ref;
             a_.progress_clock[k] = clock;
             arrived += st == AgentState::arrived;
             no_path += st == AgentState::no_path;
-            stuck_count += stuck;
+            stuck_count += stuck & kStuckFlag;
+            sidestepping += sidestep > 0.0f;
             walls += hit;
         }
         if (count_stats) {  // integer sums: the same for any split
             n_arrived.fetch_add(arrived, std::memory_order_relaxed);
             n_no_path.fetch_add(no_path, std::memory_order_relaxed);
             n_stuck.fetch_add(stuck_count, std::memory_order_relaxed);
+            n_sidestep.fetch_add(sidestepping, std::memory_order_relaxed);
             n_wall.fetch_add(walls, std::memory_order_relaxed);
         }
     };
@@ -711,6 +769,7 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
         stats_.arrived = n_arrived.load();
         stats_.no_path = n_no_path.load();
         stats_.stuck = n_stuck.load();
+        stats_.sidestepping = n_sidestep.load();
         stats_.wall_contacts = n_wall.load();
     }
     a_.px.swap(nx_);

@@ -132,6 +132,87 @@ TEST(Crowd, SwampIsSixTimesSlower) {
     EXPECT_NEAR(plain / swamp, 6.0f, 0.1f);
 }
 
+TEST(CrowdStuck, UnitsAtFullSpeedInSwampAreNotFlaggedStuck) {
+    // A swamp cell (cost 6) takes 2 s to cross at 3 / 6 cells/s, longer than the 1 s stuck window:
+    // progress must be judged against the unit's own terrain-adjusted speed. Straight and diagonal
+    // walkers, one in a corridor, a few crossing an open swamp.
+    CostField cost = std::move(CostField::create(40, 40).value());
+    cost.fill_rect(0, 0, 39, 39, kCostSwamp);
+    Crowd crowd(cost);
+    const GroupId g = crowd.add_group(field_for(cost, {38, 38})).value();
+    std::vector<AgentId> ids;
+    for (const Vec2 p : {Vec2{1.5f, 38.5f}, Vec2{1.5f, 1.5f}, Vec2{20.2f, 4.7f}, Vec2{38.5f, 3.5f}})
+        ids.push_back(crowd.add_agent(p, g).value());
+    std::size_t most_stuck = 0;
+    for (int s = 0; s < 60 * 30; ++s) {
+        ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
+        most_stuck = std::max(most_stuck, crowd.stats().stuck);
+        for (AgentId id : ids) ASSERT_FALSE(crowd.stuck(id)) << "at " << crowd.time() << " s";
+    }
+    EXPECT_EQ(most_stuck, 0u);
+    // They did move at the swamp's pace: 30 s at 0.5 cells/s is about 15 cells.
+    EXPECT_GT(std::hypot(crowd.position(ids[0]).x - 1.5f, crowd.position(ids[0]).y - 38.5f), 12.0f);
+}
+
+TEST(CrowdStuck, AUnitHeldBackByAWallIsStillFlaggedStuck) {
+    // The check must still fire: a unit whose field leads into a wall it cannot pass (the field was
+    // built before the wall went up) makes no progress.
+    CostField open = std::move(CostField::create(30, 10).value());
+    auto field = field_for(open, {25, 5});
+    CostField cost = std::move(CostField::create(30, 10).value());
+    cost.fill_rect(10, 0, 10, 9, kCostWall);
+    Crowd crowd(cost);
+    const GroupId g = crowd.add_group(field).value();
+    const AgentId a = crowd.add_agent({5.5f, 5.5f}, g).value();
+    for (int s = 0; s < 60 * 5; ++s) ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
+    EXPECT_TRUE(crowd.stuck(a));
+    EXPECT_EQ(crowd.stats().stuck, 1u);
+}
+
+// A unit wedged in a wall corner: its field leads straight into a wall (the field was built before
+// the wall went up, as when an edit's new field is still on its way), a settled pack of another
+// group stands against the wall beside it, and the way on is round the wall's end 3 cells to the
+// other side. Returns the seconds from the first stuck flag until the unit is past the wall, or a
+// negative number if it never is within 40 s.
+float seconds_to_get_free(float sidestep, bool* was_stuck) {
+    CostField open = std::move(CostField::create(40, 24).value());
+    const auto stale = field_for(open, {30, 8});
+    CostField cost = std::move(CostField::create(40, 24).value());
+    cost.fill_rect(20, 0, 20, 11, kCostWall);
+    CrowdParams params;
+    params.stuck_sidestep = sidestep;
+    Crowd crowd(cost, params);
+    const GroupId pack = crowd.add_group(field_for(cost, {19, 5})).value();
+    for (int i = 0; i < 40; ++i)
+        EXPECT_TRUE(crowd.add_agent({17.0f + 0.4f * (i % 8), 4.0f + 0.4f * (i / 8)}, pack).ok());
+    for (int s = 0; s < 60 * 6; ++s) EXPECT_TRUE(crowd.step(1.0f / 60.0f).ok());
+    const GroupId g = crowd.add_group(stale).value();
+    const AgentId a = crowd.add_agent({12.5f, 8.5f}, g).value();
+    float first_stuck = -1.0f;
+    *was_stuck = false;
+    for (int s = 0; s < 60 * 40; ++s) {
+        EXPECT_TRUE(crowd.step(1.0f / 60.0f).ok());
+        if (first_stuck < 0.0f && crowd.stuck(a)) {
+            first_stuck = static_cast<float>(crowd.time());
+            *was_stuck = true;
+        }
+        if (crowd.position(a).x > 21.0f)
+            return first_stuck < 0.0f ? 0.0f : static_cast<float>(crowd.time()) - first_stuck;
+    }
+    return -1.0f;
+}
+
+TEST(CrowdStuck, AUnitWedgedInAWallCornerBesideAPackGetsFreeWithinFiveSeconds) {
+    bool was_stuck = false;
+    // The scenario does wedge the unit: without sidesteps it stays stuck.
+    EXPECT_LT(seconds_to_get_free(0.0f, &was_stuck), 0.0f);
+    EXPECT_TRUE(was_stuck);
+    const float with = seconds_to_get_free(CrowdParams{}.stuck_sidestep, &was_stuck);
+    EXPECT_TRUE(was_stuck);
+    EXPECT_GE(with, 0.0f);
+    EXPECT_LE(with, 5.0f);
+}
+
 TEST(Crowd, WallSafetyOnTheRandomBenchmarkMap) {
     // 2,000 agents for 20 s on a 128x128 map of the benchmark kind (the 10,000 x 60 s version runs in tide sim).
     CostField cost = std::move(CostField::create(128, 128).value());
