@@ -51,6 +51,10 @@ struct CrowdParams {
                                     ///< side and twice as long on each check in a row that finds it
                                     ///< stuck, up to 8x); 0 turns recovery off.
     float max_substep = 0.02f;      ///< Longer steps are split so nothing tunnels through a wall, s.
+    bool line_of_sight = true;      ///< Units of size 1 steer straight at the furthest point of their
+                                    ///< field's path they can reach in a straight line over ground of one
+                                    ///< cost (up to 1024 moves ahead), on goal fields built on the crowd's
+                                    ///< own costs (not wall margins, class costs, hierarchical plans).
 };
 
 /// What an agent is doing.
@@ -182,17 +186,20 @@ private:
               sidestep(m),
               group(m),
               slot(m),
+              sight(m),
+              sight_from(m),
               state(m),
               stuck(m) {}
         std::pmr::vector<float> px, py, vx, vy, radius, speed, progress_ref, progress_clock, sidestep;
         std::pmr::vector<std::uint32_t> group, slot;
+        std::pmr::vector<std::uint32_t> sight, sight_from;  // look-ahead cell, and the field cell it was found from
         std::pmr::vector<std::uint8_t> state,
             stuck;  // stuck: bit 0 flagged, bit 1 side, bits 2-3 stuck checks in a row
         /// Calls fn(vector) for every member.
         template <class Fn>
         void each(Fn&& fn) {
             for (auto* v : {&px, &py, &vx, &vy, &radius, &speed, &progress_ref, &progress_clock, &sidestep}) fn(*v);
-            for (auto* v : {&group, &slot}) fn(*v);
+            for (auto* v : {&group, &slot, &sight, &sight_from}) fn(*v);
             for (auto* v : {&state, &stuck}) fn(*v);
         }
     };
@@ -205,6 +212,7 @@ private:
     struct GroupField {
         std::shared_ptr<const FlowField> flat;
         std::shared_ptr<const HierarchicalField> hier;
+        bool sight = false;  // flat goal field built on the crowd's own costs: line of sight may apply
         explicit operator bool() const noexcept { return flat || hier; }
     };
     Result<GroupId> add_group_field(GroupField field, int unit_size);

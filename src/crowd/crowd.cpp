@@ -13,6 +13,7 @@
 #include <string>
 #include <utility>
 
+#include "look_ahead.hpp"
 #include "spatial_hash.hpp"
 #include "tide/assert.hpp"
 
@@ -36,6 +37,10 @@ constexpr std::uint8_t kStuckFlag = 1;  // Agents::stuck bit 0: flagged stuck
 constexpr std::uint8_t kStuckSide = 2;  // Agents::stuck bit 1: the next sidestep goes to the left
 constexpr int kStuckRunShift = 2;       // Agents::stuck bits 2-3: checks in a row that found the unit stuck (to 3)
 constexpr float kStuckCells = 2.0f;     // a stuck window lasts at least the time to cross this many cells
+constexpr int kLookAheadMoves = 1024;   // how far along its field's path a unit looks for a straight way
+constexpr int kGoalSightRecheck = 4;    // cells a unit that sees its goal walks before it looks again
+constexpr int kSightRecheck = 2;        // the same for a unit that sees a point further along its field's path
+constexpr int kSightNear = 3;           // ... or until that point is this close (cells, Chebyshev)
 constexpr float kSidestepAngle = 1.2f;  // radians between the flow and a sidestep (about 70 degrees)
 
 // Pushes a disc of radius r at (x, y) out of the wall and off-map cells around it, removing the
@@ -120,7 +125,8 @@ Result<GroupId> Crowd::add_group(std::shared_ptr<const FlowField> field, int uni
         return Error{"group field must be built on the crowd's " + std::to_string(cost_->width()) + "x" +
                      std::to_string(cost_->height()) + " map"};
     }
-    return add_group_field(GroupField{std::move(field), nullptr}, unit_size);
+    const bool sight = detail::built_on(*field, *cost_);
+    return add_group_field(GroupField{std::move(field), nullptr, sight}, unit_size);
 }
 
 Result<GroupId> Crowd::add_group(std::shared_ptr<const HierarchicalField> field, int unit_size) {
@@ -185,6 +191,7 @@ Result<void> Crowd::set_agent_group(AgentId id, GroupId group) {
     a_.progress_clock[e] = 0.0f;
     a_.sidestep[e] = 0.0f;
     a_.stuck[e] = 0;
+    a_.sight_from[e] = detail::kNoCell;
     return {};
 }
 
@@ -196,7 +203,8 @@ Result<void> Crowd::set_group_field(GroupId group, std::shared_ptr<const FlowFie
     if (!field || field->width() != cost_->width() || field->height() != cost_->height()) {
         return Error{"group field must be built on the crowd's map"};
     }
-    return set_group_field_to(group, GroupField{std::move(field), nullptr});
+    const bool sight = detail::built_on(*field, *cost_);
+    return set_group_field_to(group, GroupField{std::move(field), nullptr, sight});
 }
 
 Result<void> Crowd::set_group_field(GroupId group, std::shared_ptr<const HierarchicalField> field) {
@@ -221,6 +229,7 @@ void Crowd::restart_stuck_windows(GroupId group) {
             a_.progress_clock[e] = 0.0f;
             a_.sidestep[e] = 0.0f;
             a_.stuck[e] = 0;
+            a_.sight_from[e] = detail::kNoCell;
         }
     }
 }
@@ -273,6 +282,8 @@ Result<AgentId> Crowd::add_agent(Vec2 position, GroupId group, float radius, flo
     a_.sidestep.push_back(0.0f);
     a_.group.push_back(group);
     a_.slot.push_back(slot);
+    a_.sight.push_back(detail::kNoCell);
+    a_.sight_from.push_back(detail::kNoCell);
     a_.state.push_back(static_cast<std::uint8_t>(AgentState::moving));
     a_.stuck.push_back(0);
     dvx_.push_back(0.0f);
@@ -366,6 +377,7 @@ Result<void> Crowd::set_position(AgentId id, Vec2 position) {
     a_.px[e] = position.x;
     a_.py[e] = position.y;
     a_.vx[e] = a_.vy[e] = 0.0f;
+    a_.sight_from[e] = detail::kNoCell;
     return {};
 }
 
@@ -478,6 +490,8 @@ void Crowd::sort_agents(JobSystem& jobs) {
             sorted_.sidestep[k] = a_.sidestep[e];
             sorted_.group[k] = a_.group[e];
             sorted_.slot[k] = a_.slot[e];
+            sorted_.sight[k] = a_.sight[e];
+            sorted_.sight_from[k] = a_.sight_from[e];
             sorted_.state[k] = a_.state[e];
             sorted_.stuck[k] = a_.stuck[e];
             index_[a_.slot[e]] = static_cast<std::uint32_t>(k);
@@ -719,7 +733,42 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             std::uint8_t stuck = a_.stuck[k];
             float sidestep = a_.sidestep[k];
             if (st == AgentState::moving) {
-                Vec2 f = flat ? flat->sample({fx, fy}) : hier->sample({fx, fy});
+                Vec2 f{0.0f, 0.0f};
+                bool aimed = false;
+                if (P.line_of_sight && groups_[group].sight && lift == 0.0f && sidestep <= 0.0f) {
+                    // Line of sight, a function of the unit's own state only: looked for when it
+                    // enters another cell (after a new field or a teleport, at once), but while it
+                    // walks toward a point it saw, only every few cells.
+                    const std::uint32_t fcell = static_cast<std::uint32_t>(fcy) * static_cast<std::uint32_t>(W) +
+                                                static_cast<std::uint32_t>(fcx);
+                    const std::uint32_t from = a_.sight_from[k], seen = a_.sight[k];
+                    bool again = from != fcell;
+                    if (again && from != detail::kNoCell && seen != detail::kNoCell) {
+                        // Walking a clear line: look again only after kSightRecheck cells, or when the
+                        // point seen is near (past it, the way bends), unless it is the goal.
+                        const int mx = std::abs(static_cast<int>(from % static_cast<std::uint32_t>(W)) - fcx);
+                        const int my = std::abs(static_cast<int>(from / static_cast<std::uint32_t>(W)) - fcy);
+                        const int sx = std::abs(static_cast<int>(seen % static_cast<std::uint32_t>(W)) - fcx);
+                        const int sy = std::abs(static_cast<int>(seen / static_cast<std::uint32_t>(W)) - fcy);
+                        const bool goal = flat->directions()[seen] == Direction::goal;
+                        again = std::max(mx, my) >= (goal ? kGoalSightRecheck : kSightRecheck) ||
+                                (!goal && std::max(sx, sy) <= kSightNear);
+                    }
+                    if (again) {
+                        a_.sight[k] = detail::look_ahead(*flat, cost, {fx, fy}, r, fcell, kLookAheadMoves);
+                        a_.sight_from[k] = fcell;
+                    }
+                    if (const std::uint32_t w = a_.sight[k]; w != detail::kNoCell) {
+                        const float tx = static_cast<float>(w % static_cast<std::uint32_t>(W)) + 0.5f - fx;
+                        const float ty = static_cast<float>(w / static_cast<std::uint32_t>(W)) + 0.5f - fy;
+                        const float len = std::sqrt(tx * tx + ty * ty);
+                        if (len > 1e-3f) {
+                            f = {tx / len, ty / len};
+                            aimed = true;
+                        }
+                    }
+                }
+                if (!aimed) f = flat ? flat->sample({fx, fy}) : hier->sample({fx, fy});
                 if (sidestep > 0.0f) f = sidestep_direction(cost, f, nb, x, y, stuck);
                 const float slow = std::min(1.0f, (to_go + 0.25f) / 1.5f);
                 const float speed = a_.speed[k] / terrain * slow;
