@@ -42,8 +42,9 @@ struct CrowdParams {
     float separation = 6.0f;        ///< Strength of the push between overlapping agents.
     float separation_range = 1.5f;  ///< Agents push apart within this many times (ri + rj).
     float arrival_distance = 1.0f;  ///< Cost-to-go below which an agent is at its goal.
-    float settle_distance = 3.0f;   ///< Base cost-to-go within which touching an arrived mate stops a
-                                    ///< unit (plus the radius of the group's packed arrived blob).
+    float settle_distance = 1.0f;   ///< Base cost-to-go within which touching an arrived mate stops a
+                                    ///< unit (plus 1.1x the radius of a disc densely packed with the
+                                    ///< group's arrived agents), so the pack grows round.
     float stuck_progress = 0.1f;    ///< Less cost-to-go progress than this in a stuck window: stuck.
     float stuck_seconds = 1.0f;     ///< Shortest window of the stuck check, s; a window also lasts at
                                     ///< least the time to cross two cells at the unit's terrain speed.

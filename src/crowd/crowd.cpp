@@ -41,6 +41,8 @@ constexpr int kLookAheadMoves = 1024;   // how far along its field's path a unit
 constexpr int kGoalSightRecheck = 4;    // cells a unit that sees its goal walks before it looks again
 constexpr int kSightRecheck = 2;        // the same for a unit that sees a point further along its field's path
 constexpr int kSightNear = 3;           // ... or until that point is this close (cells, Chebyshev)
+constexpr float kPackDensity = 0.9f;    // of the disc an arrived group packs into (hexagonal packing: 0.907)
+constexpr float kSettleSlack = 1.1f;    // the settle radius over that disc's radius (then + settle_distance)
 constexpr float kSidestepAngle = 1.2f;  // radians between the flow and a sidestep (about 70 degrees)
 
 // Pushes a disc of radius r at (x, y) out of the wall and off-map cells around it, removing the
@@ -683,8 +685,11 @@ void update_stuck(const CrowdParams& P, AgentState st, float to_go, float terrai
 void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
     sort_agents(jobs);
     // The blob of arrived agents grows with the group: a unit stops against an arrived mate within
-    // settle_distance plus the radius of a disc packed with the group's arrived agents.
-    for (float& s : settle_) s = params_.settle_distance + 2.0f * std::sqrt(s / 0.6f);
+    // settle_distance plus a little more than the radius of a disc densely packed with the group's
+    // arrived agents. A unit that touches the pack further out keeps going round it toward the goal:
+    // stopping at the first touch grows the pack along the lanes units come in by (an X along the
+    // field's diagonals), as diffusion-limited aggregation does.
+    for (float& s : settle_) s = params_.settle_distance + kSettleSlack * std::sqrt(s / kPackDensity);
     const std::size_t n = live_;
     nx_.resize(n);
     ny_.resize(n);
