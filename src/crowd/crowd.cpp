@@ -42,6 +42,7 @@ constexpr int kGoalSightRecheck = 4;    // cells a unit that sees its goal walks
 constexpr int kSightRecheck = 2;        // the same for a unit that sees a point further along its field's path
 constexpr int kSightNear = 3;           // ... or until that point is this close (cells, Chebyshev)
 constexpr float kPackDensity = 0.9f;    // of the disc an arrived group packs into (hexagonal packing: 0.907)
+constexpr float kBlockedSpeed = 0.2f;   // below this share of its terrain speed, a unit touching the pack joins it
 constexpr float kSettleSlack = 1.1f;    // the settle radius over that disc's radius (then + settle_distance)
 constexpr float kSidestepAngle = 1.2f;  // radians between the flow and a sidestep (about 70 degrees)
 
@@ -730,7 +731,11 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             // States from the field, neighbours, then the stopping chain reaction near the goal.
             AgentState st = state_from_field(static_cast<AgentState>(view.state[k]), to_go, settle, P.arrival_distance);
             const Neighbourhood nb = gather_neighbours(view, hash, static_cast<std::uint32_t>(k));
-            if (st == AgentState::moving && nb.touches_arrived_mate && to_go <= settle) st = AgentState::arrived;
+            if (st == AgentState::moving && nb.touches_arrived_mate &&
+                (to_go <= settle || (a_.stuck[k] & kStuckFlag) != 0 ||
+                 vx * vx + vy * vy < kBlockedSpeed * kBlockedSpeed * a_.speed[k] * a_.speed[k] / (terrain * terrain))) {
+                st = AgentState::arrived;  // near the goal, or blocked against the pack for a whole window
+            }
 
             // Desired velocity: the flow at this point, at the speed the terrain allows; slowing
             // down over the last cells before the goal.
