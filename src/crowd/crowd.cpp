@@ -751,9 +751,9 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
                     // walks toward a point it saw, only every few cells.
                     const std::uint32_t fcell = static_cast<std::uint32_t>(fcy) * static_cast<std::uint32_t>(W) +
                                                 static_cast<std::uint32_t>(fcx);
-                    const std::uint32_t from = a_.sight_from[k], seen = a_.sight[k];
+                    const std::uint32_t from = a_.sight_from[k], seen = a_.sight[k] & detail::kAimCellMask;
                     bool again = from != fcell;
-                    if (again && from != detail::kNoCell && seen != detail::kNoCell) {
+                    if (again && from != detail::kNoCell && a_.sight[k] != detail::kNoCell) {
                         // Walking a clear line: look again only after kSightRecheck cells, or when the
                         // point seen is near (past it, the way bends), unless it is the goal.
                         const int mx = std::abs(static_cast<int>(from % static_cast<std::uint32_t>(W)) - fcx);
@@ -769,8 +769,8 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
                         a_.sight_from[k] = fcell;
                     }
                     if (const std::uint32_t w = a_.sight[k]; w != detail::kNoCell) {
-                        const float tx = static_cast<float>(w % static_cast<std::uint32_t>(W)) + 0.5f - fx;
-                        const float ty = static_cast<float>(w / static_cast<std::uint32_t>(W)) + 0.5f - fy;
+                        const Vec2 aim = detail::aim_point(w, W);
+                        const float tx = aim.x - fx, ty = aim.y - fy;
                         const float len = std::sqrt(tx * tx + ty * ty);
                         if (len > 1e-3f) {
                             f = {tx / len, ty / len};

@@ -71,8 +71,7 @@ std::uint32_t look_ahead(const FlowField& field, const CostField& cost, Vec2 p, 
     const Cost* const cells = cost.cells().data();
     const Cost terrain = cells[from];
     auto clear = [&](std::uint32_t cell) {
-        return segment_clear(cost, p, {static_cast<float>(cell % W) + 0.5f, static_cast<float>(cell / W) + 0.5f}, r,
-                             terrain);
+        return segment_clear(cost, p, aim_point(cell, static_cast<int>(W)), r, terrain);
     };
     // The walk, kept for the refinement (thread-local scratch: the step calls this from workers).
     thread_local std::vector<std::uint32_t> path;
@@ -105,7 +104,12 @@ std::uint32_t look_ahead(const FlowField& field, const CostField& cost, Vec2 p, 
         const int mid = (good + bad) / 2;
         (clear(path[mid]) ? good : bad) = mid;
     }
-    return good >= 2 ? path[good] : kNoCell;
+    if (good < 2) return kNoCell;
+    if (good < last) {  // the path turns or leaves this terrain after it: aim a little toward its next cell
+        const std::uint32_t aimed = path[good] | (static_cast<std::uint32_t>(dirs[path[good]]) + 1u) << kAimShiftBits;
+        if (segment_clear(cost, p, aim_point(aimed, static_cast<int>(W)), r, terrain)) return aimed;
+    }
+    return path[good];
 }
 
 }  // namespace tide::detail
