@@ -44,7 +44,9 @@ constexpr int kSightNear = 3;           // ... or until that point is this close
 constexpr float kPackDensity = 0.9f;    // of the disc an arrived group packs into (hexagonal packing: 0.907)
 constexpr float kBlockedSpeed = 0.2f;   // below this share of its terrain speed, a unit touching the pack joins it
 constexpr float kSettleSlack = 1.1f;    // the settle radius over that disc's radius (then + settle_distance)
-constexpr float kSidestepAngle = 1.2f;  // radians between the flow and a sidestep (about 70 degrees)
+// A sidestep turns the flow by 1.2 radians (about 70 degrees). Literals, not std::cos: a libm call
+// may round differently from the compiler's folding, and results must not depend on the build.
+constexpr float kSidestepCos = 0.36235775f, kSidestepSin = 0.93203909f;
 
 // Pushes a disc of radius r at (x, y) out of the wall and off-map cells around it, removing the
 // velocity component into them. Returns true when it touched a wall. (ox, oy) is the last safe
@@ -633,13 +635,13 @@ void resolve_overlap(const Neighbourhood& nb, float r, float& x, float& y) {
     y += fy;
 }
 
-// A stuck unit's way out: the flow turned by kSidestepAngle to one side. The side the crowd
+// A stuck unit's way out: the flow turned by 1.2 radians to one side. The side the crowd
 // already pushes it toward, else the side stored in the stuck bits (they alternate with every
 // check that finds the unit still stuck); never the side with a wall right there.
 Vec2 sidestep_direction(const CostField& cost, Vec2 f, const Neighbourhood& nb, float x, float y, std::uint8_t stuck) {
     const float cross = f.x * nb.sy - f.y * nb.sx;  // > 0: the push has a left-hand component
     bool left = std::fabs(cross) > 0.05f ? cross > 0.0f : (stuck & kStuckSide) != 0;
-    const float c = std::cos(kSidestepAngle), s = std::sin(kSidestepAngle);
+    const float c = kSidestepCos, s = kSidestepSin;
     auto turned = [&](bool to_left) {
         const float sn = to_left ? s : -s;
         return Vec2{f.x * c - f.y * sn, f.x * sn + f.y * c};
