@@ -1,6 +1,7 @@
 // tide bench crowd: crowd step times (median after warm-up) for 1k / 10k / 100k agents on the
-// 256x256 and 1024x1024 benchmark maps with 1 and 2 threads, next to a plain all-pairs
-// separation step (the classic reference) at 2,000 agents, all in one run.
+// 256x256 and 1024x1024 benchmark maps with 1 and 2 threads, agents on the move and agents packed
+// at the goal (the dense case), next to a plain all-pairs separation step (the classic reference)
+// at 2,000 agents, all in one run.
 
 #include <algorithm>
 #include <cmath>
@@ -25,13 +26,14 @@ struct CrowdBenchOptions {
 struct Setup {
     CostField cost;
     std::shared_ptr<const FlowField> field;
-    std::vector<Vec2> spawn;
+    std::vector<Vec2> spawn;   // spread over the map
+    std::vector<Vec2> packed;  // a hexagonal lattice (spacing 2 radii) filled outward from the goal
 };
 
 Setup make_setup(int size, int agents) {
     auto cost = generate_random_map({size, size, 0.20, 0.15, 0.07, 1});
     check(cost);
-    Setup s{std::move(cost.value()), nullptr, {}};
+    Setup s{std::move(cost.value()), nullptr, {}, {}};
     const Cell goal{size / 2, size / 2};
     s.cost.set(goal.x, goal.y, kCostPlain);
     auto f = build_flow_field(s.cost, std::span<const Cell>(&goal, 1));
@@ -43,14 +45,38 @@ Setup make_setup(int size, int agents) {
         const int x = static_cast<int>(p.x), y = static_cast<int>(p.y);
         if (s.field->reachable(x, y) && s.cost.passable(x, y)) s.spawn.push_back(p);
     }
+    // The dense case: lattice points on reachable cells, a radius clear of walls, nearest the goal
+    // first (the densest a settled crowd could stand).
+    const float r = CrowdParams{}.radius, dx = 2.0f * r, dy = dx * 0.8660254f;
+    const float gx = goal.x + 0.5f, gy = goal.y + 0.5f;
+    std::vector<std::pair<float, Vec2>> lattice;
+    for (int row = 0; row * dy < size; ++row) {
+        for (int col = 0; col * dx < size; ++col) {
+            const Vec2 p{col * dx + (row % 2 ? 0.5f * dx : 0.0f) + r, row * dy + r};
+            bool clear = p.x < size - r && p.y < size - r;
+            for (float ox : {-r, r})
+                for (float oy : {-r, r}) {
+                    const int x = static_cast<int>(p.x + ox), y = static_cast<int>(p.y + oy);
+                    clear = clear && s.cost.passable(x, y) && s.field->reachable(x, y);
+                }
+            if (clear) lattice.push_back({(p.x - gx) * (p.x - gx) + (p.y - gy) * (p.y - gy), p});
+        }
+    }
+    const std::size_t want = std::min<std::size_t>(agents, lattice.size());
+    std::partial_sort(lattice.begin(), lattice.begin() + static_cast<std::ptrdiff_t>(want), lattice.end(),
+                      [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (std::size_t k = 0; k < want; ++k) s.packed.push_back(lattice[k].second);
     return s;
 }
 
-// Median step time of a crowd of `agents` after a 1 s warm-up (agents on the move, not yet packed).
-double time_steps(const Setup& s, int reps, JobSystem& jobs) {
-    Crowd crowd(s.cost);
+// Median step time of a crowd after a 1 s warm-up: spread over the map (agents on the move, not yet
+// packed) or packed at the goal (dense: they settle during the warm-up).
+double time_steps(const Setup& s, int reps, JobSystem& jobs, bool dense = false, bool line_of_sight = true) {
+    CrowdParams params;
+    params.line_of_sight = line_of_sight;
+    Crowd crowd(s.cost, params);
     const GroupId g = crowd.add_group(s.field).value();
-    for (const Vec2& p : s.spawn) (void)crowd.add_agent(p, g);
+    for (const Vec2& p : dense ? s.packed : s.spawn) (void)crowd.add_agent(p, g);
     for (int i = 0; i < 60; ++i) check(crowd.step(1.0f / 60.0f, jobs));
     std::vector<double> t;
     for (int i = 0; i < reps; ++i) {
@@ -123,6 +149,29 @@ void run_bench_crowd(const CrowdBenchOptions& o) {
                 rows.push_back({{"case", name}, {"map", size}, {"agents", n}, {"threads", threads}, {"median_ms", ms}});
                 if (size == 256 && threads == 2 && n == 10000) t10k = ms;
                 if (size == 256 && threads == 2 && n == 100000) t100k = ms;
+                const double packed = time_steps(s, o.reps, threads == 1 ? static_cast<JobSystem&>(one) : two, true);
+                std::snprintf(name, sizeof name, "%dx%d map, %zu packed at the goal, %d t", size, size, s.packed.size(),
+                              threads);
+                std::printf("  %-44s %12.3f\n", name, packed);
+                rows.push_back({{"case", name},
+                                {"map", size},
+                                {"agents", s.packed.size()},
+                                {"threads", threads},
+                                {"dense", true},
+                                {"median_ms", packed}});
+                if (size == 256 && n == 10000) {
+                    const double off =
+                        time_steps(s, o.reps, threads == 1 ? static_cast<JobSystem&>(one) : two, false, false);
+                    std::snprintf(name, sizeof name, "%dx%d map, %d agents, %d t, no line of sight", size, size, n,
+                                  threads);
+                    std::printf("  %-44s %12.3f\n", name, off);
+                    rows.push_back({{"case", name},
+                                    {"map", size},
+                                    {"agents", n},
+                                    {"threads", threads},
+                                    {"line_of_sight", false},
+                                    {"median_ms", off}});
+                }
             }
         }
     }

@@ -33,6 +33,8 @@ struct SimOptions {
     std::vector<std::string> flee;
     double flee_factor = FleeParams{}.factor;
     std::string wall_margin;
+    bool detail = false;
+    std::string line_of_sight = "on";
 };
 
 // Palette of the animation: terrain, then agent states.
@@ -112,6 +114,9 @@ void run_sim(const SimOptions& o) {
     config.hierarchy_cells = o.hierarchy_cells;
     if (!o.wall_margin.empty()) config.wall_margin = parse_wall_margin(o.wall_margin);
     config.flee.factor = o.flee_factor;
+    if (o.line_of_sight != "on" && o.line_of_sight != "off")
+        throw Failure{"--line-of-sight '" + o.line_of_sight + "' is not on or off"};
+    config.crowd.line_of_sight = o.line_of_sight == "on";
     World world(jobs, config);
     check(world.load(o.map, cost, goals, 0));
     Spawn spawn;
@@ -147,6 +152,14 @@ void run_sim(const SimOptions& o) {
     const int steps = static_cast<int>(step_count);
     const int per_second = std::max(1, static_cast<int>(std::lround(1.0 / o.dt)));
     std::vector<double> arrival(ids.size(), -1.0);
+    // --detail: where each agent started and how far it walked.
+    std::vector<Vec2> start_at, last_at;
+    std::vector<double> walked;
+    if (o.detail) {
+        for (const AgentId id : ids) start_at.push_back(crowd.position(id));
+        last_at = start_at;
+        walked.assign(ids.size(), 0.0);
+    }
     // Animation: a frame every 0.1 simulated seconds (at most 600), terrain drawn once.
     GifWriter gif;
     std::vector<std::uint8_t> terrain_frame, frame;
@@ -224,6 +237,11 @@ void run_sim(const SimOptions& o) {
             const Vec2 p = crowd.position(ids[k]);
             nan |= !std::isfinite(p.x) || !std::isfinite(p.y);
             penetrations += penetrates(cost, p, 0.16f);
+            if (o.detail) {
+                walked[k] +=
+                    std::hypot(static_cast<double>(p.x) - last_at[k].x, static_cast<double>(p.y) - last_at[k].y);
+                last_at[k] = p;
+            }
             if (crowd.state(ids[k]) == AgentState::arrived) {
                 ++arrived;
                 if (arrival[k] < 0) arrival[k] = crowd.time();
@@ -264,6 +282,8 @@ void run_sim(const SimOptions& o) {
                              {"max_arrival_s", max_arrival},
                              {"no_path", st.no_path},
                              {"stuck", st.stuck},
+                             {"sidestepping", st.sidestepping},
+                             {"line_of_sight", config.crowd.line_of_sight},
                              {"wall_penetrations", penetrations},
                              {"nan", nan},
                              {"max_overlap", max_overlap},
@@ -276,6 +296,22 @@ void run_sim(const SimOptions& o) {
         report["danger_distance_mean_start"] = danger_mean_start;
         report["danger_distance_mean_end"] = danger_distance(false);
         report["danger_distance_min_end"] = danger_distance(true);
+    }
+    if (o.detail) {
+        nlohmann::json detail = nlohmann::json::array();
+        for (std::size_t k = 0; k < ids.size(); ++k) {
+            const Vec2 p = crowd.position(ids[k]);
+            const AgentState s = crowd.state(ids[k]);
+            detail.push_back({{"start", {start_at[k].x, start_at[k].y}},
+                              {"end", {p.x, p.y}},
+                              {"path_length", walked[k]},
+                              {"arrival_s", arrival[k] >= 0 ? nlohmann::json(arrival[k]) : nlohmann::json(nullptr)},
+                              {"state", s == AgentState::arrived   ? "arrived"
+                                        : s == AgentState::no_path ? "no_path"
+                                        : crowd.stuck(ids[k])      ? "stuck"
+                                                                   : "moving"}});
+        }
+        report["agents_detail"] = std::move(detail);
     }
     if (has_margin(world.wall_margin())) {
         report["wall_margin"] = {world.wall_margin().radius, world.wall_margin().extra};
@@ -355,6 +391,12 @@ void add_sim_command(CLI::App& app) {
     cmd->add_option("--json", o->json, "Write the report as JSON");
     cmd->add_option("--png", o->png, "Draw the map with every agent's trajectory");
     cmd->add_option("--gif", o->gif, "Write an animation (a frame every 0.1 s, at most 600)");
+    cmd->add_flag("--detail", o->detail,
+                  "Add agents_detail to the JSON: per agent start [x, y], end [x, y], path_length (cells walked), "
+                  "arrival_s (null if not arrived) and state (moving, stuck, arrived, no_path)");
+    cmd->add_option("--line-of-sight", o->line_of_sight,
+                    "on (default): units steer straight where they see far along their field's path; off: the "
+                    "sampled flow only");
     add_class_options(*cmd, o->unit_class);
     cmd->add_option(
         "--hierarchy-cells", o->hierarchy_cells,

@@ -29,6 +29,10 @@
 
 namespace tide {
 
+namespace detail {
+class SpatialHash;
+}
+
 /// Largest agent radius, cells: half the largest unit size.
 inline constexpr float kMaxAgentRadius = 0.5f * kMaxUnitSize;
 
@@ -40,11 +44,20 @@ struct CrowdParams {
     float separation = 6.0f;        ///< Strength of the push between overlapping agents.
     float separation_range = 1.5f;  ///< Agents push apart within this many times (ri + rj).
     float arrival_distance = 1.0f;  ///< Cost-to-go below which an agent is at its goal.
-    float settle_distance = 3.0f;   ///< Base cost-to-go within which touching an arrived mate stops a
-                                    ///< unit (plus the radius of the group's packed arrived blob).
-    float stuck_progress = 0.1f;    ///< Less cost-to-go progress than this in stuck_seconds: stuck.
-    float stuck_seconds = 1.0f;     ///< Window of the stuck check, s.
+    float settle_distance = 1.0f;   ///< Base cost-to-go within which touching an arrived mate stops a
+                                    ///< unit (plus 1.1x the radius of a disc densely packed with the
+                                    ///< group's arrived agents), so the pack grows round.
+    float stuck_progress = 0.1f;    ///< Less cost-to-go progress than this in a stuck window: stuck.
+    float stuck_seconds = 1.0f;     ///< Shortest window of the stuck check, s; a window also lasts at
+                                    ///< least the time to cross two cells at the unit's terrain speed.
+    float stuck_sidestep = 1.5f;    ///< Seconds a unit found stuck steps sideways to get free (other
+                                    ///< side and twice as long on each check in a row that finds it
+                                    ///< stuck, up to 8x); 0 turns recovery off.
     float max_substep = 0.02f;      ///< Longer steps are split so nothing tunnels through a wall, s.
+    bool line_of_sight = true;      ///< Units of size 1 steer straight at the furthest point of their
+                                    ///< field's path they can reach in a straight line over ground of one
+                                    ///< cost (up to 1024 moves ahead), on goal fields built on the crowd's
+                                    ///< own costs (not wall margins, class costs, hierarchical plans).
 };
 
 /// What an agent is doing.
@@ -91,7 +104,8 @@ struct CrowdStats {
     std::size_t agents = 0;         ///< Live agents.
     std::size_t arrived = 0;        ///< In AgentState::arrived.
     std::size_t no_path = 0;        ///< In AgentState::no_path.
-    std::size_t stuck = 0;          ///< Moving agents flagged stuck (little progress for stuck_seconds).
+    std::size_t stuck = 0;          ///< Moving agents flagged stuck (little progress in their last window).
+    std::size_t sidestepping = 0;   ///< Stuck agents stepping sideways to get free (stuck_sidestep).
     std::size_t wall_contacts = 0;  ///< Agent-substeps whose disc was pushed out of a wall.
 };
 
@@ -103,6 +117,9 @@ public:
     /// A crowd on `cost` (must outlive the crowd) with `params`; buffers from `memory`.
     Crowd(const CostField& cost, const CrowdParams& params = {},
           std::pmr::memory_resource* memory = std::pmr::get_default_resource());
+    ~Crowd();
+    Crowd(Crowd&&) noexcept;
+    Crowd& operator=(Crowd&&) noexcept;
 
     /// Adds a group of units of `unit_size` cells (1..kMaxUnitSize, see unit_class.hpp) following
     /// `field`, built for that size (a unit's top-left cell follows the field; its position is the
@@ -205,18 +222,23 @@ private:
               speed(m),
               progress_ref(m),
               progress_clock(m),
+              sidestep(m),
               group(m),
               slot(m),
+              sight(m),
+              sight_from(m),
               state(m),
               stuck(m) {}
-        std::pmr::vector<float> px, py, vx, vy, radius, speed, progress_ref, progress_clock;
+        std::pmr::vector<float> px, py, vx, vy, radius, speed, progress_ref, progress_clock, sidestep;
         std::pmr::vector<std::uint32_t> group, slot;
-        std::pmr::vector<std::uint8_t> state, stuck;
+        std::pmr::vector<std::uint32_t> sight, sight_from;  // look-ahead cell, and the field cell it was found from
+        std::pmr::vector<std::uint8_t> state,
+            stuck;  // stuck: bit 0 flagged, bit 1 side, bits 2-3 stuck checks in a row
         /// Calls fn(vector) for every member.
         template <class Fn>
         void each(Fn&& fn) {
-            for (auto* v : {&px, &py, &vx, &vy, &radius, &speed, &progress_ref, &progress_clock}) fn(*v);
-            for (auto* v : {&group, &slot}) fn(*v);
+            for (auto* v : {&px, &py, &vx, &vy, &radius, &speed, &progress_ref, &progress_clock, &sidestep}) fn(*v);
+            for (auto* v : {&group, &slot, &sight, &sight_from}) fn(*v);
             for (auto* v : {&state, &stuck}) fn(*v);
         }
     };
@@ -230,6 +252,7 @@ private:
     struct GroupField {
         std::shared_ptr<const FlowField> flat;
         std::shared_ptr<const HierarchicalField> hier;
+        bool sight = false;  // flat goal field built on the crowd's own costs: line of sight may apply
         explicit operator bool() const noexcept { return flat || hier; }
     };
     Result<GroupId> add_group_field(GroupField field, int unit_size);
@@ -256,21 +279,8 @@ private:
     std::vector<float> settle_;  // per group: cost-to-go within which the stopping chain reaction acts
     float max_radius_ = 0.0f;    // largest live radius; recomputed after a removal (max_radius_dirty_)
     bool max_radius_dirty_ = false;
-    // Spatial hash: grid cells of hash_cell_ cells, agents sorted by bucket, then slot.
-    // The grid is wrapped onto a torus of (hash_mask_x_ + 1) x (hash_mask_y_ + 1) buckets, powers
-    // of two of at least 4 each, sized by the agent count: a small map is stored whole, a big map
-    // with few agents costs little. The 3x3 cells around an agent never share a bucket, and a row
-    // of them that does not wrap is one contiguous run of sorted agents.
-    float hash_cell_ = 1.0f;
-    int hash_w_ = 0, hash_h_ = 0;
-    std::uint32_t hash_mask_x_ = 7, hash_mask_y_ = 7;
-    int hash_shift_ = 3;  // log2(hash_mask_x_ + 1)
-    std::pmr::vector<std::uint32_t> bucket_start_, key_, order_, order_key_;
+    std::unique_ptr<detail::SpatialHash> hash_;      // proximity grid, re-sorted every sub-step
     std::pmr::vector<std::uint32_t> arrived_slots_;  // scratch: slots of arrived agents, for settle_
-    std::uint32_t hash_bucket(int bx, int by) const noexcept {
-        return (static_cast<std::uint32_t>(bx) & hash_mask_x_) |
-               ((static_cast<std::uint32_t>(by) & hash_mask_y_) << hash_shift_);
-    }
     std::size_t live_ = 0;
     double time_ = 0.0;
     CrowdStats stats_;

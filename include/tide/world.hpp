@@ -236,6 +236,11 @@ public:
     const CostField& cost() const noexcept { return *cost_; }                    ///< Current terrain.
     std::uint64_t terrain_version() const noexcept { return terrain_version_; }  ///< +1 per edit or load.
     const Crowd& crowd() const noexcept { return *crowd_; }                      ///< The units.
+    /// Turns the units' line of sight on or off from the next tick (CrowdParams::line_of_sight; the
+    /// initial setting is WorldConfig::crowd.line_of_sight, kept by load()).
+    void set_line_of_sight(bool on);
+    /// True when units steer by line of sight where they can.
+    bool line_of_sight() const noexcept { return config_.crowd.line_of_sight; }
     /// Every unit, in roster order (stable until spawn, load or a unit is removed).
     const std::vector<AgentId>& agents() const noexcept { return agents_; }
     /// +1 whenever the roster changes (spawn, load, a unit removed).

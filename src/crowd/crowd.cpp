@@ -13,6 +13,8 @@
 #include <string>
 #include <utility>
 
+#include "look_ahead.hpp"
+#include "spatial_hash.hpp"
 #include "tide/assert.hpp"
 
 namespace tide {
@@ -29,8 +31,22 @@ inline int floor_to_int(float v) {
     return i - (static_cast<float>(i) > v ? 1 : 0);
 }
 
-constexpr float kOverlapShare = 0.5f;  // of a pair's overlap depth each agent resolves per sub-step
-constexpr float kSteerRate = 8.0f;     // 1/s: how fast velocity closes on the desired one, before the force bound
+constexpr float kOverlapShare = 0.5f;   // of a pair's overlap depth each agent resolves per sub-step
+constexpr float kSteerRate = 8.0f;      // 1/s: how fast velocity closes on the desired one, before the force bound
+constexpr std::uint8_t kStuckFlag = 1;  // Agents::stuck bit 0: flagged stuck
+constexpr std::uint8_t kStuckSide = 2;  // Agents::stuck bit 1: the next sidestep goes to the left
+constexpr int kStuckRunShift = 2;       // Agents::stuck bits 2-3: checks in a row that found the unit stuck (to 3)
+constexpr float kStuckCells = 2.0f;     // a stuck window lasts at least the time to cross this many cells
+constexpr int kLookAheadMoves = 1024;   // how far along its field's path a unit looks for a straight way
+constexpr int kGoalSightRecheck = 4;    // cells a unit that sees its goal walks before it looks again
+constexpr int kSightRecheck = 2;        // the same for a unit that sees a point further along its field's path
+constexpr int kSightNear = 3;           // ... or until that point is this close (cells, Chebyshev)
+constexpr float kPackDensity = 0.9f;    // of the disc an arrived group packs into (hexagonal packing: 0.907)
+constexpr float kBlockedSpeed = 0.2f;   // below this share of its terrain speed, a unit touching the pack joins it
+constexpr float kSettleSlack = 1.1f;    // the settle radius over that disc's radius (then + settle_distance)
+// A sidestep turns the flow by 1.2 radians (about 70 degrees). Literals, not std::cos: a libm call
+// may round differently from the compiler's folding, and results must not depend on the build.
+constexpr float kSidestepCos = 0.36235775f, kSidestepSin = 0.93203909f;
 
 // Pushes a disc of radius r at (x, y) out of the wall and off-map cells around it, removing the
 // velocity component into them. Returns true when it touched a wall. (ox, oy) is the last safe
@@ -104,18 +120,20 @@ Crowd::Crowd(const CostField& cost, const CrowdParams& params, std::pmr::memory_
       dvy_(memory),
       nstate_(memory),
       wall_hit_(memory),
-      bucket_start_(memory),
-      key_(memory),
-      order_(memory),
-      order_key_(memory),
+      hash_(std::make_unique<detail::SpatialHash>(memory)),
       arrived_slots_(memory) {}
+
+Crowd::~Crowd() = default;
+Crowd::Crowd(Crowd&&) noexcept = default;
+Crowd& Crowd::operator=(Crowd&&) noexcept = default;
 
 Result<GroupId> Crowd::add_group(std::shared_ptr<const FlowField> field, int unit_size) {
     if (!field || field->width() != cost_->width() || field->height() != cost_->height()) {
         return Error{"group field must be built on the crowd's " + std::to_string(cost_->width()) + "x" +
                      std::to_string(cost_->height()) + " map"};
     }
-    return add_group_field(GroupField{std::move(field), nullptr}, unit_size);
+    const bool sight = detail::built_on(*field, *cost_);
+    return add_group_field(GroupField{std::move(field), nullptr, sight}, unit_size);
 }
 
 Result<GroupId> Crowd::add_group(std::shared_ptr<const HierarchicalField> field, int unit_size) {
@@ -178,7 +196,9 @@ Result<void> Crowd::set_agent_group(AgentId id, GroupId group) {
     a_.state[e] = static_cast<std::uint8_t>(AgentState::moving);
     a_.progress_ref[e] = std::numeric_limits<float>::infinity();
     a_.progress_clock[e] = 0.0f;
+    a_.sidestep[e] = 0.0f;
     a_.stuck[e] = 0;
+    a_.sight_from[e] = detail::kNoCell;
     return {};
 }
 
@@ -190,7 +210,8 @@ Result<void> Crowd::set_group_field(GroupId group, std::shared_ptr<const FlowFie
     if (!field || field->width() != cost_->width() || field->height() != cost_->height()) {
         return Error{"group field must be built on the crowd's map"};
     }
-    return set_group_field_to(group, GroupField{std::move(field), nullptr});
+    const bool sight = detail::built_on(*field, *cost_);
+    return set_group_field_to(group, GroupField{std::move(field), nullptr, sight});
 }
 
 Result<void> Crowd::set_group_field(GroupId group, std::shared_ptr<const HierarchicalField> field) {
@@ -213,7 +234,9 @@ void Crowd::restart_stuck_windows(GroupId group) {
         if (a_.group[e] == group) {
             a_.progress_ref[e] = std::numeric_limits<float>::infinity();
             a_.progress_clock[e] = 0.0f;
+            a_.sidestep[e] = 0.0f;
             a_.stuck[e] = 0;
+            a_.sight_from[e] = detail::kNoCell;
         }
     }
 }
@@ -263,8 +286,11 @@ Result<AgentId> Crowd::add_agent(Vec2 position, GroupId group, const AgentParams
     a_.speed.push_back(max_speed);
     a_.progress_ref.push_back(std::numeric_limits<float>::infinity());
     a_.progress_clock.push_back(0.0f);
+    a_.sidestep.push_back(0.0f);
     a_.group.push_back(group);
     a_.slot.push_back(slot);
+    a_.sight.push_back(detail::kNoCell);
+    a_.sight_from.push_back(detail::kNoCell);
     a_.state.push_back(static_cast<std::uint8_t>(AgentState::moving));
     a_.stuck.push_back(0);
     dvx_.push_back(0.0f);
@@ -325,7 +351,7 @@ Result<void> Crowd::set_params(const CrowdParams& p) {
          {std::pair{"max_force", p.max_force}, std::pair{"separation", p.separation},
           std::pair{"separation_range", p.separation_range}, std::pair{"arrival_distance", p.arrival_distance},
           std::pair{"settle_distance", p.settle_distance}, std::pair{"stuck_progress", p.stuck_progress},
-          std::pair{"stuck_seconds", p.stuck_seconds}}) {
+          std::pair{"stuck_seconds", p.stuck_seconds}, std::pair{"stuck_sidestep", p.stuck_sidestep}}) {
         if (!finite_nonneg(v)) return Error{std::string(name) + " " + std::to_string(v) + " must be finite and >= 0"};
     }
     if (!(p.max_substep > 0.0f && p.max_substep <= 0.1f)) {
@@ -356,6 +382,7 @@ Result<void> Crowd::set_position(AgentId id, Vec2 position) {
     a_.px[e] = position.x;
     a_.py[e] = position.y;
     a_.vx[e] = a_.vy[e] = 0.0f;
+    a_.sight_from[e] = detail::kNoCell;
     return {};
 }
 
@@ -376,7 +403,7 @@ AgentState Crowd::state(AgentId id) const {
 }
 
 bool Crowd::stuck(AgentId id) const {
-    return a_.stuck[index_of(id)] != 0;
+    return (a_.stuck[index_of(id)] & kStuckFlag) != 0;
 }
 
 Result<void> Crowd::check_agent_params(const AgentParams& p) const {
@@ -483,31 +510,8 @@ void Crowd::sort_agents(JobSystem& jobs) {
         max_radius_dirty_ = false;
     }
     // Buckets at least as wide as the largest interaction range, so 3x3 buckets cover it.
-    hash_cell_ = std::max(1.0f, 2.0f * max_radius_ * params_.separation_range);
-    hash_w_ = static_cast<int>(std::ceil(static_cast<float>(cost_->width()) / hash_cell_));
-    hash_h_ = static_cast<int>(std::ceil(static_cast<float>(cost_->height()) / hash_cell_));
-    // The torus has about 2 buckets per agent (at least 64) but no more than the grid needs;
-    // cells it folds together only add candidates the distance test drops (they are at least
-    // two bucket widths apart).
-    const std::size_t buckets_max = std::bit_ceil(std::max<std::size_t>(64, 2 * n));
-    std::uint32_t tw = std::max<std::uint32_t>(4, std::bit_ceil(static_cast<std::uint32_t>(hash_w_)));
-    std::uint32_t th = std::max<std::uint32_t>(4, std::bit_ceil(static_cast<std::uint32_t>(hash_h_)));
-    while (static_cast<std::size_t>(tw) * th > buckets_max && std::max(tw, th) > 4) (tw >= th ? tw : th) /= 2;
-    hash_mask_x_ = tw - 1;
-    hash_mask_y_ = th - 1;
-    hash_shift_ = std::countr_zero(tw);
-    const std::size_t buckets = static_cast<std::size_t>(tw) * th;
-    const float cell = hash_cell_;
-    const int hw = hash_w_, hh = hash_h_;
-    key_.resize(n);
-    auto keys = [&](std::size_t begin, std::size_t end) {
-        for (std::size_t e = begin; e < end; ++e) {
-            const int bx = std::min(hw - 1, static_cast<int>(a_.px[e] / cell));
-            const int by = std::min(hh - 1, static_cast<int>(a_.py[e] / cell));
-            key_[e] = hash_bucket(bx, by);
-        }
-    };
-    parallel_for(jobs, n, 4096, keys);
+    hash_->configure(cost_->width(), cost_->height(), 2.0f * max_radius_ * params_.separation_range, n);
+    hash_->sort(a_.px.data(), a_.py.data(), a_.slot.data(), n, jobs);
 
     // The arrived agents' areas per group (for settle_), summed in slot order as always: their
     // slots are collected in a sequential pass over the entries (few agents are arrived while a
@@ -523,44 +527,9 @@ void Crowd::sort_agents(JobSystem& jobs) {
         settle_[a_.group[e]] += a_.radius[e] * a_.radius[e];
     }
 
-    // Counting sort by bucket. Counts go to start[key + 2]; after the prefix sum start[key + 1]
-    // is the bucket's first index, and the scatter advances it to the bucket's end, leaving
-    // start[b] .. start[b + 1] as bucket b. The entries are still in last sub-step's order, so
-    // the scatter reads and writes almost sequentially.
-    bucket_start_.assign(buckets + 2, 0);
-    std::uint32_t* const start = bucket_start_.data();
-    const std::uint32_t* const key = key_.data();
-    for (std::size_t e = 0; e < n; ++e) ++start[key[e] + 2];
-    for (std::size_t b = 3; b < buckets + 2; ++b) start[b] += start[b - 1];
-    order_.resize(n);
-    order_key_.resize(n);
-    std::uint32_t* const order = order_.data();
-    std::uint32_t* const order_key = order_key_.data();
-    for (std::size_t e = 0; e < n; ++e) {
-        const std::uint32_t k = start[key[e] + 1]++;
-        order[k] = static_cast<std::uint32_t>(e);
-        order_key[k] = key[e];
-    }
-    // Within a bucket, slot order: neighbour sums then run in an order that depends only on the
-    // agents (row, column, slot), never on the entry order. Insertion sort: only agents that
-    // changed bucket are out of place.
-    const std::uint32_t* const slot_of = a_.slot.data();
-    for (std::size_t k = 1; k < n; ++k) {
-        const std::uint32_t e = order[k], b = order_key[k], s = slot_of[e];
-        std::size_t m = k;
-        while (m > 0 && order_key[m - 1] == b && slot_of[order[m - 1]] > s) {
-            order[m] = order[m - 1];
-            --m;
-        }
-        order[m] = e;
-    }
-
     // Move every entry to its sorted place (sorted_ <- a_ permuted), then swap.
-    for (auto* v : {&sorted_.px, &sorted_.py, &sorted_.vx, &sorted_.vy, &sorted_.radius, &sorted_.speed,
-                    &sorted_.progress_ref, &sorted_.progress_clock})
-        v->resize(n);
-    for (auto* v : {&sorted_.group, &sorted_.slot}) v->resize(n);
-    for (auto* v : {&sorted_.state, &sorted_.stuck}) v->resize(n);
+    const std::uint32_t* const order = hash_->order();
+    sorted_.each([n](auto& v) { v.resize(n); });
     auto gather = [&](std::size_t begin, std::size_t end) {
         for (std::size_t k = begin; k < end; ++k) {
             const std::uint32_t e = order[k];
@@ -572,8 +541,11 @@ void Crowd::sort_agents(JobSystem& jobs) {
             sorted_.speed[k] = a_.speed[e];
             sorted_.progress_ref[k] = a_.progress_ref[e];
             sorted_.progress_clock[k] = a_.progress_clock[e];
+            sorted_.sidestep[k] = a_.sidestep[e];
             sorted_.group[k] = a_.group[e];
             sorted_.slot[k] = a_.slot[e];
+            sorted_.sight[k] = a_.sight[e];
+            sorted_.sight_from[k] = a_.sight_from[e];
             sorted_.state[k] = a_.state[e];
             sorted_.stuck[k] = a_.stuck[e];
             index_[a_.slot[e]] = static_cast<std::uint32_t>(k);
@@ -583,11 +555,193 @@ void Crowd::sort_agents(JobSystem& jobs) {
     std::swap(a_, sorted_);
 }
 
+// ---- The sub-step's phases ---------------------------------------------------------------------
+// Each phase works on one agent and reads only the previous state (the sorted entries of a_) and
+// the agent's own intermediate values, so the parallel loop over agents in substep() is
+// bit-identical for any split.
+
+namespace {
+
+// What the previous state shows around one agent.
+struct Neighbourhood {
+    float sx = 0.0f, sy = 0.0f;          // separation within the interaction range
+    float ox = 0.0f, oy = 0.0f;          // real overlaps only (what still moves a standing agent)
+    float px_fix = 0.0f, py_fix = 0.0f;  // overlap depth along the pair directions, cells
+    bool touches_arrived_mate = false;   // touching (within 5%) an arrived agent of its own group
+};
+
+// The previous state the phases read, and the step's constants.
+struct StepView {
+    const float* px;
+    const float* py;
+    const float* radius;
+    const std::uint32_t* slot;
+    const std::uint32_t* group;
+    const std::uint8_t* state;
+    float separation_range;
+};
+
+// Neighbours: sums over the agents within the interaction range, in sorted order. A run of
+// candidates is filtered without branches (most fail the range test, which a branch would
+// mispredict), then the hits are summed in run order.
+Neighbourhood gather_neighbours(const StepView& v, const detail::SpatialHash& hash, std::uint32_t k) {
+    Neighbourhood nb;
+    const float x = v.px[k], y = v.py[k], r = v.radius[k];
+    const std::uint32_t i = v.slot[k], group = v.group[k];
+    hash.for_each_near(x, y, [&](std::uint32_t from, std::uint32_t to) {
+        constexpr std::uint32_t kBlock = 64;
+        std::uint32_t hits[kBlock];
+        while (from < to) {
+            const std::uint32_t stop = std::min(to, from + kBlock);
+            std::uint32_t n_hits = 0;
+            for (std::uint32_t k2 = from; k2 < stop; ++k2) {
+                const float dx = x - v.px[k2], dy = y - v.py[k2];
+                const float range = (r + v.radius[k2]) * v.separation_range;
+                hits[n_hits] = k2;
+                n_hits += (dx * dx + dy * dy < range * range) & (k2 != k);
+            }
+            from = stop;
+            for (std::uint32_t h = 0; h < n_hits; ++h) {
+                const std::uint32_t k2 = hits[h];
+                float dx = x - v.px[k2], dy = y - v.py[k2];
+                const float rr = r + v.radius[k2];
+                const float range = rr * v.separation_range;
+                float d2 = dx * dx + dy * dy;
+                if (d2 < 1e-12f) {  // exactly on top of each other: split by slot order
+                    dx = i < v.slot[k2] ? 1e-3f : -1e-3f;
+                    dy = 0.0f;
+                    d2 = dx * dx;
+                }
+                const float d = std::sqrt(d2);
+                const float push = (range - d) / range;
+                nb.sx += dx / d * push;
+                nb.sy += dy / d * push;
+                if (d < rr) {
+                    nb.ox += dx / d * (rr - d) / rr;
+                    nb.oy += dy / d * (rr - d) / rr;
+                    nb.px_fix += dx / d * (rr - d);
+                    nb.py_fix += dy / d * (rr - d);
+                }
+                if (d < rr * 1.05f && v.group[k2] == group &&
+                    v.state[k2] == static_cast<std::uint8_t>(AgentState::arrived)) {
+                    nb.touches_arrived_mate = true;
+                }
+            }
+        }
+    });
+    return nb;
+}
+
+// States, first half: cut off, arrived (and re-activated when the goal moved away), moving.
+AgentState state_from_field(AgentState st, float to_go, float settle, float arrival_distance) {
+    if (to_go == kUnreachable) return AgentState::no_path;
+    if (st == AgentState::arrived) return to_go > settle + 1.0f ? AgentState::moving : st;
+    return to_go <= arrival_distance ? AgentState::arrived : AgentState::moving;
+}
+
+// Integration: acceleration toward the desired velocity (moving) or to a stop (otherwise; only a
+// real overlap still pushes, so a pack spreads until nobody overlaps and then stands still),
+// bounded by max_force; velocity bounded by the terrain's speed; then the position.
+void integrate(const CrowdParams& P, AgentState st, const Neighbourhood& nb, float dvx, float dvy, float vmax, float dt,
+               float& x, float& y, float& vx, float& vy) {
+    float ax, ay;
+    if (st == AgentState::moving) {
+        ax = (dvx - vx) * kSteerRate + nb.sx * P.separation;
+        ay = (dvy - vy) * kSteerRate + nb.sy * P.separation;
+    } else {
+        ax = -vx * kSteerRate + nb.ox * P.separation * kSteerRate;
+        ay = -vy * kSteerRate + nb.oy * P.separation * kSteerRate;
+    }
+    const float a = std::sqrt(ax * ax + ay * ay);
+    if (a > P.max_force) {
+        ax *= P.max_force / a;
+        ay *= P.max_force / a;
+    }
+    vx += ax * dt;
+    vy += ay * dt;
+    const float v = std::sqrt(vx * vx + vy * vy);
+    if (v > vmax) {
+        vx *= vmax / v;
+        vy *= vmax / v;
+    }
+    if (st != AgentState::moving && v < 1e-3f && nb.ox * nb.ox + nb.oy * nb.oy < 1e-6f) vx = vy = 0.0f;  // settle
+    x += vx * dt;
+    y += vy * dt;
+}
+
+// Overlap resolution on positions (velocity untouched): each agent of an overlapping pair moves
+// away by a share of the depth, at most half a radius per sub-step, so a crowd squeezed by its
+// own steering cannot pile up on one spot. Jacobi-style (from the previous positions only).
+void resolve_overlap(const Neighbourhood& nb, float r, float& x, float& y) {
+    float fx = nb.px_fix * kOverlapShare, fy = nb.py_fix * kOverlapShare;
+    const float f2 = fx * fx + fy * fy, cap = 0.5f * r;
+    if (f2 > cap * cap) {
+        const float k = cap / std::sqrt(f2);
+        fx *= k;
+        fy *= k;
+    }
+    x += fx;
+    y += fy;
+}
+
+// A stuck unit's way out: the flow turned by 1.2 radians to one side. The side the crowd
+// already pushes it toward, else the side stored in the stuck bits (they alternate with every
+// check that finds the unit still stuck); never the side with a wall right there.
+Vec2 sidestep_direction(const CostField& cost, Vec2 f, const Neighbourhood& nb, float x, float y, std::uint8_t stuck) {
+    const float cross = f.x * nb.sy - f.y * nb.sx;  // > 0: the push has a left-hand component
+    bool left = std::fabs(cross) > 0.05f ? cross > 0.0f : (stuck & kStuckSide) != 0;
+    const float c = kSidestepCos, s = kSidestepSin;
+    auto turned = [&](bool to_left) {
+        const float sn = to_left ? s : -s;
+        return Vec2{f.x * c - f.y * sn, f.x * sn + f.y * c};
+    };
+    // A wall within 0.6 cells straight to that side: the other side.
+    const float px = left ? -f.y : f.y, py = left ? f.x : -f.x;
+    if (!cost.passable(floor_to_int(x + px * 0.6f), floor_to_int(y + py * 0.6f))) left = !left;
+    return turned(left);
+}
+
+// Stuck windows: at the end of each, a moving unit that gained less than stuck_progress of
+// cost-to-go is stuck. Cost-to-go is per cell, so a unit gains nothing until it leaves its cell:
+// the window lasts at least the time to cross kStuckCells cells at the unit's own speed on this
+// terrain (4 s in swamp, cost 6, for a unit of 3 cells/s), never less than stuck_seconds. A unit found
+// stuck sidesteps for stuck_sidestep seconds (doubled for each check in a row that finds it stuck,
+// up to 8x), to the other side than last time.
+void update_stuck(const CrowdParams& P, AgentState st, float to_go, float terrain, float speed, float dt, float& clock,
+                  float& ref, std::uint8_t& stuck, float& sidestep) {
+    sidestep = st == AgentState::moving ? std::max(0.0f, sidestep - dt) : 0.0f;
+    if (sidestep > 0.0f) {  // the next window starts when the sidestep is over
+        clock = 0.0f;
+        ref = to_go;
+        return;
+    }
+    clock += dt;
+    const float window = std::max(P.stuck_seconds, kStuckCells * terrain / speed);
+    if (clock < window && std::isfinite(ref)) return;
+    const bool now_stuck = st == AgentState::moving && std::isfinite(ref) && ref - to_go < P.stuck_progress;
+    int run = stuck >> kStuckRunShift;
+    if (now_stuck && P.stuck_sidestep > 0.0f) {
+        // Alternating sides, twice as long each time: a way out a few cells along a wall is found
+        // whichever side it is on.
+        sidestep = P.stuck_sidestep * static_cast<float>(1 << run);
+        stuck ^= kStuckSide;
+    }
+    run = now_stuck ? std::min(run + 1, 3) : 0;
+    stuck = static_cast<std::uint8_t>((run << kStuckRunShift) | (stuck & kStuckSide) | (now_stuck ? kStuckFlag : 0));
+    ref = to_go;
+    clock = 0.0f;
+}
+
+}  // namespace
+
 void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
     sort_agents(jobs);
     // The blob of arrived agents grows with the group: a unit stops against an arrived mate within
-    // settle_distance plus the radius of a disc packed with the group's arrived agents.
-    for (float& s : settle_) s = params_.settle_distance + 2.0f * std::sqrt(s / 0.6f);
+    // settle_distance plus a little more than the radius of a disc densely packed with the group's
+    // arrived agents. A unit that touches the pack further out keeps going round it toward the goal:
+    // stopping at the first touch grows the pack along the lanes units come in by (an X along the
+    // field's diagonals), as diffusion-limited aggregation does.
+    for (float& s : settle_) s = params_.settle_distance + kSettleSlack * std::sqrt(s / kPackDensity);
     const std::size_t n = live_;
     nx_.resize(n);
     ny_.resize(n);
@@ -596,33 +750,25 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
     const CrowdParams& P = params_;
     const int W = cost.width(), H = cost.height();
     const Cost* const cells = cost.cells().data();
-    const std::uint32_t* const start = bucket_start_.data();
-    const float* const npx = a_.px.data();
-    const float* const npy = a_.py.data();
-    const float* const nr = a_.radius.data();
-    const std::uint32_t* const nslot = a_.slot.data();
-    const std::uint32_t* const ngroup = a_.group.data();
-    const std::uint8_t* const nst = a_.state.data();
-    const int hw = hash_w_, hh = hash_h_;
-    const float hash_cell = hash_cell_;
-    std::atomic<std::size_t> n_arrived{0}, n_no_path{0}, n_stuck{0}, n_wall{0};
+    const StepView view{a_.px.data(),    a_.py.data(),    a_.radius.data(),  a_.slot.data(),
+                        a_.group.data(), a_.state.data(), P.separation_range};
+    const detail::SpatialHash& hash = *hash_;
+    std::atomic<std::size_t> n_arrived{0}, n_no_path{0}, n_stuck{0}, n_sidestep{0}, n_wall{0};
     // Entries are in bucket order, so an agent's neighbours are a few runs next to its own entry.
-    // Every agent reads the previous state (a_, nothing writes positions or states there) and
+    // Every agent reads the previous state (a_: nothing writes positions or states there) and
     // writes only its own entry.
     auto body = [&](std::size_t begin, std::size_t end) {
-        std::size_t arrived = 0, no_path = 0, stuck_count = 0, walls = 0;
+        std::size_t arrived = 0, no_path = 0, stuck_count = 0, sidestepping = 0, walls = 0;
         for (std::size_t k = begin; k < end; ++k) {
-            const std::uint32_t i = nslot[k];
-            const std::uint32_t group = ngroup[k];
+            const std::uint32_t group = view.group[k];
             // One branch per agent: a flat field is read directly, a hierarchical plan through its
             // accessors (sector lookup, coarse estimates where no sector field exists yet).
             const FlowField* const flat = groups_[group].flat.get();
             const HierarchicalField* const hier = groups_[group].hier.get();
-            float x = npx[k], y = npy[k], vx = a_.vx[k], vy = a_.vy[k];
-            const float r = nr[k];
+            float x = view.px[k], y = view.py[k], vx = a_.vx[k], vy = a_.vy[k];
+            const float r = view.radius[k];
             const int cx = std::clamp(static_cast<int>(x), 0, W - 1), cy = std::clamp(static_cast<int>(y), 0, H - 1);
-            const std::size_t c_index = static_cast<std::size_t>(cy) * W + cx;
-            const Cost c = cells[c_index];
+            const Cost c = cells[static_cast<std::size_t>(cy) * W + cx];
             const float terrain = c == kCostWall ? 1.0f : static_cast<float>(c);
             // A unit of size s follows the field with its top-left cell: the field is read at its
             // centre moved (s - 1) / 2 cells up and left.
@@ -632,145 +778,76 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
                       fcy = std::clamp(static_cast<int>(fy), 0, H - 1);
             const float to_go = flat ? flat->to_stop()[static_cast<std::size_t>(fcy) * W + fcx] : hier->to_go(fcx, fcy);
             const float settle = settle_[group];
-            auto st = static_cast<AgentState>(nst[k]);
 
-            // State: cut off, arrived (and re-activated when the goal moved away), moving.
-            if (to_go == kUnreachable) {
-                st = AgentState::no_path;
-            } else if (st == AgentState::arrived) {
-                if (to_go > settle + 1.0f) st = AgentState::moving;
-            } else {
-                st = to_go <= P.arrival_distance ? AgentState::arrived : AgentState::moving;
-            }
-
-            // Neighbours: separation push, and the stopping chain reaction near the goal.
-            float sx = 0.0f, sy = 0.0f;          // separation within the interaction range
-            float ox = 0.0f, oy = 0.0f;          // real overlaps only (what still moves a standing agent)
-            float px_fix = 0.0f, py_fix = 0.0f;  // overlap depth along the pair directions, cells
-            // A run of candidates is filtered without branches (most fail the range test, which
-            // a branch would mispredict), then the hits are summed in run order.
-            auto scan = [&](std::uint32_t from, std::uint32_t to) {
-                constexpr std::uint32_t kBlock = 64;
-                std::uint32_t hits[kBlock];
-                while (from < to) {
-                    const std::uint32_t stop = std::min(to, from + kBlock);
-                    std::uint32_t n_hits = 0;
-                    for (std::uint32_t k2 = from; k2 < stop; ++k2) {
-                        const float dx = x - npx[k2], dy = y - npy[k2];
-                        const float range = (r + nr[k2]) * P.separation_range;
-                        hits[n_hits] = k2;
-                        n_hits += (dx * dx + dy * dy < range * range) & (k2 != k);
-                    }
-                    from = stop;
-                    for (std::uint32_t h = 0; h < n_hits; ++h) {
-                        const std::uint32_t k2 = hits[h];
-                        float dx = x - npx[k2], dy = y - npy[k2];
-                        const float rr = r + nr[k2];
-                        const float range = rr * P.separation_range;
-                        float d2 = dx * dx + dy * dy;
-                        if (d2 < 1e-12f) {  // exactly on top of each other: split by slot order
-                            dx = i < nslot[k2] ? 1e-3f : -1e-3f;
-                            dy = 0.0f;
-                            d2 = dx * dx;
-                        }
-                        const float d = std::sqrt(d2);
-                        const float push = (range - d) / range;
-                        sx += dx / d * push;
-                        sy += dy / d * push;
-                        if (d < rr) {
-                            ox += dx / d * (rr - d) / rr;
-                            oy += dy / d * (rr - d) / rr;
-                            px_fix += dx / d * (rr - d);
-                            py_fix += dy / d * (rr - d);
-                        }
-                        if (st == AgentState::moving && d < rr * 1.05f && ngroup[k2] == group &&
-                            nst[k2] == static_cast<std::uint8_t>(AgentState::arrived) && to_go <= settle) {
-                            st = AgentState::arrived;  // bumped into a settled mate near the goal
-                        }
-                    }
-                }
-            };
-            const int bx = std::min(hw - 1, static_cast<int>(x / hash_cell));
-            const int by = std::min(hh - 1, static_cast<int>(y / hash_cell));
-            const int qx0 = std::max(0, bx - 1), qx1 = std::min(hw - 1, bx + 1);
-            const int qy0 = std::max(0, by - 1), qy1 = std::min(hh - 1, by + 1);
-            for (int qy = qy0; qy <= qy1; ++qy) {
-                const std::uint32_t b0 = hash_bucket(qx0, qy), b1 = hash_bucket(qx1, qy);
-                if (b0 <= b1) {
-                    scan(start[b0], start[b1 + 1]);  // the row's buckets are adjacent
-                } else {
-                    for (int qx = qx0; qx <= qx1; ++qx) {  // the row wraps around the torus
-                        const std::uint32_t b = hash_bucket(qx, qy);
-                        scan(start[b], start[b + 1]);
-                    }
-                }
+            // States from the field, neighbours, then the stopping chain reaction near the goal.
+            AgentState st = state_from_field(static_cast<AgentState>(view.state[k]), to_go, settle, P.arrival_distance);
+            const Neighbourhood nb = gather_neighbours(view, hash, static_cast<std::uint32_t>(k));
+            if (st == AgentState::moving && nb.touches_arrived_mate &&
+                (to_go <= settle || (a_.stuck[k] & kStuckFlag) != 0 ||
+                 vx * vx + vy * vy < kBlockedSpeed * kBlockedSpeed * a_.speed[k] * a_.speed[k] / (terrain * terrain))) {
+                st = AgentState::arrived;  // near the goal, or blocked against the pack for a whole window
             }
 
             // Desired velocity: the flow at this point, at the speed the terrain allows; slowing
             // down over the last cells before the goal.
             float dvx = 0.0f, dvy = 0.0f;
+            std::uint8_t stuck = a_.stuck[k];
+            float sidestep = a_.sidestep[k];
             if (st == AgentState::moving) {
-                const Vec2 f = flat ? flat->sample({fx, fy}) : hier->sample({fx, fy});
+                Vec2 f{0.0f, 0.0f};
+                bool aimed = false;
+                if (P.line_of_sight && groups_[group].sight && lift == 0.0f && sidestep <= 0.0f) {
+                    // Line of sight, a function of the unit's own state only: looked for when it
+                    // enters another cell (after a new field or a teleport, at once), but while it
+                    // walks toward a point it saw, only every few cells.
+                    const std::uint32_t fcell = static_cast<std::uint32_t>(fcy) * static_cast<std::uint32_t>(W) +
+                                                static_cast<std::uint32_t>(fcx);
+                    const std::uint32_t from = a_.sight_from[k], seen = a_.sight[k] & detail::kAimCellMask;
+                    bool again = from != fcell;
+                    if (again && from != detail::kNoCell && a_.sight[k] != detail::kNoCell) {
+                        // Walking a clear line: look again only after kSightRecheck cells, or when the
+                        // point seen is near (past it, the way bends), unless it is the goal.
+                        const int mx = std::abs(static_cast<int>(from % static_cast<std::uint32_t>(W)) - fcx);
+                        const int my = std::abs(static_cast<int>(from / static_cast<std::uint32_t>(W)) - fcy);
+                        const int sx = std::abs(static_cast<int>(seen % static_cast<std::uint32_t>(W)) - fcx);
+                        const int sy = std::abs(static_cast<int>(seen / static_cast<std::uint32_t>(W)) - fcy);
+                        const bool goal = flat->directions()[seen] == Direction::goal;
+                        again = std::max(mx, my) >= (goal ? kGoalSightRecheck : kSightRecheck) ||
+                                (!goal && std::max(sx, sy) <= kSightNear);
+                    }
+                    if (again) {
+                        a_.sight[k] = detail::look_ahead(*flat, cost, {fx, fy}, r, fcell, kLookAheadMoves);
+                        a_.sight_from[k] = fcell;
+                    }
+                    if (const std::uint32_t w = a_.sight[k]; w != detail::kNoCell) {
+                        const Vec2 aim = detail::aim_point(w, W);
+                        const float tx = aim.x - fx, ty = aim.y - fy;
+                        const float len = std::sqrt(tx * tx + ty * ty);
+                        if (len > 1e-3f) {
+                            f = {tx / len, ty / len};
+                            aimed = true;
+                        }
+                    }
+                }
+                if (!aimed) f = flat ? flat->sample({fx, fy}) : hier->sample({fx, fy});
+                if (sidestep > 0.0f) f = sidestep_direction(cost, f, nb, x, y, stuck);
                 const float slow = std::min(1.0f, (to_go + 0.25f) / 1.5f);
                 const float speed = a_.speed[k] / terrain * slow;
                 dvx = f.x * speed;
                 dvy = f.y * speed;
             }
-            float ax, ay;
-            if (st == AgentState::moving) {
-                ax = (dvx - vx) * kSteerRate + sx * P.separation;
-                ay = (dvy - vy) * kSteerRate + sy * P.separation;
-            } else {
-                // Arrived or cut off: brake to a stop; only a real overlap still pushes, so the
-                // pack spreads until nobody overlaps and then stands still (no jitter).
-                ax = -vx * kSteerRate + ox * P.separation * kSteerRate;
-                ay = -vy * kSteerRate + oy * P.separation * kSteerRate;
-            }
-            const float a = std::sqrt(ax * ax + ay * ay);
-            if (a > P.max_force) {
-                ax *= P.max_force / a;
-                ay *= P.max_force / a;
-            }
-            vx += ax * dt;
-            vy += ay * dt;
-            const float vmax = a_.speed[k] / terrain;
-            const float v = std::sqrt(vx * vx + vy * vy);
-            if (v > vmax) {
-                vx *= vmax / v;
-                vy *= vmax / v;
-            }
-            if (st != AgentState::moving && v < 1e-3f && ox * ox + oy * oy < 1e-6f) vx = vy = 0.0f;  // settle exactly
 
-            // Move, then push the disc out of walls and the map border, dropping the velocity into them.
+            // Integrate, resolve overlaps, then push the disc out of walls and the map border,
+            // dropping the velocity into them.
             const float safe_x = x, safe_y = y;
-            x += vx * dt;
-            y += vy * dt;
-            // Overlap resolution on positions (velocity untouched): each agent of an overlapping
-            // pair moves away by a share of the depth, at most a quarter radius per sub-step, so a
-            // crowd squeezed by its own steering cannot pile up on one spot. Jacobi-style (from the
-            // previous positions only), hence still bit-identical for any thread count.
-            {
-                float fx = px_fix * kOverlapShare, fy = py_fix * kOverlapShare;
-                const float f2 = fx * fx + fy * fy, cap = 0.5f * r;
-                if (f2 > cap * cap) {
-                    const float k = cap / std::sqrt(f2);
-                    fx *= k;
-                    fy *= k;
-                }
-                x += fx;
-                y += fy;
-            }
+            integrate(P, st, nb, dvx, dvy, a_.speed[k] / terrain, dt, x, y, vx, vy);
+            resolve_overlap(nb, r, x, y);
             const std::uint8_t hit = push_out_of_walls(cost, r, safe_x, safe_y, x, y, vx, vy) ? 1 : 0;
 
-            // Stuck: little progress toward the goal during the last window.
-            float clock = a_.progress_clock[k] + dt;
+            // Stuck: little progress toward the goal during the last window; a stuck unit sidesteps.
+            float clock = a_.progress_clock[k];
             float ref = a_.progress_ref[k];
-            std::uint8_t stuck = a_.stuck[k];
-            if (clock >= P.stuck_seconds || !std::isfinite(ref)) {
-                stuck = st == AgentState::moving && std::isfinite(ref) && ref - to_go < P.stuck_progress;
-                ref = to_go;
-                clock = 0.0f;
-            }
+            update_stuck(P, st, to_go, terrain, a_.speed[k], dt, clock, ref, stuck, sidestep);
             nx_[k] = x;
             ny_[k] = y;
             a_.vx[k] = vx;  // only this agent reads its velocity
@@ -780,17 +857,20 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             nstate_[k] = static_cast<std::uint8_t>(st);
             wall_hit_[k] = hit;
             a_.stuck[k] = stuck;
+            a_.sidestep[k] = sidestep;
             a_.progress_ref[k] = ref;
             a_.progress_clock[k] = clock;
             arrived += st == AgentState::arrived;
             no_path += st == AgentState::no_path;
-            stuck_count += stuck;
+            stuck_count += stuck & kStuckFlag;
+            sidestepping += sidestep > 0.0f;
             walls += hit;
         }
         if (count_stats) {  // integer sums: the same for any split
             n_arrived.fetch_add(arrived, std::memory_order_relaxed);
             n_no_path.fetch_add(no_path, std::memory_order_relaxed);
             n_stuck.fetch_add(stuck_count, std::memory_order_relaxed);
+            n_sidestep.fetch_add(sidestepping, std::memory_order_relaxed);
             n_wall.fetch_add(walls, std::memory_order_relaxed);
         }
     };
@@ -799,6 +879,7 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
         stats_.arrived = n_arrived.load();
         stats_.no_path = n_no_path.load();
         stats_.stuck = n_stuck.load();
+        stats_.sidestepping = n_sidestep.load();
         stats_.wall_contacts = n_wall.load();
     }
     a_.px.swap(nx_);

@@ -932,6 +932,13 @@ Result<void> World::spawn(const Spawn& c) {
     return {};
 }
 
+void World::set_line_of_sight(bool on) {
+    config_.crowd.line_of_sight = on;
+    CrowdParams cp = crowd_->params();
+    cp.line_of_sight = on;
+    (void)crowd_->set_params(cp);  // the other values are the crowd's own, hence valid
+}
+
 Result<void> World::set_unit_params(const UnitParams& p) {
     if (!(p.speed >= 0.1f && p.speed <= 20.0f)) {
         return Error{"speed " + std::to_string(p.speed) + " is outside 0.1..20 cells/s"};

@@ -428,6 +428,24 @@ sim_wall_safety)
   grep -qE '"nan": false,?$' sim.json || fail "NaN positions"
   grep -qE '"state_hash": "[0-9a-f]{16}"' sim.json || fail "state hash is not 16 hex digits"
   [ "$(head -c 8 sim.png | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] || fail "sim.png is not a PNG"
+  # --detail: one entry per agent; on an open map a lone unit walks the straight line (line of sight).
+  printf 'tide-map 1\nwidth 40\nheight 20\nmap\n' >open40.tmap
+  for _ in $(seq 20); do printf '%s\n' "$(printf '.%.0s' $(seq 40))" >>open40.tmap; done
+  "$tide" sim --map open40.tmap --goal 35,15 --agents 1 --spawn 3,3,4,4 --seconds 20 --detail --json detail.json \
+    >/dev/null 2>&1 || fail "sim --detail"
+  jq -e '(.agents_detail | length) == 1 and (.agents_detail[0] | has("start") and has("end") and
+         has("path_length") and has("arrival_s") and .state == "arrived")' detail.json >/dev/null ||
+    fail "agents_detail: $(jq -c .agents_detail detail.json)"
+  jq -e '.agents_detail[0] as $a | ($a.path_length + ((($a.end[0] - 35.5) | . * .) + (($a.end[1] - 15.5) | . * .) | sqrt))
+         / ((($a.start[0] - 35.5) | . * .) + (($a.start[1] - 15.5) | . * .) | sqrt) < 1.01' detail.json >/dev/null ||
+    fail "a lone unit on an open map walks more than 1% over the straight line: $(jq -c .agents_detail detail.json)"
+  "$tide" sim --map open40.tmap --goal 35,15 --agents 1 --spawn 3,3,4,4 --seconds 20 --detail --line-of-sight off \
+    --json detail_off.json >/dev/null 2>&1 || fail "sim --line-of-sight off"
+  jq -e '.line_of_sight == false and .agents_detail[0].arrival_s > 0' detail_off.json >/dev/null ||
+    fail "--line-of-sight off: $(jq -c '{line_of_sight, agents_detail}' detail_off.json)"
+  jq -n --slurpfile on detail.json --slurpfile off detail_off.json \
+    '$on[0].agents_detail[0].path_length < $off[0].agents_detail[0].path_length' >/dev/null ||
+    fail "line of sight does not shorten the walk"
   "$tide" sim --map @default --goal 54,18 --agents 100 --seconds 3 --gif sim.gif >/dev/null 2>&1 || fail "sim --gif"
   [ "$(head -c 6 sim.gif)" = "GIF89a" ] || fail "sim.gif is not a GIF89a file"
   [ "$(stat -c %s sim.gif)" -gt 10000 ] || fail "sim.gif is suspiciously small (30 frames expected)"
@@ -440,7 +458,7 @@ sim_wall_safety)
   # x86-64 without -march flags has no FMA). Re-record it (run the command below) only when the
   # crowd's behaviour, the spawn or @default changes on purpose, or for a compiler and target that
   # contract to FMA (e.g. Clang on aarch64).
-  expected_hash=90995378d7d2cc24
+  expected_hash=f7ef73266f0efe15
   sim5k=("$tide" sim --map @default --goal 54,18 --agents 5000 --seconds 5)
   h1=$("${sim5k[@]}" --threads 1 2>/dev/null | grep -o 'state hash [0-9a-f]*')
   h2=$("${sim5k[@]}" --threads 2 2>/dev/null | grep -o 'state hash [0-9a-f]*')
@@ -451,6 +469,8 @@ sim_wall_safety)
 sim_bad_inputs)
   expect_fail "sim goal on wall" "is on a wall" "$tide" sim --map @default --goal 14,0 --agents 10
   expect_fail "sim zero agents" "outside 1..1000000" "$tide" sim --map @default --goal 54,18 --agents 0
+  expect_fail "sim bad line of sight" "--line-of-sight 'maybe' is not on or off" \
+    "$tide" sim --map @default --goal 54,18 --agents 10 --line-of-sight maybe
   expect_fail "sim negative dt" "--dt must be" "$tide" sim --map @default --goal 54,18 --dt -1
   expect_fail "sim bad spawn" "is not X0,Y0,X1,Y1" "$tide" sim --map @default --goal 54,18 --spawn 5,5,1,1
   expect_fail "sim spawn in a wall" "could not find free positions" "$tide" sim --map @default --goal 54,18 --agents 5 --spawn 14,0,15.9,10

@@ -12,6 +12,7 @@
 
 #include "support/test_maps.hpp"
 #include "tide/crowd.hpp"
+#include "tide/generate.hpp"
 #include "tide/unit_class.hpp"
 
 namespace tide {
@@ -138,6 +139,124 @@ TEST(Crowd, SwampIsSixTimesSlower) {
     ASSERT_GT(plain, 2.9f);
     ASSERT_GT(swamp, 0.0f);
     EXPECT_NEAR(plain / swamp, 6.0f, 0.1f);
+}
+
+TEST(CrowdStuck, UnitsAtFullSpeedInSwampAreNotFlaggedStuck) {
+    // A swamp cell (cost 6) takes 2 s to cross at 3 / 6 cells/s, longer than the 1 s stuck window:
+    // progress must be judged against the unit's own terrain-adjusted speed. Straight and diagonal
+    // walkers, one in a corridor, a few crossing an open swamp.
+    CostField cost = std::move(CostField::create(40, 40).value());
+    cost.fill_rect(0, 0, 39, 39, kCostSwamp);
+    Crowd crowd(cost);
+    const GroupId g = crowd.add_group(field_for(cost, {38, 38})).value();
+    std::vector<AgentId> ids;
+    for (const Vec2 p : {Vec2{1.5f, 38.5f}, Vec2{1.5f, 1.5f}, Vec2{20.2f, 4.7f}, Vec2{38.5f, 3.5f}})
+        ids.push_back(crowd.add_agent(p, g).value());
+    std::size_t most_stuck = 0;
+    for (int s = 0; s < 60 * 30; ++s) {
+        ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
+        most_stuck = std::max(most_stuck, crowd.stats().stuck);
+        for (AgentId id : ids) ASSERT_FALSE(crowd.stuck(id)) << "at " << crowd.time() << " s";
+    }
+    EXPECT_EQ(most_stuck, 0u);
+    // They did move at the swamp's pace: 30 s at 0.5 cells/s is about 15 cells.
+    EXPECT_GT(std::hypot(crowd.position(ids[0]).x - 1.5f, crowd.position(ids[0]).y - 38.5f), 12.0f);
+}
+
+TEST(CrowdStuck, AUnitHeldBackByAWallIsStillFlaggedStuck) {
+    // The check must still fire: a unit whose field leads into a wall it cannot pass (the field was
+    // built before the wall went up) makes no progress.
+    CostField open = std::move(CostField::create(30, 10).value());
+    auto field = field_for(open, {25, 5});
+    CostField cost = std::move(CostField::create(30, 10).value());
+    cost.fill_rect(10, 0, 10, 9, kCostWall);
+    Crowd crowd(cost);
+    const GroupId g = crowd.add_group(field).value();
+    const AgentId a = crowd.add_agent({5.5f, 5.5f}, g).value();
+    for (int s = 0; s < 60 * 5; ++s) ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
+    EXPECT_TRUE(crowd.stuck(a));
+    EXPECT_EQ(crowd.stats().stuck, 1u);
+}
+
+// A unit wedged in a wall corner: its field leads straight into a wall (the field was built before
+// the wall went up, as when an edit's new field is still on its way), a settled pack of another
+// group stands against the wall beside it, and the way on is round the wall's end 3 cells to the
+// other side. Returns the seconds from the first stuck flag until the unit is past the wall, or a
+// negative number if it never is within 40 s.
+float seconds_to_get_free(float sidestep, bool* was_stuck) {
+    CostField open = std::move(CostField::create(40, 24).value());
+    const auto stale = field_for(open, {30, 8});
+    CostField cost = std::move(CostField::create(40, 24).value());
+    cost.fill_rect(20, 0, 20, 11, kCostWall);
+    CrowdParams params;
+    params.stuck_sidestep = sidestep;
+    Crowd crowd(cost, params);
+    const GroupId pack = crowd.add_group(field_for(cost, {19, 5})).value();
+    for (int i = 0; i < 40; ++i)
+        EXPECT_TRUE(crowd.add_agent({17.0f + 0.4f * (i % 8), 4.0f + 0.4f * (i / 8)}, pack).ok());
+    for (int s = 0; s < 60 * 6; ++s) EXPECT_TRUE(crowd.step(1.0f / 60.0f).ok());
+    const GroupId g = crowd.add_group(stale).value();
+    const AgentId a = crowd.add_agent({12.5f, 8.5f}, g).value();
+    float first_stuck = -1.0f;
+    *was_stuck = false;
+    for (int s = 0; s < 60 * 40; ++s) {
+        EXPECT_TRUE(crowd.step(1.0f / 60.0f).ok());
+        if (first_stuck < 0.0f && crowd.stuck(a)) {
+            first_stuck = static_cast<float>(crowd.time());
+            *was_stuck = true;
+        }
+        if (crowd.position(a).x > 21.0f)
+            return first_stuck < 0.0f ? 0.0f : static_cast<float>(crowd.time()) - first_stuck;
+    }
+    return -1.0f;
+}
+
+TEST(CrowdStuck, AUnitWedgedInAWallCornerBesideAPackGetsFreeWithinFiveSeconds) {
+    bool was_stuck = false;
+    // The scenario does wedge the unit: without sidesteps it stays stuck.
+    EXPECT_LT(seconds_to_get_free(0.0f, &was_stuck), 0.0f);
+    EXPECT_TRUE(was_stuck);
+    const float with = seconds_to_get_free(CrowdParams{}.stuck_sidestep, &was_stuck);
+    EXPECT_TRUE(was_stuck);
+    EXPECT_GE(with, 0.0f);
+    EXPECT_LE(with, 5.0f);
+}
+
+TEST(CrowdArrival, AThousandUnitsOnTheDefaultMapPackRoundAndStandStill) {
+    // Stopping at the first touch of the pack grows it along the lanes units come in by (an X along
+    // the field's diagonals, mean distance to the goal 7.9 cells against 3.5 for an ideally packed
+    // disc). Measure: the ideal disc's mean distance (2/3 of its radius, hexagonal packing) over the
+    // pack's mean distance from the goal's centre.
+    auto m = make_builtin_map("default");
+    ASSERT_TRUE(m.ok());
+    const CostField& cost = m->cost;
+    const Cell goal{54, 18};
+    Crowd crowd(cost);
+    const GroupId g = crowd.add_group(field_for(cost, goal)).value();
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> ux(0.0f, 64.0f), uy(0.0f, 40.0f);
+    for (int n = 0; n < 1000;) {
+        const Vec2 p{ux(rng), uy(rng)};
+        if (cost.passable(static_cast<int>(p.x), static_cast<int>(p.y)) && crowd.add_agent(p, g).ok()) ++n;
+    }
+    double all_arrived = -1.0;
+    for (int s = 0; s < 60 * 60; ++s) {
+        ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
+        if (all_arrived < 0.0 && crowd.stats().arrived == 1000) all_arrived = crowd.time();
+        if (all_arrived >= 0.0 && crowd.time() >= all_arrived + 3.0) break;
+    }
+    ASSERT_GE(all_arrived, 0.0) << "arrived " << crowd.stats().arrived;
+    double distance = 0.0, speed = 0.0;
+    for (AgentId id : crowd.agents()) {
+        const Vec2 p = crowd.position(id), v = crowd.velocity(id);
+        distance += std::hypot(p.x - (goal.x + 0.5f), p.y - (goal.y + 0.5f));
+        speed += std::hypot(v.x, v.y);
+    }
+    const double ideal = 2.0 / 3.0 * 0.16 * std::sqrt(1000 / 0.9069);
+    // Measured: 0.855 (0.447 with the old settle radius), all arrived after 24 s, 0.002 cells/s.
+    EXPECT_GE(ideal / (distance / 1000.0), 0.8) << "mean distance " << distance / 1000.0 << ", ideal " << ideal;
+    EXPECT_LT(speed / 1000.0, 0.05) << "3 s after the last unit arrived";
+    EXPECT_EQ(crowd.stats().arrived, 1000u);
 }
 
 TEST(Crowd, WallSafetyOnTheRandomBenchmarkMap) {

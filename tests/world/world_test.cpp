@@ -77,6 +77,20 @@ TEST_F(DefaultWorld, LoadMakesOneGroupWithAField) {
     for (const AgentId id : world.agents()) EXPECT_EQ(world.group_of(id), g.id);
 }
 
+TEST_F(DefaultWorld, LineOfSightCanBeTurnedOffAndStaysOffAcrossALoad) {
+    EXPECT_TRUE(world.line_of_sight());
+    EXPECT_TRUE(world.crowd().params().line_of_sight);
+    world.set_line_of_sight(false);
+    EXPECT_FALSE(world.line_of_sight());
+    EXPECT_FALSE(world.crowd().params().line_of_sight);
+    auto m = make_builtin_map("default");
+    ASSERT_TRUE(m.ok());
+    ASSERT_TRUE(world.load("default", std::move(m->cost), m->goals, 10).ok());
+    EXPECT_FALSE(world.crowd().params().line_of_sight);
+    world.set_line_of_sight(true);
+    EXPECT_TRUE(world.crowd().params().line_of_sight);
+}
+
 TEST_F(DefaultWorld, RefusesBadGoalsAndKeepsTheOldOnes) {
     auto r = world.apply(SetGoals{{{64, 3}}});
     ASSERT_FALSE(r.ok());

@@ -1,0 +1,71 @@
+#pragma once
+// The crowd's proximity grid: a uniform grid of square buckets over the map, wrapped onto a small
+// torus, and a stable counting sort of the agents by bucket (then slot), so the agents of one
+// bucket row sit side by side and a neighbour query is a few contiguous runs of entries.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <memory_resource>
+#include <vector>
+
+#include "tide/jobs.hpp"
+
+namespace tide::detail {
+
+class SpatialHash {
+public:
+    explicit SpatialHash(std::pmr::memory_resource* memory);
+
+    /// Sizes the grid for a width x height map (cells), buckets at least `range` cells wide (and at
+    /// least 1), and a torus of about two buckets per agent for `agents` agents.
+    void configure(int width, int height, float range, std::size_t agents);
+
+    /// Sorts entries 0..n-1 by the bucket of (px, py), then by slot inside a bucket (an order that
+    /// depends on the agents only, never on the entry order). Afterwards order()[k] is the entry
+    /// that goes to place k, and the query functions describe the agents in that sorted order.
+    void sort(const float* px, const float* py, const std::uint32_t* slot, std::size_t n, JobSystem& jobs);
+
+    /// Entry to put at each sorted place (valid after sort()).
+    const std::uint32_t* order() const noexcept { return order_.data(); }
+
+    /// Calls run(begin, end) for each run of sorted places whose agents lie in the 3 x 3 buckets
+    /// around (x, y): every agent within one bucket width is in one of them.
+    template <class Run>
+    void for_each_near(float x, float y, Run&& run) const {
+        const std::uint32_t* const start = bucket_start_.data();
+        const int bx = std::min(w_ - 1, static_cast<int>(x / cell_));
+        const int by = std::min(h_ - 1, static_cast<int>(y / cell_));
+        const int qx0 = std::max(0, bx - 1), qx1 = std::min(w_ - 1, bx + 1);
+        const int qy0 = std::max(0, by - 1), qy1 = std::min(h_ - 1, by + 1);
+        for (int qy = qy0; qy <= qy1; ++qy) {
+            const std::uint32_t b0 = bucket(qx0, qy), b1 = bucket(qx1, qy);
+            if (b0 <= b1) {
+                run(start[b0], start[b1 + 1]);  // the row's buckets are adjacent
+            } else {
+                for (int qx = qx0; qx <= qx1; ++qx) {  // the row wraps around the torus
+                    const std::uint32_t b = bucket(qx, qy);
+                    run(start[b], start[b + 1]);
+                }
+            }
+        }
+    }
+
+private:
+    std::uint32_t bucket(int bx, int by) const noexcept {
+        return (static_cast<std::uint32_t>(bx) & mask_x_) | ((static_cast<std::uint32_t>(by) & mask_y_) << shift_);
+    }
+
+    // Grid cells of cell_ map cells, w_ x h_ of them over the map, wrapped onto a torus of
+    // (mask_x_ + 1) x (mask_y_ + 1) buckets, powers of two of at least 4 each: a small map is
+    // stored whole, a big map with few agents costs little. The 3x3 cells around an agent never
+    // share a bucket, and a row of them that does not wrap is one contiguous run of sorted agents.
+    float cell_ = 1.0f;
+    int w_ = 0, h_ = 0;
+    std::uint32_t mask_x_ = 7, mask_y_ = 7;
+    int shift_ = 3;  // log2(mask_x_ + 1)
+    std::size_t buckets_ = 64;
+    std::pmr::vector<std::uint32_t> bucket_start_, key_, order_, order_key_;
+};
+
+}  // namespace tide::detail
