@@ -52,7 +52,9 @@ struct CrowdParams {
                                     ///< least the time to cross two cells at the unit's terrain speed.
     float stuck_sidestep = 1.5f;    ///< Seconds a unit found stuck steps sideways to get free (other
                                     ///< side and twice as long on each check in a row that finds it
-                                    ///< stuck, up to 8x); 0 turns recovery off.
+                                    ///< stuck, up to 8x); 0 turns recovery off. Units faster than
+                                    ///< 3 cells/s on their terrain step aside for proportionally
+                                    ///< less time (the same distance).
     float max_substep = 0.02f;      ///< Longer steps are split so nothing tunnels through a wall, s.
     bool line_of_sight = true;      ///< Units of size 1 steer straight at the furthest point of their
                                     ///< field's path they can reach in a straight line over ground of one

@@ -34,6 +34,7 @@ inline int floor_to_int(float v) {
 constexpr float kOverlapShare = 0.5f;   // of a pair's overlap depth each agent resolves per sub-step
 constexpr float kSteerRate = 8.0f;      // 1/s: how fast velocity closes on the desired one, before the force bound
 constexpr std::uint8_t kStuckFlag = 1;  // Agents::stuck bit 0: flagged stuck
+constexpr float kSidestepSpeed = 3.0f;  // a sidestep of stuck_sidestep s covers what a unit of this speed does
 constexpr std::uint8_t kStuckSide = 2;  // Agents::stuck bit 1: the next sidestep goes to the left
 constexpr int kStuckRunShift = 2;       // Agents::stuck bits 2-3: checks in a row that found the unit stuck (to 3)
 constexpr float kStuckCells = 2.0f;     // a stuck window lasts at least the time to cross this many cells
@@ -706,7 +707,8 @@ Vec2 sidestep_direction(const CostField& cost, Vec2 f, const Neighbourhood& nb, 
 // the window lasts at least the time to cross kStuckCells cells at the unit's own speed on this
 // terrain (4 s in swamp, cost 6, for a unit of 3 cells/s), never less than stuck_seconds. A unit found
 // stuck sidesteps for stuck_sidestep seconds (doubled for each check in a row that finds it stuck,
-// up to 8x), to the other side than last time.
+// up to 8x), to the other side than last time; units faster than kSidestepSpeed on their terrain
+// for proportionally less time, so the sidestep covers the same distance.
 void update_stuck(const CrowdParams& P, AgentState st, float to_go, float terrain, float speed, float dt, float& clock,
                   float& ref, std::uint8_t& stuck, float& sidestep) {
     sidestep = st == AgentState::moving ? std::max(0.0f, sidestep - dt) : 0.0f;
@@ -723,7 +725,10 @@ void update_stuck(const CrowdParams& P, AgentState st, float to_go, float terrai
     if (now_stuck && P.stuck_sidestep > 0.0f) {
         // Alternating sides, twice as long each time: a way out a few cells along a wall is found
         // whichever side it is on.
-        sidestep = P.stuck_sidestep * static_cast<float>(1 << run);
+        // Measured in the distance a unit of kSidestepSpeed covers: faster units step aside for
+        // less time (a unit of 20 cells/s would otherwise leave 30 cells behind, and orbit).
+        const float pace = std::min(1.0f, kSidestepSpeed * terrain / std::max(speed, 1e-3f));
+        sidestep = P.stuck_sidestep * pace * static_cast<float>(1 << run);
         stuck ^= kStuckSide;
     }
     run = now_stuck ? std::min(run + 1, 3) : 0;
@@ -782,9 +787,14 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             // States from the field, neighbours, then the stopping chain reaction near the goal.
             AgentState st = state_from_field(static_cast<AgentState>(view.state[k]), to_go, settle, P.arrival_distance);
             const Neighbourhood nb = gather_neighbours(view, hash, static_cast<std::uint32_t>(k));
+            // Slow against the pack counts only once a stuck window has run since the unit's field
+            // last changed (restart_stuck_windows): a pack woken by a new field (a flee order, a
+            // goal moved) starts from rest and would otherwise settle again where it stands.
+            const bool slow =
+                std::isfinite(a_.progress_ref[k]) &&
+                vx * vx + vy * vy < kBlockedSpeed * kBlockedSpeed * a_.speed[k] * a_.speed[k] / (terrain * terrain);
             if (st == AgentState::moving && nb.touches_arrived_mate &&
-                (to_go <= settle || (a_.stuck[k] & kStuckFlag) != 0 ||
-                 vx * vx + vy * vy < kBlockedSpeed * kBlockedSpeed * a_.speed[k] * a_.speed[k] / (terrain * terrain))) {
+                (to_go <= settle || (a_.stuck[k] & kStuckFlag) != 0 || slow)) {
                 st = AgentState::arrived;  // near the goal, or blocked against the pack for a whole window
             }
 

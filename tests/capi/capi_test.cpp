@@ -130,7 +130,8 @@ TEST(CApi, ACrowdRunsOnTheHostsJobsAndChecksHandles) {
     ASSERT_EQ(count, 1u);
     EXPECT_EQ(tag[0], 42u);
     EXPECT_EQ(state[0], TIDE_AGENT_ARRIVED);
-    EXPECT_NEAR(pos[0].x, 18.5f, 1.0f);
+    // Arrived: within arrival_distance (1 cost unit, read bilinearly from the field) of the goal cell.
+    EXPECT_NEAR(pos[0].x, 18.5f, 1.5f);
     tide_crowd_destroy(crowd);
     tide_map_destroy(map);
 }

@@ -439,6 +439,49 @@ TEST_F(DefaultWorld, UnitParamsApplyToEveryUnitWithoutNewHandles) {
     EXPECT_LE(fastest, 5.0f + 1e-3f);
 }
 
+// A settled pack given a new field wakes and leaves: a whole pack standing still on its goal
+// (every unit touching arrived mates, none moving) flees when the goal becomes a danger. (A unit
+// slow against the pack joins it only after a stuck window on its new field; before that rule,
+// the woken pack settled again where it stood.)
+TEST(WorldOrders, ASettledPackWokenByAFleeOrderLeaves) {
+    SerialJobSystem jobs;
+    World world(jobs);
+    auto m = make_builtin_map("default");
+    ASSERT_TRUE(world.load("default", std::move(m->cost), m->goals, 600).ok());
+    const Cell spot{40, 20};
+    ASSERT_TRUE(world.apply(SetGoals{{spot}, 0}).ok());
+    for (int i = 0; i < 20 * 60; ++i) ASSERT_TRUE(world.tick(1.0f / 60.0f).ok());
+    auto near = [&] {
+        std::size_t n = 0;
+        for (const AgentId id : world.agents()) {
+            const Vec2 p = world.crowd().position(id);
+            n += std::hypot(p.x - (spot.x + 0.5f), p.y - (spot.y + 0.5f)) < 3.0f ? 1 : 0;
+        }
+        return n;
+    };
+    ASSERT_GT(near(), 50u) << "the pack gathered";
+    SetGoals flee{{spot}, 0};
+    flee.flee = true;
+    ASSERT_TRUE(world.apply(flee).ok());
+    for (int i = 0; i < 10 * 60; ++i) ASSERT_TRUE(world.tick(1.0f / 60.0f).ok());
+    EXPECT_EQ(near(), 0u);
+}
+
+// Fast units (20 cells/s, the demo's top speed) arrive and are not flagged stuck: a sidestep covers
+// the distance a 3 cells/s unit's does (at 1.5 s x 20 cells/s they left the pack 30 cells behind).
+TEST(WorldOrders, FastUnitsArriveWithoutSidestepsThatCarryThemAway) {
+    SerialJobSystem jobs;
+    World world(jobs);
+    auto m = make_builtin_map("default");
+    ASSERT_TRUE(world.load("default", std::move(m->cost), m->goals, 40).ok());
+    UnitParams fast;
+    fast.speed = 20.0f;
+    ASSERT_TRUE(world.apply(SetUnitParams{fast}).ok());
+    for (int i = 0; i < 20 * 60; ++i) ASSERT_TRUE(world.tick(1.0f / 60.0f).ok());
+    EXPECT_EQ(world.crowd().stats().arrived, 40u);
+    EXPECT_EQ(world.crowd().stats().stuck, 0u);
+}
+
 TEST(WorldOrders, CommandsBeforeALoadAreRefused) {
     SerialJobSystem jobs;
     World world(jobs);
