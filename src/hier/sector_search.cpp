@@ -132,7 +132,7 @@ void SectorSearch::run_impl(std::span<const std::int32_t> stop_cells) {
     };
     // Buckets are stacks with room kept for one settled cell's offers, so an offer appends
     // without a branch and counts only when it improves.
-    auto room = [&](Bucket & bk) TIDE_ALWAYS_INLINE {
+    auto room = [&](Bucket& bk) TIDE_ALWAYS_INLINE {
         if (bk.data.size() < bk.size + 8) bk.data.resize(std::max<std::size_t>(64, 2 * (bk.size + 8)));
     };
     const std::int32_t off[8] = {off_[0], off_[1], off_[2], off_[3], off_[4], off_[5], off_[6], off_[7]};
