@@ -15,12 +15,10 @@
 // Screenshots: first-run.png, help.png, heat.png, goal-snapped.png, astar.png, inspect.png,
 // scenario-*.png, narrow.png, narrow-drawer.png.
 
-import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
 
-import { CheckFailed, check, getJson, kChromium, kChromiumArgs, sleep, startServer, stopServer, waitFor } from './lib.mjs';
+import { check, getJson, runBrowserScript, sleep, waitFor } from './lib.mjs';
 
 const t0 = performance.now();
 const elapsed = () => `${((performance.now() - t0) / 1000).toFixed(1)}s`;
@@ -424,63 +422,24 @@ async function slowLinkOrder(context, base, out) {
 
 async function main() {
     const opts = parseArgs(process.argv.slice(2));
-    const out = path.resolve(opts.out);
-    mkdirSync(out, { recursive: true });
-    const userData = mkdtempSync(path.join(tmpdir(), 'tide-e2e-first-run-'));
-    const serverOutput = [], pageErrors = [];
-    let server = null, context = null, failed = false;
-    const deadline = setTimeout(() => {
-        console.log('e2e-first-run: FAIL the run took longer than 170 s');
-        cleanup().finally(() => process.exit(1));
-    }, 170_000);
-
-    async function cleanup() {
-        if (context) await context.close().catch(() => {});
-        context = null;
-        await stopServer(server);
-        rmSync(userData, { recursive: true, force: true });
-    }
-    for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => cleanup().finally(() => process.exit(130)));
-
-    try {
-        const started = startServer(opts, 0, serverOutput, ['--agents', '300']);
-        server = started.child;
-        const base = await started.url;
-        context = await chromium.launchPersistentContext(userData, {
-            executablePath: kChromium, headless: true, args: kChromiumArgs, viewport: { width: 1280, height: 800 },
-            acceptDownloads: true,
-        });
-        const page = context.pages()[0] || (await context.newPage());
-        page.on('pageerror', (err) => pageErrors.push(err.message));
-        page.on('console', (msg) => {
-            if (msg.type() === 'error') pageErrors.push(`console: ${msg.text()}`);
-        });
-        await page.goto(base);
-        await firstRunAndHelp(page, out);
-        await legends(page, out);
-        await unitLimit(page, base);
-        await goalOnWall(page, base, out);
-        await comparison(page, base, out);
-        await maps(page, base, out);
-        await scenarios(page, base, out);
-        await narrow(page, base, out);
-        await settledRespawn(context, base);
-        await slowLinkOrder(context, base, out);
-        check(pageErrors.length === 0, `the page reported errors:\n  ${pageErrors.join('\n  ')}`);
-        pass('no script errors on the page');
-    } catch (err) {
-        failed = true;
-        console.log(`e2e-first-run: FAIL ${err instanceof CheckFailed ? err.message : err.stack || err}`);
-        const page = context && context.pages()[0];
-        if (page) await page.screenshot({ path: path.join(out, 'failure.png') }).catch(() => {});
-        if (pageErrors.length) console.log(`e2e-first-run: page errors:\n  ${pageErrors.join('\n  ')}`);
-        if (serverOutput.length) console.log(`e2e-first-run: server output:\n${serverOutput.join('').trimEnd()}`);
-    } finally {
-        clearTimeout(deadline);
-        await cleanup();
-    }
-    console.log(`e2e-first-run: ${failed ? 'FAILED' : 'ok'}: ${passed} checks passed in ${elapsed()}; screenshots in ${out}`);
-    process.exit(failed ? 1 : 0);
+    await runBrowserScript({
+        tag: 'e2e-first-run', opts, deadlineMs: 170_000, serverArgs: ['--agents', '300'],
+        contextOptions: { acceptDownloads: true }, pass,
+        summary: () => `${passed} checks passed in ${elapsed()}`,
+        body: async ({ page, context, base, out }) => {
+            await page.goto(base);
+            await firstRunAndHelp(page, out);
+            await legends(page, out);
+            await unitLimit(page, base);
+            await goalOnWall(page, base, out);
+            await comparison(page, base, out);
+            await maps(page, base, out);
+            await scenarios(page, base, out);
+            await narrow(page, base, out);
+            await settledRespawn(context, base);
+            await slowLinkOrder(context, base, out);
+        },
+    });
 }
 
 main();

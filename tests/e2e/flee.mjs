@@ -10,12 +10,9 @@
 // Then the wall-margin toggle: the params echo carries [2, 4] and the group's field changes (the
 // page's value of a cell beside a wall). Screenshot: flee.png.
 
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
 
-import { CheckFailed, check, getJson, kChromium, kChromiumArgs, sleep, startServer, stopServer, waitFor } from './lib.mjs';
+import { check, getJson, runBrowserScript, sleep, waitFor } from './lib.mjs';
 
 const kDanger = [40, 20];
 const kSecondDanger = [30, 10];
@@ -130,53 +127,14 @@ async function run(page, base, out) {
 
 async function main() {
     const opts = parseArgs(process.argv.slice(2));
-    const out = path.resolve(opts.out);
-    mkdirSync(out, { recursive: true });
-    const userData = mkdtempSync(path.join(tmpdir(), 'tide-e2e-flee-'));
-    const serverOutput = [], pageErrors = [];
-    let server = null, context = null, failed = false;
-    const deadline = setTimeout(() => {
-        console.log('e2e-flee: FAIL the run took longer than 120 s');
-        cleanup().finally(() => process.exit(1));
-    }, 120_000);
-
-    async function cleanup() {
-        if (context) await context.close().catch(() => {});
-        context = null;
-        await stopServer(server);
-        rmSync(userData, { recursive: true, force: true });
-    }
-    for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => cleanup().finally(() => process.exit(130)));
-
-    try {
-        const started = startServer(opts, 0, serverOutput, ['--agents', '300']);
-        server = started.child;
-        const base = await started.url;
-        context = await chromium.launchPersistentContext(userData, {
-            executablePath: kChromium, headless: true, args: kChromiumArgs, viewport: { width: 1280, height: 800 },
-        });
-        const page = context.pages()[0] || (await context.newPage());
-        page.on('pageerror', (err) => pageErrors.push(err.message));
-        page.on('console', (msg) => {
-            if (msg.type() === 'error') pageErrors.push(`console: ${msg.text()}`);
-        });
-        await page.goto(base);
-        await run(page, base, out);
-        check(pageErrors.length === 0, `the page reported errors:\n  ${pageErrors.join('\n  ')}`);
-        pass('no script errors on the page');
-    } catch (err) {
-        failed = true;
-        console.log(`e2e-flee: FAIL ${err instanceof CheckFailed ? err.message : err.stack || err}`);
-        const page = context && context.pages()[0];
-        if (page) await page.screenshot({ path: path.join(out, 'failure.png') }).catch(() => {});
-        if (pageErrors.length) console.log(`e2e-flee: page errors:\n  ${pageErrors.join('\n  ')}`);
-        if (serverOutput.length) console.log(`e2e-flee: server output:\n${serverOutput.join('').trimEnd()}`);
-    } finally {
-        clearTimeout(deadline);
-        await cleanup();
-    }
-    console.log(`e2e-flee: ${failed ? 'FAILED' : 'ok'}: ${passed} checks passed in ${elapsed()}; screenshots in ${out}`);
-    process.exit(failed ? 1 : 0);
+    await runBrowserScript({
+        tag: 'e2e-flee', opts, deadlineMs: 120_000, serverArgs: ['--agents', '300'], pass,
+        summary: () => `${passed} checks passed in ${elapsed()}`,
+        body: async ({ page, base, out }) => {
+            await page.goto(base);
+            await run(page, base, out);
+        },
+    });
 }
 
 main();

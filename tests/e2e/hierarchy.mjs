@@ -13,13 +13,9 @@
 // (`hierarchy.png`: the overlay after the units moved for --seconds; with --huge also
 // `hierarchy-zoom.png`, zoomed in on the units with the portals drawn).
 
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
 
-import { CheckFailed, check, countColours, getJson, kChromium, kChromiumArgs, nextFrames, sleep, startServer, stopServer, waitFor }
-    from './lib.mjs';
+import { check, countColours, getJson, nextFrames, runBrowserScript, sleep, waitFor } from './lib.mjs';
 
 const kPortal = [255, 140, 0]; // web/view.js drawSectors
 const t0 = performance.now();
@@ -164,56 +160,17 @@ function tideSend(page, message) {
 
 async function main() {
     const opts = parseArgs(process.argv.slice(2));
-    const out = path.resolve(opts.out);
-    mkdirSync(out, { recursive: true });
-    const userData = mkdtempSync(path.join(tmpdir(), 'tide-e2e-hier-'));
-    const serverOutput = [], pageErrors = [];
-    let server = null, context = null, failed = false;
-    const deadline = setTimeout(() => {
-        console.log('e2e-hierarchy: FAIL the run took longer than 180 s');
-        cleanup().finally(() => process.exit(1));
-    }, 180_000);
-
-    async function cleanup() {
-        if (context) await context.close().catch(() => {});
-        context = null;
-        await stopServer(server);
-        rmSync(userData, { recursive: true, force: true });
-    }
-    for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => cleanup().finally(() => process.exit(130)));
-
-    try {
-        const extra = opts.huge ? ['--map', '@huge'] : ['--map', '@random256', '--hierarchy-cells', '0', '--sector-size', '32', '--agents', '0'];
-        const started = startServer(opts, 0, serverOutput, extra, opts.huge ? 120_000 : 10_000);
-        server = started.child;
-        const base = await started.url;
-        const load = /loaded map \S+ in .*/.exec(serverOutput.join(''));
-        console.log(`e2e-hierarchy: server ${base}${load ? `: ${load[0]}` : ''} [${elapsed()}]`);
-        context = await chromium.launchPersistentContext(userData, {
-            executablePath: kChromium, headless: true, args: kChromiumArgs, viewport: { width: 1280, height: 800 },
-        });
-        const page = context.pages()[0] || (await context.newPage());
-        page.on('pageerror', (err) => pageErrors.push(err.message));
-        page.on('console', (msg) => {
-            if (msg.type() === 'error') pageErrors.push(`console: ${msg.text()}`);
-        });
-        await page.goto(base);
-        await run(page, base, opts, out);
-        check(pageErrors.length === 0, `the page reported errors:\n  ${pageErrors.join('\n  ')}`);
-        pass('no script errors on the page');
-    } catch (err) {
-        failed = true;
-        console.log(`e2e-hierarchy: FAIL ${err instanceof CheckFailed ? err.message : err.stack || err}`);
-        const page = context && context.pages()[0];
-        if (page) await page.screenshot({ path: path.join(out, 'failure.png') }).catch(() => {});
-        if (pageErrors.length) console.log(`e2e-hierarchy: page errors:\n  ${pageErrors.join('\n  ')}`);
-        if (serverOutput.length) console.log(`e2e-hierarchy: server output:\n${serverOutput.join('').trimEnd()}`);
-    } finally {
-        clearTimeout(deadline);
-        await cleanup();
-    }
-    console.log(`e2e-hierarchy: ${failed ? 'FAILED' : 'ok'}: ${passed} checks passed in ${elapsed()}; screenshots in ${out}`);
-    process.exit(failed ? 1 : 0);
+    const extra = opts.huge ? ['--map', '@huge'] : ['--map', '@random256', '--hierarchy-cells', '0', '--sector-size', '32', '--agents', '0'];
+    await runBrowserScript({
+        tag: 'e2e-hierarchy', opts, deadlineMs: 180_000, serverArgs: extra, serverMs: opts.huge ? 120_000 : 10_000, pass,
+        summary: () => `${passed} checks passed in ${elapsed()}`,
+        body: async ({ page, base, out, serverOutput }) => {
+            const load = /loaded map \S+ in .*/.exec(serverOutput.join(''));
+            console.log(`e2e-hierarchy: server ${base}${load ? `: ${load[0]}` : ''} [${elapsed()}]`);
+            await page.goto(base);
+            await run(page, base, opts, out);
+        },
+    });
 }
 
 main();

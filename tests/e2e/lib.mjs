@@ -1,7 +1,12 @@
-// Helpers shared by the end-to-end scripts (run.mjs, hierarchy.mjs, flee.mjs): checks, the server, polling,
+// Helpers shared by the end-to-end scripts (run.mjs, hierarchy.mjs, flee.mjs, first_run.mjs): checks, the server,
+// the browser scripts' harness (runBrowserScript), polling,
 // canvas pixels.
 
 import { spawn } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
 
 export const kChromium = '/usr/bin/chromium';
 export const kChromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
@@ -91,4 +96,63 @@ export async function countColours(page, named) {
         }
         return counts;
     }, named);
+}
+
+/**
+ * The harness of a browser script: starts `tide serve` (opts.tide, opts.webRoot; `serverArgs`,
+ * listening within `serverMs`), opens headless Chromium at 1280x800 on a throw-away profile
+ * (`contextOptions` added), collects the page's errors, and runs `body({ page, context, base, out,
+ * serverOutput })`; then the page must have reported no errors. On a failure it prints the reason,
+ * saves failure.png and prints the page errors and the server output. A run past `deadlineMs`
+ * fails. Always cleans up, prints `summary()` and exits the process (0 or 1).
+ */
+export async function runBrowserScript({ tag, opts, deadlineMs, serverArgs = [], serverMs = 10_000,
+    contextOptions = {}, pass, summary, body }) {
+    const out = path.resolve(opts.out);
+    mkdirSync(out, { recursive: true });
+    const userData = mkdtempSync(path.join(tmpdir(), `tide-${tag}-`));
+    const serverOutput = [], pageErrors = [];
+    let server = null, context = null, failed = false;
+    const deadline = setTimeout(() => {
+        console.log(`${tag}: FAIL the run took longer than ${deadlineMs / 1000} s`);
+        cleanup().finally(() => process.exit(1));
+    }, deadlineMs);
+
+    async function cleanup() {
+        if (context) await context.close().catch(() => {});
+        context = null;
+        await stopServer(server);
+        rmSync(userData, { recursive: true, force: true });
+    }
+    for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => cleanup().finally(() => process.exit(130)));
+
+    try {
+        const started = startServer(opts, 0, serverOutput, serverArgs, serverMs);
+        server = started.child;
+        const base = await started.url;
+        context = await chromium.launchPersistentContext(userData, {
+            executablePath: kChromium, headless: true, args: kChromiumArgs, viewport: { width: 1280, height: 800 },
+            ...contextOptions,
+        });
+        const page = context.pages()[0] || (await context.newPage());
+        page.on('pageerror', (err) => pageErrors.push(err.message));
+        page.on('console', (msg) => {
+            if (msg.type() === 'error') pageErrors.push(`console: ${msg.text()}`);
+        });
+        await body({ page, context, base, out, serverOutput });
+        check(pageErrors.length === 0, `the page reported errors:\n  ${pageErrors.join('\n  ')}`);
+        pass('no script errors on the page');
+    } catch (err) {
+        failed = true;
+        console.log(`${tag}: FAIL ${err instanceof CheckFailed ? err.message : err.stack || err}`);
+        const page = context && context.pages()[0];
+        if (page) await page.screenshot({ path: path.join(out, 'failure.png') }).catch(() => {});
+        if (pageErrors.length) console.log(`${tag}: page errors:\n  ${pageErrors.join('\n  ')}`);
+        if (serverOutput.length) console.log(`${tag}: server output:\n${serverOutput.join('').trimEnd()}`);
+    } finally {
+        clearTimeout(deadline);
+        await cleanup();
+    }
+    console.log(`${tag}: ${failed ? 'FAILED' : 'ok'}: ${summary()}; screenshots in ${out}`);
+    process.exit(failed ? 1 : 0);
 }
