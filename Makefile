@@ -41,7 +41,7 @@ test: e2e-deps build tsan-lib fuzz-smoke
 # The threaded code under ThreadSanitizer. `make test` runs the library's threaded suites: the
 # field service (its concurrency stress test hammers requests, edits, reads and publishes from
 # several threads) and the world. `make tsan` (opt-in: it adds the server build under TSan, about
-# 10 minutes on 2 cores) also runs tide serve's tests (network thread, simulation thread, oneTBB
+# 25 minutes once on 2 shared cores, docs/reliability.md) also runs tide serve's tests (network thread, simulation thread, oneTBB
 # workers; tests/tsan.supp silences oneTBB's uninstrumented task pool), all but the 4100x4100
 # upload test, which takes minutes under TSan and runs in the plain build.
 TSAN_LIB_TESTS = tide_tests_service tide_tests_world
