@@ -487,6 +487,13 @@ async function checkTwoGroups(page, base, out) {
     check(one.length === 1, `after a respawn, /api/state has ${one.length} groups`);
     const extra = [40, 36];
     const want = JSON.stringify([...one[0].goals, extra].sort((p, q) => p[1] - q[1] || p[0] - q[0]));
+    // The page decides "the group holding every unit" from what it was last sent: wait until it
+    // has seen the respawn (one group with every unit), or the click races the state message.
+    const seen = await page.waitForFunction(([id, n]) => {
+        const g = window.tide.groups();
+        return g.length === 1 && g[0].id === id && g[0].members === n;
+    }, [one[0].id, count], { timeout: 3000 }).then(() => true, () => false);
+    check(seen, `after a respawn the page shows groups ${JSON.stringify(await page.evaluate(() => window.tide.groups()))}, expected group ${one[0].id} with ${count} units`);
     await rightClickCell(page, extra, true);
     const added = await waitFor(async () => {
         const g = (await getJson(base, '/api/state')).groups;
