@@ -126,7 +126,8 @@ struct FieldServiceConfig {
     int max_parallel_builds = 0;  ///< Builds at once; 0 = the job system's background_concurrency().
     bool auto_publish = false;    ///< Publish each field as soon as it is built (no publish() calls needed).
     /// Keep with every cached field what an incremental repair needs (FieldRepairState: 9 more
-    /// bytes per cell, counted in the budget) and, after a terrain edit, repair the cached fields
+    /// bytes per cell, 22 for a flee field and 19 for a mixed one, counted in the budget) and, after
+    /// a terrain edit, repair the cached fields
     /// instead of rebuilding them. False: edits empty the cache and live tickets get full builds.
     bool repair = true;
     PublishCallback on_publish;  ///< Optional.
@@ -157,8 +158,8 @@ public:
     /// away from them with FieldKind::flee. Returns at once. Errors: no goal, a goal off the map or
     /// impassable for the movement class, a bad diagonal factor, flee factor or wall margin, an
     /// unknown class; dangers on a flee field, a danger off the map or on a wall, a bad danger term.
-    /// Goal fields, with or without a wall margin, are repaired after terrain edits; flee and mixed
-    /// fields are rebuilt (dangers walled in by edits are left out, like goals).
+    /// Every kind (goal, flee, mixed, with or without a wall margin) is repaired after terrain
+    /// edits; a goal or danger walled in by edits is left out, and then the field is rebuilt.
     Result<FieldTicket> request(std::span<const Cell> goals, const FieldOptions& options = {});
     /// Points a live ticket at new goals/options (a new order for the same group): current() keeps
     /// the old field until the new one is published; a build nobody else waits for is cancelled

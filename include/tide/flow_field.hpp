@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory_resource>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -171,23 +172,42 @@ enum class MoveRank : std::uint8_t {};
 /// What FieldBuilder::repair() needs to bring a field up to date after terrain edits: the exact
 /// fixed-point integration, the move and the cost of every cell as of the last build or repair,
 /// and the goals and settings of that build. 9 bytes per cell (plus a one-cell border), on top of
-/// the field's 5. Filled by FieldBuilder::build(..., state); owned by whoever owns the field.
+/// the field's 5. A flee field's state adds its exact flee values, moves and ends (13 bytes per cell); a
+/// mixed field's adds the danger search's state and the combined costs (10). Filled by
+/// FieldBuilder::build(..., state), build_flee(..., state) or build_mixed(..., state); owned by
+/// whoever owns the field.
 class TIDE_API FieldRepairState {
 public:
     /// An empty state; its buffers come from `memory`.
     explicit FieldRepairState(std::pmr::memory_resource* memory = std::pmr::get_default_resource())
-        : goals_(memory), words_(memory), ranks_(memory) {}
+        : goals_(memory),
+          words_(memory),
+          ranks_(memory),
+          flee_values_(memory),
+          flee_moves_(memory),
+          flee_ends_(memory),
+          dangers_(memory),
+          danger_state_(memory) {}
 
     bool empty() const noexcept { return words_.empty(); }  ///< True until a build fills it.
     int width() const noexcept { return width_; }           ///< Columns of the field it belongs to.
     int height() const noexcept { return height_; }         ///< Rows.
-    /// The build's goals, sorted by row then column, without duplicates.
+    /// The kind of field it repairs (a mixed field is a goal field with dangers()).
+    FieldKind kind() const noexcept { return kind_; }
+    /// The build's goals (a flee field's: its dangers), sorted by row then column, without duplicates.
     std::span<const Cell> goals() const noexcept { return goals_; }
+    /// A mixed field's danger cells, sorted likewise; empty for other fields.
+    std::span<const Cell> dangers() const noexcept { return dangers_; }
     /// The build's settings.
     const FieldParams& params() const noexcept { return params_; }
     /// Bytes held.
     std::size_t memory_bytes() const noexcept {
-        return words_.capacity() * sizeof(std::uint64_t) + ranks_.capacity() + goals_.capacity() * sizeof(Cell);
+        std::size_t n = words_.capacity() * sizeof(std::uint64_t) + ranks_.capacity() +
+                        (goals_.capacity() + dangers_.capacity()) * sizeof(Cell) +
+                        flee_values_.capacity() * sizeof(std::int64_t) + flee_moves_.capacity() +
+                        flee_ends_.capacity() * sizeof(std::int32_t);
+        for (const FieldRepairState& d : danger_state_) n += d.memory_bytes();
+        return n + (combined_ ? combined_->size() : 0);
     }
 
 private:
@@ -200,6 +220,19 @@ private:
     std::pmr::vector<std::uint64_t> words_;       // padded: (value << 8) | cost, as in the builder
     std::pmr::vector<detail::MoveRank> ranks_;    // padded: the move of each cell, by tie rank
     std::array<std::uint32_t, 256> histogram_{};  // cells of each cost (for the fixed-point scale)
+    // Flee fields: words_/ranks_ hold the danger distance D; these the flee values and moves.
+    FieldKind kind_ = FieldKind::goal;
+    double flee_factor_ = 0.0;
+    std::pmr::vector<std::int64_t>
+        flee_values_;                            // padded: V, or the lowest int64 for walls and cells no danger reaches
+    std::pmr::vector<std::uint8_t> flee_moves_;  // padded: the cell's Direction code
+    std::pmr::vector<std::int32_t> flee_ends_;   // padded: the safe spot the cell's flow ends at
+    // Mixed fields: words_/ranks_ hold the goal search on combined_ = costs + danger term; the
+    // danger search (D) is danger_state_'s one element.
+    std::pmr::vector<Cell> dangers_;
+    DangerCost danger_{};
+    std::pmr::vector<FieldRepairState> danger_state_;
+    std::optional<CostField> combined_;
 };
 
 /// What one FieldBuilder::repair() did.
@@ -241,6 +274,9 @@ public:
     /// changed: an empty state, other dimensions, a listed cell off the map, a goal made a wall.
     Result<RepairStats> repair(const CostField& cost, std::span<const Cell> changed, FlowField& field,
                                FieldRepairState& state);
+    /// Flee fields (state from build_flee) and mixed fields (from build_mixed) are repaired the same
+    /// way, bit-identical to a fresh build_flee() / build_mixed(); an edit that walls a danger is
+    /// refused like one that walls a goal.
     /// repair() for the cells of the rectangle [x0, x1] x [y0, y1] (clipped to the map).
     Result<RepairStats> repair_rect(const CostField& cost, int x0, int y0, int x1, int y1, FlowField& field,
                                     FieldRepairState& state);
@@ -266,6 +302,9 @@ public:
     /// diagonal factor. On error `out` is unchanged. Afterwards exact_integration() gives D.
     Result<void> build_flee(const CostField& cost, std::span<const Cell> dangers, const FleeParams& flee,
                             const FieldParams& params, FlowField& out);
+    /// build_flee(), also keeping in `state` what repair() needs.
+    Result<void> build_flee(const CostField& cost, std::span<const Cell> dangers, const FleeParams& flee,
+                            const FieldParams& params, FlowField& out, FieldRepairState& state);
 
     /// The costs of a mixed field: `cost` plus the danger term of `dangers` (DangerCost), computed
     /// from the exact fixed-point danger distance; walls stay walls. Errors: as build_flee() for the
@@ -277,6 +316,10 @@ public:
     /// (a goal may lie on a danger).
     Result<void> build_mixed(const CostField& cost, std::span<const Cell> goals, std::span<const Cell> dangers,
                              const DangerCost& danger, const FieldParams& params, FlowField& out);
+    /// build_mixed(), also keeping in `state` what repair() needs.
+    Result<void> build_mixed(const CostField& cost, std::span<const Cell> goals, std::span<const Cell> dangers,
+                             const DangerCost& danger, const FieldParams& params, FlowField& out,
+                             FieldRepairState& state);
 
     /// The field of a goal set that lies entirely in walls: every passable cell unreachable, walls
     /// marked as walls (what a planner shows when terrain edits bury every goal).
@@ -302,8 +345,21 @@ private:
     void write_field(const CostField& cost, FlowField& out) const;
     int start_changes(const FieldRepairState& state);
     Result<void> check_repair(const CostField& cost, const FlowField& field, const FieldRepairState& state) const;
-    Result<RepairStats> repair_changes(const CostField& cost, FlowField& field, FieldRepairState& state);
-    Result<void> rebuild(const CostField& cost, FlowField& field, FieldRepairState& state);
+    Result<RepairStats> repair_changes(const CostField& cost, FlowField* field, FieldRepairState& state);
+    Result<void> rebuild(const CostField& cost, FlowField* field, FieldRepairState& state);
+    void keep_search(const CostField& cost, std::span<const Cell> goals, const FieldParams& params,
+                     FieldRepairState& state) const;
+    Result<void> check_flee_factor(double factor) const;
+    Result<void> check_danger_cost(const DangerCost& danger) const;
+    void flee_relax(const CostField& cost, const Fixed* dist, const Code* via, double factor, bool eight,
+                    FlowField& out, FieldRepairState* state);
+    void flee_output(const std::int64_t* value, const std::uint8_t* moves, const std::int32_t* ends,
+                     std::span<const std::int32_t> cells, FlowField& out) const;
+    void danger_costs(const CostField& cost, const Fixed* dist, const Code* via, int frac, const DangerCost& danger,
+                      std::span<const std::int32_t> cells, CostField& out) const;
+    Result<RepairStats> repair_kind(const CostField& cost, FlowField& field, FieldRepairState& state);
+    Result<RepairStats> repair_flee(const CostField& cost, FlowField& field, FieldRepairState& state);
+    Result<RepairStats> repair_mixed(const CostField& cost, FlowField& field, FieldRepairState& state);
 
     struct Link {
         std::int32_t next;
@@ -348,7 +404,11 @@ private:
     };
     Result<void> check_dangers(const CostField& cost, std::span<const Cell> dangers) const;
     std::pmr::vector<std::int64_t> flee_value_;  // padded: V, or kFleeNone for walls and cells no danger reaches
-    std::pmr::vector<std::int64_t> flee_stop_;   // padded: V of the safe spot each cell's flow ends at
+    std::pmr::vector<std::uint8_t> flee_move_;   // padded: each cell's Direction code
+    std::pmr::vector<std::int32_t> flee_end_;    // padded: the safe spot each cell's flow ends at
+    std::pmr::vector<std::int32_t> flee_list_;   // repair: cells whose move or end is recomputed
+    std::pmr::vector<std::int32_t> flee_dirty_;  // repair: cells the danger search rewrote
+    std::pmr::vector<Change> flee_changes_;      // repair: the terrain changes (changed_ is reused)
     std::pmr::vector<std::int32_t> flee_order_;  // padded cells in the order they were settled (ascending V)
     std::pmr::vector<FleeEntry> flee_seeds_;     // every reached cell with its start value, sorted by bucket
     std::pmr::vector<FleeEntry> flee_sorted_;    // counting sort output

@@ -60,7 +60,11 @@ FieldBuilder::FieldBuilder(std::pmr::memory_resource* memory)
       rescue_(memory),
       heap_(memory),
       flee_value_(memory),
-      flee_stop_(memory),
+      flee_move_(memory),
+      flee_end_(memory),
+      flee_list_(memory),
+      flee_dirty_(memory),
+      flee_changes_(memory),
       flee_order_(memory),
       flee_seeds_(memory),
       flee_sorted_(memory),
@@ -299,6 +303,21 @@ Result<void> FieldBuilder::build(const CostField& cost, std::span<const Cell> go
                                  FlowField& out, FieldRepairState& state) {
     if (auto r = integrate(cost, goals, params, state.words_, state.ranks_); !r) return r;
     write_field(cost, out);
+    keep_search(cost, goals, params, state);
+    state.kind_ = FieldKind::goal;
+    state.flee_values_.clear();
+    state.flee_moves_.clear();
+    state.flee_ends_.clear();
+    state.dangers_.clear();
+    state.danger_state_.clear();
+    state.combined_.reset();
+    return {};
+}
+
+// Records in `state` what the search just run into its words and ranks was: size, scale, settings,
+// goals and the histogram of costs.
+void FieldBuilder::keep_search(const CostField& cost, std::span<const Cell> goals, const FieldParams& params,
+                               FieldRepairState& state) const {
     state.width_ = cost.width();
     state.height_ = cost.height();
     state.frac_ = frac_;
@@ -319,7 +338,6 @@ Result<void> FieldBuilder::build(const CostField& cost, std::span<const Cell> go
     }
     for (; i < cells.size(); ++i) ++count[0][cells[i]];
     for (int c = 0; c < 256; ++c) state.histogram_[c] = count[0][c] + count[1][c] + count[2][c] + count[3][c];
-    return {};
 }
 
 void FieldBuilder::write_field(const CostField& cost, FlowField& out) const {

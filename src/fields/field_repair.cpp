@@ -80,8 +80,11 @@ Result<RepairStats> FieldBuilder::repair(const CostField& cost, std::span<const 
                                                  " map"};
         }
     }
-    const int pw = start_changes(state);
-    const Fixed* const words = state.words_.data();
+    // The changes against the costs of the search that runs on `cost` (a mixed field's goal search
+    // runs on the combined costs: its danger search holds the plain ones).
+    FieldRepairState& search = state.danger_state_.empty() ? state : state.danger_state_.front();
+    const int pw = start_changes(search);
+    const Fixed* const words = search.words_.data();
     const Cost* const cells = cost.cells().data();
     for (const Cell& c : changed) {
         const std::int32_t p = (c.y + 1) * pw + (c.x + 1);
@@ -91,7 +94,8 @@ Result<RepairStats> FieldBuilder::repair(const CostField& cost, std::span<const 
         flags_[p] |= kListed;
         changed_.push_back({p, before, after});
     }
-    return repair_changes(cost, field, state);
+    for (const Change& c : changed_) flags_[c.cell] = 0;
+    return repair_kind(cost, field, state);
 }
 
 Result<RepairStats> FieldBuilder::repair_rect(const CostField& cost, int x0, int y0, int x1, int y1, FlowField& field,
@@ -101,8 +105,9 @@ Result<RepairStats> FieldBuilder::repair_rect(const CostField& cost, int x0, int
     y0 = std::max(y0, 0);
     x1 = std::min(x1, cost.width() - 1);
     y1 = std::min(y1, cost.height() - 1);
-    const int pw = start_changes(state);
-    const Fixed* const words = state.words_.data();
+    FieldRepairState& search = state.danger_state_.empty() ? state : state.danger_state_.front();
+    const int pw = start_changes(search);
+    const Fixed* const words = search.words_.data();
     const Cost* const cells = cost.cells().data();
     for (int y = y0; y <= y1; ++y) {
         for (int x = x0; x <= x1; ++x) {
@@ -112,17 +117,26 @@ Result<RepairStats> FieldBuilder::repair_rect(const CostField& cost, int x0, int
             if (before != after) changed_.push_back({p, before, after});
         }
     }
-    return repair_changes(cost, field, state);
+    return repair_kind(cost, field, state);
 }
 
-Result<void> FieldBuilder::rebuild(const CostField& cost, FlowField& field, FieldRepairState& state) {
+// The repair of changed_ for the state's kind of field.
+Result<RepairStats> FieldBuilder::repair_kind(const CostField& cost, FlowField& field, FieldRepairState& state) {
+    if (state.kind_ == FieldKind::flee) return repair_flee(cost, field, state);
+    if (!state.danger_state_.empty()) return repair_mixed(cost, field, state);
+    return repair_changes(cost, &field, state);
+}
+
+Result<void> FieldBuilder::rebuild(const CostField& cost, FlowField* field, FieldRepairState& state) {
     if (auto r = integrate(cost, state.goals_, state.params_, state.words_, state.ranks_); !r) return r;
-    write_field(cost, field);
+    if (field) write_field(cost, *field);
     state.frac_ = frac_;
     return {};
 }
 
-Result<RepairStats> FieldBuilder::repair_changes(const CostField& cost, FlowField& field, FieldRepairState& state) {
+// Repairs the search of `state` (its values and moves) for changed_ and, when `field` is given,
+// writes the cells it rewrote to it; touched_ lists them afterwards (unless it rebuilt).
+Result<RepairStats> FieldBuilder::repair_changes(const CostField& cost, FlowField* field, FieldRepairState& state) {
     RepairStats stats;
     stats.changed_cells = changed_.size();
     const int w = state.width_;
@@ -322,9 +336,13 @@ Result<RepairStats> FieldBuilder::repair_changes(const CostField& cost, FlowFiel
     }
 
     // Copy what changed to the field.
+    stats.touched_cells = touched_.size();
+    settled_ = settled;
+    clear_flags();
+    if (!field) return stats;
     const double scale = std::ldexp(1.0, -state.frac_);
-    float* const integration = field.integration_.data();
-    Direction* const directions = field.directions_.data();
+    float* const integration = field->integration_.data();
+    Direction* const directions = field->directions_.data();
     for (const std::int32_t p : touched_) {
         const int x = p % pw - 1;
         const int y = p / pw - 1;
@@ -332,9 +350,6 @@ Result<RepairStats> FieldBuilder::repair_changes(const CostField& cost, FlowFiel
         integration[u] = to_float(dist[p] >> 8, via[p], scale);
         directions[u] = static_cast<Direction>(kRankToCode[byte(via[p])]);
     }
-    stats.touched_cells = touched_.size();
-    settled_ = settled;
-    clear_flags();
     return stats;
 }
 

@@ -97,9 +97,6 @@ struct Want {
                std::bit_cast<std::uint64_t>(danger.radius) == std::bit_cast<std::uint64_t>(o.danger.radius) &&
                goals == o.goals && dangers == o.dangers;
     }
-    // Goal fields (with or without a wall margin) are repaired after edits; flee and mixed fields are
-    // rebuilt (their costs or values depend on a second, map-wide search).
-    bool repairable() const { return kind == FieldKind::goal && dangers.empty(); }
     FieldParams params() const { return FieldParams{diagonal, connectivity}; }
     void assign(const Want& o) {
         goals.assign(o.goals.begin(), o.goals.end());
@@ -936,7 +933,9 @@ bool FieldService::State::run_one(std::unique_lock<std::mutex>& lock) {
         // The base's goals are those open when it was built: when edits walled or freed a goal since,
         // the goal set differs and only a build gives the right field.
         const bool goals_match =
-            state && std::equal(w->goals.begin(), w->goals.end(), state->goals().begin(), state->goals().end());
+            state && state->kind() == b->want.kind &&
+            std::equal(w->goals.begin(), w->goals.end(), state->goals().begin(), state->goals().end()) &&
+            std::equal(w->dangers.begin(), w->dangers.end(), state->dangers().begin(), state->dangers().end());
         std::pmr::polymorphic_allocator<FlowField> alloc(recycler);
         // The service made every field as a non-const FlowField, so writing to a sole base is fine.
         std::shared_ptr<FlowField> field = goals_match && base_alone
@@ -954,32 +953,26 @@ bool FieldService::State::run_one(std::unique_lock<std::mutex>& lock) {
         } else {
             state.reset();
         }
-        if (!b->want.repairable()) {
-            // Flee and mixed fields: a full build (their values or costs come from a map-wide
-            // search from the dangers, which any edit may change).
-            base.reset();
-            state.reset();
-            if (w->goals.empty()) {
-                w->builder.build_unreachable(*plan, *field);
-            } else if (b->want.kind == FieldKind::flee) {
-                (void)w->builder.build_flee(*plan, w->goals, FleeParams{b->want.flee_factor}, params, *field);
-            } else if (!w->dangers.empty()) {
-                (void)w->builder.build_mixed(*plan, w->goals, w->dangers, b->want.danger, params, *field);
-            } else {
-                (void)w->builder.build(*plan, w->goals, params, *field);  // every danger walled in
-            }
-        } else if (!state) {
+        if (!state) {
             base.reset();
             if (config.repair) {
                 std::pmr::polymorphic_allocator<FieldRepairState> salloc(recycler);
                 state = std::allocate_shared<FieldRepairState>(salloc, recycler);
             }
+            // Goals, dangers and parameters were checked when the request came: a build cannot fail.
             if (w->goals.empty()) {
                 w->builder.build_unreachable(*plan, *field);
                 state.reset();  // nothing to repair from: the next edit builds
+            } else if (b->want.kind == FieldKind::flee) {
+                const FleeParams flee{b->want.flee_factor};
+                (void)(state ? w->builder.build_flee(*plan, w->goals, flee, params, *field, *state)
+                             : w->builder.build_flee(*plan, w->goals, flee, params, *field));
+            } else if (!w->dangers.empty()) {
+                const DangerCost& d = b->want.danger;
+                (void)(state ? w->builder.build_mixed(*plan, w->goals, w->dangers, d, params, *field, *state)
+                             : w->builder.build_mixed(*plan, w->goals, w->dangers, d, params, *field));
             } else if (state) {
-                // Goals and parameters were checked when the request came: a build cannot fail.
-                (void)w->builder.build(*plan, w->goals, params, *field, *state);
+                (void)w->builder.build(*plan, w->goals, params, *field, *state);  // (every danger walled in)
             } else {
                 (void)w->builder.build(*plan, w->goals, params, *field);
             }

@@ -758,9 +758,9 @@ TEST(FieldServiceClasses, BadClassesAndGoalsTheClassCannotStandOnAreRefused) {
     }
 }
 
-// Flee fields and wall margins go through the service like any request: keyed, cached, built in
-// the background, rebuilt after edits, bit-identical to a direct build.
-TEST(FieldService, FleeFieldsAndWallMarginsAreKeyedBuiltAndRebuiltAfterEdits) {
+// Flee fields, mixed fields and wall margins go through the service like any request: keyed,
+// cached, built in the background, repaired after edits, bit-identical to a direct build.
+TEST(FieldService, FleeFieldsAndWallMarginsAreKeyedBuiltAndRepairedAfterEdits) {
     ManualJobSystem jobs;
     CostField cost = weighted_map(40, 30, 9);
     cost.set(30, 20, kCostPlain);  // the mixed fields' dangers
@@ -823,15 +823,25 @@ TEST(FieldService, FleeFieldsAndWallMarginsAreKeyedBuiltAndRebuiltAfterEdits) {
     EXPECT_EQ(svc->stats().hits, hits + 1);
     ASSERT_TRUE(svc->release(*again).ok());
 
-    // An edit: the goal fields (plain and with a margin) are repaired, the others rebuilt; all
-    // equal fresh builds.
+    // An edit: every field (goal, flee, mixed, with and without margins) is repaired
+    // incrementally, and all equal fresh builds.
     ASSERT_TRUE(svc->edit_rect(10, 10, 14, 12, kCostWall).ok());
     cost.fill_rect(10, 10, 14, 12, kCostWall);
     const auto before = svc->stats();
     jobs.run_all();
     svc->publish();
-    EXPECT_EQ(svc->stats().repairs + svc->stats().repair_rebuilds, before.repairs + before.repair_rebuilds + 2);
-    EXPECT_EQ(svc->stats().builds, before.builds + keys - 2);
+    EXPECT_EQ(svc->stats().repairs, before.repairs + keys);
+    EXPECT_EQ(svc->stats().repair_rebuilds, before.repair_rebuilds);
+    EXPECT_EQ(svc->stats().builds, before.builds);
+    expect_fresh(cost);
+    // A cheaper patch near the dangers: every field goes through a repair again (one that would
+    // touch more than a sixteenth of this small map rebuilds inside the repair).
+    ASSERT_TRUE(svc->edit_rect(26, 18, 28, 22, kCostPlain).ok());
+    cost.fill_rect(26, 18, 28, 22, kCostPlain);
+    jobs.run_all();
+    svc->publish();
+    EXPECT_EQ(svc->stats().repairs + svc->stats().repair_rebuilds, before.repairs + 2 * keys);
+    EXPECT_EQ(svc->stats().builds, before.builds + svc->stats().repair_rebuilds - before.repair_rebuilds);
     expect_fresh(cost);
     // A danger walled in is left out of the next build (like a goal); the field is the mixed field
     // of the dangers still open.

@@ -1,0 +1,260 @@
+// Incremental repair of flee and mixed fields: after every edit of a random sequence the repaired
+// field must be bit-identical to a fresh build_flee() / build_mixed() of the edited map (values,
+// moves and, for flee fields, the cost to the safe spot).
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+
+#include "support/test_maps.hpp"
+#include "tide/flow_field.hpp"
+
+namespace tide {
+namespace {
+
+std::string at_text(int x, int y) {
+    char text[48];
+    std::snprintf(text, sizeof text, "(%d, %d)", x, y);
+    return text;
+}
+
+bool same_bits(float a, float b) {
+    return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+// Empty when `repaired` and `fresh` agree bit for bit on every layer.
+std::string compare(const FlowField& repaired, const FlowField& fresh) {
+    if (repaired.kind() != fresh.kind()) return "kinds differ";
+    for (int y = 0; y < fresh.height(); ++y) {
+        for (int x = 0; x < fresh.width(); ++x) {
+            const std::size_t i = static_cast<std::size_t>(y) * fresh.width() + x;
+            if (!same_bits(repaired.integration()[i], fresh.integration()[i])) {
+                return "value at " + at_text(x, y) + ": repaired " + std::to_string(repaired.integration()[i]) +
+                       ", fresh " + std::to_string(fresh.integration()[i]);
+            }
+            if (repaired.directions()[i] != fresh.directions()[i]) {
+                return "direction at " + at_text(x, y) + ": repaired " +
+                       std::to_string(static_cast<int>(repaired.directions()[i])) + ", fresh " +
+                       std::to_string(static_cast<int>(fresh.directions()[i]));
+            }
+            if (!same_bits(repaired.to_stop()[i], fresh.to_stop()[i])) {
+                return "cost to stop at " + at_text(x, y) + ": repaired " + std::to_string(repaired.to_stop()[i]) +
+                       ", fresh " + std::to_string(fresh.to_stop()[i]);
+            }
+        }
+    }
+    return "";
+}
+
+Cost random_cost(std::mt19937& rng) {
+    switch (test::random_int(rng, 0, 5)) {
+        case 0:
+        case 1:
+            return kCostWall;
+        case 2:
+            return kCostPlain;
+        case 3:
+            return static_cast<Cost>(test::random_int(rng, 1, 6));
+        case 4:
+            return static_cast<Cost>(test::random_int(rng, 1, 254));
+        default:
+            return kCostForest;
+    }
+}
+
+// One random edit of `cost` (rectangles, scattered cells, whole rows or columns walled or opened,
+// a cell of `special`: a goal or a danger); applies it through repair() or repair_rect().
+Result<RepairStats> random_edit(std::mt19937& rng, CostField& cost, std::span<const Cell> special,
+                                FieldBuilder& builder, FlowField& field, FieldRepairState& state) {
+    const int w = cost.width();
+    const int h = cost.height();
+    const int kind = test::random_int(rng, 0, 9);
+    if (kind <= 4) {
+        const int x0 = test::random_int(rng, 0, w - 1);
+        const int y0 = test::random_int(rng, 0, h - 1);
+        const int x1 = std::min(w - 1, x0 + test::random_int(rng, 0, 3));
+        const int y1 = std::min(h - 1, y0 + test::random_int(rng, 0, 3));
+        cost.fill_rect(x0, y0, x1, y1, random_cost(rng));
+        return builder.repair_rect(cost, x0, y0, x1, y1, field, state);
+    }
+    if (kind <= 6) {
+        std::vector<Cell> cells;
+        for (int k = test::random_int(rng, 1, 6); k > 0; --k) {
+            const Cell p{test::random_int(rng, 0, w - 1), test::random_int(rng, 0, h - 1)};
+            cost.set(p.x, p.y, random_cost(rng));
+            cells.push_back(p);
+            cells.push_back(p);
+        }
+        return builder.repair(cost, cells, field, state);
+    }
+    if (kind <= 8) {
+        const Cost v = kind == 7 ? kCostWall : static_cast<Cost>(test::random_int(rng, 1, 3));
+        const bool row = test::random_int(rng, 0, 1) == 0;
+        const int at = test::random_int(rng, 0, (row ? h : w) - 1);
+        const int x0 = row ? 0 : at, x1 = row ? w - 1 : at, y0 = row ? at : 0, y1 = row ? at : h - 1;
+        cost.fill_rect(x0, y0, x1, y1, v);
+        return builder.repair_rect(cost, x0, y0, x1, y1, field, state);
+    }
+    const Cell g = special[static_cast<std::size_t>(test::random_int(rng, 0, static_cast<int>(special.size()) - 1))];
+    cost.set(g.x, g.y, test::random_int(rng, 0, 1) == 0 ? kCostWall : random_cost(rng));
+    const Cell cells[] = {g};
+    return builder.repair(cost, cells, field, state);
+}
+
+bool any_walled(const CostField& cost, std::span<const Cell> cells) {
+    return std::any_of(cells.begin(), cells.end(), [&](const Cell& c) { return cost.at(c) == kCostWall; });
+}
+
+struct Counts {
+    std::size_t repairs = 0, rebuilds = 0, refused = 0;
+};
+
+class FleeRepairSequences : public ::testing::TestWithParam<int> {};
+
+// 1,600 sequences of 12 edits (4 shards of 400) on random weighted maps with 1..3 dangers and
+// flee factors from 1 to 3: the repaired field equals a fresh build after every edit; an edit
+// that walls a danger is refused and changes nothing.
+TEST_P(FleeRepairSequences, MatchFreshBuildsBitForBit) {
+    const int shard = GetParam();
+    FieldBuilder repairer;  // reused across maps: scratch from earlier maps must not leak
+    FieldBuilder fresh_builder;
+    Counts n;
+    for (int i = 0; i < 400; ++i) {
+        const auto seed = static_cast<std::uint32_t>(50'000 + shard * 400 + i);
+        test::RandomCase c = test::make_random_case(seed, 26);
+        std::mt19937 rng(seed);
+        const FleeParams flee{1.0 + 0.25 * test::random_int(rng, 0, 8)};
+        const std::vector<Cell> dangers = c.goals;
+        FlowField field;
+        FieldRepairState state;
+        ASSERT_TRUE(repairer.build_flee(c.cost, dangers, flee, c.params, field, state).ok()) << c.description;
+        ASSERT_EQ(state.kind(), FieldKind::flee);
+        for (int e = 0; e < 12; ++e) {
+            const CostField before = c.cost;
+            const FlowField field_before = field;
+            const auto r = random_edit(rng, c.cost, dangers, repairer, field, state);
+            FlowField fresh;
+            if (any_walled(c.cost, dangers)) {
+                ASSERT_FALSE(r.ok()) << c.description << " edit " << e;
+                EXPECT_NE(r.error().message.find("goal"), std::string::npos) << r.error().message;
+                ASSERT_EQ(compare(field, field_before), "") << c.description << " edit " << e;
+                c.cost = before;  // the state still answers the map before the edit
+                ASSERT_TRUE(fresh_builder.build_flee(c.cost, dangers, flee, c.params, fresh).ok());
+                ASSERT_EQ(compare(field, fresh), "") << c.description << " edit " << e;
+                ++n.refused;
+                continue;
+            }
+            ASSERT_TRUE(r.ok()) << c.description << " edit " << e << ": " << r.error().message;
+            ++n.repairs;
+            n.rebuilds += r->rebuilt ? 1 : 0;
+            ASSERT_TRUE(fresh_builder.build_flee(c.cost, dangers, flee, c.params, fresh).ok());
+            ASSERT_EQ(compare(field, fresh), "") << c.description << " after edit " << e;
+        }
+    }
+    EXPECT_GT(n.repairs, 3000u);
+    EXPECT_GT(n.refused, 30u);
+    EXPECT_LT(n.rebuilds * 4, n.repairs);  // mostly incremental
+}
+
+INSTANTIATE_TEST_SUITE_P(Shards, FleeRepairSequences, ::testing::Range(0, 4));
+
+class MixedRepairSequences : public ::testing::TestWithParam<int> {};
+
+// The same for mixed fields: goals, 1..3 dangers elsewhere, random weights and radii; walling a
+// goal or a danger is refused.
+TEST_P(MixedRepairSequences, MatchFreshBuildsBitForBit) {
+    const int shard = GetParam();
+    FieldBuilder repairer;
+    FieldBuilder fresh_builder;
+    Counts n;
+    for (int i = 0; i < 400; ++i) {
+        const auto seed = static_cast<std::uint32_t>(70'000 + shard * 400 + i);
+        test::RandomCase c = test::make_random_case(seed, 26);
+        std::mt19937 rng(seed);
+        // Dangers: open cells of this map picked at random.
+        std::vector<Cell> dangers;
+        for (int k = 0; k < 40 && dangers.size() < 3; ++k) {
+            const Cell p{test::random_int(rng, 0, c.cost.width() - 1), test::random_int(rng, 0, c.cost.height() - 1)};
+            if (c.cost.at(p) != kCostWall) dangers.push_back(p);
+        }
+        if (dangers.empty()) continue;
+        const DangerCost danger{test::random_int(rng, 0, 253), 0.5 + test::random_int(rng, 0, 40) * 0.5};
+        FlowField field;
+        FieldRepairState state;
+        ASSERT_TRUE(repairer.build_mixed(c.cost, c.goals, dangers, danger, c.params, field, state).ok())
+            << c.description;
+        ASSERT_FALSE(state.dangers().empty());
+        std::vector<Cell> special = c.goals;
+        special.insert(special.end(), dangers.begin(), dangers.end());
+        for (int e = 0; e < 12; ++e) {
+            const CostField before = c.cost;
+            const FlowField field_before = field;
+            const auto r = random_edit(rng, c.cost, special, repairer, field, state);
+            FlowField fresh;
+            if (any_walled(c.cost, special)) {
+                ASSERT_FALSE(r.ok()) << c.description << " edit " << e;
+                EXPECT_NE(r.error().message.find("goal"), std::string::npos) << r.error().message;
+                ASSERT_EQ(compare(field, field_before), "") << c.description << " edit " << e;
+                c.cost = before;
+                ASSERT_TRUE(fresh_builder.build_mixed(c.cost, c.goals, dangers, danger, c.params, fresh).ok());
+                ASSERT_EQ(compare(field, fresh), "") << c.description << " edit " << e;
+                ++n.refused;
+                continue;
+            }
+            ASSERT_TRUE(r.ok()) << c.description << " edit " << e << ": " << r.error().message;
+            ++n.repairs;
+            n.rebuilds += r->rebuilt ? 1 : 0;
+            ASSERT_TRUE(fresh_builder.build_mixed(c.cost, c.goals, dangers, danger, c.params, fresh).ok());
+            ASSERT_EQ(compare(field, fresh), "") << c.description << " after edit " << e;
+        }
+    }
+    EXPECT_GT(n.repairs, 2500u);
+    EXPECT_GT(n.refused, 30u);
+    EXPECT_LT(n.rebuilds * 4, n.repairs);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shards, MixedRepairSequences, ::testing::Range(0, 4));
+
+// A local edit far from the danger touches a small part of a large open map.
+TEST(FleeRepair, SmallEditTouchesFewCells) {
+    CostField cost = CostField::create(200, 200).value();
+    const Cell danger[] = {{100, 100}};
+    FieldBuilder builder;
+    FlowField field;
+    FieldRepairState state;
+    ASSERT_TRUE(builder.build_flee(cost, danger, {}, {}, field, state).ok());
+    cost.fill_rect(10, 10, 12, 12, kCostSwamp);
+    const auto r = builder.repair_rect(cost, 10, 10, 12, 12, field, state);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    EXPECT_FALSE(r->rebuilt);
+    EXPECT_LT(r->touched_cells, 2000u);
+    FlowField fresh;
+    ASSERT_TRUE(FieldBuilder().build_flee(cost, danger, {}, {}, fresh).ok());
+    EXPECT_EQ(compare(field, fresh), "");
+}
+
+// A state of one kind repairs only its own kind's field; a goal build resets a flee state.
+TEST(FleeRepair, AStateRebuiltAsAGoalFieldRepairsAsOne) {
+    CostField cost = CostField::create(30, 20).value();
+    const Cell cells[] = {{5, 5}};
+    FieldBuilder builder;
+    FlowField field;
+    FieldRepairState state;
+    ASSERT_TRUE(builder.build_flee(cost, cells, {}, {}, field, state).ok());
+    ASSERT_TRUE(builder.build(cost, cells, {}, field, state).ok());
+    EXPECT_EQ(state.kind(), FieldKind::goal);
+    EXPECT_TRUE(state.dangers().empty());
+    cost.set(10, 10, kCostWall);
+    const Cell changed[] = {{10, 10}};
+    ASSERT_TRUE(builder.repair(cost, changed, field, state).ok());
+    FlowField fresh;
+    ASSERT_TRUE(FieldBuilder().build(cost, cells, {}, fresh).ok());
+    EXPECT_EQ(compare(field, fresh), "");
+}
+
+}  // namespace
+}  // namespace tide
