@@ -1,5 +1,6 @@
 // The Python module `tide`: maps from numpy cost arrays or files, flow fields whose layers are
-// numpy views (no copy), the crowd, and scen/sim equivalents of the CLI commands.
+// numpy views (no copy), the crowd, and scen/sim equivalents of the CLI commands (sim runs the
+// world library's Simulation, as `tide sim` does).
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -16,6 +17,8 @@
 #include "tide/flow_field.hpp"
 #include "tide/generate.hpp"
 #include "tide/map_io.hpp"
+#include "tide/simulation.hpp"
+#include "tide/world.hpp"
 
 namespace py = pybind11;
 
@@ -139,59 +142,129 @@ py::dict scen(const PyMap& m, const std::string& scen_path, double diagonal, int
     return out;
 }
 
-// tide sim: agents spawned on random cells that reach the goals, stepped for `seconds`.
+// A float array of `n` values taken from `get(k)`.
+template <class Get>
+py::array_t<double> doubles(std::size_t n, Get&& get) {
+    py::array_t<double> out(static_cast<py::ssize_t>(n));
+    auto v = out.mutable_unchecked<1>();
+    for (std::size_t k = 0; k < n; ++k) v(static_cast<py::ssize_t>(k)) = get(k);
+    return out;
+}
+
+// tide sim: the world library's Simulation (as the CLI runs it) on the calling thread.
 py::dict sim(const PyMap& m, std::vector<std::pair<int, int>> goals, int agents, double seconds, double dt,
-             std::uint64_t seed) {
-    if (goals.empty()) {
+             std::uint64_t seed, std::vector<std::pair<int, int>> flee, double flee_factor,
+             const std::string& unit_class, int size, std::int64_t hierarchy_cells, py::object wall_margin,
+             bool line_of_sight, py::object spawn, bool detail) {
+    if (!goals.empty() && !flee.empty()) raise(tide::Error{"give goals (go there) or flee (run from there), not both"});
+    if (goals.empty() && flee.empty()) {
         for (const auto& c : m.goals) goals.push_back({c.x, c.y});
+        if (goals.empty()) raise(tide::Error{"give goals (this map has no built-in goals) or flee"});
     }
-    if (agents < 0 || agents > 1'000'000)
-        raise(tide::Error{"agents " + std::to_string(agents) + " is outside 0..1000000"});
-    if (!(seconds >= 0.0 && seconds <= 3600.0)) raise(tide::Error{"seconds must be in 0..3600"});
-    if (!(dt > 0.0 && dt <= 10.0)) raise(tide::Error{"dt must be in (0, 10]"});
-    auto field = build(m, goals, tide::FieldParams{}.diagonal_factor, 8);
-    tide::Crowd crowd(m.map.cost);
-    const tide::GroupId group = take(crowd.add_group(field));
-    std::vector<std::uint32_t> open;
-    const int w = m.map.cost.width();
-    for (int y = 0; y < m.map.cost.height(); ++y) {
-        for (int x = 0; x < w; ++x) {
-            if (field->reachable(x, y) && field->direction(x, y) != tide::Direction::wall) open.push_back(y * w + x);
-        }
+    if (size < 0) raise(tide::Error{"size " + std::to_string(size) + " is outside 1..8 (0: the class's own)"});
+    tide::SimulationSettings settings;
+    settings.flee = !flee.empty();
+    settings.targets = to_cells(settings.flee ? flee : goals);
+    settings.agents = agents;
+    settings.seconds = seconds;
+    settings.dt = dt;
+    settings.detail = detail;
+    if (!spawn.is_none()) {
+        const auto a = spawn.cast<std::tuple<float, float, float, float>>();
+        settings.spawn = tide::SpawnArea{std::get<0>(a), std::get<1>(a), std::get<2>(a), std::get<3>(a)};
     }
-    if (open.empty() && agents > 0) raise(tide::Error{tide::ErrorCode::on_wall, "no open cell reaches the goals"});
-    tide::SplitMix64 rng{seed};
-    for (int i = 0; i < agents; ++i) {
-        const std::uint32_t c = open[rng.below(open.size())];
-        const tide::Vec2 p{static_cast<float>(c % w) + 0.2f + 0.6f * static_cast<float>(rng.uniform()),
-                           static_cast<float>(c / w) + 0.2f + 0.6f * static_cast<float>(rng.uniform())};
-        take(crowd.add_agent(p, group));
+    tide::WorldConfig& config = settings.world;
+    config.seed = seed;
+    config.hierarchy_cells = hierarchy_cells;
+    config.flee.factor = flee_factor;
+    config.crowd.line_of_sight = line_of_sight;
+    if (!wall_margin.is_none()) {
+        const auto [radius, extra] = wall_margin.cast<std::pair<int, int>>();
+        config.wall_margin = tide::WallMargin{radius, extra};
     }
-    const int steps = static_cast<int>(std::llround(seconds / dt));
+    // The class's costs at its size (the map's own at size 1 for "default"), as `tide sim --class`.
+    tide::CostField cost = take(tide::class_cost_field(m.map, unit_class, size));
+    const tide::UnitClass* c = tide::find_class(m.map, unit_class);
+    const int planned_size = size > 0 ? size : (c ? c->size : 1);
+    tide::SerialJobSystem jobs;
+    std::unique_ptr<tide::Simulation> run;
+    tide::SimulationReport r;
     {
         py::gil_scoped_release unlocked;
-        for (int s = 0; s < steps; ++s) {
-            if (auto r = crowd.step(static_cast<float>(dt)); !r) {
-                py::gil_scoped_acquire locked;
-                raise(r.error());
-            }
+        auto created = tide::Simulation::create(jobs, "<python>", std::move(cost), settings);
+        tide::Result<void> ran = created ? (*created)->run() : tide::Result<void>{created.error()};
+        if (!ran) {
+            py::gil_scoped_acquire locked;
+            raise(ran.error());
         }
+        run = std::move(created.value());
+        r = run->report();
     }
-    const auto n = static_cast<py::ssize_t>(crowd.size());
-    py::array_t<float> positions({n, py::ssize_t{2}});
-    py::array_t<std::uint8_t> states(n);
-    tide::AgentBuffers out;
-    out.positions = {reinterpret_cast<tide::Vec2*>(positions.mutable_data()), static_cast<std::size_t>(n)};
-    out.states = {reinterpret_cast<tide::AgentState*>(states.mutable_data()), static_cast<std::size_t>(n)};
-    take(crowd.read_agents(out));
-    py::dict result;
-    result["positions"] = positions;
-    result["states"] = states;
-    result["arrived"] = crowd.stats().arrived;
-    result["stuck"] = crowd.stats().stuck;
-    result["time"] = crowd.time();
-    result["state_hash"] = crowd.state_hash();
-    return result;
+    const std::size_t n = r.units.size();
+    py::array_t<float> positions({static_cast<py::ssize_t>(n), py::ssize_t{2}});
+    py::array_t<std::uint8_t> states(static_cast<py::ssize_t>(n));
+    auto pv = positions.mutable_unchecked<2>();
+    auto sv = states.mutable_unchecked<1>();
+    for (std::size_t k = 0; k < n; ++k) {
+        const auto i = static_cast<py::ssize_t>(k);
+        pv(i, 0) = r.units[k].end.x;
+        pv(i, 1) = r.units[k].end.y;
+        sv(i) = static_cast<std::uint8_t>(r.units[k].state);
+    }
+    py::dict out;
+    out["positions"] = positions;
+    out["states"] = states;
+    out["arrived"] = r.crowd.arrived;
+    out["stuck"] = r.crowd.stuck;
+    out["no_path"] = r.crowd.no_path;
+    out["sidestepping"] = r.crowd.sidestepping;
+    out["time"] = r.seconds;
+    out["state_hash"] = r.state_hash;
+    out["agents"] = r.agents;
+    out["dt"] = r.dt;
+    out["threads"] = r.threads;
+    out["class"] = unit_class;
+    out["size"] = planned_size;
+    out["planner"] = r.hierarchical ? "hierarchical" : "flat";
+    out["line_of_sight"] = line_of_sight;
+    out["arrived_fraction"] = r.arrived_fraction;
+    out["arrived_by_second"] =
+        doubles(r.arrived_by_second.size(), [&](std::size_t k) { return r.arrived_by_second[k]; });
+    out["arrival_s"] =
+        doubles(n, [&](std::size_t k) { return r.units[k].arrival_s >= 0 ? r.units[k].arrival_s : NAN; });
+    out["mean_arrival_s"] = r.mean_arrival_s;
+    out["max_arrival_s"] = r.max_arrival_s;
+    out["wall_penetrations"] = r.wall_penetrations;
+    out["nan"] = r.nan;
+    out["max_overlap"] = r.max_overlap;
+    out["mean_step_ms"] = r.mean_step_ms;
+    out["max_step_ms"] = r.max_step_ms;
+    if (tide::has_margin(r.wall_margin)) out["wall_margin"] = std::make_pair(r.wall_margin.radius, r.wall_margin.extra);
+    if (settings.flee) {
+        out["flee_factor"] = flee_factor;
+        out["danger_distance_mean_start"] = r.danger_distance_mean_start;
+        out["danger_distance_mean_end"] = r.danger_distance_mean_end;
+        out["danger_distance_min_end"] = r.danger_distance_min_end;
+    }
+    if (r.hierarchical) {
+        out["graph_ms"] = r.graph_ms;
+        out["sector_fields"] = r.sector_fields;
+        out["sector_field_bytes"] = r.sector_field_bytes;
+    }
+    if (detail) {
+        py::array_t<float> start({static_cast<py::ssize_t>(n), py::ssize_t{2}});
+        auto st = start.mutable_unchecked<2>();
+        for (std::size_t k = 0; k < n; ++k) {
+            st(static_cast<py::ssize_t>(k), 0) = r.units[k].start.x;
+            st(static_cast<py::ssize_t>(k), 1) = r.units[k].start.y;
+        }
+        out["start"] = start;
+        out["path_length"] = doubles(n, [&](std::size_t k) { return r.units[k].path_length; });
+        py::list names;
+        for (const auto& u : r.units) names.append(u.stuck ? "stuck" : state_name(u.state));
+        out["unit_states"] = names;
+    }
+    return out;
 }
 
 }  // namespace
@@ -316,24 +389,36 @@ PYBIND11_MODULE(tide, m) {
              py::arg("map"), py::keep_alive<1, 2>())
         .def(
             "add_group",
-            [](tide::Crowd& c, std::shared_ptr<tide::FlowField> f, int unit_size) {
-                return take(c.add_group(std::shared_ptr<const tide::FlowField>(std::move(f)), unit_size));
+            [](tide::Crowd& c, std::shared_ptr<tide::FlowField> f, int unit_size, std::uint8_t movement_class) {
+                return take(
+                    c.add_group(std::shared_ptr<const tide::FlowField>(std::move(f)), unit_size, movement_class));
             },
-            py::arg("field"), py::arg("unit_size") = 1)
+            py::arg("field"), py::arg("unit_size") = 1, py::arg("movement_class") = 0,
+            "Adds a group following `field`; only agents of its movement class may join it.")
+        .def("movement_class", &tide::Crowd::movement_class, py::arg("group"), "A group's movement class.")
+        .def(
+            "set_group_movement_class",
+            [](tide::Crowd& c, tide::GroupId g, std::uint8_t movement_class) {
+                check(c.set_group_movement_class(g, movement_class));
+            },
+            py::arg("group"), py::arg("movement_class"),
+            "Changes a group's movement class (refused while a member is of another class).")
         .def("remove_group", [](tide::Crowd& c, tide::GroupId g) { check(c.remove_group(g)); })
         .def(
             "add_agent",
             [](tide::Crowd& c, float x, float y, tide::GroupId group, py::object radius, py::object max_speed,
-               std::uint64_t tag) {
+               std::uint64_t tag, std::uint8_t movement_class) {
                 tide::AgentParams p = c.default_agent_params();
                 if (!radius.is_none()) p.radius = radius.cast<float>();
                 if (!max_speed.is_none()) p.max_speed = max_speed.cast<float>();
                 p.user_tag = tag;
+                p.movement_class = movement_class;
                 const tide::AgentId id = take(c.add_agent({x, y}, group, p));
                 return std::make_tuple(id.index, id.generation);
             },
             py::arg("x"), py::arg("y"), py::arg("group"), py::arg("radius") = py::none(),
-            py::arg("max_speed") = py::none(), py::arg("tag") = 0, "Returns the handle (index, generation).")
+            py::arg("max_speed") = py::none(), py::arg("tag") = 0, py::arg("movement_class") = 0,
+            "Returns the handle (index, generation). The movement class must be the group's.")
         .def(
             "step",
             [](tide::Crowd& c, float dt, int steps) {
@@ -389,6 +474,14 @@ PYBIND11_MODULE(tide, m) {
           "('cost') next to the published one ('optimal'); numpy arrays.");
     m.def("sim", &sim, py::arg("map"), py::arg("goals") = std::vector<std::pair<int, int>>{}, py::arg("agents") = 1000,
           py::arg("seconds") = 30.0, py::arg("dt") = 1.0 / 60.0, py::arg("seed") = 1,
-          "Like `tide sim`: `agents` agents on random cells that reach the goals (a built-in map's own goals "
-          "when none are given), stepped for `seconds`; positions, states and counts.");
+          py::arg("flee") = std::vector<std::pair<int, int>>{}, py::arg("flee_factor") = tide::FleeParams{}.factor,
+          py::arg("unit_class") = "default", py::arg("size") = 0,
+          py::arg("hierarchy_cells") = tide::WorldConfig{}.hierarchy_cells, py::arg("wall_margin") = py::none(),
+          py::arg("line_of_sight") = true, py::arg("spawn") = py::none(), py::arg("detail") = false,
+          "Like `tide sim` (the same World run, on the calling thread): `agents` units spawned at random "
+          "(inside spawn=(x0, y0, x1, y1) when given) go to `goals` (a built-in map's own when none are given) "
+          "or flee from the cells in `flee`, planning on `unit_class` at `size` (0: the class's own), "
+          "hierarchically on maps of at least `hierarchy_cells` cells, with wall_margin=(radius, extra); "
+          "stepped for `seconds`. Returns the report: positions, states, arrival_s, arrived_by_second, "
+          "mean/max arrival, wall_penetrations, max_overlap, step times, state_hash, planner, ...");
 }

@@ -1,190 +1,25 @@
-// tide bench crowd: crowd step times (median after warm-up) for 1k / 10k / 100k agents on the
-// 256x256 and 1024x1024 benchmark maps with 1 and 2 threads, agents on the move and agents packed
-// at the goal (the dense case), next to a plain all-pairs separation step (the classic reference)
-// at 2,000 agents, all in one run.
+// tide bench crowd: crowd step times against a plain all-pairs separation step. This file parses
+// the options and writes the JSON; the run is the benchmark harness's (bench/harness/crowd_runs.hpp).
 
-#include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "cli_common.hpp"
+#include "crowd_runs.hpp"
 #include "tbb_jobs.hpp"
-#include "tide/crowd.hpp"
-#include "tide/generate.hpp"
 
 namespace tide::cli {
 namespace {
 
-struct CrowdBenchOptions {
-    int reps = 20;
-    std::vector<int> agents{1000, 10000, 100000};
-    std::vector<int> sizes{256, 1024};
+/// The options of `tide bench crowd`: the harness's settings and the output file.
+struct CrowdBenchOptions : bench::CrowdBenchOptions {
     std::string json;
 };
 
-struct Setup {
-    CostField cost;
-    std::shared_ptr<const FlowField> field;
-    std::vector<Vec2> spawn;   // spread over the map
-    std::vector<Vec2> packed;  // a hexagonal lattice (spacing 2 radii) filled outward from the goal
-};
-
-Setup make_setup(int size, int agents) {
-    auto cost = generate_random_map({size, size, 0.20, 0.15, 0.07, 1});
-    check(cost);
-    Setup s{std::move(cost.value()), nullptr, {}, {}};
-    const Cell goal{size / 2, size / 2};
-    s.cost.set(goal.x, goal.y, kCostPlain);
-    auto f = build_flow_field(s.cost, std::span<const Cell>(&goal, 1));
-    check(f);
-    s.field = std::make_shared<const FlowField>(std::move(f.value()));
-    SplitMix64 rng{7};
-    while (static_cast<int>(s.spawn.size()) < agents) {
-        const Vec2 p{static_cast<float>(rng.uniform() * size), static_cast<float>(rng.uniform() * size)};
-        const int x = static_cast<int>(p.x), y = static_cast<int>(p.y);
-        if (s.field->reachable(x, y) && s.cost.passable(x, y)) s.spawn.push_back(p);
-    }
-    // The dense case: lattice points on reachable cells, a radius clear of walls, nearest the goal
-    // first (the densest a settled crowd could stand).
-    const float r = CrowdParams{}.radius, dx = 2.0f * r, dy = dx * 0.8660254f;
-    const float gx = goal.x + 0.5f, gy = goal.y + 0.5f;
-    std::vector<std::pair<float, Vec2>> lattice;
-    for (int row = 0; row * dy < size; ++row) {
-        for (int col = 0; col * dx < size; ++col) {
-            const Vec2 p{col * dx + (row % 2 ? 0.5f * dx : 0.0f) + r, row * dy + r};
-            bool clear = p.x < size - r && p.y < size - r;
-            for (float ox : {-r, r})
-                for (float oy : {-r, r}) {
-                    const int x = static_cast<int>(p.x + ox), y = static_cast<int>(p.y + oy);
-                    clear = clear && s.cost.passable(x, y) && s.field->reachable(x, y);
-                }
-            if (clear) lattice.push_back({(p.x - gx) * (p.x - gx) + (p.y - gy) * (p.y - gy), p});
-        }
-    }
-    const std::size_t want = std::min<std::size_t>(agents, lattice.size());
-    std::partial_sort(lattice.begin(), lattice.begin() + static_cast<std::ptrdiff_t>(want), lattice.end(),
-                      [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (std::size_t k = 0; k < want; ++k) s.packed.push_back(lattice[k].second);
-    return s;
-}
-
-// Median step time of a crowd after a 1 s warm-up: spread over the map (agents on the move, not yet
-// packed) or packed at the goal (dense: they settle during the warm-up).
-double time_steps(const Setup& s, int reps, JobSystem& jobs, bool dense = false, bool line_of_sight = true) {
-    CrowdParams params;
-    params.line_of_sight = line_of_sight;
-    Crowd crowd(s.cost, params);
-    const GroupId g = crowd.add_group(s.field).value();
-    for (const Vec2& p : dense ? s.packed : s.spawn) (void)crowd.add_agent(p, g);
-    for (int i = 0; i < 60; ++i) check(crowd.step(1.0f / 60.0f, jobs));
-    std::vector<double> t;
-    for (int i = 0; i < reps; ++i) {
-        const auto t0 = std::chrono::steady_clock::now();
-        check(crowd.step(1.0f / 60.0f, jobs));
-        t.push_back(ms_since(t0));
-    }
-    return median(t);
-}
-
-// The classic reference: separation by testing every pair, then the same steering and movement.
-double time_all_pairs(const Setup& s, int reps) {
-    const std::size_t n = s.spawn.size();
-    std::vector<float> px(n), py(n), vx(n, 0.0f), vy(n, 0.0f);
-    for (std::size_t i = 0; i < n; ++i) {
-        px[i] = s.spawn[i].x;
-        py[i] = s.spawn[i].y;
-    }
-    std::vector<double> t;
-    for (int r = 0; r < reps + 3; ++r) {
-        const auto t0 = std::chrono::steady_clock::now();
-        const float dt = 1.0f / 60.0f, radius = 0.16f, range = 2.0f * radius * 1.5f;
-        for (std::size_t i = 0; i < n; ++i) {
-            float sx = 0.0f, sy = 0.0f;
-            for (std::size_t j = 0; j < n; ++j) {
-                if (j == i) continue;
-                const float dx = px[i] - px[j], dy = py[i] - py[j];
-                const float d2 = dx * dx + dy * dy;
-                if (d2 >= range * range || d2 < 1e-12f) continue;
-                const float d = std::sqrt(d2);
-                sx += dx / d * (range - d) / range;
-                sy += dy / d * (range - d) / range;
-            }
-            const Vec2 f = s.field->sample({px[i], py[i]});
-            vx[i] += ((f.x * 3.0f - vx[i]) * 8.0f + sx * 6.0f) * dt;
-            vy[i] += ((f.y * 3.0f - vy[i]) * 8.0f + sy * 6.0f) * dt;
-        }
-        for (std::size_t i = 0; i < n; ++i) {
-            px[i] = std::clamp(px[i] + vx[i] * dt, 0.0f, static_cast<float>(s.cost.width()) - 0.01f);
-            py[i] = std::clamp(py[i] + vy[i] * dt, 0.0f, static_cast<float>(s.cost.height()) - 0.01f);
-        }
-        if (r >= 3) t.push_back(ms_since(t0));
-    }
-    return median(t);
-}
-
 void run_bench_crowd(const CrowdBenchOptions& o) {
     if (o.reps < 5) throw Failure{"--reps must be at least 5"};
-    nlohmann::json rows = nlohmann::json::array();
-    std::printf("tide bench crowd: median step time (dt 1/60 s) after 1 s of warm-up, %d reps\n", o.reps);
-    std::printf("  %-44s %12s %12s\n", "case", "median ms", "vs all-pairs");
-    const Setup ref_setup = make_setup(256, 2000);
-    const double all_pairs = time_all_pairs(ref_setup, o.reps);
-    TbbJobSystem one(1), two(2);
-    const double tide2000 = time_steps(ref_setup, o.reps, two);
-    std::printf("  %-44s %12.3f %12s\n", "all-pairs separation, 2000 agents (reference)", all_pairs, "1.0x");
-    std::printf("  %-44s %12.3f %11.1fx\n", "Tide crowd step, 2000 agents, 2 threads", tide2000, all_pairs / tide2000);
-    rows.push_back({{"case", "all_pairs_2000"}, {"median_ms", all_pairs}});
-    rows.push_back({{"case", "tide_2000_2t"}, {"median_ms", tide2000}, {"ratio_vs_all_pairs", all_pairs / tide2000}});
-    double t10k = 0.0, t100k = 0.0;
-    for (int size : o.sizes) {
-        for (int n : o.agents) {
-            std::fprintf(stderr, "[crowd] %dx%d, %d agents\n", size, size, n);
-            const Setup s = make_setup(size, n);
-            for (int threads : {1, 2}) {
-                const double ms = time_steps(s, o.reps, threads == 1 ? static_cast<JobSystem&>(one) : two);
-                char name[96];
-                std::snprintf(name, sizeof name, "%dx%d map, %d agents, %d thread(s)", size, size, n, threads);
-                std::printf("  %-44s %12.3f\n", name, ms);
-                rows.push_back({{"case", name}, {"map", size}, {"agents", n}, {"threads", threads}, {"median_ms", ms}});
-                if (size == 256 && threads == 2 && n == 10000) t10k = ms;
-                if (size == 256 && threads == 2 && n == 100000) t100k = ms;
-                const double packed = time_steps(s, o.reps, threads == 1 ? static_cast<JobSystem&>(one) : two, true);
-                std::snprintf(name, sizeof name, "%dx%d map, %zu packed at the goal, %d t", size, size, s.packed.size(),
-                              threads);
-                std::printf("  %-44s %12.3f\n", name, packed);
-                rows.push_back({{"case", name},
-                                {"map", size},
-                                {"agents", s.packed.size()},
-                                {"threads", threads},
-                                {"dense", true},
-                                {"median_ms", packed}});
-                if (size == 256 && n == 10000) {
-                    const double off =
-                        time_steps(s, o.reps, threads == 1 ? static_cast<JobSystem&>(one) : two, false, false);
-                    std::snprintf(name, sizeof name, "%dx%d map, %d agents, %d t, no line of sight", size, size, n,
-                                  threads);
-                    std::printf("  %-44s %12.3f\n", name, off);
-                    rows.push_back({{"case", name},
-                                    {"map", size},
-                                    {"agents", n},
-                                    {"threads", threads},
-                                    {"line_of_sight", false},
-                                    {"median_ms", off}});
-                }
-            }
-        }
-    }
-    auto verdict = [](bool ok) { return ok ? "PASS" : "MISS"; };
-    std::printf("targets (2 threads, 256x256 map):\n");
-    if (t10k > 0) std::printf("  %s  10,000 agents: %.3f ms per step (target <= 1 ms)\n", verdict(t10k <= 1.0), t10k);
-    if (t100k > 0)
-        std::printf("  %s  100,000 agents: %.3f ms per step (target <= 10 ms)\n", verdict(t100k <= 10.0), t100k);
-    std::printf("  %s  vs all-pairs at 2,000 agents: %.1fx (target >= 50x)\n", verdict(all_pairs / tide2000 >= 50.0),
-                all_pairs / tide2000);
-    if (!o.json.empty()) {
-        write_json(o.json, nlohmann::json{{"rows", rows}, {"reps", o.reps}});
-    }
+    const nlohmann::json report = bench::run_crowd_bench(o, make_tbb_jobs, stdout);
+    if (!o.json.empty()) write_json(o.json, report);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // tide sim: spawn agents, run the crowd, report arrival, safety and timing; optional picture of
-// every trajectory.
+// every trajectory. The run and its figures are the world library's Simulation (tide/simulation.hpp);
+// this file parses the options, prints the report and draws.
 
 #include <chrono>
 #include <cmath>
@@ -13,6 +14,7 @@
 #include "tbb_jobs.hpp"
 #include "tide/crowd.hpp"
 #include "tide/generate.hpp"
+#include "tide/simulation.hpp"
 #include "tide/world.hpp"
 
 namespace tide::cli {
@@ -52,21 +54,6 @@ enum GifColor : std::uint8_t {
 const std::vector<GifWriter::Color> kGifPalette = {{232, 230, 205}, {40, 44, 52},    {120, 160, 110},
                                                    {150, 130, 90},  {190, 190, 190}, {220, 30, 30},
                                                    {30, 80, 200},   {20, 150, 60},   {130, 130, 130}};
-
-// Agent-substeps count as wall penetrations when the centre is in a wall cell or the disc overlaps
-// a wall cell by more than 5% of the radius.
-bool penetrates(const CostField& cost, Vec2 p, float r) {
-    if (!std::isfinite(p.x) || !std::isfinite(p.y)) return true;
-    if (!cost.passable(static_cast<int>(p.x), static_cast<int>(p.y))) return true;
-    for (int y = static_cast<int>(p.y) - 1; y <= static_cast<int>(p.y) + 1; ++y) {
-        for (int x = static_cast<int>(p.x) - 1; x <= static_cast<int>(p.x) + 1; ++x) {
-            if (cost.passable(x, y)) continue;
-            const float qx = std::clamp(p.x, float(x), float(x + 1)), qy = std::clamp(p.y, float(y), float(y + 1));
-            if (std::hypot(p.x - qx, p.y - qy) < r * 0.95f) return true;
-        }
-    }
-    return false;
-}
 
 void run_sim(const SimOptions& o) {
     const Map map = load_map_or_fail(o.map);
@@ -109,7 +96,15 @@ void run_sim(const SimOptions& o) {
         y1 = std::min(y1, v[3]);
     }
     TbbJobSystem jobs(o.threads);
-    WorldConfig config;
+    SimulationSettings settings;
+    settings.targets = goals;
+    settings.flee = flee;
+    settings.agents = o.agents;
+    if (!o.spawn.empty()) settings.spawn = SpawnArea{x0, y0, x1, y1};
+    settings.seconds = o.seconds;
+    settings.dt = o.dt;
+    settings.detail = o.detail;
+    WorldConfig& config = settings.world;
     config.seed = o.seed;
     config.hierarchy_cells = o.hierarchy_cells;
     if (!o.wall_margin.empty()) config.wall_margin = parse_wall_margin(o.wall_margin);
@@ -117,49 +112,12 @@ void run_sim(const SimOptions& o) {
     if (o.line_of_sight != "on" && o.line_of_sight != "off")
         throw Failure{"--line-of-sight '" + o.line_of_sight + "' is not on or off"};
     config.crowd.line_of_sight = o.line_of_sight == "on";
-    World world(jobs, config);
-    check(world.load(o.map, cost, goals, 0));
-    Spawn spawn;
-    spawn.count = o.agents;
-    spawn.in_area = true;
-    spawn.x0 = static_cast<int>(std::floor(x0));
-    spawn.y0 = static_cast<int>(std::floor(y0));
-    spawn.x1 = static_cast<int>(std::ceil(x1)) - 1;
-    spawn.y1 = static_cast<int>(std::ceil(y1)) - 1;
-    if (auto r = world.apply(spawn); !r) {
-        throw Failure{"could not find free positions for " + std::to_string(o.agents) +
-                      " agents: " + r.error().message};
-    }
-    if (flee) {  // the units were spawned toward the dangers as goals: now they flee from them
-        if (auto r = world.apply(SetGoals{goals, 0, true}); !r) throw Failure{r.error().message};
-        world.finish_builds();
-    }
+    auto created = Simulation::create(jobs, o.map, cost, settings);
+    check(created);
+    Simulation& sim = **created;
+    const World& world = sim.world();
     const Crowd& crowd = world.crowd();
     const std::vector<AgentId> ids = world.agents();
-    // Flee runs: distance of the agents from the nearest danger (cell centres), mean and least.
-    auto danger_distance = [&](bool least) {
-        double sum = 0.0, low = std::numeric_limits<double>::infinity();
-        for (const AgentId id : ids) {
-            const Vec2 p = crowd.position(id);
-            double d = std::numeric_limits<double>::infinity();
-            for (const Cell& g : goals) d = std::min(d, std::hypot(p.x - (g.x + 0.5), p.y - (g.y + 0.5)));
-            sum += d;
-            low = std::min(low, d);
-        }
-        return least ? low : sum / static_cast<double>(ids.size());
-    };
-    const double danger_mean_start = flee ? danger_distance(false) : 0.0;
-    const int steps = static_cast<int>(step_count);
-    const int per_second = std::max(1, static_cast<int>(std::lround(1.0 / o.dt)));
-    std::vector<double> arrival(ids.size(), -1.0);
-    // --detail: where each agent started and how far it walked.
-    std::vector<Vec2> start_at, last_at;
-    std::vector<double> walked;
-    if (o.detail) {
-        for (const AgentId id : ids) start_at.push_back(crowd.position(id));
-        last_at = start_at;
-        walked.assign(ids.size(), 0.0);
-    }
     // Animation: a frame every 0.1 simulated seconds (at most 600), terrain drawn once.
     GifWriter gif;
     std::vector<std::uint8_t> terrain_frame, frame;
@@ -201,145 +159,87 @@ void run_sim(const SimOptions& o) {
         check(gif.add_frame(frame, 10));
     };
     if (!o.gif.empty()) add_gif_frame();
-    std::vector<double> arrived_by_second;
     std::vector<std::vector<Vec2>> trails(o.png.empty() ? 0 : ids.size());
-    std::size_t penetrations = 0;
-    double max_overlap = 0.0, sum_ms = 0.0, max_ms = 0.0;
-    bool nan = false;
-    auto measure_overlap = [&] {  // deepest pair overlap, in radii (grid of 1-cell buckets)
-        std::vector<std::vector<std::size_t>> grid(static_cast<std::size_t>(cost.width()) * cost.height());
-        for (std::size_t k = 0; k < ids.size(); ++k) {
-            const Vec2 p = crowd.position(ids[k]);
-            grid[static_cast<std::size_t>(p.y) * cost.width() + static_cast<std::size_t>(p.x)].push_back(k);
-        }
-        const float r = 0.16f;
-        for (std::size_t k = 0; k < ids.size(); ++k) {
-            const Vec2 p = crowd.position(ids[k]);
-            for (int y = static_cast<int>(p.y) - 1; y <= static_cast<int>(p.y) + 1; ++y)
-                for (int x = static_cast<int>(p.x) - 1; x <= static_cast<int>(p.x) + 1; ++x) {
-                    if (!cost.contains(x, y)) continue;
-                    for (std::size_t j : grid[static_cast<std::size_t>(y) * cost.width() + x]) {
-                        if (j <= k) continue;
-                        const Vec2 q = crowd.position(ids[j]);
-                        const double d = std::hypot(p.x - q.x, p.y - q.y);
-                        max_overlap = std::max(max_overlap, (2.0 * r - d) / r);
-                    }
-                }
-        }
-    };
-    for (int s = 1; s <= steps; ++s) {
-        check(world.tick(static_cast<float>(o.dt)));
-        const double ms = world.stats().step_ms;
-        sum_ms += ms;
-        max_ms = std::max(max_ms, ms);
-        std::size_t arrived = 0;
-        for (std::size_t k = 0; k < ids.size(); ++k) {
-            const Vec2 p = crowd.position(ids[k]);
-            nan |= !std::isfinite(p.x) || !std::isfinite(p.y);
-            penetrations += penetrates(cost, p, 0.16f);
-            if (o.detail) {
-                walked[k] +=
-                    std::hypot(static_cast<double>(p.x) - last_at[k].x, static_cast<double>(p.y) - last_at[k].y);
-                last_at[k] = p;
-            }
-            if (crowd.state(ids[k]) == AgentState::arrived) {
-                ++arrived;
-                if (arrival[k] < 0) arrival[k] = crowd.time();
-            }
-            if (!trails.empty() && s % 6 == 0) trails[k].push_back(p);
+    while (sim.steps_done() < sim.step_count()) {
+        check(sim.step());
+        const std::int64_t s = sim.steps_done();
+        if (!trails.empty() && s % 6 == 0) {
+            for (std::size_t k = 0; k < ids.size(); ++k) trails[k].push_back(crowd.position(ids[k]));
         }
         if (!o.gif.empty() && s % gif_every == 0 && s / gif_every <= 600) add_gif_frame();
-        if (s % per_second == 0 || s == steps) {
-            arrived_by_second.push_back(static_cast<double>(arrived) / ids.size());
-            measure_overlap();
-            std::fprintf(stderr, "\r[sim] %.0f s: %.1f%% arrived", crowd.time(), 100.0 * arrived_by_second.back());
+        if (sim.sampled()) {
+            std::fprintf(stderr, "\r[sim] %.0f s: %.1f%% arrived", crowd.time(), 100.0 * sim.arrived_fraction());
         }
     }
     std::fprintf(stderr, "\n");
-    double mean_arrival = 0.0, max_arrival = 0.0;
-    std::size_t n_arrived = 0;
-    for (double t : arrival) {
-        if (t >= 0) {
-            mean_arrival += t;
-            max_arrival = std::max(max_arrival, t);
-            ++n_arrived;
-        }
-    }
-    mean_arrival = n_arrived ? mean_arrival / n_arrived : 0.0;
+    const SimulationReport r = sim.report();
     char hash[17];
-    std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(crowd.state_hash()));
-    const CrowdStats& st = crowd.stats();
+    std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(r.state_hash));
+    const CrowdStats& st = r.crowd;
     nlohmann::json report = {{"map", o.map},
                              {"class", planning.name},
                              {"size", planning.size},
-                             {"agents", ids.size()},
-                             {"seconds", crowd.time()},
+                             {"agents", r.agents},
+                             {"seconds", r.seconds},
                              {"dt", o.dt},
-                             {"threads", jobs.max_concurrency()},
-                             {"arrived_fraction", arrived_by_second.empty() ? 0.0 : arrived_by_second.back()},
-                             {"arrived_by_second", arrived_by_second},
-                             {"mean_arrival_s", mean_arrival},
-                             {"max_arrival_s", max_arrival},
+                             {"threads", r.threads},
+                             {"arrived_fraction", r.arrived_fraction},
+                             {"arrived_by_second", r.arrived_by_second},
+                             {"mean_arrival_s", r.mean_arrival_s},
+                             {"max_arrival_s", r.max_arrival_s},
                              {"no_path", st.no_path},
                              {"stuck", st.stuck},
                              {"sidestepping", st.sidestepping},
                              {"line_of_sight", config.crowd.line_of_sight},
-                             {"wall_penetrations", penetrations},
-                             {"nan", nan},
-                             {"max_overlap", max_overlap},
-                             {"mean_step_ms", sum_ms / steps},
-                             {"max_step_ms", max_ms},
+                             {"wall_penetrations", r.wall_penetrations},
+                             {"nan", r.nan},
+                             {"max_overlap", r.max_overlap},
+                             {"mean_step_ms", r.mean_step_ms},
+                             {"max_step_ms", r.max_step_ms},
                              {"state_hash", hash},
-                             {"planner", world.hierarchical() ? "hierarchical" : "flat"}};
+                             {"planner", r.hierarchical ? "hierarchical" : "flat"}};
     if (flee) {
         report["flee_factor"] = o.flee_factor;
-        report["danger_distance_mean_start"] = danger_mean_start;
-        report["danger_distance_mean_end"] = danger_distance(false);
-        report["danger_distance_min_end"] = danger_distance(true);
+        report["danger_distance_mean_start"] = r.danger_distance_mean_start;
+        report["danger_distance_mean_end"] = r.danger_distance_mean_end;
+        report["danger_distance_min_end"] = r.danger_distance_min_end;
     }
     if (o.detail) {
         nlohmann::json detail = nlohmann::json::array();
-        for (std::size_t k = 0; k < ids.size(); ++k) {
-            const Vec2 p = crowd.position(ids[k]);
-            const AgentState s = crowd.state(ids[k]);
-            detail.push_back({{"start", {start_at[k].x, start_at[k].y}},
-                              {"end", {p.x, p.y}},
-                              {"path_length", walked[k]},
-                              {"arrival_s", arrival[k] >= 0 ? nlohmann::json(arrival[k]) : nlohmann::json(nullptr)},
-                              {"state", s == AgentState::arrived   ? "arrived"
-                                        : s == AgentState::no_path ? "no_path"
-                                        : crowd.stuck(ids[k])      ? "stuck"
-                                                                   : "moving"}});
+        for (const SimulationUnit& u : r.units) {
+            detail.push_back({{"start", {u.start.x, u.start.y}},
+                              {"end", {u.end.x, u.end.y}},
+                              {"path_length", u.path_length},
+                              {"arrival_s", u.arrival_s >= 0 ? nlohmann::json(u.arrival_s) : nlohmann::json(nullptr)},
+                              {"state", u.state == AgentState::arrived   ? "arrived"
+                                        : u.state == AgentState::no_path ? "no_path"
+                                        : u.stuck                        ? "stuck"
+                                                                         : "moving"}});
         }
         report["agents_detail"] = std::move(detail);
     }
-    if (has_margin(world.wall_margin())) {
-        report["wall_margin"] = {world.wall_margin().radius, world.wall_margin().extra};
+    if (has_margin(r.wall_margin)) report["wall_margin"] = {r.wall_margin.radius, r.wall_margin.extra};
+    if (r.hierarchical) {
+        report["graph_ms"] = r.graph_ms;
+        report["sector_fields"] = r.sector_fields;
+        report["sector_field_bytes"] = r.sector_field_bytes;
     }
-    if (world.hierarchical()) {
-        report["graph_ms"] = world.stats().graph_build_ms;
-        report["sector_fields"] = world.stats().sector_fields;
-        report["sector_field_bytes"] = world.stats().sector_field_bytes;
-    }
-    std::printf("agents %zu%s, %.1f s simulated at dt %.4f on %d thread(s)\n", ids.size(),
-                planning.is_default() ? "" : (" (" + planning.describe() + ")").c_str(), crowd.time(), o.dt,
-                jobs.max_concurrency());
-    std::printf("arrived %.1f%% (mean %.2f s, max %.2f s), no path %zu, stuck %zu\n",
-                100.0 * report["arrived_fraction"].get<double>(), mean_arrival, max_arrival, st.no_path, st.stuck);
+    std::printf("agents %zu%s, %.1f s simulated at dt %.4f on %d thread(s)\n", r.agents,
+                planning.is_default() ? "" : (" (" + planning.describe() + ")").c_str(), r.seconds, o.dt, r.threads);
+    std::printf("arrived %.1f%% (mean %.2f s, max %.2f s), no path %zu, stuck %zu\n", 100.0 * r.arrived_fraction,
+                r.mean_arrival_s, r.max_arrival_s, st.no_path, st.stuck);
     if (flee) {
         std::printf(
             "flee factor %g: distance from the nearest danger %.2f cells mean at the start, %.2f mean and "
             "%.2f least at the end (arrived = standing at a safe spot)\n",
-            o.flee_factor, danger_mean_start, report["danger_distance_mean_end"].get<double>(),
-            report["danger_distance_min_end"].get<double>());
+            o.flee_factor, r.danger_distance_mean_start, r.danger_distance_mean_end, r.danger_distance_min_end);
     }
-    std::printf("wall penetrations %zu, NaN %s, deepest overlap %.2f radii\n", penetrations, nan ? "yes" : "no",
-                max_overlap);
-    std::printf("step %.3f ms mean, %.3f ms max; state hash %s\n", sum_ms / steps, max_ms, hash);
-    if (world.hierarchical()) {
-        std::printf("planner hierarchical: sector graph %.1f ms, %zu sector fields (%.1f MB)\n",
-                    world.stats().graph_build_ms, world.stats().sector_fields,
-                    static_cast<double>(world.stats().sector_field_bytes) / (1 << 20));
+    std::printf("wall penetrations %zu, NaN %s, deepest overlap %.2f radii\n", r.wall_penetrations,
+                r.nan ? "yes" : "no", r.max_overlap);
+    std::printf("step %.3f ms mean, %.3f ms max; state hash %s\n", r.mean_step_ms, r.max_step_ms, hash);
+    if (r.hierarchical) {
+        std::printf("planner hierarchical: sector graph %.1f ms, %zu sector fields (%.1f MB)\n", r.graph_ms,
+                    r.sector_fields, static_cast<double>(r.sector_field_bytes) / (1 << 20));
     }
     if (!o.json.empty()) {
         write_json(o.json, report);
@@ -366,7 +266,7 @@ void run_sim(const SimOptions& o) {
         check(render::write_png(img, o.png));
     }
     if (!o.gif.empty()) check(gif.close());
-    if (nan) throw Failure{"NaN positions appeared"};
+    if (r.nan) throw Failure{"NaN positions appeared"};
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <tbb/task_arena.h>
 
 #include <algorithm>
+#include <memory>
 #include <thread>
 
 #include "tide/jobs.hpp"
@@ -46,5 +47,11 @@ private:
     tbb::task_arena arena_;
     tbb::task_arena background_arena_;
 };
+
+/// A TbbJobSystem of `threads` and `background` threads, for the benchmark harness's
+/// JobSystemFactory (bench/harness/harness.hpp).
+inline std::unique_ptr<JobSystem> make_tbb_jobs(int threads, int background) {
+    return std::make_unique<TbbJobSystem>(threads, background);
+}
 
 }  // namespace tide::cli

@@ -84,9 +84,8 @@ using GroupId = std::uint32_t;
 struct AgentParams {
     float radius = 0.16f;             ///< Disc radius, cells, (0, kMaxAgentRadius].
     float max_speed = 3.0f;           ///< Top speed on cost-1 ground, cells/s, (0, 100].
-    std::uint8_t movement_class = 0;  ///< The host's movement class (FieldService's MovementClass) for
-                                      ///< the fields it requests for this agent; stored, not read by the
-                                      ///< step: the agent follows its group's field.
+    std::uint8_t movement_class = 0;  ///< The agent's movement class (FieldService's MovementClass): it
+                                      ///< can only be in a group of the same class (see Crowd::add_group).
     std::uint64_t user_tag = 0;       ///< The host's value (an entity id, an index); never read by the crowd.
 };
 
@@ -123,22 +122,37 @@ public:
     Crowd(Crowd&&) noexcept;
     Crowd& operator=(Crowd&&) noexcept;
 
-    /// Adds a group of units of `unit_size` cells (1..kMaxUnitSize, see unit_class.hpp) following
-    /// `field`, built for that size (a unit's top-left cell follows the field; its position is the
-    /// centre of its size x size block). Errors: a field of another size than the map, a bad unit
-    /// size. Ids of removed groups are reused.
-    Result<GroupId> add_group(std::shared_ptr<const FlowField> field, int unit_size = 1);
+    /// Adds a group of units of `unit_size` cells (1..kMaxUnitSize, see unit_class.hpp) and of
+    /// `movement_class` following `field`, built for that size and class (a unit's top-left cell
+    /// follows the field; its position is the centre of its size x size block). Only agents of the
+    /// group's movement class join it (add_agent, set_agent_group refuse others): a field planned
+    /// for one class is never followed by units of another. Errors: a field of another size than
+    /// the map, a bad unit size. Ids of removed groups are reused.
+    Result<GroupId> add_group(std::shared_ptr<const FlowField> field, int unit_size = 1,
+                              std::uint8_t movement_class = 0);
     /// Adds a group following a hierarchical plan (sector fields; cells of sectors without one
     /// steer by HierarchicalField::sample()'s coarse direction and count the estimated cost to go).
     /// The host keeps the plan routed between steps (see the file comment). Errors as above.
-    Result<GroupId> add_group(std::shared_ptr<const HierarchicalField> field, int unit_size = 1);
+    Result<GroupId> add_group(std::shared_ptr<const HierarchicalField> field, int unit_size = 1,
+                              std::uint8_t movement_class = 0);
     /// Unit size of a group (0 for an unknown group).
     int unit_size(GroupId group) const noexcept;
+    /// Movement class of a group (0 for an unknown group: check has_group()).
+    std::uint8_t movement_class(GroupId group) const noexcept;
+    /// Changes a group's movement class (its field should then be one planned for that class).
+    /// Error (nothing changed): not_found for an unknown group, invalid_argument while a member
+    /// is of another class.
+    Result<void> set_group_movement_class(GroupId group, std::uint8_t movement_class);
     /// Removes an empty group (its field is released); error when it has members or is unknown.
     Result<void> remove_group(GroupId group);
     /// Moves an agent to another group (a new order): it starts moving on the group's field at the
-    /// next step, its stuck window restarts. Error for a stale handle or an unknown group.
+    /// next step, its stuck window restarts. Error (nothing changed) for a stale handle or an
+    /// unknown group (not_found), or a group of another movement class (invalid_argument).
     Result<void> set_agent_group(AgentId id, GroupId group);
+    /// Moves an agent to another group and replaces its settings in one call: how a unit changes
+    /// movement class (params.movement_class must be the group's). Errors as in set_agent_group and
+    /// set_agent_params; nothing changed on error.
+    Result<void> set_agent_group(AgentId id, GroupId group, const AgentParams& params);
     /// Group of an agent (asserts on a stale handle).
     GroupId group(AgentId id) const;
     /// Live agents in a group (0 for an unknown group).
@@ -153,7 +167,8 @@ public:
 
     /// Adds an agent at `position` in `group` with `params`; refuses NaN/infinite positions,
     /// positions off the map (ErrorCode::off_map) or inside a wall (on_wall), an unknown group
-    /// (not_found), a radius outside (0, kMaxAgentRadius] or a speed outside (0, 100].
+    /// (not_found), a radius outside (0, kMaxAgentRadius] or a speed outside (0, 100], and a
+    /// movement class other than the group's (invalid_argument).
     Result<AgentId> add_agent(Vec2 position, GroupId group, const AgentParams& params);
     /// add_agent() with default_agent_params().
     Result<AgentId> add_agent(Vec2 position, GroupId group) {
@@ -169,7 +184,8 @@ public:
     /// The crowd-wide settings.
     const CrowdParams& params() const noexcept { return params_; }
     /// Replaces an agent's settings from the next step (ranges as in add_agent); error (nothing
-    /// changed) for a stale handle or a value out of range.
+    /// changed) for a stale handle, a value out of range or a movement class other than its
+    /// group's (to change class, use set_agent_group with params).
     Result<void> set_agent_params(AgentId id, const AgentParams& params);
     /// An agent's settings (asserts on a stale handle).
     AgentParams agent_params(AgentId id) const;
@@ -257,14 +273,16 @@ private:
         bool sight = false;  // flat goal field built on the crowd's own costs: line of sight may apply
         explicit operator bool() const noexcept { return flat || hier; }
     };
-    Result<GroupId> add_group_field(GroupField field, int unit_size);
+    Result<GroupId> add_group_field(GroupField field, int unit_size, std::uint8_t movement_class);
+    Result<void> check_class(GroupId group, std::uint8_t movement_class, const char* what) const;
     Result<void> set_group_field_to(GroupId group, GroupField field);
     void restart_stuck_windows(GroupId group);
 
     const CostField* cost_;
     CrowdParams params_;
     std::vector<GroupField> groups_;
-    std::vector<std::uint8_t> group_unit_;  // unit size of each group
+    std::vector<std::uint8_t> group_unit_;   // unit size of each group
+    std::vector<std::uint8_t> group_class_;  // movement class of each group
     std::vector<std::size_t> group_members_;
     std::vector<GroupId> free_groups_;
     // By slot (AgentId::index): liveness, generation, and where the agent sits in a_.

@@ -166,7 +166,7 @@ typedef struct tide_crowd_params {
 typedef struct tide_agent_params {
     float radius;           /**< Disc radius, cells, (0, 4]. */
     float max_speed;        /**< Top speed on cost-1 ground, cells/s, (0, 100]. */
-    uint8_t movement_class; /**< The host's movement class; stored, not read by the step. */
+    uint8_t movement_class; /**< Movement class: the agent joins only groups of this class. */
     uint64_t user_tag;      /**< The host's value (an entity id); never read by the crowd. */
 } tide_agent_params;
 
@@ -188,6 +188,14 @@ TIDE_API tide_agent_params tide_crowd_default_agent_params(const tide_crowd* cro
     group keeps a reference: the caller may destroy its handle). */
 TIDE_API tide_status tide_crowd_add_group(tide_crowd* crowd, const tide_field* field, int32_t unit_size,
                                           tide_group* out);
+/** tide_crowd_add_group() for units of `movement_class` (tide_crowd_add_group makes class 0): only
+    agents of that class may join the group (TIDE_ERROR_INVALID_ARGUMENT otherwise). */
+TIDE_API tide_status tide_crowd_add_group_of_class(tide_crowd* crowd, const tide_field* field, int32_t unit_size,
+                                                   uint8_t movement_class, tide_group* out);
+/** Reads a group's movement class into *out. TIDE_ERROR_NOT_FOUND for an unknown group. */
+TIDE_API tide_status tide_crowd_get_group_movement_class(const tide_crowd* crowd, tide_group group, uint8_t* out);
+/** Changes a group's movement class; TIDE_ERROR_INVALID_ARGUMENT while a member is of another class. */
+TIDE_API tide_status tide_crowd_set_group_movement_class(tide_crowd* crowd, tide_group group, uint8_t movement_class);
 /** Points a group at a new field from the next step. */
 TIDE_API tide_status tide_crowd_set_group_field(tide_crowd* crowd, tide_group group, const tide_field* field);
 /** Removes an empty group (its id may be reused). */
@@ -197,12 +205,17 @@ TIDE_API tide_status tide_crowd_add_agent(tide_crowd* crowd, tide_vec2 position,
                                           const tide_agent_params* params, tide_agent* out);
 /** Removes an agent. */
 TIDE_API tide_status tide_crowd_remove_agent(tide_crowd* crowd, tide_agent agent);
-/** Replaces an agent's settings. */
+/** Replaces an agent's settings (its movement class must stay its group's). */
 TIDE_API tide_status tide_crowd_set_agent_params(tide_crowd* crowd, tide_agent agent, const tide_agent_params* params);
 /** Reads an agent's settings. */
 TIDE_API tide_status tide_crowd_get_agent_params(const tide_crowd* crowd, tide_agent agent, tide_agent_params* out);
-/** Moves an agent to another group (a new order). */
+/** Moves an agent to another group (a new order); TIDE_ERROR_INVALID_ARGUMENT for a group of
+    another movement class. */
 TIDE_API tide_status tide_crowd_set_agent_group(tide_crowd* crowd, tide_agent agent, tide_group group);
+/** Moves an agent to another group and replaces its settings at once: how an agent changes
+    movement class (params->movement_class must be the group's). Nothing changes on error. */
+TIDE_API tide_status tide_crowd_set_agent_group_and_params(tide_crowd* crowd, tide_agent agent, tide_group group,
+                                                           const tide_agent_params* params);
 /** Teleports an agent (velocity reset). */
 TIDE_API tide_status tide_crowd_set_position(tide_crowd* crowd, tide_agent agent, tide_vec2 position);
 /** Advances by dt seconds, (0, 10]; jobs NULL runs on the calling thread. Results are identical

@@ -44,6 +44,11 @@ namespace tide {
 
 /// Unit sizes a world offers: 1..kWorldUnitSizes cells per side (movement class = size - 1).
 inline constexpr int kWorldUnitSizes = 3;
+/// Movement class of a world's units of `size` cells (1..kWorldUnitSizes): size - 1. The field
+/// service plans each class at its size, and the crowd groups and units of that size carry it.
+inline constexpr MovementClass world_movement_class(int size) noexcept {
+    return static_cast<MovementClass>(size - 1);
+}
 
 /// Most units of size 1 a world may hold on `cost` (inside `area` when given): kMaxUnitsPerFreeCell
 /// per passable cell, at most kMaxWorldUnits. Hosts cap a respawn on a new map with it.

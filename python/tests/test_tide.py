@@ -1,6 +1,8 @@
 """Tests of the Python module (run by ctest: python.pytest; PYTHONPATH=build/python)."""
+import json
 import math
 import os
+import subprocess
 
 import numpy as np
 import pytest
@@ -94,7 +96,7 @@ def test_scen_matches_published_optimal_lengths(tmp_path):
     assert np.allclose(r["cost"], r["optimal"], rtol=1e-6)
 
 
-def test_sim_is_deterministic_and_settles():
+def test_sim_is_deterministic_and_reports_like_the_cli():
     m = tide.Map.builtin("default")
     assert m.goals
     a = tide.sim(m, agents=200, seconds=20, seed=3)
@@ -102,3 +104,123 @@ def test_sim_is_deterministic_and_settles():
     assert a["state_hash"] == b["state_hash"]
     assert a["positions"].shape == (200, 2)
     assert a["arrived"] > 150
+    assert a["planner"] == "flat"
+    assert a["agents"] == 200 and a["time"] == pytest.approx(20.0, abs=1e-3)
+    by_second = a["arrived_by_second"]
+    assert len(by_second) == 20
+    assert np.all(np.diff(by_second) >= -0.05)  # the packs fill up; nobody wanders far off again
+    assert a["arrived_fraction"] == by_second[-1] == pytest.approx(a["arrived"] / 200)
+    arrival = a["arrival_s"]
+    assert arrival.shape == (200,)
+    reached = arrival[~np.isnan(arrival)]
+    assert len(reached) >= a["arrived"]
+    assert a["mean_arrival_s"] == pytest.approx(reached.mean())
+    assert a["max_arrival_s"] == pytest.approx(reached.max())
+    assert 0 < reached.min() <= 20.0
+    assert a["wall_penetrations"] == 0 and not a["nan"]
+    assert a["max_overlap"] < 1.5
+    assert a["mean_step_ms"] > 0 and a["max_step_ms"] >= a["mean_step_ms"]
+    assert tide.sim(m, agents=200, seconds=20, seed=4)["state_hash"] != a["state_hash"]
+
+
+@pytest.mark.skipif(not os.environ.get("TIDE_CLI"), reason="TIDE_CLI (the tide binary) not given")
+def test_sim_is_the_same_run_as_the_cli(tmp_path):
+    out = tmp_path / "sim.json"
+    subprocess.run([os.environ["TIDE_CLI"], "sim", "--map", "@default", "--goal", "54,18", "--agents", "150",
+                    "--seconds", "6", "--seed", "5", "--threads", "2", "--json", str(out)],
+                   check=True, capture_output=True)
+    cli = json.loads(out.read_text())
+    py = tide.sim(tide.Map.builtin("default"), goals=[(54, 18)], agents=150, seconds=6, seed=5)
+    assert cli["state_hash"] == "%016x" % py["state_hash"]
+    assert cli["arrived_by_second"] == pytest.approx(py["arrived_by_second"].tolist())
+    assert cli["mean_arrival_s"] == pytest.approx(py["mean_arrival_s"])
+    assert cli["wall_penetrations"] == py["wall_penetrations"]
+    assert cli["max_overlap"] == pytest.approx(py["max_overlap"])
+
+
+def test_sim_flees_from_danger():
+    m = tide.Map(np.ones((40, 40), dtype=np.uint8))
+    r = tide.sim(m, flee=[(20, 20)], agents=100, seconds=12, spawn=(16, 16, 24, 24), seed=2)
+    assert r["flee_factor"] == pytest.approx(1.2)
+    assert r["danger_distance_mean_start"] < 5
+    assert r["danger_distance_mean_end"] > r["danger_distance_mean_start"] + 5
+    assert r["danger_distance_min_end"] > 3
+    with pytest.raises(tide.Error):
+        tide.sim(m, goals=[(1, 1)], flee=[(20, 20)])
+
+
+TANK_MAP = """tide-map 1
+width 24
+height 9
+class tank size 2
+map
+...........#............
+...........#............
+...........#............
+...........#............
+........................
+...........#............
+...........#............
+...........#............
+...........#............
+"""
+
+
+def test_sim_plans_for_a_unit_class():
+    m = tide.Map.parse(TANK_MAP, "tank.tmap")  # a wall with a one-cell gap: too narrow for a 2x2 tank
+    foot = tide.sim(m, goals=[(20, 4)], agents=30, seconds=40, spawn=(0, 0, 8, 9))
+    assert foot["class"] == "default" and foot["size"] == 1
+    assert foot["arrived_fraction"] > 0.8
+    tank = tide.sim(m, goals=[(20, 4)], agents=30, seconds=5, spawn=(0, 0, 8, 9), unit_class="tank")
+    assert tank["class"] == "tank" and tank["size"] == 2
+    assert tank["arrived"] == 0 and tank["no_path"] == 30  # the gap does not let them through
+    small = tide.sim(m, goals=[(20, 4)], agents=30, seconds=40, spawn=(0, 0, 8, 9), unit_class="tank", size=1)
+    assert small["size"] == 1 and small["arrived_fraction"] > 0.8
+    with pytest.raises(tide.Error) as e:
+        tide.sim(m, goals=[(20, 4)], unit_class="hovercraft")
+    assert e.value.code == "not_found"
+
+
+def test_sim_plans_hierarchically_when_asked():
+    m = tide.Map.builtin("default")
+    r = tide.sim(m, agents=150, seconds=25, seed=2, hierarchy_cells=0, detail=True)
+    assert r["planner"] == "hierarchical"
+    assert r["sector_fields"] > 0 and r["graph_ms"] >= 0
+    assert r["arrived_fraction"] > 0.6
+    assert r["start"].shape == (150, 2) and r["path_length"].shape == (150,)
+    assert np.all(r["path_length"] >= np.hypot(*(r["positions"] - r["start"]).T) - 1e-3)
+    assert set(r["unit_states"]) <= {"moving", "stuck", "arrived", "no_path"}
+
+
+def test_sim_refuses_bad_settings():
+    m = tide.Map.builtin("default")
+    with pytest.raises(tide.Error) as e:
+        tide.sim(m, agents=0)
+    assert e.value.code == "invalid_argument"
+    with pytest.raises(tide.Error) as e:
+        tide.sim(m, seconds=3600, dt=1e-4)
+    assert e.value.code == "too_large"
+    wall = [(x, y) for y in range(m.height) for x in range(m.width) if m.costs[y, x] == tide.COST_WALL][0]
+    with pytest.raises(tide.Error) as e:
+        tide.sim(m, goals=[wall])
+    assert e.value.code == "on_wall"
+
+
+def test_crowd_groups_take_only_agents_of_their_movement_class():
+    m = tide.Map(np.ones((6, 20), dtype=np.uint8))
+    f = tide.build_field(m, [(18, 3)])
+    crowd = tide.Crowd(m)
+    walkers = crowd.add_group(f)
+    boats = crowd.add_group(f, movement_class=2)
+    assert crowd.movement_class(walkers) == 0 and crowd.movement_class(boats) == 2
+    with pytest.raises(tide.Error) as e:
+        crowd.add_agent(1.5, 1.5, walkers, movement_class=2)
+    assert e.value.code == "invalid_argument"
+    assert "movement class 2" in str(e.value) and "movement class 0" in str(e.value)
+    assert len(crowd) == 0
+    crowd.add_agent(1.5, 1.5, boats, movement_class=2)
+    crowd.add_agent(1.5, 4.5, walkers)
+    with pytest.raises(tide.Error):
+        crowd.set_group_movement_class(boats, 0)
+    crowd.step(1 / 30, steps=300)
+    assert crowd.states() == ["arrived", "arrived"]

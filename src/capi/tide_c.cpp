@@ -339,6 +339,38 @@ tide_status tide_crowd_add_group(tide_crowd* crowd, const tide_field* field, int
     });
 }
 
+tide_status tide_crowd_add_group_of_class(tide_crowd* crowd, const tide_field* field, int32_t unit_size,
+                                          uint8_t movement_class, tide_group* out) {
+    return guarded([&] {
+        if (!crowd) return fail_null("crowd");
+        if (!field) return fail_null("field");
+        auto g = crowd->crowd.add_group(field->field, unit_size, movement_class);
+        if (!g) return fail(g.error());
+        if (out) *out = *g;
+        return TIDE_OK;
+    });
+}
+
+tide_status tide_crowd_get_group_movement_class(const tide_crowd* crowd, tide_group group, uint8_t* out) {
+    return guarded([&] {
+        if (!crowd) return fail_null("crowd");
+        if (!out) return fail_null("out");
+        if (!crowd->crowd.has_group(group)) {
+            return fail(tide::Error{tide::ErrorCode::not_found, "unknown group " + std::to_string(group)});
+        }
+        *out = crowd->crowd.movement_class(group);
+        return TIDE_OK;
+    });
+}
+
+tide_status tide_crowd_set_group_movement_class(tide_crowd* crowd, tide_group group, uint8_t movement_class) {
+    return guarded([&] {
+        if (!crowd) return fail_null("crowd");
+        if (auto r = crowd->crowd.set_group_movement_class(group, movement_class); !r) return fail(r.error());
+        return TIDE_OK;
+    });
+}
+
 tide_status tide_crowd_set_group_field(tide_crowd* crowd, tide_group group, const tide_field* field) {
     return guarded([&] {
         if (!crowd) return fail_null("crowd");
@@ -399,6 +431,16 @@ tide_status tide_crowd_set_agent_group(tide_crowd* crowd, tide_agent agent, tide
     return guarded([&] {
         if (!crowd) return fail_null("crowd");
         if (auto r = crowd->crowd.set_agent_group(agent_id(agent), group); !r) return fail(r.error());
+        return TIDE_OK;
+    });
+}
+
+tide_status tide_crowd_set_agent_group_and_params(tide_crowd* crowd, tide_agent agent, tide_group group,
+                                                  const tide_agent_params* params) {
+    return guarded([&] {
+        if (!crowd) return fail_null("crowd");
+        if (!params) return fail_null("params");
+        if (auto r = crowd->crowd.set_agent_group(agent_id(agent), group, to_cpp(*params)); !r) return fail(r.error());
         return TIDE_OK;
     });
 }

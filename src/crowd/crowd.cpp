@@ -128,24 +128,25 @@ Crowd::~Crowd() = default;
 Crowd::Crowd(Crowd&&) noexcept = default;
 Crowd& Crowd::operator=(Crowd&&) noexcept = default;
 
-Result<GroupId> Crowd::add_group(std::shared_ptr<const FlowField> field, int unit_size) {
+Result<GroupId> Crowd::add_group(std::shared_ptr<const FlowField> field, int unit_size, std::uint8_t movement_class) {
     if (!field || field->width() != cost_->width() || field->height() != cost_->height()) {
         return Error{"group field must be built on the crowd's " + std::to_string(cost_->width()) + "x" +
                      std::to_string(cost_->height()) + " map"};
     }
     const bool sight = detail::built_on(*field, *cost_);
-    return add_group_field(GroupField{std::move(field), nullptr, sight}, unit_size);
+    return add_group_field(GroupField{std::move(field), nullptr, sight}, unit_size, movement_class);
 }
 
-Result<GroupId> Crowd::add_group(std::shared_ptr<const HierarchicalField> field, int unit_size) {
+Result<GroupId> Crowd::add_group(std::shared_ptr<const HierarchicalField> field, int unit_size,
+                                 std::uint8_t movement_class) {
     if (!field || field->graph().width() != cost_->width() || field->graph().height() != cost_->height()) {
         return Error{"group plan must be made on the crowd's " + std::to_string(cost_->width()) + "x" +
                      std::to_string(cost_->height()) + " map"};
     }
-    return add_group_field(GroupField{nullptr, std::move(field)}, unit_size);
+    return add_group_field(GroupField{nullptr, std::move(field)}, unit_size, movement_class);
 }
 
-Result<GroupId> Crowd::add_group_field(GroupField field, int unit_size) {
+Result<GroupId> Crowd::add_group_field(GroupField field, int unit_size, std::uint8_t movement_class) {
     if (unit_size < 1 || unit_size > kMaxUnitSize) {
         return Error{"unit size " + std::to_string(unit_size) + " is outside 1.." + std::to_string(kMaxUnitSize)};
     }
@@ -154,17 +155,47 @@ Result<GroupId> Crowd::add_group_field(GroupField field, int unit_size) {
         free_groups_.pop_back();
         groups_[g] = std::move(field);
         group_unit_[g] = static_cast<std::uint8_t>(unit_size);
+        group_class_[g] = movement_class;
         group_members_[g] = 0;
         return g;
     }
     groups_.push_back(std::move(field));
     group_unit_.push_back(static_cast<std::uint8_t>(unit_size));
+    group_class_.push_back(movement_class);
     group_members_.push_back(0);
     return static_cast<GroupId>(groups_.size() - 1);
 }
 
 int Crowd::unit_size(GroupId group) const noexcept {
     return has_group(group) ? group_unit_[group] : 0;
+}
+
+std::uint8_t Crowd::movement_class(GroupId group) const noexcept {
+    return has_group(group) ? group_class_[group] : 0;
+}
+
+Result<void> Crowd::set_group_movement_class(GroupId group, std::uint8_t movement_class) {
+    if (!has_group(group)) return Error{ErrorCode::not_found, "unknown group " + std::to_string(group)};
+    for (std::size_t e = 0; e < live_; ++e) {
+        const std::uint8_t own = movement_class_[a_.slot[e]];
+        if (a_.group[e] == group && own != movement_class) {
+            return Error{ErrorCode::invalid_argument,
+                         "group " + std::to_string(group) + " cannot become movement class " +
+                             std::to_string(movement_class) + ": agent " + std::to_string(a_.slot[e]) +
+                             " in it is of movement class " + std::to_string(own)};
+        }
+    }
+    group_class_[group] = movement_class;
+    return {};
+}
+
+// An agent of `movement_class` may be in `group` only when the classes agree: the group's field
+// was planned for its class's costs and size, and another class would walk where it cannot.
+Result<void> Crowd::check_class(GroupId group, std::uint8_t movement_class, const char* what) const {
+    if (group_class_[group] == movement_class) return {};
+    return Error{ErrorCode::invalid_argument,
+                 std::string(what) + " of movement class " + std::to_string(movement_class) + " cannot join group " +
+                     std::to_string(group) + " of movement class " + std::to_string(group_class_[group])};
 }
 
 bool Crowd::has_group(GroupId group) const noexcept {
@@ -189,6 +220,8 @@ Result<void> Crowd::remove_group(GroupId group) {
 Result<void> Crowd::set_agent_group(AgentId id, GroupId group) {
     if (!valid(id)) return Error{ErrorCode::not_found, "agent " + std::to_string(id.index) + " is not a live agent"};
     if (!has_group(group)) return Error{ErrorCode::not_found, "unknown group " + std::to_string(group)};
+    const std::string agent = "agent " + std::to_string(id.index);
+    if (auto r = check_class(group, movement_class_[id.index], agent.c_str()); !r) return r;
     const std::size_t e = index_[id.index];
     if (a_.group[e] == group) return {};
     --group_members_[a_.group[e]];
@@ -201,6 +234,17 @@ Result<void> Crowd::set_agent_group(AgentId id, GroupId group) {
     a_.stuck[e] = 0;
     a_.sight_from[e] = detail::kNoCell;
     return {};
+}
+
+Result<void> Crowd::set_agent_group(AgentId id, GroupId group, const AgentParams& params) {
+    if (!valid(id)) return Error{ErrorCode::not_found, "agent " + std::to_string(id.index) + " is not a live agent"};
+    if (!has_group(group)) return Error{ErrorCode::not_found, "unknown group " + std::to_string(group)};
+    if (auto r = check_agent_params(params); !r) return r;
+    const std::string agent = "agent " + std::to_string(id.index);
+    if (auto r = check_class(group, params.movement_class, agent.c_str()); !r) return r;
+    movement_class_[id.index] = params.movement_class;  // first: set_agent_group checks it
+    if (auto r = set_agent_group(id, group); !r) return r;
+    return set_agent_params(id, params);
 }
 
 GroupId Crowd::group(AgentId id) const {
@@ -260,6 +304,7 @@ Result<AgentId> Crowd::add_agent(Vec2 position, GroupId group, const AgentParams
     if (auto r = check_position(position); !r) return r.error();
     if (!has_group(group)) return Error{ErrorCode::not_found, "unknown group " + std::to_string(group)};
     if (auto r = check_agent_params(params); !r) return r.error();
+    if (auto r = check_class(group, params.movement_class, "an agent"); !r) return r.error();
     const float radius = params.radius, max_speed = params.max_speed;
     std::uint32_t slot;
     if (!free_.empty()) {
@@ -366,6 +411,8 @@ Result<void> Crowd::set_agent_params(AgentId id, const AgentParams& params) {
     if (!valid(id)) return Error{ErrorCode::not_found, "agent " + std::to_string(id.index) + " is not a live agent"};
     if (auto r = check_agent_params(params); !r) return r;
     const std::size_t e = index_[id.index];
+    const std::string agent = "agent " + std::to_string(id.index);
+    if (auto r = check_class(a_.group[e], params.movement_class, agent.c_str()); !r) return r;
     a_.radius[e] = params.radius;
     a_.speed[e] = params.max_speed;
     user_tag_[id.index] = params.user_tag;

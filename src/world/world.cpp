@@ -18,6 +18,7 @@
 #include <string>
 
 #include "../grid/cell_checks.hpp"
+#include "tide/assert.hpp"
 
 namespace tide {
 namespace {
@@ -78,7 +79,7 @@ World::World(JobSystem& jobs, WorldConfig config)
 
 FieldOptions World::field_options(int size, bool flee) const {
     FieldOptions o;
-    o.movement_class = static_cast<MovementClass>(size - 1);
+    o.movement_class = world_movement_class(size);
     o.kind = flee ? FieldKind::flee : FieldKind::goal;
     o.flee = config_.flee;
     o.wall_margin = wall_margin_;
@@ -267,7 +268,7 @@ Result<World::SectorLayer*> World::layer(int size) {
     const CostField* costs = cost_.get();
     std::unique_ptr<CostField> own;
     if (size > 1) {
-        own = std::make_unique<CostField>(*service_->planning_costs(static_cast<MovementClass>(size - 1)));
+        own = std::make_unique<CostField>(*service_->planning_costs(world_movement_class(size)));
         costs = own.get();
     }
     auto graph = SectorGraph::build(*costs, config_.sectors, jobs_);
@@ -308,7 +309,7 @@ void World::follow_plan(Group& g, std::shared_ptr<HierarchicalField> plan) {
     g.plan = std::move(plan);
     std::shared_ptr<const HierarchicalField> view = g.plan;
     if (g.crowd_group == kNoCrowdGroup) {
-        g.crowd_group = crowd_->add_group(std::move(view), g.size).value();
+        g.crowd_group = crowd_->add_group(std::move(view), g.size, world_movement_class(g.size)).value();
     } else {
         (void)crowd_->set_group_field(g.crowd_group, std::move(view));
     }
@@ -441,7 +442,9 @@ void World::move_unit(AgentId id, Group& to) {
     g = to.id;
     ++to.members;
     if (to.crowd_group != kNoCrowdGroup) {
-        (void)crowd_->set_agent_group(id, to.crowd_group);
+        // Groups hold units of one size, so the classes agree and the move cannot be refused.
+        const bool moved = crowd_->set_agent_group(id, to.crowd_group).ok();
+        TIDE_ASSERT(moved);
     } else {
         to.pending.push_back(id);  // moves when the group's field is published
     }
@@ -451,7 +454,7 @@ void World::move_unit(AgentId id, Group& to) {
 // of size s occupy the s x s block below and right of their cell), duplicates dropped.
 std::vector<Cell> World::goals_for_size(const std::vector<Cell>& goals, int size) const {
     if (size == 1) return goals;
-    const auto costs = service_->planning_costs(static_cast<MovementClass>(size - 1));
+    const auto costs = service_->planning_costs(world_movement_class(size));
     std::vector<Cell> out;
     for (const Cell& g : goals) {
         const auto q = nearest_passable(*costs, g);
@@ -620,7 +623,7 @@ void World::flush_edits() {
         // A sized cell changes when its block overlaps an edited cell: up to size - 1 cells up and left.
         const int sx0 = std::max(0, x0 - size + 1), sy0 = std::max(0, y0 - size + 1);
         if (l.own) {
-            const auto sized = service_->planning_costs(static_cast<MovementClass>(size - 1));
+            const auto sized = service_->planning_costs(world_movement_class(size));
             for (int y = sy0; y <= y1; ++y)
                 for (int x = sx0; x <= x1; ++x) l.own->set(x, y, sized->at(x, y));
         }
@@ -670,7 +673,7 @@ void World::evict_units_from_walls() {
     keep.reserve(agents_.size());
     std::shared_ptr<const CostField> costs[kWorldUnitSizes];
     for (int size = 1; size <= kWorldUnitSizes; ++size) {
-        costs[size - 1] = service_->planning_costs(static_cast<MovementClass>(size - 1));
+        costs[size - 1] = service_->planning_costs(world_movement_class(size));
     }
     for (const AgentId id : agents_) {
         const int size = unit_size(id);
@@ -735,7 +738,7 @@ Result<TowerCheck> World::check_tower(int x0, int y0, int x1, int y1) const {
             spawns.push_back({std::clamp(static_cast<int>(p.x - lift), 0, w - 1),
                               std::clamp(static_cast<int>(p.y - lift), 0, h - 1)});
         }
-        const auto costs = service_->planning_costs(static_cast<MovementClass>(g->size - 1));
+        const auto costs = service_->planning_costs(world_movement_class(g->size));
         auto answer = query_builder_.would_block(*costs, *g->applied, FieldParams{}, walls, spawns);
         if (!answer) return answer.error();
         out.units_cut_off += answer->cut_off_spawns;
@@ -793,7 +796,7 @@ Result<void> World::spawn(const Spawn& c) {
         y1 = std::min(y1, spawn_area_->y1);
     }
     // Cells a unit of this size can stand on (its block below and right of the cell is open).
-    const auto open = service_->planning_costs(static_cast<MovementClass>(c.size - 1));
+    const auto open = service_->planning_costs(world_movement_class(c.size));
     std::vector<std::uint32_t> free_cells;
     const int w = cost_->width();
     for (int y = y0; y <= y1; ++y) {
@@ -864,9 +867,11 @@ Result<void> World::spawn(const Spawn& c) {
         }
         std::erase_if(groups_, [&](const auto& g) { return g.get() != keep; });
         crowd_ = std::make_unique<Crowd>(*cost_, crowd_->params());
-        keep->crowd_group =
-            keep->plan ? crowd_->add_group(std::shared_ptr<const HierarchicalField>(keep->plan), c.size).value()
-                       : crowd_->add_group(field, c.size).value();
+        keep->crowd_group = keep->plan ? crowd_
+                                             ->add_group(std::shared_ptr<const HierarchicalField>(keep->plan), c.size,
+                                                         world_movement_class(c.size))
+                                             .value()
+                                       : crowd_->add_group(field, c.size, world_movement_class(c.size)).value();
         keep->pending.clear();
         keep->members = 0;
         keep->dropped = false;
@@ -906,7 +911,7 @@ Result<void> World::spawn(const Spawn& c) {
     AgentParams unit;
     unit.radius = radius_for(c.size);
     unit.max_speed = params_.speed;
-    unit.movement_class = static_cast<std::uint8_t>(c.size - 1);
+    unit.movement_class = world_movement_class(c.size);
     for (int k = 0; k < c.count; ++k) {
         const std::uint32_t cell = free_cells[static_cast<std::size_t>(rng_.uniform() * free_cells.size())];
         const float fx = (static_cast<float>(rng_.uniform()) - 0.5f) * (1.0f - 2.0f * m);
@@ -975,7 +980,7 @@ bool World::apply_fields() {
         if (it == groups_.end() || !p.field || p.field == (*it)->applied) continue;
         Group& g = **it;
         if (g.crowd_group == kNoCrowdGroup) {
-            g.crowd_group = crowd_->add_group(p.field, g.size).value();
+            g.crowd_group = crowd_->add_group(p.field, g.size, world_movement_class(g.size)).value();
         } else {
             (void)crowd_->set_group_field(g.crowd_group, p.field);  // everyone in it turns at the next step
         }
@@ -988,7 +993,10 @@ bool World::apply_fields() {
             stats_.order_to_field_ms = g.order_to_field_ms;
         }
         for (const AgentId id : g.pending) {
-            if (crowd_->valid(id) && unit_group_[id.index] == g.id) (void)crowd_->set_agent_group(id, g.crowd_group);
+            if (crowd_->valid(id) && unit_group_[id.index] == g.id) {
+                const bool moved = crowd_->set_agent_group(id, g.crowd_group).ok();  // same size: same class
+                TIDE_ASSERT(moved);
+            }
         }
         g.pending.clear();
     }

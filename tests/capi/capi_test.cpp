@@ -136,4 +136,52 @@ TEST(CApi, ACrowdRunsOnTheHostsJobsAndChecksHandles) {
     tide_map_destroy(map);
 }
 
+TEST(CApi, AnAgentJoinsOnlyAGroupOfItsMovementClass) {
+    tide_map* map = nullptr;
+    ASSERT_EQ(tide_map_create(20, 6, nullptr, &map), TIDE_OK);
+    const tide_cell goal{18, 3};
+    tide_field* field = nullptr;
+    ASSERT_EQ(tide_field_build(map, &goal, 1, nullptr, &field), TIDE_OK);
+    tide_crowd* crowd = nullptr;
+    ASSERT_EQ(tide_crowd_create(map, nullptr, &crowd), TIDE_OK);
+    tide_group foot = 0, boats = 0;
+    ASSERT_EQ(tide_crowd_add_group(crowd, field, 1, &foot), TIDE_OK);
+    ASSERT_EQ(tide_crowd_add_group_of_class(crowd, field, 1, 2, &boats), TIDE_OK);
+    tide_field_destroy(field);
+    uint8_t c = 9;
+    ASSERT_EQ(tide_crowd_get_group_movement_class(crowd, boats, &c), TIDE_OK);
+    EXPECT_EQ(c, 2);
+    ASSERT_EQ(tide_crowd_get_group_movement_class(crowd, foot, &c), TIDE_OK);
+    EXPECT_EQ(c, 0);
+    EXPECT_EQ(tide_crowd_get_group_movement_class(crowd, boats + 5, &c), TIDE_ERROR_NOT_FOUND);
+
+    tide_agent_params boat = tide_crowd_default_agent_params(crowd);
+    boat.movement_class = 2;
+    EXPECT_EQ(tide_crowd_add_agent(crowd, {1.5f, 1.5f}, foot, &boat, nullptr), TIDE_ERROR_INVALID_ARGUMENT);
+    const std::string message = tide_last_error();
+    EXPECT_NE(message.find("movement class 2"), std::string::npos) << message;
+    EXPECT_NE(message.find("movement class 0"), std::string::npos) << message;
+    EXPECT_EQ(tide_crowd_size(crowd), 0u);
+    tide_agent a{}, w{};
+    ASSERT_EQ(tide_crowd_add_agent(crowd, {1.5f, 1.5f}, boats, &boat, &a), TIDE_OK);
+    ASSERT_EQ(tide_crowd_add_agent(crowd, {1.5f, 4.5f}, foot, nullptr, &w), TIDE_OK);
+    EXPECT_EQ(tide_crowd_set_agent_group(crowd, w, boats), TIDE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(tide_crowd_set_group_movement_class(crowd, boats, 0), TIDE_ERROR_INVALID_ARGUMENT)
+        << "a member is a boat";
+
+    tide_agent_params walker = boat;
+    walker.movement_class = 0;
+    EXPECT_EQ(tide_crowd_set_agent_params(crowd, a, &walker), TIDE_ERROR_INVALID_ARGUMENT);
+    ASSERT_EQ(tide_crowd_set_agent_group_and_params(crowd, a, foot, &walker), TIDE_OK);
+    tide_agent_params read{};
+    ASSERT_EQ(tide_crowd_get_agent_params(crowd, a, &read), TIDE_OK);
+    EXPECT_EQ(read.movement_class, 0);
+    EXPECT_EQ(tide_crowd_set_group_movement_class(crowd, boats, 0), TIDE_OK) << "empty now";
+    ASSERT_EQ(tide_crowd_get_group_movement_class(crowd, boats, &c), TIDE_OK);
+    EXPECT_EQ(c, 0);
+    EXPECT_EQ(tide_crowd_set_agent_group(crowd, w, boats), TIDE_OK);
+    tide_crowd_destroy(crowd);
+    tide_map_destroy(map);
+}
+
 }  // namespace

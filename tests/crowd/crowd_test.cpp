@@ -547,12 +547,10 @@ TEST(CrowdAgents, ParamsAreSetAfterCreationAndReadBackInBulk) {
     EXPECT_EQ(defaults.radius, crowd.params().radius);
     EXPECT_EQ(defaults.max_speed, crowd.params().max_speed);
     AgentParams p = agent(0.3f, 2.0f);
-    p.movement_class = 2;
     p.user_tag = 0xfeedbeef12345678ull;
     const AgentId a = crowd.add_agent({2.5f, 5.5f}, g, p).value();
     const AgentId b = crowd.add_agent({2.5f, 2.5f}, g).value();
     EXPECT_EQ(crowd.agent_params(a).user_tag, p.user_tag);
-    EXPECT_EQ(crowd.agent_params(a).movement_class, 2);
     EXPECT_EQ(crowd.agent_params(b).radius, defaults.radius);
     AgentParams q = crowd.agent_params(b);
     q.user_tag = 7;
@@ -589,6 +587,77 @@ TEST(CrowdAgents, ParamsAreSetAfterCreationAndReadBackInBulk) {
     AgentBuffers too_small;
     too_small.positions = small;
     EXPECT_EQ(crowd.read_agents(too_small).error().code, ErrorCode::too_large);
+}
+
+TEST(CrowdAgents, AnAgentOnlyJoinsAGroupOfItsMovementClass) {
+    CostField cost = std::move(CostField::create(30, 10).value());
+    Crowd crowd(cost);
+    const auto field = field_for(cost, {25, 5});
+    const GroupId foot = crowd.add_group(field).value();
+    const GroupId boats = crowd.add_group(field, 1, 2).value();
+    EXPECT_EQ(crowd.movement_class(foot), 0);
+    EXPECT_EQ(crowd.movement_class(boats), 2);
+    AgentParams boat = agent(0.2f);
+    boat.movement_class = 2;
+
+    // Refused: a boat into the walkers' group; nothing added.
+    auto refused = crowd.add_agent({2.5f, 5.5f}, foot, boat);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().code, ErrorCode::invalid_argument);
+    EXPECT_NE(refused.error().message.find("movement class 2"), std::string::npos) << refused.error().message;
+    EXPECT_NE(refused.error().message.find("movement class 0"), std::string::npos) << refused.error().message;
+    EXPECT_EQ(crowd.size(), 0u);
+
+    // Accepted: each into a group of its own class.
+    const AgentId b = crowd.add_agent({2.5f, 5.5f}, boats, boat).value();
+    const AgentId w = crowd.add_agent({2.5f, 2.5f}, foot).value();
+    EXPECT_EQ(crowd.group_size(boats), 1u);
+    EXPECT_EQ(crowd.group_size(foot), 1u);
+
+    // Moving into a group of another class is refused and leaves the agent where it was.
+    auto moved = crowd.set_agent_group(w, boats);
+    ASSERT_FALSE(moved.ok());
+    EXPECT_EQ(moved.error().code, ErrorCode::invalid_argument);
+    EXPECT_NE(moved.error().message.find("movement class 0"), std::string::npos) << moved.error().message;
+    EXPECT_NE(moved.error().message.find("movement class 2"), std::string::npos) << moved.error().message;
+    EXPECT_EQ(crowd.group(w), foot);
+    EXPECT_EQ(crowd.group_size(boats), 1u);
+
+    // Changing the class in place would leave the agent in a group of another class: refused.
+    AgentParams walker = crowd.agent_params(b);
+    walker.movement_class = 0;
+    EXPECT_EQ(crowd.set_agent_params(b, walker).error().code, ErrorCode::invalid_argument);
+    EXPECT_EQ(crowd.agent_params(b).movement_class, 2);
+
+    // A change of class goes with a move into a group of the new class, in one call.
+    AgentParams bad = walker;
+    bad.radius = -1.0f;
+    EXPECT_FALSE(crowd.set_agent_group(b, foot, bad).ok());
+    AgentParams wrong = walker;
+    wrong.movement_class = 1;
+    EXPECT_EQ(crowd.set_agent_group(b, foot, wrong).error().code, ErrorCode::invalid_argument);
+    EXPECT_EQ(crowd.group(b), boats) << "a refused move changes nothing";
+    EXPECT_EQ(crowd.agent_params(b).movement_class, 2);
+    ASSERT_TRUE(crowd.set_agent_group(b, foot, walker).ok());
+    EXPECT_EQ(crowd.group(b), foot);
+    EXPECT_EQ(crowd.agent_params(b).movement_class, 0);
+    EXPECT_EQ(crowd.group_size(boats), 0u);
+    EXPECT_EQ(crowd.group_size(foot), 2u);
+
+    // A group's class changes only when no member is of another class.
+    EXPECT_EQ(crowd.set_group_movement_class(foot, 1).error().code, ErrorCode::invalid_argument);
+    EXPECT_EQ(crowd.movement_class(foot), 0);
+    ASSERT_TRUE(crowd.set_group_movement_class(boats, 1).ok()) << "empty";
+    EXPECT_EQ(crowd.movement_class(boats), 1);
+    EXPECT_EQ(crowd.set_group_movement_class(99, 0).error().code, ErrorCode::not_found);
+    ASSERT_TRUE(crowd.remove_group(boats).ok());
+    const GroupId reused = crowd.add_group(field).value();
+    EXPECT_EQ(crowd.movement_class(reused), 0) << "a reused id starts with the class it is given";
+
+    // The members follow their group's field as before.
+    for (int s = 0; s < 300; ++s) ASSERT_TRUE(crowd.step(1.0f / 30.0f).ok());
+    EXPECT_EQ(crowd.state(b), AgentState::arrived);
+    EXPECT_EQ(crowd.state(w), AgentState::arrived);
 }
 
 }  // namespace

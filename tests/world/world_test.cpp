@@ -546,6 +546,14 @@ TEST(WorldUnitSizes, BigUnitsGoRoundByTheWideGapSmallOnesTakeTheNarrowOne) {
     std::set<int> sizes;
     for (const UnitGroup& g : world.groups()) sizes.insert(g.size);
     EXPECT_EQ(sizes, (std::set<int>{1, 2}));
+    // Every unit and the crowd group it follows carry its size's movement class.
+    ASSERT_TRUE(world.tick(1.0f / 60.0f).ok());
+    for (const AgentId id : world.agents()) {
+        const MovementClass c = world_movement_class(world.unit_size(id));
+        EXPECT_EQ(world.crowd().agent_params(id).movement_class, c);
+        EXPECT_EQ(world.crowd().movement_class(world.crowd().group(id)), c);
+    }
+    EXPECT_EQ(world_movement_class(2), 1);
     Spawn bad = small;
     bad.size = 4;
     EXPECT_FALSE(world.apply(bad).ok());

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-namespace tide::cli {
+namespace tide::bench {
 
 namespace {
 
@@ -80,4 +80,4 @@ nlohmann::json provenance_json(const Provenance& p) {
             {"uncommitted_changes", p.dirty}};
 }
 
-}  // namespace tide::cli
+}  // namespace tide::bench

@@ -4,7 +4,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 
-namespace tide::cli {
+namespace tide::bench {
 
 /// Machine and commit of a run.
 struct Provenance {
@@ -22,4 +22,4 @@ Provenance provenance();
 /// uncommitted_changes.
 nlohmann::json provenance_json(const Provenance& p);
 
-}  // namespace tide::cli
+}  // namespace tide::bench

@@ -1,0 +1,132 @@
+#pragma once
+/// \file simulation.hpp
+/// A scripted crowd run on a World (target tide::world), as `tide sim` and the Python `tide.sim`
+/// do it: load a map, spawn units toward goals (or flee from danger cells), tick for a number of
+/// seconds and measure arrival, wall safety, overlap and step times. Hosts step it themselves, so
+/// they can draw frames or trails between steps; report() gathers the figures.
+///
+/// Positions are in cell units, times in simulated seconds (step times in wall milliseconds).
+/// The run is deterministic for a seed on any job system (World and Crowd are); the step times
+/// are not.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tide/cost_field.hpp"
+#include "tide/crowd.hpp"
+#include "tide/export.h"
+#include "tide/jobs.hpp"
+#include "tide/result.hpp"
+#include "tide/world.hpp"
+
+namespace tide {
+
+/// Where units spawn: the cells covering [x0, x1) x [y0, y1), clipped to the map.
+struct SpawnArea {
+    float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+};
+
+/// What a simulation runs. Plain data.
+struct SimulationSettings {
+    std::vector<Cell> targets;       ///< Goal cells, or with `flee` the danger cells (at least one).
+    bool flee = false;               ///< Flee from `targets` (WorldConfig::flee.factor) instead of going there.
+    int agents = 1000;               ///< Units, 1..kMaxWorldUnits.
+    std::optional<SpawnArea> spawn;  ///< Where they spawn (default: the whole map).
+    double seconds = 30.0;           ///< Simulated time, (0, 3600].
+    double dt = 1.0 / 60.0;          ///< Step, s, (0, 1]; seconds / dt steps, at most kMaxSimSteps.
+    bool detail = false;             ///< Record each unit's start and path length (report().units).
+    WorldConfig world;               ///< The world's settings: seed, hierarchy_cells, wall margin, crowd.
+};
+
+/// One unit at the end of a run (SimulationReport::units).
+struct SimulationUnit {
+    Vec2 start;                ///< Where it spawned (detail runs only; else {0, 0}).
+    Vec2 end;                  ///< Where it is now.
+    double path_length = 0.0;  ///< Cells walked, summed over the steps (detail runs only).
+    double arrival_s = -1.0;   ///< Simulated time it first arrived; -1 when it has not.
+    AgentState state = AgentState::moving;
+    bool stuck = false;  ///< Moving and flagged stuck (Crowd::stuck).
+};
+
+/// The figures of a run so far. Fractions 0..1; distances in cells.
+struct SimulationReport {
+    std::size_t agents = 0;                 ///< Units spawned.
+    double seconds = 0.0;                   ///< Simulated time so far.
+    double dt = 0.0;                        ///< The step.
+    int threads = 0;                        ///< The job system's max_concurrency().
+    double arrived_fraction = 0.0;          ///< Arrived at the last per-second sample.
+    std::vector<double> arrived_by_second;  ///< Arrived fraction once per simulated second (and at the end).
+    double mean_arrival_s = 0.0;            ///< Mean first-arrival time of the units that arrived.
+    double max_arrival_s = 0.0;             ///< Latest first-arrival time.
+    CrowdStats crowd;                       ///< Counters of the last step (no_path, stuck, sidestepping).
+    std::size_t wall_penetrations = 0;      ///< Unit-steps with the centre in a wall or the disc 5% into one.
+    bool nan = false;                       ///< A position became NaN or infinite.
+    double max_overlap = 0.0;               ///< Deepest pair overlap seen at the samples, in radii.
+    double mean_step_ms = 0.0;              ///< World::stats().step_ms, mean over the steps.
+    double max_step_ms = 0.0;               ///< Largest step time.
+    std::uint64_t state_hash = 0;           ///< Crowd::state_hash(): equal runs give equal hashes.
+    bool hierarchical = false;              ///< The map planned hierarchically.
+    double graph_ms = 0.0;                  ///< Hierarchical: sector graph build time.
+    std::size_t sector_fields = 0;          ///< Hierarchical: sector fields built.
+    std::size_t sector_field_bytes = 0;     ///< Hierarchical: their bytes.
+    WallMargin wall_margin;                 ///< The margin the groups planned with.
+    double danger_distance_mean_start = 0;  ///< Flee: mean distance to the nearest danger at the start.
+    double danger_distance_mean_end = 0;    ///< Flee: the same now.
+    double danger_distance_min_end = 0;     ///< Flee: the least distance now.
+    std::vector<SimulationUnit> units;      ///< Per unit, in roster order.
+};
+
+/// A scripted run on its own World (see the file comment). Not thread-safe; the world steps on
+/// the job system given to create().
+class TIDE_WORLD_API Simulation {
+public:
+    /// Loads `cost` (named `name` in messages) into a world on `jobs` (which must outlive the
+    /// simulation), spawns the units and gives the order. Errors: settings out of range
+    /// (invalid_argument, too_large), targets off the map or on walls, no room to spawn.
+    static Result<std::unique_ptr<Simulation>> create(JobSystem& jobs, std::string name, CostField cost,
+                                                      const SimulationSettings& settings);
+    ~Simulation();
+    Simulation(const Simulation&) = delete;
+    Simulation& operator=(const Simulation&) = delete;
+
+    /// Advances one step of settings.dt and measures it; error from World::tick.
+    Result<void> step();
+    /// Steps until steps_done() == step_count(); error from World::tick.
+    Result<void> run();
+    /// Steps taken.
+    std::int64_t steps_done() const noexcept { return steps_done_; }
+    /// Steps of the whole run: ceil(seconds / dt).
+    std::int64_t step_count() const noexcept { return step_count_; }
+    /// True when the last step took a per-second sample (arrived fraction, overlap).
+    bool sampled() const noexcept { return sampled_; }
+    /// Arrived fraction at the last sample (0 before the first).
+    double arrived_fraction() const noexcept { return arrived_by_second_.empty() ? 0.0 : arrived_by_second_.back(); }
+    /// The world (its crowd, units and stats).
+    const World& world() const noexcept { return *world_; }
+    /// The figures so far.
+    SimulationReport report() const;
+
+private:
+    Simulation(JobSystem& jobs, const SimulationSettings& settings);
+    double danger_distance(bool least) const;
+    void measure_overlap();
+
+    SimulationSettings settings_;
+    JobSystem* jobs_;
+    std::unique_ptr<World> world_;
+    std::vector<AgentId> ids_;
+    std::int64_t step_count_ = 0, steps_done_ = 0;
+    int per_second_ = 1;
+    bool sampled_ = false;
+    std::vector<double> arrival_, walked_;
+    std::vector<Vec2> start_at_, last_at_;
+    std::vector<double> arrived_by_second_;
+    std::size_t penetrations_ = 0;
+    bool nan_ = false;
+    double max_overlap_ = 0.0, sum_ms_ = 0.0, max_ms_ = 0.0, danger_mean_start_ = 0.0;
+};
+
+}  // namespace tide

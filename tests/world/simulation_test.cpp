@@ -1,0 +1,150 @@
+// The scripted run (tide/simulation.hpp): its report against what the crowd shows, determinism
+// across job systems, flee runs, detail, and refused settings.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <thread>
+#include <vector>
+
+#include "tide/default_map.hpp"
+#include "tide/map_io.hpp"
+#include "tide/simulation.hpp"
+
+namespace tide {
+namespace {
+
+CostField default_cost() {
+    return std::move(parse_map(default_map_text(), "<default map>").value().cost);
+}
+
+// A job system on std::threads that splits every range into `threads` chunks.
+class ThreadJobs final : public JobSystem {
+public:
+    explicit ThreadJobs(int threads) : threads_(threads) {}
+    void parallel_for(std::size_t count, std::size_t, RangeTask task, void* context) override {
+        std::vector<std::thread> pool;
+        const std::size_t chunk = (count + threads_ - 1) / threads_;
+        for (int t = 0; t < threads_; ++t) {
+            const std::size_t b = t * chunk, e = std::min(count, b + chunk);
+            if (b < e) pool.emplace_back([=] { task(context, b, e); });
+        }
+        for (auto& th : pool) th.join();
+    }
+    int max_concurrency() const override { return threads_; }
+
+private:
+    int threads_;
+};
+
+SimulationSettings settings_to(Cell goal, int agents, double seconds) {
+    SimulationSettings s;
+    s.targets = {goal};
+    s.agents = agents;
+    s.seconds = seconds;
+    return s;
+}
+
+TEST(Simulation, TheReportAgreesWithTheCrowdAndEveryStep) {
+    SerialJobSystem jobs;
+    SimulationSettings s = settings_to({54, 18}, 150, 12.0);
+    s.detail = true;
+    auto created = Simulation::create(jobs, "default", default_cost(), s);
+    ASSERT_TRUE(created.ok()) << created.error().message;
+    Simulation& sim = **created;
+    EXPECT_EQ(sim.step_count(), 720);
+    int samples = 0;
+    while (sim.steps_done() < sim.step_count()) {
+        ASSERT_TRUE(sim.step().ok());
+        samples += sim.sampled();
+        if (sim.steps_done() == 90) {
+            EXPECT_FALSE(sim.sampled()) << "1.5 s: between samples";
+        }
+    }
+    EXPECT_EQ(samples, 12);
+    const SimulationReport r = sim.report();
+    const Crowd& crowd = sim.world().crowd();
+    EXPECT_EQ(r.agents, 150u);
+    EXPECT_NEAR(r.seconds, 12.0, 1e-3);
+    ASSERT_EQ(r.arrived_by_second.size(), 12u);
+    EXPECT_EQ(r.arrived_fraction, r.arrived_by_second.back());
+    EXPECT_EQ(r.arrived_fraction, static_cast<double>(crowd.stats().arrived) / 150.0);
+    EXPECT_GT(r.arrived_fraction, 0.5);
+    EXPECT_EQ(r.state_hash, crowd.state_hash());
+    EXPECT_EQ(r.wall_penetrations, 0u);
+    EXPECT_FALSE(r.nan);
+    EXPECT_FALSE(r.hierarchical);
+    ASSERT_EQ(r.units.size(), 150u);
+    double sum = 0.0, latest = 0.0;
+    std::size_t reached = 0;
+    for (std::size_t k = 0; k < r.units.size(); ++k) {
+        const SimulationUnit& u = r.units[k];
+        const AgentId id = sim.world().agents()[k];
+        EXPECT_EQ(u.end, crowd.position(id));
+        EXPECT_EQ(u.state, crowd.state(id));
+        if (u.state == AgentState::arrived) {
+            EXPECT_GE(u.arrival_s, 0.0) << "arrived units have a time";
+        }
+        if (u.arrival_s >= 0) {
+            sum += u.arrival_s;
+            latest = std::max(latest, u.arrival_s);
+            ++reached;
+        }
+        // Walked at least the straight line from where it started.
+        EXPECT_GE(u.path_length + 1e-3, std::hypot(u.end.x - u.start.x, u.end.y - u.start.y));
+    }
+    EXPECT_NEAR(r.mean_arrival_s, sum / static_cast<double>(reached), 1e-9);
+    EXPECT_EQ(r.max_arrival_s, latest);
+}
+
+TEST(Simulation, RunsAreTheSameOnAnyJobSystem) {
+    SerialJobSystem serial;
+    ThreadJobs three(3);
+    const SimulationSettings s = settings_to({54, 18}, 200, 5.0);
+    auto a = Simulation::create(serial, "default", default_cost(), s);
+    auto b = Simulation::create(three, "default", default_cost(), s);
+    ASSERT_TRUE(a.ok() && b.ok());
+    ASSERT_TRUE((*a)->run().ok());
+    ASSERT_TRUE((*b)->run().ok());
+    EXPECT_EQ((*a)->report().state_hash, (*b)->report().state_hash);
+    EXPECT_EQ((*a)->report().arrived_by_second, (*b)->report().arrived_by_second);
+    EXPECT_EQ((*b)->report().threads, 3);
+}
+
+TEST(Simulation, AFleeRunMovesAwayFromTheDanger) {
+    SerialJobSystem jobs;
+    SimulationSettings s = settings_to({20, 20}, 80, 10.0);
+    s.flee = true;
+    s.spawn = SpawnArea{16, 16, 24, 24};
+    auto sim = Simulation::create(jobs, "open", CostField::create(40, 40).value(), s);
+    ASSERT_TRUE(sim.ok()) << sim.error().message;
+    ASSERT_TRUE((*sim)->run().ok());
+    const SimulationReport r = (*sim)->report();
+    EXPECT_LT(r.danger_distance_mean_start, 5.0);
+    EXPECT_GT(r.danger_distance_mean_end, r.danger_distance_mean_start + 5.0);
+    EXPECT_GT(r.danger_distance_min_end, 3.0);
+}
+
+TEST(Simulation, RefusesBadSettings) {
+    SerialJobSystem jobs;
+    auto run = [&](const SimulationSettings& s) { return Simulation::create(jobs, "m", default_cost(), s); };
+    SimulationSettings s = settings_to({54, 18}, 10, 1.0);
+    s.targets.clear();
+    EXPECT_EQ(run(s).error().code, ErrorCode::invalid_argument);
+    s = settings_to({54, 18}, 0, 1.0);
+    EXPECT_EQ(run(s).error().code, ErrorCode::invalid_argument);
+    s = settings_to({54, 18}, 10, 3600.0);
+    s.dt = 1e-4;
+    EXPECT_EQ(run(s).error().code, ErrorCode::too_large);
+    s = settings_to({54, 18}, 10, 1.0);
+    s.spawn = SpawnArea{100, 100, 200, 200};
+    EXPECT_EQ(run(s).error().code, ErrorCode::off_map);
+    s.spawn = SpawnArea{5, 5, 4, 9};
+    EXPECT_EQ(run(s).error().code, ErrorCode::invalid_argument);
+    s = settings_to({-1, 3}, 10, 1.0);
+    EXPECT_EQ(run(s).error().code, ErrorCode::off_map);
+}
+
+}  // namespace
+}  // namespace tide
