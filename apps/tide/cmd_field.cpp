@@ -1,6 +1,7 @@
 // tide field: build the integration and flow fields for one map and goal set (or the flee field of
 // a set of dangers, or a mixed field: goals with a danger term); optionally edit the costs
-// afterwards (each edit repaired in place), and ask whether walling a rectangle would cut cells off.
+// afterwards (each edit repaired in place, for every kind), and ask whether walling a rectangle
+// would cut cells off (goal fields).
 
 #include <charconv>
 #include <cstdio>
@@ -152,52 +153,21 @@ void undo_edits(FieldBuilder& builder, PlanCosts& plan, const CostField& origina
     check(builder.repair(plan.cost, cells, field, state));
 }
 
-// tide field --flee: the flee field of the dangers, its summary and outputs.
-void run_flee(const FieldOptions& o, const CostField& cost, const std::vector<Cell>& dangers,
-              const FieldParams& params) {
-    if (!o.edits.empty() || !o.would_block.empty()) {
-        throw Failure{"--edit and --would-block are for goal fields; a flee field is rebuilt after edits"};
-    }
-    if (!o.dangers.empty()) throw Failure{"--danger (a mixed field) needs --goal, not --flee"};
-    FieldBuilder builder;
-    FlowField field;
-    auto t0 = std::chrono::steady_clock::now();
-    check(builder.build_flee(cost, dangers, FleeParams{o.flee_factor}, params, field));
-    const double first_ms = ms_since(t0);
-    if (o.repeat > 0) {
-        FlowField scratch;
-        std::vector<double> times;
-        for (int i = 0; i < o.repeat; ++i) {
-            t0 = std::chrono::steady_clock::now();
-            check(builder.build_flee(cost, dangers, FleeParams{o.flee_factor}, params, scratch));
-            times.push_back(ms_since(t0));
-        }
-        std::printf("build_ms_median=%.6f\n", median(times));
-    }
-    std::size_t reachable = 0, safe = 0;
-    float lowest = 0.0f;
-    for (std::size_t i = 0; i < field.integration().size(); ++i) {
-        const float v = field.integration()[i];
-        if (v == kUnreachable) continue;
-        ++reachable;
-        lowest = std::min(lowest, v);
-        safe += field.directions()[i] == Direction::goal ? 1 : 0;
-    }
-    std::printf(
-        "map %s: %dx%d, %zu danger(s), flee factor %g, %zu reachable cells, %zu safe spots, lowest flee "
-        "value %.6g, first build %.3f ms\n",
-        o.map.c_str(), cost.width(), cost.height(), dangers.size(), o.flee_factor, reachable, safe,
-        static_cast<double>(lowest), first_ms);
-    if (!o.dist_csv.empty()) write_values_csv(field, o.dist_csv);
-    if (!o.next_csv.empty()) write_next_csv(field, o.next_csv);
-    if (!o.png.empty()) check(render::write_png(render::render_layers(cost, field, dangers), o.png));
-}
+// What `tide field` builds: a goal field, a flee field (--flee) or a mixed field (--goal with --danger).
+enum class Kind { goal, flee, mixed };
 
 void run_field(const FieldOptions& o) {
     const Map map = load_map_or_fail(o.map);
     if (o.goals.empty() == o.flee.empty()) throw Failure{"give --goal (a goal field) or --flee (a flee field)"};
     const std::vector<Cell> goals = parse_goals(o.goals);
     const std::vector<Cell> flee = parse_dangers(o.flee);
+    std::vector<Cell> dangers;
+    for (const auto& t : o.dangers) dangers.push_back(parse_cell(t, "--danger"));
+    if (!flee.empty() && !dangers.empty()) throw Failure{"--danger (a mixed field) needs --goal, not --flee"};
+    const Kind kind = !flee.empty() ? Kind::flee : !dangers.empty() ? Kind::mixed : Kind::goal;
+    if (kind != Kind::goal && !o.would_block.empty()) {
+        throw Failure{"--would-block is for goal fields (without --flee or --danger)"};
+    }
     const FieldParams params = make_params(o.diagonal, o.connectivity);
     if (o.repeat < 0 || o.repeat > 100000)
         throw Failure{"--repeat " + std::to_string(o.repeat) + " is outside 0..100000"};
@@ -208,24 +178,10 @@ void run_field(const FieldOptions& o) {
         base = planning.cost;
         planning.cost = wall_margin_cost_field(*base, margin).value();
     }
-    if (!flee.empty()) {
-        for (const Cell& d : flee) require_open_for_class(planning, d, "danger");
-        run_flee(o, planning.cost, flee, params);
-        return;
-    }
-    std::vector<Cell> dangers;
-    for (const auto& t : o.dangers) dangers.push_back(parse_cell(t, "--danger"));
-    if (!dangers.empty()) {
-        if (!o.edits.empty() || !o.would_block.empty()) {
-            throw Failure{"--edit and --would-block are not available for mixed fields (--danger)"};
-        }
-        for (const Cell& d : dangers) require_open_for_class(planning, d, "danger");
-        FieldBuilder danger_builder;
-        auto mixed = danger_builder.danger_cost_field(planning.cost, dangers,
-                                                      DangerCost{o.danger_weight, o.danger_radius}, params);
-        check(mixed);
-        planning.cost = std::move(*mixed);
-    }
+    for (const Cell& d : flee) require_open_for_class(planning, d, "danger");
+    for (const Cell& d : dangers) require_open_for_class(planning, d, "danger");
+    const DangerCost danger{o.danger_weight, o.danger_radius};
+    const FleeParams flee_params{o.flee_factor};
     CostField& cost = planning.cost;  // edited in place by --edit
     PlanCosts plan{cost, base ? &*base : nullptr, margin};
     std::vector<Edit> edits;
@@ -246,11 +202,25 @@ void run_field(const FieldOptions& o) {
     if (!spawns.empty() && !block_rect) throw Failure{"--spawn is only used with --would-block"};
     for (const Cell& g : goals) require_open_for_class(planning, g, "goal");
 
+    // Every kind is built with a repair state, so --edit repairs it in place.
     FieldBuilder builder;
+    auto build = [&](FlowField& out, FieldRepairState* state) -> Result<void> {
+        switch (kind) {
+            case Kind::flee:
+                return state ? builder.build_flee(cost, flee, flee_params, params, out, *state)
+                             : builder.build_flee(cost, flee, flee_params, params, out);
+            case Kind::mixed:
+                return state ? builder.build_mixed(cost, goals, dangers, danger, params, out, *state)
+                             : builder.build_mixed(cost, goals, dangers, danger, params, out);
+            case Kind::goal:
+                break;
+        }
+        return state ? builder.build(cost, goals, params, out, *state) : builder.build(cost, goals, params, out);
+    };
     FlowField field;
     FieldRepairState state;
     auto t0 = std::chrono::steady_clock::now();
-    check(builder.build(cost, goals, params, field, state));
+    check(build(field, &state));
     const double first_ms = ms_since(t0);
 
     if (o.repeat > 0) {  // one warm-up (the build above), then N timed builds
@@ -259,7 +229,7 @@ void run_field(const FieldOptions& o) {
         times.reserve(static_cast<std::size_t>(o.repeat));
         for (int i = 0; i < o.repeat; ++i) {
             t0 = std::chrono::steady_clock::now();
-            check(builder.build(cost, goals, params, scratch));
+            check(build(scratch, nullptr));
             times.push_back(ms_since(t0));
         }
         std::printf("build_ms_median=%.6f\n", median(times));
@@ -291,6 +261,34 @@ void run_field(const FieldOptions& o) {
         }
     }
 
+    if (kind == Kind::flee) {
+        std::size_t reachable = 0, safe = 0;
+        float lowest = 0.0f;
+        for (std::size_t i = 0; i < field.integration().size(); ++i) {
+            const float v = field.integration()[i];
+            if (v == kUnreachable) continue;
+            ++reachable;
+            lowest = std::min(lowest, v);
+            safe += field.directions()[i] == Direction::goal ? 1 : 0;
+        }
+        std::printf(
+            "map %s: %dx%d, %zu danger(s), flee factor %g, %zu reachable cells, %zu safe spots, lowest flee "
+            "value %.6g, first build %.3f ms\n",
+            o.map.c_str(), cost.width(), cost.height(), flee.size(), o.flee_factor, reachable, safe,
+            static_cast<double>(lowest), first_ms);
+        if (!o.dist_csv.empty()) write_values_csv(field, o.dist_csv);
+        if (!o.next_csv.empty()) write_next_csv(field, o.next_csv);
+        if (!o.png.empty()) check(render::write_png(render::render_layers(cost, field, flee), o.png));
+        return;
+    }
+    // A mixed field's values are costs on the combined costs (the map plus the danger term).
+    std::optional<CostField> combined;
+    if (kind == Kind::mixed) {
+        auto c = FieldBuilder().danger_cost_field(cost, dangers, danger, params);
+        check(c);
+        combined.emplace(std::move(*c));
+    }
+    const CostField& planned = combined ? *combined : cost;
     std::size_t reachable = 0;
     float max_value = 0.0f;
     for (float v : field.integration()) {
@@ -313,9 +311,9 @@ void run_field(const FieldOptions& o) {
         std::printf("blocks=%s\ncut_off_cells=%zu\n", answer->blocks ? "yes" : "no", answer->cut_off_cells);
         if (!spawns.empty()) std::printf("cut_off_spawns=%zu\n", answer->cut_off_spawns);
     }
-    if (!o.dist_csv.empty()) write_dist_csv(cost, field, params, o.dist_csv);
+    if (!o.dist_csv.empty()) write_dist_csv(planned, field, params, o.dist_csv);
     if (!o.next_csv.empty()) write_next_csv(field, o.next_csv);
-    if (!o.png.empty()) check(render::write_png(render::render_layers(cost, field, goals), o.png));
+    if (!o.png.empty()) check(render::write_png(render::render_layers(planned, field, goals), o.png));
 }
 
 }  // namespace
@@ -348,7 +346,8 @@ void add_field_command(CLI::App& app) {
                     "repair_ms_median=<ms>: N rounds of all edits from the unedited field, repairs timed");
     cmd->add_option("--edit", o->edits,
                     "After the build, set the cells of X0,Y0,X1,Y1 (inclusive, on the map) to cost V (1..254 or "
-                    "wall) in the planning costs and repair the field; repeatable, applied in order; one line each: "
+                    "wall) in the planning costs and repair the field (goal, flee or mixed); repeatable, applied in "
+                    "order; one line each: "
                     "edit ...: changed= affected= touched= rebuilt= repair_ms=. Outputs describe the edited field");
     cmd->add_option("--would-block", o->would_block,
                     "After the build (and edits), would walling X0,Y0,X1,Y1 cut reachable cells off? Prints "

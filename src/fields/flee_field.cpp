@@ -63,6 +63,22 @@ std::int64_t start_value(double factor, std::uint64_t d) {
     return -static_cast<std::int64_t>(std::llround(factor * static_cast<double>(d)));
 }
 
+// The refusal of an edit that walls one of `cells` (goals or dangers: `what`), or nothing.
+template <typename Changes>
+Result<void> refuse_walled(const Changes& changes, std::span<const Cell> cells, int pw, const char* what) {
+    for (const auto& c : changes) {
+        if (c.after != kCostWall) continue;
+        for (const Cell& g : cells) {
+            if ((g.y + 1) * pw + g.x + 1 == c.cell) {
+                return Error{ErrorCode::on_wall, std::string("repair: the edit turns ") + what + " " +
+                                                     detail::cell_text(g) + " into a wall (build a field for the " +
+                                                     "remaining " + what + "s instead)"};
+            }
+        }
+    }
+    return {};
+}
+
 // The flee grid as one pass sees it: D's words (cost in the low byte, walls 255), V, prices.
 struct FleeGrid {
     const std::uint64_t* dist;
@@ -301,7 +317,8 @@ Result<RepairStats> FieldBuilder::repair_flee(const CostField& cost, FlowField& 
     const bool eight = state.params_.connectivity == Connectivity::eight;
     const double factor = state.flee_factor_;
 
-    // 1. D. An edit that walls a danger is refused there, before anything changes.
+    // 1. D. An edit that walls a danger is refused before anything changes.
+    if (auto r = refuse_walled(changed_, state.goals_, state.width_ + 2, "danger"); !r) return r.error();
     auto d = repair_changes(cost, nullptr, state);
     if (!d) return d.error();
     auto full = [&]() -> Result<RepairStats> {
@@ -606,15 +623,9 @@ Result<RepairStats> FieldBuilder::repair_mixed(const CostField& cost, FlowField&
     stats.changed_cells = changed_.size();
     if (changed_.empty()) return stats;
     const int pw = state.width_ + 2;
-    // Refused before anything changes: a goal walled (a danger walled is refused by D's repair).
-    for (const Change& c : changed_) {
-        for (const Cell& g : state.goals_) {
-            if (c.after == kCostWall && (g.y + 1) * pw + g.x + 1 == c.cell) {
-                return Error{ErrorCode::on_wall, "repair: the edit turns goal " + detail::cell_text(g) +
-                                                     " into a wall (build a field for the remaining goals instead)"};
-            }
-        }
-    }
+    // Refused before anything changes: a goal or a danger walled.
+    if (auto r = refuse_walled(changed_, state.goals_, pw, "goal"); !r) return r.error();
+    if (auto r = refuse_walled(changed_, state.dangers_, pw, "danger"); !r) return r.error();
     FieldRepairState& d = state.danger_state_.front();
     auto dr = repair_changes(cost, nullptr, d);
     if (!dr) return dr.error();

@@ -612,7 +612,15 @@ field_flee)
   expect_fail "flee factor 0" "flee factor 0 is outside" "$tide" field --map dead.tmap --flee 7,20 --flee-factor 0
   expect_fail "flee factor nan" "flee factor nan is outside" "$tide" field --map dead.tmap --flee 7,20 --flee-factor nan
   expect_fail "goal and flee" "give --goal .* or --flee" "$tide" field --map dead.tmap --flee 7,20 --goal 50,20
-  expect_fail "flee with edit" "rebuilt after edits" "$tide" field --map dead.tmap --flee 7,20 --edit 50,1,50,1=wall
+  # --edit repairs a flee field in place: a wall and its removal leave the field as built.
+  out=$("$tide" field --map dead.tmap --flee 7,20 --edit 50,10,52,12=wall --edit 50,10,52,12=1 \
+    --dist-csv e.csv --next-csv en.csv) || fail "flee with edits failed"
+  grep -q "^edit 50,10,52,12=wall: changed=9 .* rebuilt=no" <<<"$out" || fail "flee edit not repaired: $out"
+  cmp -s d.csv e.csv && cmp -s n.csv en.csv || fail "flee field after a wall and its removal differs from the build"
+  expect_fail "flee edit walls the danger" "turns danger \\(7, 20\\) into a wall" \
+    "$tide" field --map dead.tmap --flee 7,20 --edit 6,20,7,20=wall
+  expect_fail "flee would-block" "--would-block is for goal fields" \
+    "$tide" field --map dead.tmap --flee 7,20 --would-block 50,1,50,1
   ;;
 field_margin)
   write_map
@@ -629,6 +637,12 @@ field_margin)
   "$tide" field --map small.tmap --goal 5,0 --dist-csv p5.csv >/dev/null || fail "plain field to (5,0)"
   a=$(sed -n 1p p5.csv | cut -d, -f1) b=$(sed -n 1p x.csv | cut -d, -f1)
   awk -v a="$a" -v b="$b" 'BEGIN { exit !(b > a + 2) }' || fail "mixed field: (0,0) costs $b, plain $a: the danger term is missing"
+  # A mixed field is repaired in place too: a cost and its removal leave the field as built.
+  "$tide" field --map small.tmap --goal 5,0 --danger 3,0 --danger-weight 10 --danger-radius 2 --edit 2,2,3,2=6 \
+    --edit 2,2,3,2=1 --dist-csv xe.csv | grep -q "^edit 2,2,3,2=6: changed=2 " || fail "mixed field with --edit"
+  cmp -s x.csv xe.csv || fail "mixed field after a cost and its removal differs from the build"
+  expect_fail "mixed edit walls the danger" "turns danger \\(3, 0\\) into a wall" \
+    "$tide" field --map small.tmap --goal 5,0 --danger 3,0 --edit 3,0,3,0=wall
   printf 'version 1\n0\tsmall.tmap\t6\t4\t0\t0\t5\t3\t8.00000000\n' >ok.scen
   "$tide" scen --map small.tmap --scen ok.scen --wall-margin 1,3 | grep -q "compared=no mean_ratio_to_optimal=" ||
     fail "scen --wall-margin summary"

@@ -140,7 +140,8 @@ TEST_P(FleeRepairSequences, MatchFreshBuildsBitForBit) {
             FlowField fresh;
             if (any_walled(c.cost, dangers)) {
                 ASSERT_FALSE(r.ok()) << c.description << " edit " << e;
-                EXPECT_NE(r.error().message.find("goal"), std::string::npos) << r.error().message;
+                EXPECT_NE(r.error().message.find("turns danger"), std::string::npos) << r.error().message;
+                EXPECT_EQ(r.error().code, ErrorCode::on_wall);
                 ASSERT_EQ(compare(field, field_before), "") << c.description << " edit " << e;
                 c.cost = before;  // the state still answers the map before the edit
                 ASSERT_TRUE(fresh_builder.build_flee(c.cost, dangers, flee, c.params, fresh).ok());
@@ -197,7 +198,8 @@ TEST_P(MixedRepairSequences, MatchFreshBuildsBitForBit) {
             FlowField fresh;
             if (any_walled(c.cost, special)) {
                 ASSERT_FALSE(r.ok()) << c.description << " edit " << e;
-                EXPECT_NE(r.error().message.find("goal"), std::string::npos) << r.error().message;
+                EXPECT_NE(r.error().message.find("into a wall"), std::string::npos) << r.error().message;
+                EXPECT_EQ(r.error().code, ErrorCode::on_wall);
                 ASSERT_EQ(compare(field, field_before), "") << c.description << " edit " << e;
                 c.cost = before;
                 ASSERT_TRUE(fresh_builder.build_mixed(c.cost, c.goals, dangers, danger, c.params, fresh).ok());
