@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "support/jobs.hpp"
 #include "support/test_maps.hpp"
 #include "tide/crowd.hpp"
 #include "tide/generate.hpp"
@@ -31,25 +32,6 @@ std::shared_ptr<const FlowField> field_for(const CostField& cost, Cell goal) {
     EXPECT_TRUE(f.ok());
     return std::make_shared<const FlowField>(std::move(f.value()));
 }
-
-// A job system on std::threads that splits the range into `threads` chunks.
-class ThreadJobs final : public JobSystem {
-public:
-    explicit ThreadJobs(int threads) : threads_(threads) {}
-    void parallel_for(std::size_t count, std::size_t, RangeTask task, void* context) override {
-        std::vector<std::thread> pool;
-        const std::size_t chunk = (count + threads_ - 1) / threads_;
-        for (int t = 0; t < threads_; ++t) {
-            const std::size_t b = t * chunk, e = std::min(count, b + chunk);
-            if (b < e) pool.emplace_back([=] { task(context, b, e); });
-        }
-        for (auto& th : pool) th.join();
-    }
-    int max_concurrency() const override { return threads_; }
-
-private:
-    int threads_;
-};
 
 // Wall cells an agent's centre is in, or whose disc overlaps a wall cell by more than 5% of the radius.
 int penetrations(const Crowd& crowd, const CostField& cost, float radius) {
@@ -367,7 +349,7 @@ TEST(Crowd, DeterministicAcrossThreadCountsAndRuns) {
         std::mt19937 rng(9);
         std::uniform_real_distribution<float> ux(0.5f, 18.5f), uy(0.5f, 19.5f);
         for (int i = 0; i < 3000; ++i) (void)crowd.add_agent({ux(rng), uy(rng)}, g);
-        ThreadJobs jobs(threads);
+        test::ThreadJobs jobs(threads);
         for (int s = 0; s < 120; ++s) EXPECT_TRUE(crowd.step(1.0f / 60.0f, jobs).ok());
         return crowd.state_hash();
     };

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 
@@ -50,22 +51,6 @@ std::string compare(const FlowField& repaired, const FlowField& fresh) {
     return "";
 }
 
-Cost random_cost(std::mt19937& rng) {
-    switch (test::random_int(rng, 0, 5)) {
-        case 0:
-        case 1:
-            return kCostWall;
-        case 2:
-            return kCostPlain;
-        case 3:
-            return static_cast<Cost>(test::random_int(rng, 1, 6));
-        case 4:
-            return static_cast<Cost>(test::random_int(rng, 1, 254));
-        default:
-            return kCostForest;
-    }
-}
-
 // One random edit of `cost` (rectangles, scattered cells, whole rows or columns walled or opened,
 // a cell of `special`: a goal or a danger); applies it through repair() or repair_rect().
 Result<RepairStats> random_edit(std::mt19937& rng, CostField& cost, std::span<const Cell> special,
@@ -78,14 +63,14 @@ Result<RepairStats> random_edit(std::mt19937& rng, CostField& cost, std::span<co
         const int y0 = test::random_int(rng, 0, h - 1);
         const int x1 = std::min(w - 1, x0 + test::random_int(rng, 0, 3));
         const int y1 = std::min(h - 1, y0 + test::random_int(rng, 0, 3));
-        cost.fill_rect(x0, y0, x1, y1, random_cost(rng));
+        cost.fill_rect(x0, y0, x1, y1, test::random_edit_cost(rng));
         return builder.repair_rect(cost, x0, y0, x1, y1, field, state);
     }
     if (kind <= 6) {
         std::vector<Cell> cells;
         for (int k = test::random_int(rng, 1, 6); k > 0; --k) {
             const Cell p{test::random_int(rng, 0, w - 1), test::random_int(rng, 0, h - 1)};
-            cost.set(p.x, p.y, random_cost(rng));
+            cost.set(p.x, p.y, test::random_edit_cost(rng));
             cells.push_back(p);
             cells.push_back(p);
         }
@@ -100,7 +85,7 @@ Result<RepairStats> random_edit(std::mt19937& rng, CostField& cost, std::span<co
         return builder.repair_rect(cost, x0, y0, x1, y1, field, state);
     }
     const Cell g = special[static_cast<std::size_t>(test::random_int(rng, 0, static_cast<int>(special.size()) - 1))];
-    cost.set(g.x, g.y, test::random_int(rng, 0, 1) == 0 ? kCostWall : random_cost(rng));
+    cost.set(g.x, g.y, test::random_int(rng, 0, 1) == 0 ? kCostWall : test::random_edit_cost(rng));
     const Cell cells[] = {g};
     return builder.repair(cost, cells, field, state);
 }
@@ -113,48 +98,68 @@ struct Counts {
     std::size_t repairs = 0, rebuilds = 0, refused = 0;
 };
 
+// A field kind under test: its build (into a state when one is given) and the cells an edit must
+// not wall (refused with `refusal` in the message).
+struct Subject {
+    std::function<Result<void>(FieldBuilder&, const CostField&, FlowField&, FieldRepairState*)> build;
+    std::vector<Cell> special;
+    const char* refusal;
+};
+
+// 12 random edits of `cost`, each repaired and compared with a fresh build; an edit walling a
+// special cell is refused, changes nothing and is undone.
+void run_edits(const std::string& what, CostField& cost, std::mt19937& rng, const Subject& subject,
+               FieldBuilder& repairer, Counts& n) {
+    FieldBuilder fresh_builder;
+    FlowField field;
+    FieldRepairState state;
+    ASSERT_TRUE(subject.build(repairer, cost, field, &state).ok()) << what;
+    for (int e = 0; e < 12; ++e) {
+        const CostField before = cost;
+        const FlowField field_before = field;
+        const auto r = random_edit(rng, cost, subject.special, repairer, field, state);
+        FlowField fresh;
+        if (any_walled(cost, subject.special)) {
+            ASSERT_FALSE(r.ok()) << what << " edit " << e;
+            EXPECT_NE(r.error().message.find(subject.refusal), std::string::npos) << r.error().message;
+            EXPECT_EQ(r.error().code, ErrorCode::on_wall);
+            ASSERT_EQ(compare(field, field_before), "") << what << " edit " << e;
+            cost = before;  // the state still answers the map before the edit
+            ASSERT_TRUE(subject.build(fresh_builder, cost, fresh, nullptr).ok());
+            ASSERT_EQ(compare(field, fresh), "") << what << " edit " << e;
+            ++n.refused;
+            continue;
+        }
+        ASSERT_TRUE(r.ok()) << what << " edit " << e << ": " << r.error().message;
+        ++n.repairs;
+        n.rebuilds += r->rebuilt ? 1 : 0;
+        ASSERT_TRUE(subject.build(fresh_builder, cost, fresh, nullptr).ok());
+        ASSERT_EQ(compare(field, fresh), "") << what << " after edit " << e;
+    }
+}
+
 class FleeRepairSequences : public ::testing::TestWithParam<int> {};
 
 // 1,600 sequences of 12 edits (4 shards of 400) on random weighted maps with 1..3 dangers and
 // flee factors from 1 to 3: the repaired field equals a fresh build after every edit; an edit
 // that walls a danger is refused and changes nothing.
 TEST_P(FleeRepairSequences, MatchFreshBuildsBitForBit) {
-    const int shard = GetParam();
     FieldBuilder repairer;  // reused across maps: scratch from earlier maps must not leak
-    FieldBuilder fresh_builder;
     Counts n;
     for (int i = 0; i < 400; ++i) {
-        const auto seed = static_cast<std::uint32_t>(50'000 + shard * 400 + i);
+        const auto seed = static_cast<std::uint32_t>(50'000 + GetParam() * 400 + i);
         test::RandomCase c = test::make_random_case(seed, 26);
         std::mt19937 rng(seed);
         const FleeParams flee{1.0 + 0.25 * test::random_int(rng, 0, 8)};
+        const FieldParams params = c.params;
         const std::vector<Cell> dangers = c.goals;
-        FlowField field;
-        FieldRepairState state;
-        ASSERT_TRUE(repairer.build_flee(c.cost, dangers, flee, c.params, field, state).ok()) << c.description;
-        ASSERT_EQ(state.kind(), FieldKind::flee);
-        for (int e = 0; e < 12; ++e) {
-            const CostField before = c.cost;
-            const FlowField field_before = field;
-            const auto r = random_edit(rng, c.cost, dangers, repairer, field, state);
-            FlowField fresh;
-            if (any_walled(c.cost, dangers)) {
-                ASSERT_FALSE(r.ok()) << c.description << " edit " << e;
-                EXPECT_NE(r.error().message.find("turns danger"), std::string::npos) << r.error().message;
-                EXPECT_EQ(r.error().code, ErrorCode::on_wall);
-                ASSERT_EQ(compare(field, field_before), "") << c.description << " edit " << e;
-                c.cost = before;  // the state still answers the map before the edit
-                ASSERT_TRUE(fresh_builder.build_flee(c.cost, dangers, flee, c.params, fresh).ok());
-                ASSERT_EQ(compare(field, fresh), "") << c.description << " edit " << e;
-                ++n.refused;
-                continue;
-            }
-            ASSERT_TRUE(r.ok()) << c.description << " edit " << e << ": " << r.error().message;
-            ++n.repairs;
-            n.rebuilds += r->rebuilt ? 1 : 0;
-            ASSERT_TRUE(fresh_builder.build_flee(c.cost, dangers, flee, c.params, fresh).ok());
-            ASSERT_EQ(compare(field, fresh), "") << c.description << " after edit " << e;
-        }
+        const Subject subject{[&](FieldBuilder& b, const CostField& cost, FlowField& out, FieldRepairState* state) {
+                                  return state ? b.build_flee(cost, dangers, flee, params, out, *state)
+                                               : b.build_flee(cost, dangers, flee, params, out);
+                              },
+                              dangers, "turns danger"};
+        run_edits(c.description, c.cost, rng, subject, repairer, n);
+        if (HasFatalFailure()) return;
     }
     EXPECT_GT(n.repairs, 3000u);
     EXPECT_GT(n.refused, 30u);
@@ -168,51 +173,29 @@ class MixedRepairSequences : public ::testing::TestWithParam<int> {};
 // The same for mixed fields: goals, 1..3 dangers elsewhere, random weights and radii; walling a
 // goal or a danger is refused.
 TEST_P(MixedRepairSequences, MatchFreshBuildsBitForBit) {
-    const int shard = GetParam();
     FieldBuilder repairer;
-    FieldBuilder fresh_builder;
     Counts n;
     for (int i = 0; i < 400; ++i) {
-        const auto seed = static_cast<std::uint32_t>(70'000 + shard * 400 + i);
+        const auto seed = static_cast<std::uint32_t>(70'000 + GetParam() * 400 + i);
         test::RandomCase c = test::make_random_case(seed, 26);
         std::mt19937 rng(seed);
-        // Dangers: open cells of this map picked at random.
-        std::vector<Cell> dangers;
+        std::vector<Cell> dangers;  // open cells of this map picked at random
         for (int k = 0; k < 40 && dangers.size() < 3; ++k) {
             const Cell p{test::random_int(rng, 0, c.cost.width() - 1), test::random_int(rng, 0, c.cost.height() - 1)};
             if (c.cost.at(p) != kCostWall) dangers.push_back(p);
         }
         if (dangers.empty()) continue;
         const DangerCost danger{test::random_int(rng, 0, 253), 0.5 + test::random_int(rng, 0, 40) * 0.5};
-        FlowField field;
-        FieldRepairState state;
-        ASSERT_TRUE(repairer.build_mixed(c.cost, c.goals, dangers, danger, c.params, field, state).ok())
-            << c.description;
-        ASSERT_FALSE(state.dangers().empty());
-        std::vector<Cell> special = c.goals;
-        special.insert(special.end(), dangers.begin(), dangers.end());
-        for (int e = 0; e < 12; ++e) {
-            const CostField before = c.cost;
-            const FlowField field_before = field;
-            const auto r = random_edit(rng, c.cost, special, repairer, field, state);
-            FlowField fresh;
-            if (any_walled(c.cost, special)) {
-                ASSERT_FALSE(r.ok()) << c.description << " edit " << e;
-                EXPECT_NE(r.error().message.find("into a wall"), std::string::npos) << r.error().message;
-                EXPECT_EQ(r.error().code, ErrorCode::on_wall);
-                ASSERT_EQ(compare(field, field_before), "") << c.description << " edit " << e;
-                c.cost = before;
-                ASSERT_TRUE(fresh_builder.build_mixed(c.cost, c.goals, dangers, danger, c.params, fresh).ok());
-                ASSERT_EQ(compare(field, fresh), "") << c.description << " edit " << e;
-                ++n.refused;
-                continue;
-            }
-            ASSERT_TRUE(r.ok()) << c.description << " edit " << e << ": " << r.error().message;
-            ++n.repairs;
-            n.rebuilds += r->rebuilt ? 1 : 0;
-            ASSERT_TRUE(fresh_builder.build_mixed(c.cost, c.goals, dangers, danger, c.params, fresh).ok());
-            ASSERT_EQ(compare(field, fresh), "") << c.description << " after edit " << e;
-        }
+        const FieldParams params = c.params;
+        const std::vector<Cell> goals = c.goals;
+        Subject subject{[&](FieldBuilder& b, const CostField& cost, FlowField& out, FieldRepairState* state) {
+                            return state ? b.build_mixed(cost, goals, dangers, danger, params, out, *state)
+                                         : b.build_mixed(cost, goals, dangers, danger, params, out);
+                        },
+                        goals, "into a wall"};
+        subject.special.insert(subject.special.end(), dangers.begin(), dangers.end());
+        run_edits(c.description, c.cost, rng, subject, repairer, n);
+        if (HasFatalFailure()) return;
     }
     EXPECT_GT(n.repairs, 2500u);
     EXPECT_GT(n.refused, 30u);

@@ -43,23 +43,6 @@ std::string compare_with_fresh(const CostField& cost, const FieldRepairState& st
     return "";
 }
 
-Cost random_cost(std::mt19937& rng) {
-    switch (test::random_int(rng, 0, 5)) {
-        case 0:
-            return kCostWall;
-        case 1:
-            return kCostWall;
-        case 2:
-            return kCostPlain;
-        case 3:
-            return static_cast<Cost>(test::random_int(rng, 1, 6));
-        case 4:
-            return static_cast<Cost>(test::random_int(rng, 1, 254));
-        default:
-            return kCostForest;
-    }
-}
-
 class RepairSequences : public ::testing::TestWithParam<int> {};
 
 // 2,400 sequences of 12 edits (8 shards of 300): rectangles and cell lists set to walls and to
@@ -91,14 +74,14 @@ TEST_P(RepairSequences, MatchFreshBuildsBitForBit) {
                 y0 = test::random_int(rng, 0, h - 1);
                 x1 = std::min(w - 1, x0 + test::random_int(rng, 0, 3));
                 y1 = std::min(h - 1, y0 + test::random_int(rng, 0, 3));
-                const Cost v = random_cost(rng);
+                const Cost v = test::random_edit_cost(rng);
                 cost.fill_rect(x0, y0, x1, y1, v);
                 as_rect = true;
             } else if (kind <= 6) {  // scattered cells, each its own cost, with repeats and no-ops listed
                 const int count = test::random_int(rng, 1, 6);
                 for (int k = 0; k < count; ++k) {
                     const Cell p{test::random_int(rng, 0, w - 1), test::random_int(rng, 0, h - 1)};
-                    cost.set(p.x, p.y, random_cost(rng));
+                    cost.set(p.x, p.y, test::random_edit_cost(rng));
                     cells.push_back(p);
                     cells.push_back(p);
                 }
@@ -119,7 +102,7 @@ TEST_P(RepairSequences, MatchFreshBuildsBitForBit) {
             } else {  // a goal cell: a new cost, or a wall (refused)
                 const Cell g = state.goals()[static_cast<std::size_t>(
                     test::random_int(rng, 0, static_cast<int>(state.goals().size()) - 1))];
-                cost.set(g.x, g.y, test::random_int(rng, 0, 1) == 0 ? kCostWall : random_cost(rng));
+                cost.set(g.x, g.y, test::random_int(rng, 0, 1) == 0 ? kCostWall : test::random_edit_cost(rng));
                 cells.push_back(g);
             }
             bool walls_goal = false;

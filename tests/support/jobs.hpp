@@ -129,4 +129,24 @@ private:
     std::vector<std::thread> pool_;
 };
 
+/// Splits every range into `threads` chunks, each on its own std::thread (no background tasks):
+/// real concurrency for the crowd step, with a fixed partition.
+class ThreadJobs final : public JobSystem {
+public:
+    explicit ThreadJobs(int threads) : threads_(threads) {}
+    void parallel_for(std::size_t count, std::size_t, RangeTask task, void* context) override {
+        std::vector<std::thread> pool;
+        const std::size_t chunk = (count + threads_ - 1) / threads_;
+        for (int t = 0; t < threads_; ++t) {
+            const std::size_t b = t * chunk, e = std::min(count, b + chunk);
+            if (b < e) pool.emplace_back([=] { task(context, b, e); });
+        }
+        for (auto& th : pool) th.join();
+    }
+    int max_concurrency() const override { return threads_; }
+
+private:
+    int threads_;
+};
+
 }  // namespace tide::test

@@ -68,6 +68,22 @@ int random_int(std::mt19937& rng, int lo, int hi) {
     return lo + static_cast<int>(rng() % static_cast<std::uint32_t>(hi - lo + 1));
 }
 
+Cost random_edit_cost(std::mt19937& rng) {
+    switch (random_int(rng, 0, 5)) {
+        case 0:
+        case 1:
+            return kCostWall;
+        case 2:
+            return kCostPlain;
+        case 3:
+            return static_cast<Cost>(random_int(rng, 1, 6));
+        case 4:
+            return static_cast<Cost>(random_int(rng, 1, 254));
+        default:
+            return kCostForest;
+    }
+}
+
 RandomCase make_random_case(std::uint32_t seed, int max_side) {
     std::mt19937 rng(seed);
     // Mostly small and medium maps, with some thin ones (1 x N, N x 1).

@@ -24,6 +24,9 @@ CostField grid_from_rows(const std::vector<std::string_view>& rows);
 /// A uniform integer in [lo, hi] from `rng` (modulo; bias is irrelevant for tests).
 int random_int(std::mt19937& rng, int lo, int hi);
 
+/// A random cost for a terrain edit: a wall one time in three, else plain, forest, 1..6 or 1..254.
+Cost random_edit_cost(std::mt19937& rng);
+
 /// How costs are drawn for a random map.
 enum class CostMix {
     plain,       ///< All 1.

@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "support/jobs.hpp"
 #include "tide/default_map.hpp"
 #include "tide/map_io.hpp"
 #include "tide/simulation.hpp"
@@ -18,25 +19,6 @@ namespace {
 CostField default_cost() {
     return std::move(parse_map(default_map_text(), "<default map>").value().cost);
 }
-
-// A job system on std::threads that splits every range into `threads` chunks.
-class ThreadJobs final : public JobSystem {
-public:
-    explicit ThreadJobs(int threads) : threads_(threads) {}
-    void parallel_for(std::size_t count, std::size_t, RangeTask task, void* context) override {
-        std::vector<std::thread> pool;
-        const std::size_t chunk = (count + threads_ - 1) / threads_;
-        for (int t = 0; t < threads_; ++t) {
-            const std::size_t b = t * chunk, e = std::min(count, b + chunk);
-            if (b < e) pool.emplace_back([=] { task(context, b, e); });
-        }
-        for (auto& th : pool) th.join();
-    }
-    int max_concurrency() const override { return threads_; }
-
-private:
-    int threads_;
-};
 
 SimulationSettings settings_to(Cell goal, int agents, double seconds) {
     SimulationSettings s;
@@ -100,7 +82,7 @@ TEST(Simulation, TheReportAgreesWithTheCrowdAndEveryStep) {
 
 TEST(Simulation, RunsAreTheSameOnAnyJobSystem) {
     SerialJobSystem serial;
-    ThreadJobs three(3);
+    test::ThreadJobs three(3);
     const SimulationSettings s = settings_to({54, 18}, 200, 5.0);
     auto a = Simulation::create(serial, "default", default_cost(), s);
     auto b = Simulation::create(three, "default", default_cost(), s);
