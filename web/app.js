@@ -60,6 +60,7 @@ const tide = {
     lastTowerPlaced: null, // the last `tower_placed` reply
     lastSnapped: null, // the last `snapped` reply (goals moved off walls)
     lastAstar: null, // the last `astar` reply (the A* comparison)
+    fieldPatches: 0, // fields patch frames applied (the rectangle that changed, instead of a whole frame)
     lastInspected: null, // the last `inspected` reply
     firstRunRespawn: false, // the page respawned a settled crowd when it loaded
     /** Whether the magnifier is drawn (a goal dragged while cells are small). */
@@ -252,7 +253,38 @@ function handleMessage(m) {
 }
 
 let agentFrames = 0;
+/**
+ * The fields frame `patch` makes of the one on screen (a copy with the patch's rectangle of samples
+ * written), or null when it does not apply (another group or base version: the server then sends
+ * whole frames).
+ */
+function patchedFields(patch) {
+    const f = view.fields;
+    if (!f || f.group !== patch.group || f.version !== patch.baseVersion || f.width !== patch.width ||
+        f.height !== patch.height || f.stride !== patch.stride) {
+        return null;
+    }
+    const integration = f.integration.slice(), costs = f.costs.slice(), directions = f.directions.slice();
+    for (let r = 0; r < patch.h; r++) {
+        const to = (patch.y0 + r) * f.sampleWidth + patch.x0, from = r * patch.w;
+        integration.set(patch.integration.subarray(from, from + patch.w), to);
+        costs.set(patch.costs.subarray(from, from + patch.w), to);
+        directions.set(patch.directions.subarray(from, from + patch.w), to);
+    }
+    return { ...f, version: patch.version, integrationScale: patch.integrationScale, buildMs: patch.buildMs,
+        integration, costs, directions };
+}
+
 function handleFrame(frame) {
+    if (frame.kind === 'fieldsPatch') {
+        const whole = patchedFields(frame);
+        if (!whole) {  // ask for a whole frame of the field chosen
+            send({ type: 'view', group: state.viewChoice });
+            return;
+        }
+        tide.fieldPatches++;
+        frame = whole;
+    }
     if (frame.kind === 'fields') {
         view.setFields(frame);
         showColourBar();

@@ -1,9 +1,9 @@
 // The WebSocket connection to `tide serve` (docs/protocol.md): JSON text frames both ways, binary
-// agents (type 1), fields (type 2), selection (type 3), sectors (type 4), sector fields (type 5) and
-// terrain (type 6) frames from the server. Reconnects on its own.
+// agents (type 1), fields (type 2), selection (type 3), sectors (type 4), sector fields (type 5),
+// terrain (type 6) and fields patch (type 7) frames from the server. Reconnects on its own.
 
 const kAgentsFrame = 1, kFieldsFrame = 2, kSelectionFrame = 3, kSectorsFrame = 4, kSectorFieldsFrame = 5,
-    kTerrainFrame = 6;
+    kTerrainFrame = 6, kFieldsPatchFrame = 7;
 
 /**
  * Decodes a binary server frame into typed-array views over the received buffer (no copy, no
@@ -55,6 +55,28 @@ export function decodeFrame(buffer) {
             costs: new Uint8Array(buffer, 28 + 2 * n, n), // 1..254, 255 = wall
             // 0..7 moves, 8 goal, 9 unreachable, 10 wall, 11 not planned yet (hierarchical maps)
             directions: new Uint8Array(buffer, 28 + 3 * n, n),
+        };
+    }
+    if (type === kFieldsPatchFrame) {
+        // The samples of a rectangle that changed since the fields frame of version baseVersion.
+        if (buffer.byteLength < 48) return null;
+        const x0 = dv.getUint32(32, true), y0 = dv.getUint32(36, true);
+        const w = dv.getUint32(40, true), h = dv.getUint32(44, true), m = w * h;
+        if (buffer.byteLength < 48 + 4 * m) return null;
+        return {
+            kind: 'fieldsPatch',
+            width: dv.getUint32(4, true),
+            height: dv.getUint32(8, true),
+            stride: Math.max(1, dv.getUint8(1)),
+            version: dv.getUint32(12, true),
+            baseVersion: dv.getUint32(28, true),
+            integrationScale: dv.getFloat32(16, true),
+            buildMs: dv.getFloat32(20, true),
+            group: dv.getUint32(24, true),
+            x0, y0, w, h,
+            integration: new Uint16Array(buffer, 48, m),
+            costs: new Uint8Array(buffer, 48 + 2 * m, m),
+            directions: new Uint8Array(buffer, 48 + 3 * m, m),
         };
     }
     if (type === kSectorsFrame) {

@@ -313,9 +313,12 @@ async function checkGap(page, base, out) {
     check(sealed.done, `after sealing the gap, of ${sealed.n} agents behind the wall ${sealed.noPath} have no path (state 2) and ${sealed.still} stand still (expected all)`);
     const sealedCost = await page.evaluate(([x, y]) => window.tide.cell(x, y).cost, [kGap.x0, kGap.y0]);
     check(sealedCost === 255, `the page shows cell (${kGap.x0}, ${kGap.y0}) with cost ${sealedCost}, expected a wall`);
+    // Paint reaches the page as fields patches (the rectangle that changed), not whole frames.
+    const patches = await page.evaluate(() => window.tide.fieldPatches);
+    check(patches > 0, `after painting, the page applied ${patches} fields patches`);
     await page.waitForTimeout(300);
     await page.screenshot({ path: path.join(out, '03-gap-sealed.png') });
-    pass('sealing the gap stops the units behind it', `${sealed.n} agents in state 2, speed < 0.05`);
+    pass('sealing the gap stops the units behind it', `${sealed.n} agents in state 2, speed < 0.05; ${patches} fields patches applied`);
 
     await paintGap(page, '#tool-erase');
     const reopened = await waitFor(async () => {

@@ -442,5 +442,74 @@ TEST(FieldsFrame, MapsOverAMillionCellsAreSampled) {
     }
 }
 
+// Applies fields patch `patch` to a copy of fields frame `base`: what the page does.
+std::string apply_patch(const std::string& base, const std::string& patch) {
+    std::string out = base;
+    std::memcpy(out.data(), patch.data(), 28);
+    out[0] = 2;
+    const auto w = get<std::uint32_t>(base, 4), h = get<std::uint32_t>(base, 8);
+    const std::uint32_t stride = std::max(1, static_cast<int>(static_cast<std::uint8_t>(base[1])));
+    const std::size_t sw = (w + stride - 1) / stride, n = sw * ((h + stride - 1) / stride);
+    const auto x0 = get<std::uint32_t>(patch, 32), y0 = get<std::uint32_t>(patch, 36);
+    const auto pw = get<std::uint32_t>(patch, 40), ph = get<std::uint32_t>(patch, 44);
+    const std::size_t m = static_cast<std::size_t>(pw) * ph;
+    for (std::size_t r = 0; r < ph; ++r) {
+        const std::size_t to = (y0 + r) * sw + x0, from = r * pw;
+        std::memcpy(out.data() + 28 + 2 * to, patch.data() + 48 + 2 * from, 2 * pw);
+        std::memcpy(out.data() + 28 + 2 * n + to, patch.data() + 48 + 2 * m + from, pw);
+        std::memcpy(out.data() + 28 + 3 * n + to, patch.data() + 48 + 3 * m + from, pw);
+    }
+    return out;
+}
+
+// After a paint, a frame keeping the group's scale differs from the last one in a small rectangle:
+// the patch is small, and applied to the last frame it gives the new frame byte for byte.
+TEST_F(DefaultWorld, FieldsPatchAfterAPaintRebuildsTheNewFrame) {
+    world.finish_builds();
+    const UnitGroupId g = world.largest_group();
+    float scale = 0.0f;
+    const std::string before = encode_fields(world, g, 1, &scale);
+    EXPECT_EQ(get<float>(before, 16), scale) << "the first frame sets the group's scale";
+    ASSERT_TRUE(world.apply(Paint{20, 30, 1, 6}).ok());
+    world.finish_builds();
+    const std::string after = encode_fields(world, g, 2, &scale);
+    EXPECT_EQ(get<float>(after, 16), get<float>(before, 16)) << "values that fit keep the scale";
+    const std::string patch = encode_fields_patch(before, after);
+    ASSERT_FALSE(patch.empty());
+    EXPECT_EQ(patch[0], 7);
+    EXPECT_EQ(get<std::uint32_t>(patch, 28), 1u) << "the base version";
+    EXPECT_EQ(get<std::uint32_t>(patch, 12), 2u);
+    const auto pw = get<std::uint32_t>(patch, 40), ph = get<std::uint32_t>(patch, 44);
+    EXPECT_GT(pw * ph, 0u);
+    EXPECT_LT(patch.size(), after.size() / 2);
+    EXPECT_EQ(apply_patch(before, patch), after);
+    // Nothing changed: an empty rectangle that only moves the version.
+    const std::string again = encode_fields(world, g, 3, &scale);
+    const std::string none = encode_fields_patch(after, again);
+    ASSERT_EQ(none.size(), 48u);
+    EXPECT_EQ(get<std::uint32_t>(none, 40), 0u);
+    EXPECT_EQ(apply_patch(after, none), again);
+}
+
+// Frames that differ in a header field (another group, another scale) or almost everywhere are
+// not patched.
+TEST_F(DefaultWorld, FieldsPatchIsRefusedAcrossHeadersAndForLargeChanges) {
+    world.finish_builds();
+    const UnitGroupId g = world.largest_group();
+    const std::string a = encode_fields(world, g, 1);
+    std::string other_scale = a;
+    other_scale[16] ^= 1;
+    EXPECT_TRUE(encode_fields_patch(a, other_scale).empty());
+    std::string other_group = a;
+    other_group[24] ^= 1;
+    EXPECT_TRUE(encode_fields_patch(a, other_group).empty());
+    EXPECT_TRUE(encode_fields_patch(a, a.substr(0, a.size() - 1)).empty());
+    // A new goal changes most samples: a whole frame.
+    ASSERT_TRUE(world.apply(SetGoals{{{3, 3}}, 0, false}).ok());
+    world.finish_builds();
+    float scale = get<float>(a, 16);
+    EXPECT_TRUE(encode_fields_patch(a, encode_fields(world, world.largest_group(), 2, &scale)).empty());
+}
+
 }  // namespace
 }  // namespace tide::serve

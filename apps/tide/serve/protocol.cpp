@@ -361,6 +361,12 @@ void put(std::string& out, std::size_t offset, T value) {
     std::memcpy(out.data() + offset, &value, sizeof value);  // little-endian hosts only (x86, ARM)
 }
 
+std::uint32_t get_u32(const std::string& in, std::size_t offset) {
+    std::uint32_t v;
+    std::memcpy(&v, in.data() + offset, sizeof v);
+    return v;
+}
+
 json cells_array(const std::vector<Cell>& cells) {
     json g = json::array();
     for (const Cell& c : cells) g.push_back({c.x, c.y});
@@ -526,6 +532,10 @@ int field_stride(int width, int height) {
 }
 
 std::string encode_fields(const World& world, UnitGroupId group, std::uint32_t version) {
+    return encode_fields(world, group, version, nullptr);
+}
+
+std::string encode_fields(const World& world, UnitGroupId group, std::uint32_t version, float* keep_scale) {
     std::shared_ptr<const FlowField> field = world.field(group);
     std::shared_ptr<const HierarchicalField> plan = world.plan(group);
     if (!field && !plan) {
@@ -592,7 +602,12 @@ std::string encode_fields(const World& world, UnitGroupId group, std::uint32_t v
         sample(cell_of(k), v, d);
         if (v != kUnreachable) max_v = std::max(max_v, flee ? -v : v);
     }
-    const float scale = max_v > 0.0f ? max_v / 65534.0f : 1.0f;
+    float scale = max_v > 0.0f ? max_v / 65534.0f : 1.0f;
+    if (keep_scale) {
+        const float kept = *keep_scale;
+        if (kept > 0.0f && max_v <= kept * 65534.0f && max_v >= kept * (65534.0f / 4.0f)) scale = kept;
+        *keep_scale = scale;
+    }
     put(out, 16, scale);
     for (std::size_t k = 0; k < n; ++k) {
         const std::size_t i = cell_of(k);
@@ -609,6 +624,54 @@ std::string encode_fields(const World& world, UnitGroupId group, std::uint32_t v
         put(out, 28 + 2 * k, q);
         out[28 + 2 * n + k] = static_cast<char>(costs[i]);
         out[28 + 3 * n + k] = static_cast<char>(d);
+    }
+    return out;
+}
+
+std::string encode_fields_patch(const std::string& base, const std::string& next) {
+    constexpr std::size_t kHeader = 28, kPatchHeader = 48;
+    if (base.size() != next.size() || base.size() < kHeader || base[0] != 2 || next[0] != 2) return {};
+    // Kind, stride and flee flag, size, scale and group must agree (bytes 0-11, 16-19, 24-27).
+    if (std::memcmp(base.data(), next.data(), 12) != 0 || std::memcmp(base.data() + 16, next.data() + 16, 4) != 0 ||
+        std::memcmp(base.data() + 24, next.data() + 24, 4) != 0) {
+        return {};
+    }
+    const auto w = get_u32(next, 4), h = get_u32(next, 8);
+    const int stride = std::max(1, static_cast<int>(static_cast<std::uint8_t>(next[1])));
+    const std::size_t sw = (w + stride - 1) / stride, sh = (h + stride - 1) / stride, n = sw * sh;
+    if (next.size() != kHeader + 4 * n) return {};
+    std::size_t x0 = sw, y0 = sh, x1 = 0, y1 = 0;
+    const char* const a = base.data() + kHeader;
+    const char* const b = next.data() + kHeader;
+    for (std::size_t y = 0; y < sh; ++y) {
+        for (std::size_t x = 0; x < sw; ++x) {
+            const std::size_t k = y * sw + x;
+            if (a[2 * k] != b[2 * k] || a[2 * k + 1] != b[2 * k + 1] || a[2 * n + k] != b[2 * n + k] ||
+                a[3 * n + k] != b[3 * n + k]) {
+                x0 = std::min(x0, x);
+                x1 = std::max(x1, x);
+                y0 = std::min(y0, y);
+                y1 = std::max(y1, y);
+            }
+        }
+    }
+    const std::size_t pw = x0 <= x1 ? x1 - x0 + 1 : 0, ph = y0 <= y1 ? y1 - y0 + 1 : 0;
+    if (pw * ph * 2 > n) return {};
+    if (pw == 0) x0 = y0 = 0;
+    const std::size_t m = pw * ph;
+    std::string out(kPatchHeader + 4 * m, '\0');
+    std::memcpy(out.data(), next.data(), kHeader);  // size, version, scale, build time, group
+    out[0] = 7;
+    put(out, 28, get_u32(base, 12));  // the version it applies to
+    put(out, 32, static_cast<std::uint32_t>(x0));
+    put(out, 36, static_cast<std::uint32_t>(y0));
+    put(out, 40, static_cast<std::uint32_t>(pw));
+    put(out, 44, static_cast<std::uint32_t>(ph));
+    for (std::size_t r = 0; r < ph; ++r) {
+        const std::size_t from = (y0 + r) * sw + x0, to = r * pw;
+        std::memcpy(out.data() + kPatchHeader + 2 * to, b + 2 * from, 2 * pw);
+        std::memcpy(out.data() + kPatchHeader + 2 * m + to, b + 2 * n + from, pw);
+        std::memcpy(out.data() + kPatchHeader + 3 * m + to, b + 3 * n + from, pw);
     }
     return out;
 }

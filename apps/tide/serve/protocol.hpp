@@ -133,6 +133,16 @@ std::string encode_agents(const World& world);
 /// field_stride). `version` goes in the header. Hierarchical maps: the group's sector fields, code
 /// kNotPlannedCode where its plan has none yet.
 std::string encode_fields(const World& world, UnitGroupId group, std::uint32_t version);
+/// encode_fields() quantising with `*scale` when the values fit it (at most 65534 steps, the
+/// largest at least a quarter of them), else with the field's own scale, stored in `*scale`. A
+/// group's frames keep one scale while they can, so a frame after an edit differs from the last
+/// one only where the field changed (see encode_fields_patch).
+std::string encode_fields(const World& world, UnitGroupId group, std::uint32_t version, float* scale);
+/// Binary fields patch frame (type 7): the samples of fields frame `next` that differ from fields
+/// frame `base` (same map size, stride, group, kind and scale), as the smallest rectangle of samples
+/// holding them (possibly empty), with `base`'s version to apply to. Empty string when `next`
+/// cannot be sent as a patch of `base` (another header) or the rectangle is over half the samples.
+std::string encode_fields_patch(const std::string& base, const std::string& next);
 /// Cells between two samples of a fields frame for a map of width x height: 1 up to kMaxFieldSamples cells.
 int field_stride(int width, int height);
 /// Binary terrain frame (type 6) for maps whose fields frames are sampled (stride > 1): the costs of

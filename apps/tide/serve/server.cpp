@@ -83,6 +83,8 @@ struct Viewer {
     // fields frame (group, field serial, map load).
     std::array<std::uint64_t, 3> sectors_sent{~0ull, ~0ull, ~0ull};
     std::array<std::uint64_t, 3> built_sent{~0ull, ~0ull, ~0ull};
+    // The fields frame its page holds (the last one sent, whole or as a patch): the base of the next patch.
+    std::shared_ptr<const std::string> fields;
 };
 
 struct Outgoing {
@@ -747,11 +749,12 @@ void Server::Impl::sim_loop() {
     const float dt = static_cast<float>(1.0 / opt.tick_hz);
     auto next = Clock::now();
     auto last_agents = Clock::now() - agent_period, last_fields = Clock::now() - seconds(1), last_stats = Clock::now();
-    auto last_sectors = Clock::now() - seconds(1);
+    auto last_sectors = Clock::now() - seconds(1), last_whole_fields = Clock::now() - seconds(1);
     auto rate_start = Clock::now();
     int rate_ticks = 0;
     std::uint64_t loads = 0;           // +1 per map load: a fields frame of the old map is never current
     std::uint32_t fields_version = 0;  // +1 per distinct fields frame encoded
+    std::unordered_map<UnitGroupId, float> field_scales;  // each group's quantisation scale (encode_fields)
     std::uint64_t roster = world->roster_version();
     std::uint64_t groups_sent = world->groups_version();
     std::unordered_map<std::uint64_t, Viewer> viewers;
@@ -814,10 +817,12 @@ void Server::Impl::sim_loop() {
         for (auto& [id, v] : viewers) {
             v.selection.clear();
             v.view = 0;
+            v.fields.reset();  // the next fields frame is a whole one
             post_to(id, encode_selection(*world, v.selection), true);
         }
         roster = world->roster_version();
-        last_fields = Clock::now() - seconds(1);
+        last_fields = last_whole_fields = Clock::now() - seconds(1);
+        field_scales.clear();
     };
     auto apply_order = [&](const OrderCmd& c, const Viewer* viewer) -> Result<CommandOutcome> {
         Order order;
@@ -1015,7 +1020,11 @@ void Server::Impl::sim_loop() {
                             r = Error{"no group " + std::to_string(c.group)};
                             return;
                         }
+                        // A view message also asks for a whole fields frame (a page that could not
+                        // apply a patch sends one for the group it shows).
                         viewer->view = c.group;
+                        viewer->sent = {~0ull, ~0ull, ~0ull, ~0ull};
+                        viewer->fields.reset();
                     } else if constexpr (std::is_same_v<T, WallMarginCmd>) {
                         type = "wall_margin";
                         if (run(SetWallMargin{c.margin}))
@@ -1079,33 +1088,55 @@ void Server::Impl::sim_loop() {
             last_agents = now;
             post_broadcast(encode_agents(*world), true, true);
         }
-        // Fields at most 10 per second (fewer on big maps: a 1024x1024 frame is 4 MiB; bigger maps
-        // are sampled down to that). Each client gets the field of the group it looks at, when
-        // that field or the terrain changed; clients looking at the same group share one encoding.
+        // Fields at most 20 per second. A client whose page holds a frame of the same group gets a
+        // patch (the rectangle of samples that changed: a paint on a big map is a few KiB); whole
+        // frames go at most every field_period (a 1024x1024 frame is 4 MiB; bigger maps are
+        // sampled down to that). Each client gets the field of the group it looks at, when that
+        // field or the terrain changed; clients in the same state share one encoding.
         const int stride = field_stride(world->cost().width(), world->cost().height());
         const double cells = static_cast<double>(world->cost().size()) / (static_cast<double>(stride) * stride);
         const auto field_period = milliseconds(static_cast<int>(std::max(100.0, cells / 4096.0)));
-        if (now - last_fields >= field_period) {
-            std::vector<std::pair<std::array<std::uint64_t, 4>, std::shared_ptr<const std::string>>> encoded;
-            bool sent = false;
+        if (now - last_fields >= milliseconds(50)) {
+            using Frame = std::shared_ptr<const std::string>;
+            std::vector<std::pair<std::array<std::uint64_t, 4>, Frame>> encoded;
+            std::vector<std::pair<std::pair<const std::string*, const std::string*>, Frame>> patches;
+            bool sent = false, sent_whole = false;
             for (auto& [id, v] : viewers) {
                 const UnitGroupId g = shown_group(v);
                 const UnitGroup* info = world->group(g);
                 const std::uint64_t serial = info ? info->field_serial : 0;
                 const std::array<std::uint64_t, 4> key{g, serial, world->terrain_version(), loads};
                 if (key == v.sent) continue;
-                v.sent = key;
                 auto it = std::find_if(encoded.begin(), encoded.end(), [&](const auto& e) { return e.first == key; });
                 if (it == encoded.end()) {
-                    encoded.emplace_back(
-                        key, std::make_shared<const std::string>(encode_fields(*world, g, ++fields_version)));
+                    encoded.emplace_back(key, std::make_shared<const std::string>(
+                                                  encode_fields(*world, g, ++fields_version, &field_scales[g])));
                     it = std::prev(encoded.end());
                 }
-                auto data = it->second;
+                Frame data;
+                if (v.fields) {
+                    const auto pair = std::make_pair(v.fields.get(), it->second.get());
+                    auto p =
+                        std::find_if(patches.begin(), patches.end(), [&](const auto& e) { return e.first == pair; });
+                    if (p == patches.end()) {
+                        patches.emplace_back(
+                            pair, std::make_shared<const std::string>(encode_fields_patch(*v.fields, *it->second)));
+                        p = std::prev(patches.end());
+                    }
+                    if (!p->second->empty()) data = p->second;
+                }
+                if (!data) {  // a whole frame: at most every field_period
+                    if (now - last_whole_fields < field_period) continue;
+                    data = it->second;
+                    sent_whole = true;
+                }
+                v.sent = key;
+                v.fields = it->second;
                 net::post(ioc, [this, session = id, data] { send_to(session, data, true); });
                 sent = true;
             }
             if (sent) last_fields = now;
+            if (sent_whole) last_whole_fields = now;
         }
         // Hierarchical maps: the sector overlay of the group each client looks at. The portals when
         // the graph changes (a load, a paint), the sectors with a field when the plan changes.
