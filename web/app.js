@@ -519,11 +519,18 @@ function setParams(params) {
         $(`param-${name}-out`).textContent = fmtParam(Number(input.value));
     }
     if (typeof params.radius === 'number') view.setOption('unitRadius', params.radius);
+    if (typeof params.line_of_sight === 'boolean') $('toggle-sight').checked = params.line_of_sight;
     if (Array.isArray(params.wall_margin)) {
         state.wallMargin = params.wall_margin;
         $('toggle-margin').checked = params.wall_margin[0] > 0 && params.wall_margin[1] > 0;
     }
 }
+
+// Line of sight: units that see far along their field steer straight there (off: they follow the
+// field's 8 directions cell by cell).
+$('toggle-sight').addEventListener('change', (e) => {
+    send({ type: 'line_of_sight', on: e.target.checked });
+});
 
 // Wall margin: every group plans with cells within 2 cells of a wall costing 4 more.
 $('toggle-margin').addEventListener('change', (e) => {

@@ -123,6 +123,17 @@ async function run(page, base, out) {
         return { done: m[0] === 0 && m[1] === 0, m };
     }, 5000);
     check(off.done, `the wall margin did not go off: ${JSON.stringify(off.m)}`);
+
+    // Line of sight: on by default; the toggle turns it off in the world and back on.
+    const sight = async () => (await getJson(base, '/api/state')).params.line_of_sight;
+    check(await sight() === true && await page.isChecked('#toggle-sight'), 'line of sight is not on when the page opens');
+    await page.uncheck('#toggle-sight');
+    const sightOff = await waitFor(async () => ({ done: (await sight()) === false }), 5000);
+    check(sightOff.done, 'unticking line of sight did not turn it off in the world (/api/state params)');
+    await page.check('#toggle-sight');
+    const sightOn = await waitFor(async () => ({ done: (await sight()) === true }), 5000);
+    check(sightOn.done, 'ticking line of sight again did not turn it back on');
+    pass('the line-of-sight toggle turns it off and on in the world');
 }
 
 async function main() {

@@ -176,6 +176,11 @@ TEST(Protocol, FleeOrdersAndWallMargins) {
     EXPECT_TRUE(std::get<SetGoalsCmd>(*m.command).flee);
     EXPECT_NE(refused(R"({"type":"order","goals":[[3,4]],"flee":1})").find("'flee' must be true or false"),
               std::string::npos);
+    m = parse_client_message(R"({"type":"line_of_sight","on":false})");
+    ASSERT_TRUE(m.command.ok()) << m.command.error().message;
+    EXPECT_FALSE(std::get<LineOfSightCmd>(*m.command).on);
+    EXPECT_NE(refused(R"({"type":"line_of_sight","on":1})").find("'on' must be true or false"), std::string::npos);
+    EXPECT_NE(refused(R"({"type":"line_of_sight"})").find("'on' must be true or false"), std::string::npos);
     m = parse_client_message(R"({"type":"wall_margin","radius":2,"extra":4})");
     ASSERT_TRUE(m.command.ok());
     EXPECT_EQ(std::get<WallMarginCmd>(*m.command).margin, (WallMargin{2, 4}));

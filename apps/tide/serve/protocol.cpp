@@ -337,6 +337,12 @@ Result<Command> parse_command(const json& j, const std::string& type) {
         if (!*x || !*y) return Error{"inspect: 'x' and 'y' (a position in cell units) are required"};
         return Command{InspectCmd{**x, **y}};
     }
+    if (type == "line_of_sight") {
+        if (auto r = only_keys(j, type, {"on"}); !r) return r.error();
+        const auto it = j.find("on");
+        if (it == j.end() || !it->is_boolean()) return Error{"line_of_sight: 'on' must be true or false"};
+        return Command{LineOfSightCmd{it->get<bool>()}};
+    }
     if (type == "wall_margin") {
         if (auto r = only_keys(j, type, {"radius", "extra"}); !r) return r.error();
         auto radius = get_int(j, type, "radius", 0, kMaxWallMarginRadius);
@@ -379,7 +385,8 @@ double tidy(double v) {
 }
 
 json params_object(const World& world) {
-    return {{"speed", tidy(world.params().speed)},
+    return {{"line_of_sight", world.line_of_sight()},
+            {"speed", tidy(world.params().speed)},
             {"separation", tidy(world.params().separation)},
             {"radius", tidy(world.params().radius)},
             {"wall_margin", {world.wall_margin().radius, world.wall_margin().extra}}};

@@ -98,14 +98,17 @@ struct PlaceTowerCmd {
     TowerRect rect;
 };  ///< Wall the rectangle, unless that would cut units off or cover a goal (refused then).
 
+struct LineOfSightCmd {
+    bool on = true;
+};  ///< Units steer straight where they see far along their field (World::set_line_of_sight).
 struct WallMarginCmd {
     WallMargin margin;
 };  ///< The wall margin every group plans with ({0, 0}: none).
 
 /// A validated client command.
 using Command = std::variant<SetGoalsCmd, PaintCmd, SpawnCmd, ParamsCmd, PauseCmd, StepCmd, LoadMapCmd, PingCmd,
-                             SelectCmd, OrderCmd, ViewCmd, TowerCheckCmd, PlaceTowerCmd, WallMarginCmd, ScenarioCmd,
-                             AstarCompareCmd, InspectCmd>;
+                             SelectCmd, OrderCmd, ViewCmd, TowerCheckCmd, PlaceTowerCmd, LineOfSightCmd, WallMarginCmd,
+                             ScenarioCmd, AstarCompareCmd, InspectCmd>;
 
 /// Most units an `astar_compare` plans with A* (the rest of the group is extrapolated).
 inline constexpr int kMaxAstarSamples = 256;

@@ -1025,6 +1025,10 @@ void Server::Impl::sim_loop() {
                         viewer->view = c.group;
                         viewer->sent = {~0ull, ~0ull, ~0ull, ~0ull};
                         viewer->fields.reset();
+                    } else if constexpr (std::is_same_v<T, LineOfSightCmd>) {
+                        type = "line_of_sight";
+                        world->set_line_of_sight(c.on);
+                        post_broadcast(params_json(*world), false, false, &Impl::last_params);
                     } else if constexpr (std::is_same_v<T, WallMarginCmd>) {
                         type = "wall_margin";
                         if (run(SetWallMargin{c.margin}))
