@@ -75,14 +75,38 @@ struct PyMap {
     std::vector<tide::Cell> goals;  // a built-in map's default goals
 };
 
+// A goal field, or with `dangers` a mixed field (goal field on the costs plus the danger term).
 std::shared_ptr<const tide::FlowField> build(const PyMap& m, const std::vector<std::pair<int, int>>& goals,
-                                             double diagonal, int connectivity) {
+                                             double diagonal, int connectivity,
+                                             const std::vector<std::pair<int, int>>& dangers = {},
+                                             tide::DangerCost danger = {}) {
     auto field = std::make_shared<tide::FlowField>();
     tide::FieldBuilder builder;
     const auto cells = to_cells(goals);
+    const auto danger_cells = to_cells(dangers);
     {
         py::gil_scoped_release unlocked;
-        auto r = builder.build(m.map.cost, cells, field_params(diagonal, connectivity), *field);
+        const tide::FieldParams params = field_params(diagonal, connectivity);
+        auto r = danger_cells.empty() ? builder.build(m.map.cost, cells, params, *field)
+                                      : builder.build_mixed(m.map.cost, cells, danger_cells, danger, params, *field);
+        if (!r) {
+            py::gil_scoped_acquire locked;
+            raise(r.error());
+        }
+    }
+    return field;
+}
+
+// The flee field of `dangers`.
+std::shared_ptr<const tide::FlowField> build_flee(const PyMap& m, const std::vector<std::pair<int, int>>& dangers,
+                                                  double factor, double diagonal, int connectivity) {
+    auto field = std::make_shared<tide::FlowField>();
+    tide::FieldBuilder builder;
+    const auto cells = to_cells(dangers);
+    {
+        py::gil_scoped_release unlocked;
+        auto r = builder.build_flee(m.map.cost, cells, tide::FleeParams{factor}, field_params(diagonal, connectivity),
+                                    *field);
         if (!r) {
             py::gil_scoped_acquire locked;
             raise(r.error());
@@ -368,6 +392,16 @@ PYBIND11_MODULE(tide, m) {
                 return view(reinterpret_cast<const std::uint8_t*>(f.directions().data()), f.height(), f.width(), self);
             },
             "(height, width) uint8 view: 0..7 moves E, SE, S, SW, W, NW, N, NE; 8 goal, 9 unreachable, 10 wall.")
+        .def_property_readonly(
+            "flee", [](const tide::FlowField& f) { return f.kind() == tide::FieldKind::flee; },
+            "True for a flee field (build_flee).")
+        .def_property_readonly(
+            "to_stop",
+            [](py::object self) {
+                const auto& f = self.cast<const tide::FlowField&>();
+                return view(f.to_stop().data(), f.height(), f.width(), self);
+            },
+            "(height, width) float32 view: cost of following the flow to where it stops (a goal or a safe spot).")
         .def(
             "sample",
             [](const tide::FlowField& f, float x, float y) {
@@ -378,11 +412,26 @@ PYBIND11_MODULE(tide, m) {
 
     m.def(
         "build_field",
-        [](const PyMap& map, const std::vector<std::pair<int, int>>& goals, double diagonal, int connectivity) {
-            return std::const_pointer_cast<tide::FlowField>(build(map, goals, diagonal, connectivity));
+        [](const PyMap& map, const std::vector<std::pair<int, int>>& goals, double diagonal, int connectivity,
+           const std::vector<std::pair<int, int>>& dangers, int danger_weight, double danger_radius) {
+            return std::const_pointer_cast<tide::FlowField>(
+                build(map, goals, diagonal, connectivity, dangers, tide::DangerCost{danger_weight, danger_radius}));
         },
         py::arg("map"), py::arg("goals"), py::arg("diagonal") = tide::FieldParams{}.diagonal_factor,
-        py::arg("connectivity") = 8, "Builds the field toward the nearest of `goals`, a list of (x, y).");
+        py::arg("connectivity") = 8, py::arg("dangers") = std::vector<std::pair<int, int>>{},
+        py::arg("danger_weight") = tide::DangerCost{}.weight, py::arg("danger_radius") = tide::DangerCost{}.radius,
+        "Builds the field toward the nearest of `goals`, a list of (x, y); with `dangers`, a mixed field whose "
+        "cells near a danger cost up to `danger_weight` more (nothing from `danger_radius` on).");
+    m.def(
+        "build_flee",
+        [](const PyMap& map, const std::vector<std::pair<int, int>>& dangers, double factor, double diagonal,
+           int connectivity) {
+            return std::const_pointer_cast<tide::FlowField>(build_flee(map, dangers, factor, diagonal, connectivity));
+        },
+        py::arg("map"), py::arg("dangers"), py::arg("factor") = tide::FleeParams{}.factor,
+        py::arg("diagonal") = tide::FieldParams{}.diagonal_factor, py::arg("connectivity") = 8,
+        "Builds the flee field of `dangers` (docs/flee.md): integration holds the flee values (<= 0), "
+        "direction 8 marks the safe spots.");
 
     py::class_<tide::Crowd>(m, "Crowd", "Agents steering along flow fields (see include/tide/crowd.hpp).")
         .def(py::init([](std::shared_ptr<PyMap> map) { return std::make_unique<tide::Crowd>(map->map.cost); }),

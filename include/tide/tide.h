@@ -109,8 +109,26 @@ TIDE_API tide_field_params tide_field_params_default(void);
     the map or on a wall, bad params. */
 TIDE_API tide_status tide_field_build(const tide_map* map, const tide_cell* goals, size_t goal_count,
                                       const tide_field_params* params, tide_field** out);
+/** Builds the flee field of `dangers` (docs/flee.md): each cell starts at -flee_factor x its least
+    cost to the nearest danger, relaxed over the usual moves; tide_field_integration() then holds the
+    flee values (<= 0) and TIDE_DIRECTION_GOAL marks the safe spots. flee_factor 1.2 is the usual
+    choice. Errors: no danger, a danger off the map or on a wall, a factor outside (0, 64], bad params. */
+TIDE_API tide_status tide_field_build_flee(const tide_map* map, const tide_cell* dangers, size_t danger_count,
+                                           double flee_factor, const tide_field_params* params, tide_field** out);
+/** Builds a mixed field: the field toward `goals` on the map's costs plus a danger term (a cell whose
+    least cost D to the nearest danger is below `danger_radius` costs round(danger_weight x (radius - D)
+    / radius) more): "go there, but keep away from that". Errors: those of both builds, a weight
+    outside 0..253, a radius outside (0, 65536]. */
+TIDE_API tide_status tide_field_build_mixed(const tide_map* map, const tide_cell* goals, size_t goal_count,
+                                            const tide_cell* dangers, size_t danger_count, int32_t danger_weight,
+                                            double danger_radius, const tide_field_params* params, tide_field** out);
 /** Frees a field (a crowd group following it keeps its own reference). */
 TIDE_API void tide_field_destroy(tide_field* field);
+/** 1 for a flee field (tide_field_build_flee), 0 otherwise. */
+TIDE_API int tide_field_is_flee(const tide_field* field);
+/** Row-major cost of following the flow from each cell to where it stops (a goal, or a flee field's
+    safe spot); +infinity for walls and cells with no path. width * height floats. */
+TIDE_API const float* tide_field_to_stop(const tide_field* field);
 /** Columns. */
 TIDE_API int32_t tide_field_width(const tide_field* field);
 /** Rows. */

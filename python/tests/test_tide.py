@@ -52,6 +52,33 @@ def test_walls_are_unreachable_and_sample_points_along_the_flow():
     assert vx < -0.9 and abs(vy) < 0.1
 
 
+def test_flee_field_runs_from_the_danger_and_has_safe_spots():
+    m = tide.Map(np.ones((9, 9), dtype=np.uint8))
+    f = tide.build_flee(m, [(4, 4)])
+    assert f.flee
+    v = f.integration
+    assert v[4, 4] == 0 and v.max() <= 0
+    assert v[0, 0] == pytest.approx(-1.2 * 4 * math.sqrt(2), rel=1e-6)  # -k * D at the farthest corner
+    assert f.directions[0, 0] == 8  # a corner is a safe spot
+    assert f.directions[4, 5] in (0, 1, 7)  # east of the danger: runs on eastward (E, SE or NE)
+    assert f.to_stop[4, 5] > 0 and f.to_stop[0, 0] == 0
+    with pytest.raises(tide.Error) as e:
+        tide.build_flee(m, [(4, 4)], factor=0)
+    assert "flee factor 0" in str(e.value)
+
+
+def test_mixed_field_keeps_away_from_the_danger():
+    m = tide.Map(np.ones((9, 15), dtype=np.uint8))
+    plain = tide.build_field(m, [(14, 4)])
+    mixed = tide.build_field(m, [(14, 4)], dangers=[(7, 4)], danger_weight=20, danger_radius=3)
+    assert not mixed.flee
+    assert mixed.integration[4, 0] > plain.integration[4, 0] + 1  # straight through costs more now
+    assert mixed.integration[4, 14] == 0
+    with pytest.raises(tide.Error) as e:
+        tide.build_field(m, [(14, 4)], dangers=[(7, 4)], danger_weight=300)
+    assert "danger weight 300" in str(e.value)
+
+
 def test_errors_carry_a_code():
     m = tide.Map(np.ones((4, 4), dtype=np.uint8))
     m.set_cost(1, 1, tide.COST_WALL)

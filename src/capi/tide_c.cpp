@@ -120,6 +120,42 @@ private:
 
 }  // namespace
 
+namespace {
+
+// The C++ parameters of `params` (NULL: defaults), or the status refusing them.
+tide_status to_field_params(const tide_field_params* params, tide::FieldParams& p) {
+    if (!params) return TIDE_OK;
+    if (params->connectivity != 8 && params->connectivity != 4) {
+        return fail(TIDE_ERROR_INVALID_ARGUMENT,
+                    "connectivity " + std::to_string(params->connectivity) + " is neither 8 nor 4");
+    }
+    p.diagonal_factor = params->diagonal_factor;
+    p.connectivity = params->connectivity == 4 ? tide::Connectivity::four : tide::Connectivity::eight;
+    return TIDE_OK;
+}
+
+std::vector<tide::Cell> to_cells(const tide_cell* cells, size_t count) {
+    std::vector<tide::Cell> out(count);
+    for (std::size_t i = 0; i < count; ++i) out[i] = {cells[i].x, cells[i].y};
+    return out;
+}
+
+// Builds a field with `build(builder, params, field)` into *out.
+template <class Build>
+tide_status build_field(const tide_map* map, const tide_field_params* params, tide_field** out, Build&& build) {
+    if (!map) return fail_null("map");
+    if (!out) return fail_null("out");
+    tide::FieldParams p;
+    if (const tide_status s = to_field_params(params, p); s != TIDE_OK) return s;
+    auto field = std::make_shared<tide::FlowField>();
+    tide::FieldBuilder builder;
+    if (auto r = build(builder, p, *field); !r) return fail(r.error());
+    *out = new tide_field{std::move(field)};
+    return TIDE_OK;
+}
+
+}  // namespace
+
 extern "C" {
 
 const char* tide_last_error(void) {
@@ -238,26 +274,49 @@ tide_field_params tide_field_params_default(void) {
 tide_status tide_field_build(const tide_map* map, const tide_cell* goals, size_t goal_count,
                              const tide_field_params* params, tide_field** out) {
     return guarded([&] {
-        if (!map) return fail_null("map");
         if (!goals && goal_count > 0) return fail_null("goals");
-        if (!out) return fail_null("out");
-        tide::FieldParams p;
-        if (params) {
-            if (params->connectivity != 8 && params->connectivity != 4) {
-                return fail(TIDE_ERROR_INVALID_ARGUMENT,
-                            "connectivity " + std::to_string(params->connectivity) + " is neither 8 nor 4");
-            }
-            p.diagonal_factor = params->diagonal_factor;
-            p.connectivity = params->connectivity == 4 ? tide::Connectivity::four : tide::Connectivity::eight;
-        }
-        std::vector<tide::Cell> cells(goal_count);
-        for (std::size_t i = 0; i < goal_count; ++i) cells[i] = {goals[i].x, goals[i].y};
-        auto field = std::make_shared<tide::FlowField>();
-        tide::FieldBuilder builder;
-        if (auto r = builder.build(map->map.cost, cells, p, *field); !r) return fail(r.error());
-        *out = new tide_field{std::move(field)};
-        return TIDE_OK;
+        const std::vector<tide::Cell> cells = goals ? to_cells(goals, goal_count) : std::vector<tide::Cell>{};
+        return build_field(map, params, out,
+                           [&](tide::FieldBuilder& b, const tide::FieldParams& p, tide::FlowField& f) {
+                               return b.build(map->map.cost, cells, p, f);
+                           });
     });
+}
+
+tide_status tide_field_build_flee(const tide_map* map, const tide_cell* dangers, size_t danger_count,
+                                  double flee_factor, const tide_field_params* params, tide_field** out) {
+    return guarded([&] {
+        if (!dangers && danger_count > 0) return fail_null("dangers");
+        const std::vector<tide::Cell> cells = dangers ? to_cells(dangers, danger_count) : std::vector<tide::Cell>{};
+        return build_field(map, params, out,
+                           [&](tide::FieldBuilder& b, const tide::FieldParams& p, tide::FlowField& f) {
+                               return b.build_flee(map->map.cost, cells, tide::FleeParams{flee_factor}, p, f);
+                           });
+    });
+}
+
+tide_status tide_field_build_mixed(const tide_map* map, const tide_cell* goals, size_t goal_count,
+                                   const tide_cell* dangers, size_t danger_count, int32_t danger_weight,
+                                   double danger_radius, const tide_field_params* params, tide_field** out) {
+    return guarded([&] {
+        if (!goals && goal_count > 0) return fail_null("goals");
+        if (!dangers && danger_count > 0) return fail_null("dangers");
+        const std::vector<tide::Cell> g = goals ? to_cells(goals, goal_count) : std::vector<tide::Cell>{};
+        const std::vector<tide::Cell> d = dangers ? to_cells(dangers, danger_count) : std::vector<tide::Cell>{};
+        const tide::DangerCost danger{danger_weight, danger_radius};
+        return build_field(map, params, out,
+                           [&](tide::FieldBuilder& b, const tide::FieldParams& p, tide::FlowField& f) {
+                               return b.build_mixed(map->map.cost, g, d, danger, p, f);
+                           });
+    });
+}
+
+int tide_field_is_flee(const tide_field* field) {
+    return field && field->field->kind() == tide::FieldKind::flee ? 1 : 0;
+}
+
+const float* tide_field_to_stop(const tide_field* field) {
+    return field ? field->field->to_stop().data() : nullptr;
 }
 
 void tide_field_destroy(tide_field* field) {

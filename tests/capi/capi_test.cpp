@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "tide/flow_field.hpp"
 #include "tide/tide.h"
 
 namespace {
@@ -68,6 +69,47 @@ TEST(CApi, FieldsMatchTheCostsAndRefuseBadGoals) {
     const tide_vec2 nowhere = tide_field_sample(field, {NAN, 0.5f});
     EXPECT_EQ(nowhere.x, 0.0f);
     tide_field_destroy(field);
+    tide_map_destroy(map);
+}
+
+TEST(CApi, FleeAndMixedFieldsMatchTheCppBuilds) {
+    tide_map* map = nullptr;
+    ASSERT_EQ(tide_map_create(12, 8, nullptr, &map), TIDE_OK);
+    ASSERT_EQ(tide_map_set_cost(map, 5, 5, TIDE_COST_WALL), TIDE_OK);
+    const tide_cell danger{3, 3}, goal{11, 4}, wall{5, 5};
+    tide_field* flee = nullptr;
+    ASSERT_EQ(tide_field_build_flee(map, &danger, 1, 1.2, nullptr, &flee), TIDE_OK) << last_error();
+    EXPECT_EQ(tide_field_is_flee(flee), 1);
+    EXPECT_EQ(tide_field_build_flee(map, &wall, 1, 1.2, nullptr, &flee), TIDE_ERROR_ON_WALL);
+    EXPECT_EQ(tide_field_build_flee(map, &danger, 1, 0.0, nullptr, &flee), TIDE_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(last_error().find("flee factor 0"), std::string::npos) << last_error();
+    tide_field* mixed = nullptr;
+    ASSERT_EQ(tide_field_build_mixed(map, &goal, 1, &danger, 1, 20, 4.0, nullptr, &mixed), TIDE_OK) << last_error();
+    EXPECT_EQ(tide_field_is_flee(mixed), 0);
+    EXPECT_EQ(tide_field_build_mixed(map, &goal, 1, &danger, 1, 300, 4.0, nullptr, &mixed),
+              TIDE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(tide_field_build_mixed(map, &goal, 1, nullptr, 1, 20, 4.0, nullptr, &mixed), TIDE_ERROR_INVALID_ARGUMENT);
+
+    // Both equal the C++ builds, layer by layer.
+    tide::CostField cost = tide::CostField::create(12, 8).value();
+    cost.set(5, 5, tide::kCostWall);
+    tide::FieldBuilder builder;
+    tide::FlowField want_flee, want_mixed;
+    const tide::Cell d{3, 3}, g{11, 4};
+    ASSERT_TRUE(builder.build_flee(cost, {&d, 1}, tide::FleeParams{1.2}, {}, want_flee).ok());
+    ASSERT_TRUE(builder.build_mixed(cost, {&g, 1}, {&d, 1}, tide::DangerCost{20, 4.0}, {}, want_mixed).ok());
+    for (std::size_t i = 0; i < 12 * 8; ++i) {
+        const float a = tide_field_integration(flee)[i], b = want_flee.integration()[i];
+        EXPECT_TRUE(a == b || (std::isinf(a) && std::isinf(b))) << i;
+        EXPECT_EQ(tide_field_directions(flee)[i], static_cast<std::uint8_t>(want_flee.directions()[i])) << i;
+        const float s = tide_field_to_stop(flee)[i], t = want_flee.to_stop()[i];
+        EXPECT_TRUE(s == t || (std::isinf(s) && std::isinf(t))) << i;
+        EXPECT_EQ(tide_field_directions(mixed)[i], static_cast<std::uint8_t>(want_mixed.directions()[i])) << i;
+        const float m = tide_field_integration(mixed)[i], n = want_mixed.integration()[i];
+        EXPECT_TRUE(m == n || (std::isinf(m) && std::isinf(n))) << i;
+    }
+    tide_field_destroy(flee);
+    tide_field_destroy(mixed);
     tide_map_destroy(map);
 }
 
