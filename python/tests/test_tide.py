@@ -57,7 +57,7 @@ def test_flee_field_runs_from_the_danger_and_has_safe_spots():
     f = tide.build_flee(m, [(4, 4)])
     assert f.flee
     v = f.integration
-    assert v[4, 4] == 0 and v.max() <= 0
+    assert v.max() <= 0 and f.directions[4, 4] < 8  # even the danger cell runs away
     assert v[0, 0] == pytest.approx(-1.2 * 4 * math.sqrt(2), rel=1e-6)  # -k * D at the farthest corner
     assert f.directions[0, 0] == 8  # a corner is a safe spot
     assert f.directions[4, 5] in (0, 1, 7)  # east of the danger: runs on eastward (E, SE or NE)
