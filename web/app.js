@@ -491,12 +491,18 @@ function setParams(params) {
         state.wallMargin = params.wall_margin;
         $('toggle-margin').checked = params.wall_margin[0] > 0 && params.wall_margin[1] > 0;
     }
+    if (typeof params.congestion === 'boolean') $('toggle-congestion').checked = params.congestion;
 }
 
 // Wall margin: every group plans with cells within 2 cells of a wall costing 4 more.
 $('toggle-margin').addEventListener('change', (e) => {
     const on = e.target.checked;
     send({ type: 'wall_margin', radius: on ? 2 : 0, extra: on ? 4 : 0 });
+});
+
+// Congestion: the groups' fields count the crowd's density (the server refreshes them).
+$('toggle-congestion').addEventListener('change', (e) => {
+    send({ type: 'congestion', on: e.target.checked });
 });
 
 function fmtParam(v) {
