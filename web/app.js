@@ -39,6 +39,7 @@ const state = {
     towerVerdict: null, // the server's `tower` answer for that stamp (null while none came)
     loading: null, // the built-in map asked for and not yet loaded (big maps take seconds)
     wallMargin: [0, 0], // the wall margin the groups plan with [radius, extra] (params echo)
+    congestion: null, // whether the groups plan around the crowd (params echo; null before one)
     pendingSelects: 0, // `select` messages sent whose selection frame has not come back yet
     firstStats: true, // no stats message yet since the page loaded
     heatChosen: false, // the user flipped the heat map: no automatic choice any more
@@ -110,6 +111,8 @@ const tide = {
     fieldIsFlee: () => !!(view.fields && view.fields.flee),
     /** The wall margin the groups plan with, [radius, extra] ([0, 0]: none). */
     wallMargin: () => [...state.wallMargin],
+    /** Whether the groups' fields count the crowd's density (params echo; null before one came). */
+    congestion: () => state.congestion,
 };
 window.tide = tide;
 
@@ -524,6 +527,10 @@ function setParams(params) {
         state.wallMargin = params.wall_margin;
         $('toggle-margin').checked = params.wall_margin[0] > 0 && params.wall_margin[1] > 0;
     }
+    if (typeof params.congestion === 'boolean') {
+        state.congestion = params.congestion;
+        $('toggle-congestion').checked = params.congestion;
+    }
 }
 
 // Line of sight: units that see far along their field steer straight there (off: they follow the
@@ -536,6 +543,11 @@ $('toggle-sight').addEventListener('change', (e) => {
 $('toggle-margin').addEventListener('change', (e) => {
     const on = e.target.checked;
     send({ type: 'wall_margin', radius: on ? 2 : 0, extra: on ? 4 : 0 });
+});
+
+// Congestion: the groups' fields count the crowd's density (the server refreshes them).
+$('toggle-congestion').addEventListener('change', (e) => {
+    send({ type: 'congestion', on: e.target.checked });
 });
 
 function fmtParam(v) {

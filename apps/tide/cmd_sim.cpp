@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
 
 #include "cli_common.hpp"
 #include "gif_writer.hpp"
@@ -37,6 +39,15 @@ struct SimOptions {
     std::string wall_margin;
     bool detail = false;
     std::string line_of_sight = "on";
+    std::string congestion = "off";
+    CongestionParams congestion_params;
+    double png_at = -1.0;
+};
+
+// What one run leaves for the caller: its report and, with --png, its picture.
+struct SimRun {
+    nlohmann::json report;
+    std::optional<render::Image> picture;
 };
 
 // Palette of the animation: terrain, then agent states.
@@ -55,7 +66,7 @@ const std::vector<GifWriter::Color> kGifPalette = {{232, 230, 205}, {40, 44, 52}
                                                    {150, 130, 90},  {190, 190, 190}, {220, 30, 30},
                                                    {30, 80, 200},   {20, 150, 60},   {130, 130, 130}};
 
-void run_sim(const SimOptions& o) {
+SimRun run_sim(const SimOptions& o, bool congestion) {
     const Map map = load_map_or_fail(o.map);
     // Agents plan on (and are kept out of the walls of) the class's cost field; the pictures draw
     // the map's own terrain.
@@ -112,6 +123,9 @@ void run_sim(const SimOptions& o) {
     if (o.line_of_sight != "on" && o.line_of_sight != "off")
         throw Failure{"--line-of-sight '" + o.line_of_sight + "' is not on or off"};
     config.crowd.line_of_sight = o.line_of_sight == "on";
+    config.congestion = o.congestion_params;
+    config.congestion.enabled = congestion;
+    if (auto r = check_congestion_params(config.congestion); !r) throw Failure{r.error().message};
     auto created = Simulation::create(jobs, o.map, cost, settings);
     check(created);
     Simulation& sim = **created;
@@ -159,7 +173,20 @@ void run_sim(const SimOptions& o) {
         check(gif.add_frame(frame, 10));
     };
     if (!o.gif.empty()) add_gif_frame();
-    std::vector<std::vector<Vec2>> trails(o.png.empty() ? 0 : ids.size());
+    std::vector<std::vector<Vec2>> trails(o.png.empty() || o.png_at >= 0 ? 0 : ids.size());
+    // --png-at: where every agent stands at that simulated time, and in what state.
+    std::vector<Vec2> snapshot;
+    std::vector<render::Rgb> snapshot_colour;
+    auto take_snapshot = [&] {
+        for (const AgentId id : ids) {
+            snapshot.push_back(crowd.position(id));
+            const AgentState st = crowd.state(id);
+            snapshot_colour.push_back(st == AgentState::arrived   ? render::Rgb{20, 150, 60}
+                                      : st == AgentState::no_path ? render::Rgb{130, 130, 130}
+                                      : crowd.stuck(id)           ? render::Rgb{235, 120, 0}
+                                                                  : render::Rgb{30, 80, 220});
+        }
+    };
     while (sim.steps_done() < sim.step_count()) {
         check(sim.step());
         const std::int64_t s = sim.steps_done();
@@ -167,6 +194,10 @@ void run_sim(const SimOptions& o) {
             for (std::size_t k = 0; k < ids.size(); ++k) trails[k].push_back(crowd.position(ids[k]));
         }
         if (!o.gif.empty() && s % gif_every == 0 && s / gif_every <= 600) add_gif_frame();
+        if (!o.png.empty() && o.png_at >= 0 && snapshot.empty() &&
+            (crowd.time() >= o.png_at || s == sim.step_count())) {
+            take_snapshot();
+        }
         if (sim.sampled()) {
             std::fprintf(stderr, "\r[sim] %.0f s: %.1f%% arrived", crowd.time(), 100.0 * sim.arrived_fraction());
         }
@@ -176,28 +207,32 @@ void run_sim(const SimOptions& o) {
     char hash[17];
     std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(r.state_hash));
     const CrowdStats& st = r.crowd;
-    nlohmann::json report = {{"map", o.map},
-                             {"class", planning.name},
-                             {"size", planning.size},
-                             {"agents", r.agents},
-                             {"seconds", r.seconds},
-                             {"dt", o.dt},
-                             {"threads", r.threads},
-                             {"arrived_fraction", r.arrived_fraction},
-                             {"arrived_by_second", r.arrived_by_second},
-                             {"mean_arrival_s", r.mean_arrival_s},
-                             {"max_arrival_s", r.max_arrival_s},
-                             {"no_path", st.no_path},
-                             {"stuck", st.stuck},
-                             {"sidestepping", st.sidestepping},
-                             {"line_of_sight", config.crowd.line_of_sight},
-                             {"wall_penetrations", r.wall_penetrations},
-                             {"nan", r.nan},
-                             {"max_overlap", r.max_overlap},
-                             {"mean_step_ms", r.mean_step_ms},
-                             {"max_step_ms", r.max_step_ms},
-                             {"state_hash", hash},
-                             {"planner", r.hierarchical ? "hierarchical" : "flat"}};
+    nlohmann::json report = {
+        {"map", o.map},
+        {"class", planning.name},
+        {"size", planning.size},
+        {"agents", r.agents},
+        {"seconds", r.seconds},
+        {"dt", o.dt},
+        {"threads", r.threads},
+        {"arrived_fraction", r.arrived_fraction},
+        {"arrived_by_second", r.arrived_by_second},
+        {"mean_arrival_s", r.mean_arrival_s},
+        {"max_arrival_s", r.max_arrival_s},
+        {"no_path", st.no_path},
+        {"stuck", st.stuck},
+        {"sidestepping", st.sidestepping},
+        {"line_of_sight", config.crowd.line_of_sight},
+        {"congestion", config.congestion.enabled},
+        {"arrived_50_s", r.arrived_50_s >= 0 ? nlohmann::json(r.arrived_50_s) : nlohmann::json(nullptr)},
+        {"arrived_90_s", r.arrived_90_s >= 0 ? nlohmann::json(r.arrived_90_s) : nlohmann::json(nullptr)},
+        {"wall_penetrations", r.wall_penetrations},
+        {"nan", r.nan},
+        {"max_overlap", r.max_overlap},
+        {"mean_step_ms", r.mean_step_ms},
+        {"max_step_ms", r.max_step_ms},
+        {"state_hash", hash},
+        {"planner", r.hierarchical ? "hierarchical" : "flat"}};
     if (flee) {
         report["flee_factor"] = o.flee_factor;
         report["danger_distance_mean_start"] = r.danger_distance_mean_start;
@@ -228,6 +263,19 @@ void run_sim(const SimOptions& o) {
                 planning.is_default() ? "" : (" (" + planning.describe() + ")").c_str(), r.seconds, o.dt, r.threads);
     std::printf("arrived %.1f%% (mean %.2f s, max %.2f s), no path %zu, stuck %zu\n", 100.0 * r.arrived_fraction,
                 r.mean_arrival_s, r.max_arrival_s, st.no_path, st.stuck);
+    auto when = [](double t) { return t >= 0 ? number_text(t) + " s" : std::string("not reached"); };
+    std::printf("50%% arrived at %s, 90%% at %s (simulated)%s\n", when(r.arrived_50_s).c_str(),
+                when(r.arrived_90_s).c_str(), config.congestion.enabled ? ", congestion on" : "");
+    if (config.congestion.enabled) {
+        report["congestion_params"] = {{"refresh_hz", config.congestion.refresh_hz},
+                                       {"density_weight", config.congestion.density_weight},
+                                       {"threshold", config.congestion.threshold},
+                                       {"full", config.congestion.full},
+                                       {"counter_weight", config.congestion.counter_weight},
+                                       {"radius", config.congestion.radius},
+                                       {"max_extra", config.congestion.max_extra}};
+        report["congestion_refreshes"] = r.congestion_refreshes;
+    }
     if (flee) {
         std::printf(
             "flee factor %g: distance from the nearest danger %.2f cells mean at the start, %.2f mean and "
@@ -241,11 +289,10 @@ void run_sim(const SimOptions& o) {
         std::printf("planner hierarchical: sector graph %.1f ms, %zu sector fields (%.1f MB)\n", r.graph_ms,
                     r.sector_fields, static_cast<double>(r.sector_field_bytes) / (1 << 20));
     }
-    if (!o.json.empty()) {
-        write_json(o.json, report);
-    }
+    SimRun out;
     if (!o.png.empty()) {
-        // Terrain, then every trajectory (one colour per agent, cycling), goals in red.
+        // Terrain, then every trajectory (one colour per agent, cycling) or the agents at --png-at,
+        // goals in red.
         const int px = std::max(1, std::min(16, 1600 / std::max(cost.width(), cost.height())));
         render::Image img(cost.width() * px, cost.height() * px, {240, 238, 228});
         for (int y = 0; y < cost.height(); ++y)
@@ -261,12 +308,69 @@ void run_sim(const SimOptions& o) {
                          static_cast<int>(trails[k][t].x * px), static_cast<int>(trails[k][t].y * px), col);
             }
         }
+        const int dot = std::max(1, px / 2);
+        for (std::size_t k = 0; k < snapshot.size(); ++k) {
+            img.fill_rect(static_cast<int>(snapshot[k].x * px) - dot / 2,
+                          static_cast<int>(snapshot[k].y * px) - dot / 2, dot, dot, snapshot_colour[k]);
+        }
         for (const Cell& g : goals)
             img.fill_rect(g.x * px - px, g.y * px - px, 3 * px, 3 * px, {220, 30, 30});  // or dangers
-        check(render::write_png(img, o.png));
+        out.picture = std::move(img);
     }
     if (!o.gif.empty()) check(gif.close());
     if (r.nan) throw Failure{"NaN positions appeared"};
+    out.report = std::move(report);
+    return out;
+}
+
+// One run, or with --congestion both the run without and the run with congestion, one after the
+// other; their pictures side by side, each under its title.
+void run_sim_command(const SimOptions& o) {
+    if (o.congestion != "on" && o.congestion != "off" && o.congestion != "both")
+        throw Failure{"--congestion '" + o.congestion + "' is not on, off or both"};
+    if (o.congestion != "both") {
+        SimRun run = run_sim(o, o.congestion == "on");
+        if (!o.json.empty()) write_json(o.json, run.report);
+        if (run.picture) check(render::write_png(*run.picture, o.png));
+        return;
+    }
+    std::printf("-- congestion off\n");
+    SimRun off = run_sim(o, false);
+    std::printf("-- congestion on\n");
+    SimRun on = run_sim(o, true);
+    auto ninety = [](const nlohmann::json& r) {
+        return r["arrived_90_s"].is_null() ? -1.0 : r["arrived_90_s"].get<double>();
+    };
+    const double a = ninety(off.report), b = ninety(on.report);
+    if (a > 0 && b > 0) {
+        std::printf("90%% arrived: %.2f s off, %.2f s on (%+.1f%%)\n", a, b, 100.0 * (b - a) / a);
+    }
+    if (!o.json.empty()) write_json(o.json, nlohmann::json{{"off", off.report}, {"on", on.report}});
+    if (!off.picture || !on.picture) return;
+    // Two panels with a gap, a title line above each.
+    const int scale = 3, gap = 24, head = render::label_height(scale) * 2 + 3 * scale;
+    const render::Image& l = *off.picture;
+    const render::Image& r = *on.picture;
+    render::Image img(l.width + gap + r.width, head + std::max(l.height, r.height), {246, 246, 242});
+    auto paste = [&](const render::Image& from, int x0) {
+        for (int y = 0; y < from.height; ++y)
+            for (int x = 0; x < from.width; ++x) img.set_pixel(x0 + x, head + y, from.pixel(x, y));
+    };
+    paste(l, 0);
+    paste(r, l.width + gap);
+    auto title = [&](const nlohmann::json& rep, const char* name, int x0) {
+        const double t90 = ninety(rep);
+        std::string line = std::string(name) + ": 90 PERCENT ARRIVED " +
+                           (t90 > 0 ? "AT " + number_text(std::round(t90 * 10) / 10) + " S" : "NOT WITHIN THE RUN");
+        render::draw_label(img, x0 + scale, scale, line, {28, 28, 32}, scale);
+        std::string sub = number_text(std::round(rep["arrived_fraction"].get<double>() * 1000) / 10) + " PERCENT AT " +
+                          number_text(std::round(rep["seconds"].get<double>())) + " S" +
+                          (o.png_at >= 0 ? ", PICTURE AT " + number_text(o.png_at) + " S" : "");
+        render::draw_label(img, x0 + scale, scale + render::label_height(scale) + scale, sub, {70, 70, 76}, scale);
+    };
+    title(off.report, "CONGESTION OFF", 0);
+    title(on.report, "CONGESTION ON", l.width + gap);
+    check(render::write_png(img, o.png));
 }
 
 }  // namespace
@@ -297,6 +401,31 @@ void add_sim_command(CLI::App& app) {
     cmd->add_option("--line-of-sight", o->line_of_sight,
                     "on (default): units steer straight where they see far along their field's path; off: the "
                     "sampled flow only");
+    cmd->add_option("--congestion", o->congestion,
+                    "off (default); on: the crowd's density (more so units moving against the group) adds to "
+                    "the cost the group's field plans on, refreshed a few times per simulated second, so the "
+                    "crowd spreads over parallel routes; both: run off, then on, and draw the two side by side "
+                    "(--png; --json then holds {off, on})");
+    cmd->add_option("--png-at", o->png_at,
+                    "With --png: draw where the agents stand at this simulated second (moving blue, stuck orange, "
+                    "arrived green, no path grey) instead of their trajectories");
+    cmd->add_option("--congestion-density", o->congestion_params.density_weight,
+                    "With --congestion on: share of the expected delay in a crowded cell added as cost (default 1)");
+    cmd->add_option("--congestion-counter", o->congestion_params.counter_weight,
+                    "With --congestion on: cost added by a fully covered cell moving against the group at top "
+                    "speed (default 8)");
+    cmd->add_option(
+        "--congestion-threshold", o->congestion_params.threshold,
+        "With --congestion on: covered fraction of a cell up to which the crowd flows freely (default 0.15)");
+    cmd->add_option("--congestion-full", o->congestion_params.full,
+                    "With --congestion on: covered fraction from which the crowd's own speed counts fully (default "
+                    "0.45)");
+    cmd->add_option("--congestion-radius", o->congestion_params.radius,
+                    "With --congestion on: density averaged over the open cells within this many cells (default 1)");
+    cmd->add_option("--congestion-hz", o->congestion_params.refresh_hz,
+                    "With --congestion on: field refreshes per simulated second (default 4)");
+    cmd->add_option("--congestion-max", o->congestion_params.max_extra,
+                    "With --congestion on: largest cost added to a cell (default 60)");
     add_class_options(*cmd, o->unit_class);
     cmd->add_option(
         "--hierarchy-cells", o->hierarchy_cells,
@@ -304,7 +433,7 @@ void add_sim_command(CLI::App& app) {
     cmd->footer(
         "--class/--size: the agents plan on that class's cost field (which also bounds where they spawn and "
         "which cells count as walls for them); their crowd bodies stay size 1 in sim for now.");
-    cmd->callback([o] { run_sim(*o); });
+    cmd->callback([o] { run_sim_command(*o); });
 }
 
 }  // namespace tide::cli

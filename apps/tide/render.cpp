@@ -536,6 +536,14 @@ Image render_layers(const CostField& cost, const FlowField& field, std::span<con
     return image;
 }
 
+int draw_label(Image& image, int x, int y, std::string_view text, Rgb colour, int scale) {
+    return draw_text(image, x, y, text, colour, scale);
+}
+
+int label_height(int scale) {
+    return kGlyphH * scale;
+}
+
 Rgb terrain_colour(Cost c) {
     switch (c) {
         case kCostPlain:

@@ -4,6 +4,7 @@
 /// side in one image. Part of the CLI, not of the core library.
 
 #include <span>
+#include <string_view>
 
 #include "png_writer.hpp"
 #include "tide/cost_field.hpp"
@@ -24,6 +25,12 @@ struct RenderOptions {
 
 /// Colour of a cost on the terrain panel: plain, forest, swamp, a grey ramp for other costs, walls dark.
 Rgb terrain_colour(Cost c);
+
+/// Draws `text` (the built-in 5x7 pixel font, upper case) with its top-left corner at (x, y), each
+/// font pixel `scale` x `scale` image pixels; returns the width drawn, pixels.
+int draw_label(Image& image, int x, int y, std::string_view text, Rgb colour, int scale);
+/// Height of a line of draw_label() text at `scale`, pixels.
+int label_height(int scale);
 
 /// Draws three panels side by side, each under a title and above a legend: "terrain" (cost colours:
 /// plain, forest, swamp, a grey ramp for other costs, walls dark), "integration" (viridis heat map of

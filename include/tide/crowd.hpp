@@ -164,6 +164,14 @@ public:
     Result<void> set_group_field(GroupId group, std::shared_ptr<const FlowField> field);
     /// Replaces a group's field with a hierarchical plan (a new goal set); as above.
     Result<void> set_group_field(GroupId group, std::shared_ptr<const HierarchicalField> field);
+    /// Lets a group's units steer by `steer` (direction and line of sight) while arrival, progress
+    /// and no-path still read the group's field: a field toward the same goals planned on other
+    /// costs, such as a congestion-aware field (congestion.hpp). Stuck windows go on. Null: steer by
+    /// the group's field again; set_group_field() also clears it. Error for an unknown group, a
+    /// hierarchical group, or a field that is not a goal field of the map's size.
+    Result<void> set_group_steering(GroupId group, std::shared_ptr<const FlowField> steer);
+    /// The field a group's units steer by when it is not the group's own field (else null).
+    std::shared_ptr<const FlowField> group_steering(GroupId group) const;
 
     /// Adds an agent at `position` in `group` with `params`; refuses NaN/infinite positions,
     /// positions off the map (ErrorCode::off_map) or inside a wall (on_wall), an unknown group
@@ -271,6 +279,7 @@ private:
         std::shared_ptr<const FlowField> flat;
         std::shared_ptr<const HierarchicalField> hier;
         bool sight = false;  // flat goal field built on the crowd's own costs: line of sight may apply
+        std::shared_ptr<const FlowField> steer;  // flat groups: the field to steer by, when not `flat`
         explicit operator bool() const noexcept { return flat || hier; }
     };
     Result<GroupId> add_group_field(GroupField field, int unit_size, std::uint8_t movement_class);

@@ -23,6 +23,7 @@
 #include <span>
 #include <vector>
 
+#include "tide/congestion.hpp"
 #include "tide/cost_field.hpp"
 #include "tide/export.h"
 #include "tide/flow_field.hpp"
@@ -50,6 +51,10 @@ struct FieldOptions {
     /// FieldBuilder::build_mixed with `danger`). Order and duplicates do not matter. Part of the key.
     std::vector<Cell> dangers;
     DangerCost danger;  ///< The danger term of mixed fields (ignored without dangers). Part of the key.
+    /// Goal fields only: plan on the class's costs (with the wall margin) plus this crowd density
+    /// term (congestion_cost_field). Part of the key (by its hash); such fields are rebuilt after
+    /// edits and never cached (the next refresh brings another layer). Null: none.
+    std::shared_ptr<const CongestionLayer> congestion;
     /// Queued builds run highest priority first; among equals, new orders before terrain refreshes,
     /// then oldest first.
     int priority = 0;
@@ -157,9 +162,11 @@ public:
     /// Asks for the field toward `goals` (nearest goal wins; order and duplicates do not matter), or
     /// away from them with FieldKind::flee. Returns at once. Errors: no goal, a goal off the map or
     /// impassable for the movement class, a bad diagonal factor, flee factor or wall margin, an
-    /// unknown class; dangers on a flee field, a danger off the map or on a wall, a bad danger term.
+    /// unknown class; dangers on a flee field, a danger off the map or on a wall, a bad danger term;
+    /// a congestion layer on a flee field or of another size than the map.
     /// Every kind (goal, flee, mixed, with or without a wall margin) is repaired after terrain
     /// edits; a goal or danger walled in by edits is left out, and then the field is rebuilt.
+    /// Fields with a congestion layer are rebuilt (each is made for one moment of the crowd).
     Result<FieldTicket> request(std::span<const Cell> goals, const FieldOptions& options = {});
     /// Points a live ticket at new goals/options (a new order for the same group): current() keeps
     /// the old field until the new one is published; a build nobody else waits for is cancelled

@@ -53,30 +53,33 @@ struct SimulationUnit {
 
 /// The figures of a run so far. Fractions 0..1; distances in cells.
 struct SimulationReport {
-    std::size_t agents = 0;                 ///< Units spawned.
-    double seconds = 0.0;                   ///< Simulated time so far.
-    double dt = 0.0;                        ///< The step.
-    int threads = 0;                        ///< The job system's max_concurrency().
-    double arrived_fraction = 0.0;          ///< Arrived at the last per-second sample.
-    std::vector<double> arrived_by_second;  ///< Arrived fraction once per simulated second (and at the end).
-    double mean_arrival_s = 0.0;            ///< Mean first-arrival time of the units that arrived.
-    double max_arrival_s = 0.0;             ///< Latest first-arrival time.
-    CrowdStats crowd;                       ///< Counters of the last step (no_path, stuck, sidestepping).
-    std::size_t wall_penetrations = 0;      ///< Unit-steps with the centre in a wall or the disc 5% into one.
-    bool nan = false;                       ///< A position became NaN or infinite.
-    double max_overlap = 0.0;               ///< Deepest pair overlap seen at the samples, in radii.
-    double mean_step_ms = 0.0;              ///< World::stats().step_ms, mean over the steps.
-    double max_step_ms = 0.0;               ///< Largest step time.
-    std::uint64_t state_hash = 0;           ///< Crowd::state_hash(): equal runs give equal hashes.
-    bool hierarchical = false;              ///< The map planned hierarchically.
-    double graph_ms = 0.0;                  ///< Hierarchical: sector graph build time.
-    std::size_t sector_fields = 0;          ///< Hierarchical: sector fields built.
-    std::size_t sector_field_bytes = 0;     ///< Hierarchical: their bytes.
-    WallMargin wall_margin;                 ///< The margin the groups planned with.
-    double danger_distance_mean_start = 0;  ///< Flee: mean distance to the nearest danger at the start.
-    double danger_distance_mean_end = 0;    ///< Flee: the same now.
-    double danger_distance_min_end = 0;     ///< Flee: the least distance now.
-    std::vector<SimulationUnit> units;      ///< Per unit, in roster order.
+    std::size_t agents = 0;                  ///< Units spawned.
+    double seconds = 0.0;                    ///< Simulated time so far.
+    double dt = 0.0;                         ///< The step.
+    int threads = 0;                         ///< The job system's max_concurrency().
+    double arrived_fraction = 0.0;           ///< Arrived at the last per-second sample.
+    std::vector<double> arrived_by_second;   ///< Arrived fraction once per simulated second (and at the end).
+    double mean_arrival_s = 0.0;             ///< Mean first-arrival time of the units that arrived.
+    double max_arrival_s = 0.0;              ///< Latest first-arrival time.
+    double arrived_50_s = -1.0;              ///< First step time with half the units arrived; -1: not yet.
+    double arrived_90_s = -1.0;              ///< The same for 90% of them.
+    std::uint64_t congestion_refreshes = 0;  ///< World::stats().congestion_refreshes (congestion-aware runs).
+    CrowdStats crowd;                        ///< Counters of the last step (no_path, stuck, sidestepping).
+    std::size_t wall_penetrations = 0;       ///< Unit-steps with the centre in a wall or the disc 5% into one.
+    bool nan = false;                        ///< A position became NaN or infinite.
+    double max_overlap = 0.0;                ///< Deepest pair overlap seen at the samples, in radii.
+    double mean_step_ms = 0.0;               ///< World::stats().step_ms, mean over the steps.
+    double max_step_ms = 0.0;                ///< Largest step time.
+    std::uint64_t state_hash = 0;            ///< Crowd::state_hash(): equal runs give equal hashes.
+    bool hierarchical = false;               ///< The map planned hierarchically.
+    double graph_ms = 0.0;                   ///< Hierarchical: sector graph build time.
+    std::size_t sector_fields = 0;           ///< Hierarchical: sector fields built.
+    std::size_t sector_field_bytes = 0;      ///< Hierarchical: their bytes.
+    WallMargin wall_margin;                  ///< The margin the groups planned with.
+    double danger_distance_mean_start = 0;   ///< Flee: mean distance to the nearest danger at the start.
+    double danger_distance_mean_end = 0;     ///< Flee: the same now.
+    double danger_distance_min_end = 0;      ///< Flee: the least distance now.
+    std::vector<SimulationUnit> units;       ///< Per unit, in roster order.
 };
 
 /// A scripted run on its own World (see the file comment). Not thread-safe; the world steps on
@@ -127,6 +130,7 @@ private:
     std::size_t penetrations_ = 0;
     bool nan_ = false;
     double max_overlap_ = 0.0, sum_ms_ = 0.0, max_ms_ = 0.0, danger_mean_start_ = 0.0;
+    double arrived_50_s_ = -1.0, arrived_90_s_ = -1.0;  // simulated time half and 90% of the units had arrived
 };
 
 }  // namespace tide

@@ -18,6 +18,14 @@
 /// direction meanwhile). Paint edits the terrain at once; the graphs and plans catch up at the next
 /// tick (or planning command), once for all the strokes since. Towers are refused there.
 ///
+/// Congestion (WorldConfig::congestion, SetCongestion; flat maps): every 1 / refresh_hz simulated
+/// seconds, before the step, the world measures the crowd's density and asks the field service for
+/// each goal group's field with that density term (a second ticket per group); the fields asked
+/// for at one refresh are handed to the crowd as the groups' steering fields at the next one
+/// (waiting for their builds then if needed), so what units steer by is a function of the
+/// simulation alone, whatever the threads. Arrival and progress still read the plain field.
+/// A terrain edit drops the steering fields until the next refresh brings new ones.
+///
 /// Not thread-safe: one thread calls everything (the simulation thread of a server, a game loop).
 
 #include <chrono>
@@ -29,6 +37,7 @@
 #include <variant>
 #include <vector>
 
+#include "tide/congestion.hpp"
 #include "tide/cost_field.hpp"
 #include "tide/crowd.hpp"
 #include "tide/export.h"
@@ -120,8 +129,14 @@ struct SetPaused {
 struct SetWallMargin {
     WallMargin margin;
 };
+/// Sets how congestion enters the groups' fields (see CongestionParams and World's file comment);
+/// `params.enabled` turns it on or off. Flat maps only.
+struct SetCongestion {
+    CongestionParams params;
+};
 /// Everything apply() takes.
-using WorldCommand = std::variant<SetGoals, Order, Paint, Spawn, SetUnitParams, SetPaused, PlaceTower, SetWallMargin>;
+using WorldCommand =
+    std::variant<SetGoals, Order, Paint, Spawn, SetUnitParams, SetPaused, PlaceTower, SetWallMargin, SetCongestion>;
 
 /// What a command did: for an order or a goal change, the group and how many units it has.
 struct CommandOutcome {
@@ -165,6 +180,10 @@ struct WorldStats {
     std::size_t sector_field_bytes = 0;  ///< Bytes of those fields.
     double route_ms = 0.0;       ///< Routing of the last order or goal change (its units' sectors and routes), ms.
     double tick_route_ms = 0.0;  ///< Routing in the last tick (units that entered sectors without a field), ms.
+    // Congestion (all zero while it is off).
+    std::uint64_t congestion_refreshes = 0;  ///< Density measurements that asked for new group fields.
+    double congestion_ms = 0.0;              ///< Last refresh: density, layers and requests, ms (not the builds).
+    double congestion_wait_ms = 0.0;         ///< Last refresh: waiting for the previous refresh's builds, ms.
 };
 
 /// How a world is made. Plain settings.
@@ -190,6 +209,8 @@ struct WorldConfig {
     WallMargin wall_margin;
     /// Flee factor of flee orders (Order::flee, SetGoals::flee).
     FleeParams flee;
+    /// Congestion-aware group fields (off by default; SetCongestion changes it; flat maps only).
+    CongestionParams congestion;
 };
 
 /// What a tower would do (World::check_tower).
@@ -275,8 +296,10 @@ public:
     std::vector<Cell> all_goals() const;
     const UnitParams& params() const noexcept { return params_; }            ///< Unit settings.
     const WallMargin& wall_margin() const noexcept { return wall_margin_; }  ///< The margin groups plan with.
-    bool paused() const noexcept { return paused_; }                         ///< Paused?
-    const WorldStats& stats() const noexcept { return stats_; }              ///< Counters.
+    /// How congestion enters the groups' fields (CongestionParams::enabled: whether it does).
+    const CongestionParams& congestion() const noexcept { return config_.congestion; }
+    bool paused() const noexcept { return paused_; }             ///< Paused?
+    const WorldStats& stats() const noexcept { return stats_; }  ///< Counters.
     /// The field service's counters.
     FieldServiceStats service_stats() const;
 
@@ -290,6 +313,9 @@ private:
                                           bool flee);
     FieldOptions field_options(int size, bool flee) const;
     Result<void> set_wall_margin(const WallMargin& margin);
+    Result<void> set_congestion(const CongestionParams& params);
+    void refresh_congestion();
+    void drop_steering();
     Result<void> place_tower(const PlaceTower& c);
     void evict_units_from_walls();
     struct SectorLayer;
@@ -346,6 +372,8 @@ private:
     UnitParams params_;
     bool paused_ = false;
     WallMargin wall_margin_;
+    CrowdDensity density_;           // congestion: the crowd measured at the last refresh
+    double congestion_clock_ = 0.0;  // congestion: simulated seconds until the next refresh
     WorldStats stats_;
 };
 

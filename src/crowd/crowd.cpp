@@ -134,7 +134,7 @@ Result<GroupId> Crowd::add_group(std::shared_ptr<const FlowField> field, int uni
                      std::to_string(cost_->height()) + " map"};
     }
     const bool sight = detail::built_on(*field, *cost_);
-    return add_group_field(GroupField{std::move(field), nullptr, sight}, unit_size, movement_class);
+    return add_group_field(GroupField{std::move(field), nullptr, sight, nullptr}, unit_size, movement_class);
 }
 
 Result<GroupId> Crowd::add_group(std::shared_ptr<const HierarchicalField> field, int unit_size,
@@ -143,7 +143,7 @@ Result<GroupId> Crowd::add_group(std::shared_ptr<const HierarchicalField> field,
         return Error{"group plan must be made on the crowd's " + std::to_string(cost_->width()) + "x" +
                      std::to_string(cost_->height()) + " map"};
     }
-    return add_group_field(GroupField{nullptr, std::move(field)}, unit_size, movement_class);
+    return add_group_field(GroupField{nullptr, std::move(field), false, nullptr}, unit_size, movement_class);
 }
 
 Result<GroupId> Crowd::add_group_field(GroupField field, int unit_size, std::uint8_t movement_class) {
@@ -256,14 +256,33 @@ Result<void> Crowd::set_group_field(GroupId group, std::shared_ptr<const FlowFie
         return Error{"group field must be built on the crowd's map"};
     }
     const bool sight = detail::built_on(*field, *cost_);
-    return set_group_field_to(group, GroupField{std::move(field), nullptr, sight});
+    return set_group_field_to(group, GroupField{std::move(field), nullptr, sight, nullptr});
 }
 
 Result<void> Crowd::set_group_field(GroupId group, std::shared_ptr<const HierarchicalField> field) {
     if (!field || field->graph().width() != cost_->width() || field->graph().height() != cost_->height()) {
         return Error{"group plan must be made on the crowd's map"};
     }
-    return set_group_field_to(group, GroupField{nullptr, std::move(field)});
+    return set_group_field_to(group, GroupField{nullptr, std::move(field), false, nullptr});
+}
+
+Result<void> Crowd::set_group_steering(GroupId group, std::shared_ptr<const FlowField> steer) {
+    if (!has_group(group)) return Error{ErrorCode::not_found, "unknown group " + std::to_string(group)};
+    if (!groups_[group].flat) return Error{"group " + std::to_string(group) + " follows a hierarchical plan"};
+    if (steer &&
+        (steer->width() != cost_->width() || steer->height() != cost_->height() || steer->kind() != FieldKind::goal)) {
+        return Error{"a steering field must be a goal field built on the crowd's map"};
+    }
+    groups_[group].steer = std::move(steer);
+    // The members look ahead again along the new field's path (their progress windows go on).
+    for (std::size_t e = 0; e < live_; ++e) {
+        if (a_.group[e] == group) a_.sight_from[e] = detail::kNoCell;
+    }
+    return {};
+}
+
+std::shared_ptr<const FlowField> Crowd::group_steering(GroupId group) const {
+    return has_group(group) ? groups_[group].steer : nullptr;
 }
 
 Result<void> Crowd::set_group_field_to(GroupId group, GroupField field) {
@@ -816,6 +835,8 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             // One branch per agent: a flat field is read directly, a hierarchical plan through its
             // accessors (sector lookup, coarse estimates where no sector field exists yet).
             const FlowField* const flat = groups_[group].flat.get();
+            // The field the unit steers by: its group's, or a congestion-aware one toward the same goals.
+            const FlowField* const steer = groups_[group].steer ? groups_[group].steer.get() : flat;
             const HierarchicalField* const hier = groups_[group].hier.get();
             float x = view.px[k], y = view.py[k], vx = a_.vx[k], vy = a_.vy[k];
             const float r = view.radius[k];
@@ -868,12 +889,12 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
                         const int my = std::abs(static_cast<int>(from / static_cast<std::uint32_t>(W)) - fcy);
                         const int sx = std::abs(static_cast<int>(seen % static_cast<std::uint32_t>(W)) - fcx);
                         const int sy = std::abs(static_cast<int>(seen / static_cast<std::uint32_t>(W)) - fcy);
-                        const bool goal = flat->directions()[seen] == Direction::goal;
+                        const bool goal = steer->directions()[seen] == Direction::goal;
                         again = std::max(mx, my) >= (goal ? kGoalSightRecheck : kSightRecheck) ||
                                 (!goal && std::max(sx, sy) <= kSightNear);
                     }
                     if (again) {
-                        a_.sight[k] = detail::look_ahead(*flat, cost, {fx, fy}, r, fcell, kLookAheadMoves);
+                        a_.sight[k] = detail::look_ahead(*steer, cost, {fx, fy}, r, fcell, kLookAheadMoves);
                         a_.sight_from[k] = fcell;
                     }
                     if (const std::uint32_t w = a_.sight[k]; w != detail::kNoCell) {
@@ -886,7 +907,7 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
                         }
                     }
                 }
-                if (!aimed) f = flat ? flat->sample({fx, fy}) : hier->sample({fx, fy});
+                if (!aimed) f = flat ? steer->sample({fx, fy}) : hier->sample({fx, fy});
                 if (sidestep > 0.0f) f = sidestep_direction(cost, f, nb, x, y, stuck);
                 const float slow = std::min(1.0f, (to_go + 0.25f) / 1.5f);
                 const float speed = a_.speed[k] / terrain * slow;

@@ -77,6 +77,7 @@ struct Want {
           kind(o.kind),
           flee_factor(o.flee_factor),
           margin(o.margin),
+          congestion(o.congestion),
           hash(o.hash) {}
     std::pmr::vector<Cell> goals;    // sorted by row, then column; no duplicates
     std::pmr::vector<Cell> dangers;  // mixed fields: the danger term's cells (sorted likewise); else empty
@@ -85,9 +86,16 @@ struct Want {
     Connectivity connectivity = Connectivity::eight;
     MovementClass movement_class = 0;
     FieldKind kind = FieldKind::goal;
-    double flee_factor = 0.0;  // 0 for goal fields
-    WallMargin margin;         // {0, 0} when it changes nothing
+    double flee_factor = 0.0;                           // 0 for goal fields
+    WallMargin margin;                                  // {0, 0} when it changes nothing
+    std::shared_ptr<const CongestionLayer> congestion;  // goal fields planned with a crowd density term
     std::uint64_t hash = 0;
+
+    bool same_congestion(const Want& o) const {
+        if (congestion == o.congestion) return true;
+        return congestion && o.congestion && congestion->hash == o.congestion->hash &&
+               congestion->extra == o.congestion->extra;
+    }
 
     bool same(const Want& o) const {
         return hash == o.hash && std::bit_cast<std::uint64_t>(diagonal) == std::bit_cast<std::uint64_t>(o.diagonal) &&
@@ -95,7 +103,7 @@ struct Want {
                std::bit_cast<std::uint64_t>(flee_factor) == std::bit_cast<std::uint64_t>(o.flee_factor) &&
                margin == o.margin && danger.weight == o.danger.weight &&
                std::bit_cast<std::uint64_t>(danger.radius) == std::bit_cast<std::uint64_t>(o.danger.radius) &&
-               goals == o.goals && dangers == o.dangers;
+               goals == o.goals && dangers == o.dangers && same_congestion(o);
     }
     FieldParams params() const { return FieldParams{diagonal, connectivity}; }
     void assign(const Want& o) {
@@ -108,6 +116,7 @@ struct Want {
         kind = o.kind;
         flee_factor = o.flee_factor;
         margin = o.margin;
+        congestion = o.congestion;
         hash = o.hash;
     }
 };
@@ -390,6 +399,7 @@ Result<void> FieldService::State::make_want(std::span<const Cell> goals, const F
             return Error{text};
         }
     }
+    if (options.congestion && flee) return Error{"a congestion layer is for goal fields, not flee fields"};
     const char* const what = flee ? "danger" : "goal";
     if (goals.empty()) return Error{std::string("no ") + what + " given"};
     if (options.movement_class >= classes.size()) {
@@ -409,6 +419,12 @@ Result<void> FieldService::State::make_want(std::span<const Cell> goals, const F
     };
     if (auto r = check_cells(goals, what); !r) return r.error();
     if (auto r = check_cells(options.dangers, "danger"); !r) return r.error();
+    if (const CongestionLayer* layer = options.congestion.get();
+        layer && (layer->width != map.width() || layer->height != map.height() ||
+                  layer->extra.size() != static_cast<std::size_t>(map.width()) * map.height())) {
+        return Error{"the congestion layer is " + std::to_string(layer->width) + "x" + std::to_string(layer->height) +
+                     ", the map is " + std::to_string(map.width()) + "x" + std::to_string(map.height())};
+    }
     auto canonical = [](std::span<const Cell> cells, std::pmr::vector<Cell>& to) {
         to.assign(cells.begin(), cells.end());
         std::sort(to.begin(), to.end(), [](Cell a, Cell b) { return a.y != b.y ? a.y < b.y : a.x < b.x; });
@@ -423,6 +439,7 @@ Result<void> FieldService::State::make_want(std::span<const Cell> goals, const F
     out.kind = options.kind;
     out.flee_factor = flee ? factor : 0.0;
     out.margin = has_margin(options.wall_margin) ? options.wall_margin : WallMargin{};
+    out.congestion = options.congestion;
     std::uint64_t h = mix(0x7469646566696C64ULL, std::bit_cast<std::uint64_t>(out.diagonal));
     h = mix(h, static_cast<std::uint64_t>(out.connectivity) | (static_cast<std::uint64_t>(out.movement_class) << 8) |
                    (static_cast<std::uint64_t>(out.kind) << 16));
@@ -440,6 +457,7 @@ Result<void> FieldService::State::make_want(std::span<const Cell> goals, const F
                            static_cast<std::uint32_t>(d.x));
         }
     }
+    if (out.congestion) h = mix(h, out.congestion->hash ^ 0x636F6E6765737469ULL);
     out.hash = h;
     return {};
 }
@@ -684,7 +702,7 @@ void FieldService::State::finish(Build* b, std::shared_ptr<const FlowField> fiel
             break;
         }
     }
-    if (b->version == version) {
+    if (b->version == version && !b->want.congestion) {  // a congestion layer is never asked for twice
         cache_insert(b->want, b->version, field, std::move(state));
     } else if (state) {
         // Overtaken by an edit: a newer base for the queued build of the same want, if it has none as new.
@@ -930,6 +948,12 @@ bool FieldService::State::run_one(std::unique_lock<std::mutex>& lock) {
             with_margin.emplace(wall_margin_cost_field(cost, b->want.margin).value());
             plan = &*with_margin;
         }
+        // Plus the crowd's density term (its size was checked at request; classes share the map's size).
+        std::optional<CostField> with_congestion;
+        if (b->want.congestion) {
+            with_congestion.emplace(congestion_cost_field(*plan, *b->want.congestion).value());
+            plan = &*with_congestion;
+        }
         // The base's goals are those open when it was built: when edits walled or freed a goal since,
         // the goal set differs and only a build gives the right field.
         const bool goals_match =
@@ -955,7 +979,9 @@ bool FieldService::State::run_one(std::unique_lock<std::mutex>& lock) {
         }
         if (!state) {
             base.reset();
-            if (config.repair) {
+            // A field with a congestion layer is made for one moment of the crowd and never cached
+            // (the next refresh replaces it): no state to repair it from.
+            if (config.repair && !b->want.congestion) {
                 std::pmr::polymorphic_allocator<FieldRepairState> salloc(recycler);
                 state = std::allocate_shared<FieldRepairState>(salloc, recycler);
             }

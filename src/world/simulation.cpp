@@ -178,6 +178,8 @@ Result<void> Simulation::step() {
             if (arrival_[k] < 0) arrival_[k] = crowd.time();
         }
     }
+    if (arrived_50_s_ < 0 && 2 * arrived >= ids_.size()) arrived_50_s_ = crowd.time();
+    if (arrived_90_s_ < 0 && 10 * arrived >= 9 * ids_.size()) arrived_90_s_ = crowd.time();
     sampled_ = steps_done_ % per_second_ == 0 || steps_done_ == step_count_;
     if (sampled_) {
         arrived_by_second_.push_back(static_cast<double>(arrived) / static_cast<double>(ids_.size()));
@@ -210,6 +212,9 @@ SimulationReport Simulation::report() const {
         ++n_arrived;
     }
     r.mean_arrival_s = n_arrived ? r.mean_arrival_s / static_cast<double>(n_arrived) : 0.0;
+    r.arrived_50_s = arrived_50_s_;
+    r.arrived_90_s = arrived_90_s_;
+    r.congestion_refreshes = world_->stats().congestion_refreshes;
     r.crowd = crowd.stats();
     r.wall_penetrations = penetrations_;
     r.nan = nan_;

@@ -57,8 +57,14 @@ struct World::Group {
     std::shared_ptr<const FlowField> applied;  // the field its crowd group follows (flat maps)
     std::shared_ptr<HierarchicalField> plan;   // the plan its crowd group follows (hierarchical maps)
     std::vector<AgentId> pending;              // ordered here, still following another crowd group
-    std::size_t members = 0;                   // ordered here
-    bool dropped = false;                      // no members (kept while units still follow its crowd group)
+    // Congestion: a second ticket for the field toward the same goals with the density term.
+    FieldTicket steer_ticket;
+    bool has_steer_ticket = false;
+    bool steer_pending = false;                   // asked for at the last refresh, not handed over yet
+    std::vector<Cell> steer_goals;                // the goals it was asked for
+    std::shared_ptr<const FlowField> steer_next;  // published, handed to the crowd at the next refresh
+    std::size_t members = 0;                      // ordered here
+    bool dropped = false;                         // no members (kept while units still follow its crowd group)
     std::uint64_t field_serial = 0;
     Clock::time_point ordered;
     double order_to_field_ms = -1.0;
@@ -84,6 +90,81 @@ FieldOptions World::field_options(int size, bool flee) const {
     o.flee = config_.flee;
     o.wall_margin = wall_margin_;
     return o;
+}
+
+Result<void> World::set_congestion(const CongestionParams& params) {
+    if (auto r = check_congestion_params(params); !r) return r;
+    if (stats_.hierarchical && params.enabled)
+        return Error{ErrorCode::unsupported, "congestion is not available on hierarchical maps"};
+    const bool was = config_.congestion.enabled;
+    config_.congestion = params;
+    if (!params.enabled && was) {
+        drop_steering();
+        for (auto& g : groups_) {
+            if (g->has_steer_ticket) (void)service_->release(g->steer_ticket);
+            g->has_steer_ticket = g->steer_pending = false;
+            g->steer_next = nullptr;
+        }
+    }
+    if (params.enabled && !was) congestion_clock_ = 0.0;  // measure at the next tick
+    return {};
+}
+
+// Every group steers by its own field again (until the next refresh).
+void World::drop_steering() {
+    for (auto& g : groups_) {
+        if (g->crowd_group != kNoCrowdGroup && !g->plan) (void)crowd_->set_group_steering(g->crowd_group, nullptr);
+        g->steer_next = nullptr;
+    }
+}
+
+// Congestion, before a step: the fields asked for at the last refresh become the groups' steering
+// fields (waiting for their builds if they are not done: a fixed delay of one refresh keeps the
+// result independent of the threads), then the density is measured and the next ones are asked for.
+void World::refresh_congestion() {
+    const auto t0 = Clock::now();
+    bool waiting = false;
+    for (const auto& g : groups_) waiting |= g->steer_pending && !g->steer_next;
+    if (waiting) {
+        service_->wait_idle();
+        apply_fields();
+    }
+    const auto t1 = Clock::now();
+    for (auto& g : groups_) {
+        g->steer_pending = false;
+        if (!g->steer_next) continue;
+        // Only toward the goals the group's units follow now (not after a goal change or a flee order).
+        if (g->crowd_group != kNoCrowdGroup && !g->flee && g->steer_goals == g->goals && g->applied &&
+            service_->status(g->ticket).answers_request) {
+            (void)crowd_->set_group_steering(g->crowd_group, g->steer_next);
+        }
+        g->steer_next = nullptr;
+    }
+    measure_density(*crowd_, *cost_, density_);
+    for (auto& g : groups_) {
+        if (g->crowd_group == kNoCrowdGroup || g->plan || g->flee || !g->applied ||
+            crowd_->group_size(g->crowd_group) == 0 || !service_->status(g->ticket).answers_request) {
+            continue;
+        }
+        const auto costs = service_->planning_costs(static_cast<MovementClass>(g->size - 1));
+        auto layer = congestion_layer(density_, *costs, g->applied.get(), params_.speed, config_.congestion);
+        if (!layer) continue;  // cannot happen: the params were checked, the sizes are the map's
+        FieldOptions options = field_options(g->size, false);
+        options.congestion = std::make_shared<const CongestionLayer>(std::move(*layer));
+        if (g->has_steer_ticket) {
+            if (!service_->retarget(g->steer_ticket, g->goals, options)) continue;
+        } else {
+            auto t = service_->request(g->goals, options);
+            if (!t) continue;
+            g->steer_ticket = *t;
+            g->has_steer_ticket = true;
+        }
+        g->steer_pending = true;
+        g->steer_goals = g->goals;
+    }
+    ++stats_.congestion_refreshes;
+    stats_.congestion_wait_ms = ms_between(t0, t1);
+    stats_.congestion_ms = ms_between(t1, Clock::now());
 }
 
 Result<void> World::set_wall_margin(const WallMargin& margin) {
@@ -174,6 +255,7 @@ Result<void> World::load(std::string name, CostField cost, std::vector<Cell> goa
     if (units < 0 || units > kMaxWorldUnits) {
         return Error{"unit count " + std::to_string(units) + " is outside 0.." + std::to_string(kMaxWorldUnits)};
     }
+    if (auto r = check_congestion_params(config_.congestion); !r) return r.error();
     auto next_cost = std::make_unique<CostField>(std::move(cost));
     std::swap(cost_, next_cost);  // check_goals reads cost_
     auto checked = check_goals(goals);
@@ -245,6 +327,7 @@ Result<void> World::load(std::string name, CostField cost, std::vector<Cell> goa
     ++roster_version_;
     stats_ = {};
     stats_.hierarchical = hierarchical;
+    congestion_clock_ = 0.0;
     stats_.graph_build_ms = graph_ms;
 
     Group& g = new_group(std::move(*checked), ticket, 1);
@@ -417,6 +500,8 @@ Result<CommandOutcome> World::apply(const WorldCommand& command) {
                 if (auto r = place_tower(c); !r) out = r.error();
             } else if constexpr (std::is_same_v<T, SetWallMargin>) {
                 if (auto r = set_wall_margin(c.margin); !r) out = r.error();
+            } else if constexpr (std::is_same_v<T, SetCongestion>) {
+                if (auto r = set_congestion(c.params); !r) out = r.error();
             }
         },
         command);
@@ -594,6 +679,7 @@ Result<void> World::paint(const Paint& c) {
     if (auto r = service_->edit_cells(cells, c.cost); !r) return r;
     for (const Cell& cell : cells) cost_->set(cell.x, cell.y, c.cost);
     ++terrain_version_;
+    if (!stats_.hierarchical) drop_steering();  // planned on the old terrain
     if (stats_.hierarchical) {
         // The graphs and plans catch up once per tick (flush_edits), however many strokes came.
         for (const Cell& cell : cells) {
@@ -756,6 +842,7 @@ Result<void> World::place_tower(const PlaceTower& c) {
         return Error{"the tower would cut " + std::to_string(check->units_cut_off) + " units off from their goals"};
     }
     if (auto r = service_->edit_rect(c.x0, c.y0, c.x1, c.y1, kCostWall); !r) return r;
+    drop_steering();  // planned on the old terrain
     cost_->fill_rect(c.x0, c.y0, c.x1, c.y1, kCostWall);
     ++terrain_version_;
     evict_units_from_walls();
@@ -864,6 +951,7 @@ Result<void> World::spawn(const Spawn& c) {
         if (!field && !keep->plan) return Error{"the field of the spawned units could not be built"};
         for (auto& g : groups_) {
             if (g.get() != keep && !g->plan) (void)service_->release(g->ticket);
+            if (g.get() != keep && g->has_steer_ticket) (void)service_->release(g->steer_ticket);
         }
         std::erase_if(groups_, [&](const auto& g) { return g.get() != keep; });
         crowd_ = std::make_unique<Crowd>(*cost_, crowd_->params());
@@ -975,6 +1063,13 @@ bool World::apply_fields() {
     service_->publish();  // fills published_ through on_publish()
     const auto now = Clock::now();
     for (const Publication& p : published_) {
+        const auto steer = std::find_if(groups_.begin(), groups_.end(), [&](const auto& g) {
+            return g->has_steer_ticket && g->steer_ticket == p.ticket;
+        });
+        if (steer != groups_.end()) {  // kept for the next congestion refresh
+            if (p.answers_request) (*steer)->steer_next = p.field;
+            continue;
+        }
         const auto it =
             std::find_if(groups_.begin(), groups_.end(), [&](const auto& g) { return g->ticket == p.ticket; });
         if (it == groups_.end() || !p.field || p.field == (*it)->applied) continue;
@@ -1012,6 +1107,7 @@ bool World::drop_empty_groups() {
                    (void)crowd_->remove_group(g->crowd_group);
                }
                if (!g->plan) (void)service_->release(g->ticket);
+               if (g->has_steer_ticket) (void)service_->release(g->steer_ticket);
                return true;
            }) > 0;
 }
@@ -1053,6 +1149,13 @@ Result<void> World::tick(float dt, bool force) {
         refresh_view();
     }
     if (paused_ && !force) return {};
+    if (config_.congestion.enabled && !stats_.hierarchical) {
+        if (congestion_clock_ <= 0.0) {
+            refresh_congestion();
+            congestion_clock_ += 1.0 / static_cast<double>(config_.congestion.refresh_hz);
+        }
+        congestion_clock_ -= static_cast<double>(dt);
+    }
     const auto t0 = Clock::now();
     if (auto r = crowd_->step(dt, *jobs_); !r) return r;
     stats_.step_ms = ms_between(t0, Clock::now());

@@ -449,6 +449,14 @@ sim_wall_safety)
   "$tide" sim --map @default --goal 54,18 --agents 100 --seconds 3 --gif sim.gif >/dev/null 2>&1 || fail "sim --gif"
   [ "$(head -c 6 sim.gif)" = "GIF89a" ] || fail "sim.gif is not a GIF89a file"
   [ "$(stat -c %s sim.gif)" -gt 10000 ] || fail "sim.gif is suspiciously small (30 frames expected)"
+  # --congestion both: the run without, then the run with congestion, one JSON, one picture of both.
+  "$tide" sim --map @default --goal 54,18 --agents 300 --seconds 3 --congestion both --png both.png --png-at 2 \
+    --json both.json >/dev/null 2>&1 || fail "sim --congestion both"
+  jq -e '.off.congestion == false and .on.congestion == true and .on.congestion_refreshes >= 12
+         and .off.wall_penetrations == 0 and .on.wall_penetrations == 0
+         and .on.state_hash != .off.state_hash' both.json >/dev/null ||
+    fail "--congestion both: $(jq -c '{off: .off | {congestion, state_hash}, on: .on | {congestion, congestion_refreshes, state_hash}}' both.json)"
+  [ "$(head -c 8 both.png | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] || fail "both.png is not a PNG"
   # Same seed, same result, whatever the thread count. 5,000 agents span several of the crowd's
   # 1,024-agent parallel ranges, but oneTBB cuts the ranges at the same places for 1 and 2 threads,
   # so a bug that depends on where a range starts gives equal wrong hashes in both runs: the hash is
@@ -472,6 +480,10 @@ sim_bad_inputs)
   expect_fail "sim bad line of sight" "--line-of-sight 'maybe' is not on or off" \
     "$tide" sim --map @default --goal 54,18 --agents 10 --line-of-sight maybe
   expect_fail "sim negative dt" "--dt must be" "$tide" sim --map @default --goal 54,18 --dt -1
+  expect_fail "sim bad congestion" "--congestion 'maybe' is not on, off or both" \
+    "$tide" sim --map @default --goal 54,18 --agents 10 --congestion maybe
+  expect_fail "sim bad congestion rate" "congestion refresh rate 100 Hz is outside 0.5..30" \
+    "$tide" sim --map @default --goal 54,18 --agents 10 --congestion on --congestion-hz 100
   expect_fail "sim bad spawn" "is not X0,Y0,X1,Y1" "$tide" sim --map @default --goal 54,18 --spawn 5,5,1,1
   expect_fail "sim spawn in a wall" "could not find free positions" "$tide" sim --map @default --goal 54,18 --agents 5 --spawn 14,0,15.9,10
   ;;

@@ -134,6 +134,25 @@ async function run(page, base, out) {
     const sightOn = await waitFor(async () => ({ done: (await sight()) === true }), 5000);
     check(sightOn.done, 'ticking line of sight again did not turn it back on');
     pass('the line-of-sight toggle turns it off and on in the world');
+
+    // Congestion: on when the page opens (the demo's default), the toggle turns it off and on again
+    // through the server's echo.
+    const congestionOn = await page.evaluate(() => window.tide.congestion());
+    check(congestionOn === true && (await page.isChecked('#toggle-congestion')),
+        `congestion is not on at start: echo ${congestionOn}`);
+    await page.uncheck('#toggle-congestion');
+    const cOff = await waitFor(async () => {
+        const c = await page.evaluate(() => window.tide.congestion());
+        return { done: c === false, c };
+    }, 5000);
+    check(cOff.done, `the congestion toggle did not turn it off: echo ${cOff.c}`);
+    await page.check('#toggle-congestion');
+    const cOn = await waitFor(async () => {
+        const c = await page.evaluate(() => window.tide.congestion());
+        return { done: c === true, c };
+    }, 5000);
+    check(cOn.done, `the congestion toggle did not turn it on again: echo ${cOn.c}`);
+    pass('congestion is on by default and the toggle turns it off and on');
 }
 
 async function main() {

@@ -229,6 +229,12 @@ TEST_F(DefaultWorld, FleeFieldsFrameIsQuantisedBelowZero) {
     ASSERT_TRUE(world.apply(SetWallMargin{{2, 4}}).ok());
     const auto params = nlohmann::json::parse(params_json(world));
     EXPECT_EQ(params["params"]["wall_margin"], nlohmann::json::array({2, 4}));
+    // And whether the groups plan around the crowd.
+    EXPECT_EQ(params["params"]["congestion"], false);
+    CongestionParams on = world.congestion();
+    on.enabled = true;
+    ASSERT_TRUE(world.apply(SetCongestion{on}).ok());
+    EXPECT_EQ(nlohmann::json::parse(params_json(world))["params"]["congestion"], true);
 }
 
 TEST_F(DefaultWorld, SelectionFrameIsABitsetOverTheRoster) {

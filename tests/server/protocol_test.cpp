@@ -187,6 +187,14 @@ TEST(Protocol, FleeOrdersAndWallMargins) {
     EXPECT_NE(refused(R"({"type":"wall_margin","radius":65,"extra":4})").find("'radius' = 65"), std::string::npos);
     EXPECT_NE(refused(R"({"type":"wall_margin","radius":2,"extra":254})").find("'extra' = 254"), std::string::npos);
     EXPECT_NE(refused(R"({"type":"wall_margin","radius":2})").find("extra"), std::string::npos);
+    m = parse_client_message(R"({"type":"congestion","on":false})");
+    ASSERT_TRUE(m.command.ok());
+    EXPECT_FALSE(std::get<CongestionCmd>(*m.command).on);
+    m = parse_client_message(R"({"type":"congestion","on":true})");
+    ASSERT_TRUE(m.command.ok());
+    EXPECT_TRUE(std::get<CongestionCmd>(*m.command).on);
+    EXPECT_NE(refused(R"({"type":"congestion","on":1})").find("'on' must be true or false"), std::string::npos);
+    EXPECT_NE(refused(R"({"type":"congestion"})").find("'on' must be true or false"), std::string::npos);
 }
 
 TEST(Protocol, SpawnSizesAndAdd) {

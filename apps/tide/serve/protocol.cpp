@@ -351,6 +351,12 @@ Result<Command> parse_command(const json& j, const std::string& type) {
         if (!extra) return extra.error();
         return Command{WallMarginCmd{WallMargin{static_cast<int>(*radius), static_cast<int>(*extra)}}};
     }
+    if (type == "congestion") {
+        if (auto r = only_keys(j, type, {"on"}); !r) return r.error();
+        const auto it = j.find("on");
+        if (it == j.end() || !it->is_boolean()) return Error{"congestion: 'on' must be true or false"};
+        return Command{CongestionCmd{it->get<bool>()}};
+    }
     if (type == "ping") {
         if (auto r = only_keys(j, type, {"id"}); !r) return r.error();
         const auto it = j.find("id");
@@ -389,7 +395,8 @@ json params_object(const World& world) {
             {"speed", tidy(world.params().speed)},
             {"separation", tidy(world.params().separation)},
             {"radius", tidy(world.params().radius)},
-            {"wall_margin", {world.wall_margin().radius, world.wall_margin().extra}}};
+            {"wall_margin", {world.wall_margin().radius, world.wall_margin().extra}},
+            {"congestion", world.congestion().enabled && !world.hierarchical()}};
 }
 
 json groups_array(const World& world) {

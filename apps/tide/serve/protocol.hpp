@@ -104,11 +104,14 @@ struct LineOfSightCmd {
 struct WallMarginCmd {
     WallMargin margin;
 };  ///< The wall margin every group plans with ({0, 0}: none).
+struct CongestionCmd {
+    bool on = false;
+};  ///< Congestion-aware group fields on or off (World's SetCongestion, other settings kept).
 
 /// A validated client command.
 using Command = std::variant<SetGoalsCmd, PaintCmd, SpawnCmd, ParamsCmd, PauseCmd, StepCmd, LoadMapCmd, PingCmd,
                              SelectCmd, OrderCmd, ViewCmd, TowerCheckCmd, PlaceTowerCmd, LineOfSightCmd, WallMarginCmd,
-                             ScenarioCmd, AstarCompareCmd, InspectCmd>;
+                             CongestionCmd, ScenarioCmd, AstarCompareCmd, InspectCmd>;
 
 /// Most units an `astar_compare` plans with A* (the rest of the group is extrapolated).
 inline constexpr int kMaxAstarSamples = 256;

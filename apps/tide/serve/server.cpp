@@ -1033,6 +1033,12 @@ void Server::Impl::sim_loop() {
                         type = "wall_margin";
                         if (run(SetWallMargin{c.margin}))
                             post_broadcast(params_json(*world), false, false, &Impl::last_params);
+                    } else if constexpr (std::is_same_v<T, CongestionCmd>) {
+                        type = "congestion";
+                        CongestionParams p = world->congestion();
+                        p.enabled = c.on;
+                        if (run(SetCongestion{p}))
+                            post_broadcast(params_json(*world), false, false, &Impl::last_params);
                     } else if constexpr (std::is_same_v<T, ScenarioCmd>) {
                         type = "scenario";
                         const auto t0 = Clock::now();
@@ -1227,6 +1233,7 @@ Result<void> Server::start() {
     config.hierarchy_cells = s.opt.hierarchy_cells;
     config.sectors.sector_size = s.opt.sector_size;
     config.sectors.portal_limit = std::min(config.sectors.portal_limit, s.opt.sector_size);
+    config.congestion.enabled = s.opt.congestion;
     s.world = std::make_unique<World>(*s.jobs, config);
     const auto t0 = Clock::now();
     if (auto r = s.world->load(name, std::move(map.cost), std::move(map.goals), s.opt.agents, map.spawn_area); !r) {

@@ -30,6 +30,8 @@ struct ServerOptions {
     /// Maps of at least this many cells plan hierarchically (WorldConfig::hierarchy_cells).
     std::int64_t hierarchy_cells = tide::WorldConfig{}.hierarchy_cells;
     int sector_size = 64;  ///< Sector side of hierarchical maps, 16..256 (portals span at most 32 cells).
+    /// Congestion-aware group fields at start (WorldConfig::congestion; the page can turn it off).
+    bool congestion = true;
     /// A client with more than this many bytes of frames queued is disconnected (kMaxQueuedBytes;
     /// tests lower it). Terrain is streamed a band at a time, so it never adds more than one band.
     std::size_t max_queued_bytes = kMaxQueuedBytes;
