@@ -16,7 +16,7 @@ namespace {
 struct ServeOptions {
     serve::ServerOptions server;
     int port = 8080;
-    std::string congestion = "on";
+    std::string congestion = "auto";
 };
 
 void run_serve(ServeOptions o) {
@@ -24,9 +24,11 @@ void run_serve(ServeOptions o) {
     check_threads(o.server.threads);
     o.server.port = static_cast<unsigned short>(o.port);
     if (o.server.map_path == kDefaultMapName) o.server.map_path.clear();
-    if (o.congestion != "on" && o.congestion != "off")
-        throw Failure{"--congestion '" + o.congestion + "' is not on or off"};
-    o.server.congestion = o.congestion == "on";
+    if (o.congestion != "on" && o.congestion != "off" && o.congestion != "auto")
+        throw Failure{"--congestion '" + o.congestion + "' is not on, off or auto"};
+    o.server.congestion = o.congestion == "on"    ? serve::ServerOptions::Congestion::on
+                          : o.congestion == "off" ? serve::ServerOptions::Congestion::off
+                                                  : serve::ServerOptions::Congestion::automatic;
     // Ctrl-C and SIGTERM are taken by a waiting thread (blocked everywhere else, including the
     // threads started below, which inherit the mask), which stops the server cleanly.
     sigset_t signals;
@@ -75,8 +77,9 @@ void add_serve_command(CLI::App& app) {
     cmd->add_option("--sector-size", opts->server.sector_size,
                     "Sector side of hierarchical maps, 16..256 (default 64)");
     cmd->add_option("--congestion", opts->congestion,
-                    "on (default): the groups' fields count the crowd's density and are refreshed a few times per "
-                    "second, so crowds spread over parallel routes; off: plain fields (the page can toggle it)");
+                    "on: the groups' fields count the crowd's density and are refreshed a few times per second, so "
+                    "crowds spread over parallel routes; off: plain fields; auto (default): on for maps of at most "
+                    "512x512 cells, decided at every map load (the page can toggle it)");
     cmd->add_option("--web-root", opts->server.web_root,
                     "Development: serve the page from this folder instead of the compiled-in copy");
     cmd->add_flag(

@@ -812,6 +812,12 @@ void Server::Impl::sim_loop() {
     };
     auto after_load = [&] {
         ++loads;
+        if (opt.congestion == ServerOptions::Congestion::automatic) {
+            CongestionParams p = world->congestion();
+            p.enabled = static_cast<std::int64_t>(world->cost().size()) <= kCongestionAutoCells;
+            if (p.enabled != world->congestion().enabled) (void)world->apply(SetCongestion{p});
+            post_broadcast(params_json(*world), false, false, &Impl::last_params);
+        }
         post_world_state();
         broadcast_terrain(true);
         for (auto& [id, v] : viewers) {
@@ -1233,7 +1239,9 @@ Result<void> Server::start() {
     config.hierarchy_cells = s.opt.hierarchy_cells;
     config.sectors.sector_size = s.opt.sector_size;
     config.sectors.portal_limit = std::min(config.sectors.portal_limit, s.opt.sector_size);
-    config.congestion.enabled = s.opt.congestion;
+    config.congestion.enabled = s.opt.congestion == ServerOptions::Congestion::on ||
+                                (s.opt.congestion == ServerOptions::Congestion::automatic &&
+                                 static_cast<std::int64_t>(map.cost.size()) <= kCongestionAutoCells);
     s.world = std::make_unique<World>(*s.jobs, config);
     const auto t0 = Clock::now();
     if (auto r = s.world->load(name, std::move(map.cost), std::move(map.goals), s.opt.agents, map.spawn_area); !r) {
