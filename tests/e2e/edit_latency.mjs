@@ -3,23 +3,14 @@
 // 1024x1024 built-in map (with --units units moving) and, for each, times from the page sending
 // `paint` to the page's field showing the wall (cost 255, no value).
 // node tests/e2e/edit_latency.mjs --tide build/bin/tide [--units 10000] [--strokes 20]
-import { chromium } from 'playwright-core';
-import { getJson, kChromium, kChromiumArgs, startServer, stopServer } from './lib.mjs';
+import { getJson, withDemoPage } from './lib.mjs';
 
 const args = process.argv.slice(2);
 const opt = (k, d) => (args.includes(k) ? args[args.indexOf(k) + 1] : d);
 const tide = opt('--tide', 'build/bin/tide');
 const units = Number(opt('--units', '10000'));
 const strokes = Number(opt('--strokes', '20'));
-const output = [];
-const { child, url } = startServer({ tide }, 8700 + Math.floor(Math.random() * 500), output,
-    ['--map', '@large', '--agents', String(units)], 60_000);
-let browser;
-try {
-    const base = await url;
-    browser = await chromium.launch({ executablePath: kChromium, args: kChromiumArgs });
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    await page.goto(base);
+await withDemoPage(tide, ['--map', '@large', '--agents', String(units)], async ({ page, base }) => {
     await page.waitForFunction(() => window.tide && window.tide.ready && window.tide.stats, null, { timeout: 60_000 });
     await page.waitForTimeout(2000);
     const times = [];
@@ -62,7 +53,4 @@ try {
     console.log(`edit_latency: ${strokes} one-cell walls on the 1024x1024 map with ${units} units: ` +
         `shown after median ${q(0.5)} ms, p90 ${q(0.9)} ms, max ${q(1)} ms; ${patches} fields patches applied; ` +
         `server tick ${s.stats.tick_hz.toFixed(1)} Hz`);
-} finally {
-    if (browser) await browser.close();
-    await stopServer(child);
-}
+});

@@ -1,23 +1,14 @@
 // Opt-in measurement (not part of make test): the page's frame rate with 100,000 units on the
 // 1024x1024 built-in map at 1280x800, Fit zoom, heat map as the page chooses.
 // node tests/e2e/fps100k.mjs --tide build/bin/tide [--seconds 10]
-import { chromium } from 'playwright-core';
-import { getJson, kChromium, kChromiumArgs, startServer, stopServer, waitFor } from './lib.mjs';
+import { getJson, waitFor, withDemoPage } from './lib.mjs';
 
 const args = process.argv.slice(2);
 const opt = (k, d) => (args.includes(k) ? args[args.indexOf(k) + 1] : d);
 const tide = opt('--tide', 'build/bin/tide');
 const seconds = Number(opt('--seconds', '10'));
 const units = Number(opt('--units', '100000'));
-const output = [];
-const { child, url } = startServer({ tide }, 8200 + Math.floor(Math.random() * 500), output,
-    ['--map', '@large', '--agents', String(units)], 60_000);
-let browser;
-try {
-    const base = await url;
-    browser = await chromium.launch({ executablePath: kChromium, args: kChromiumArgs });
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    await page.goto(base);
+await withDemoPage(tide, ['--map', '@large', '--agents', String(units)], async ({ page, base }) => {
     await page.waitForFunction((n) => window.tide && window.tide.ready && window.tide.agentsDrawn >= n * 0.99, units,
         { timeout: 60_000 });
     const m = await page.evaluate((ms) => new Promise((resolve) => {
@@ -36,7 +27,4 @@ try {
         `${m.drawn} units drawn, ${m.framesIn.toFixed(1)} agents frames/s received, server tick ${s.stats.tick_hz.toFixed(1)} Hz, ` +
         `step ${s.stats.step_ms.toFixed(2)} ms`);
     await page.screenshot({ path: '/tmp/fps100k.png' });
-} finally {
-    if (browser) await browser.close();
-    await stopServer(child);
-}
+});

@@ -99,6 +99,25 @@ export async function countColours(page, named) {
 }
 
 /**
+ * For the opt-in measurement scripts: starts `tide` serve with `serverArgs`, opens the page at
+ * 1280x800 and returns what `body({ page, base })` returns; always stops the browser and the server.
+ */
+export async function withDemoPage(tide, serverArgs, body, serverMs = 60_000) {
+    const { child, url } = startServer({ tide }, 0, [], serverArgs, serverMs);
+    let browser;
+    try {
+        const base = await url;
+        browser = await chromium.launch({ executablePath: kChromium, args: kChromiumArgs });
+        const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+        await page.goto(base);
+        return await body({ page, base });
+    } finally {
+        if (browser) await browser.close();
+        await stopServer(child);
+    }
+}
+
+/**
  * The harness of a browser script: starts `tide serve` (opts.tide, opts.webRoot; `serverArgs`,
  * listening within `serverMs`), opens headless Chromium at 1280x800 on a throw-away profile
  * (`contextOptions` added), collects the page's errors, and runs `body({ page, context, base, out,
