@@ -67,7 +67,9 @@ struct SimulationReport {
     CrowdStats crowd;                        ///< Counters of the last step (no_path, stuck, sidestepping).
     std::size_t wall_penetrations = 0;       ///< Unit-steps with the centre in a wall or the disc 5% into one.
     bool nan = false;                        ///< A position became NaN or infinite.
-    double max_overlap = 0.0;                ///< Deepest pair overlap seen at the samples, in radii.
+    double max_overlap = 0.0;                ///< Deepest pair overlap at the samples (10 per simulated s), in radii.
+    Vec2 max_overlap_at{};                   ///< Midpoint of that pair (cells).
+    std::size_t deep_overlap_pairs = 0;      ///< Most pairs deeper than half a radius at one sample.
     double mean_step_ms = 0.0;               ///< World::stats().step_ms, mean over the steps.
     double max_step_ms = 0.0;                ///< Largest step time.
     std::uint64_t state_hash = 0;            ///< Crowd::state_hash(): equal runs give equal hashes.
@@ -129,6 +131,10 @@ private:
     std::vector<double> arrived_by_second_;
     std::size_t penetrations_ = 0;
     bool nan_ = false;
+    Vec2 max_overlap_at_{};
+    std::vector<Vec2> overlap_pos_;  // measure_overlap's scratch
+    std::vector<std::uint32_t> overlap_cell_, overlap_start_, overlap_order_;
+    std::size_t deep_pairs_ = 0;
     double max_overlap_ = 0.0, sum_ms_ = 0.0, max_ms_ = 0.0, danger_mean_start_ = 0.0;
     double arrived_50_s_ = -1.0, arrived_90_s_ = -1.0;  // simulated time half and 90% of the units had arrived
 };

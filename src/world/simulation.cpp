@@ -129,29 +129,54 @@ double Simulation::danger_distance(bool least) const {
     return least ? low : sum / static_cast<double>(ids_.size());
 }
 
-// Deepest pair overlap, in radii (a grid of 1-cell buckets).
+// Deepest pair overlap, in radii, and the pairs deeper than half a radius: agents counting-sorted
+// into 1-cell buckets, each pair tested once from its lower-indexed agent.
 void Simulation::measure_overlap() {
     const Crowd& crowd = world_->crowd();
     const CostField& cost = world_->cost();
-    std::vector<std::vector<std::size_t>> grid(static_cast<std::size_t>(cost.width()) * cost.height());
-    for (std::size_t k = 0; k < ids_.size(); ++k) {
+    const int W = cost.width(), H = cost.height();
+    const std::size_t n = ids_.size();
+    overlap_pos_.resize(n);
+    overlap_cell_.resize(n);
+    overlap_start_.assign(static_cast<std::size_t>(W) * H + 1, 0);
+    for (std::size_t k = 0; k < n; ++k) {
         const Vec2 p = crowd.position(ids_[k]);
-        grid[static_cast<std::size_t>(p.y) * cost.width() + static_cast<std::size_t>(p.x)].push_back(k);
+        overlap_pos_[k] = p;
+        const int x = std::clamp(static_cast<int>(p.x), 0, W - 1), y = std::clamp(static_cast<int>(p.y), 0, H - 1);
+        overlap_cell_[k] =
+            static_cast<std::uint32_t>(y) * static_cast<std::uint32_t>(W) + static_cast<std::uint32_t>(x);
+        ++overlap_start_[overlap_cell_[k] + 1];
+    }
+    for (std::size_t c = 1; c < overlap_start_.size(); ++c) overlap_start_[c] += overlap_start_[c - 1];
+    overlap_order_.resize(n);
+    {
+        std::vector<std::uint32_t> fill(overlap_start_.begin(), overlap_start_.end() - 1);
+        for (std::size_t k = 0; k < n; ++k) overlap_order_[fill[overlap_cell_[k]]++] = static_cast<std::uint32_t>(k);
     }
     const float r = settings_.world.crowd.radius;
-    for (std::size_t k = 0; k < ids_.size(); ++k) {
-        const Vec2 p = crowd.position(ids_[k]);
-        for (int y = static_cast<int>(p.y) - 1; y <= static_cast<int>(p.y) + 1; ++y)
-            for (int x = static_cast<int>(p.x) - 1; x <= static_cast<int>(p.x) + 1; ++x) {
-                if (!cost.contains(x, y)) continue;
-                for (std::size_t j : grid[static_cast<std::size_t>(y) * cost.width() + x]) {
+    std::size_t deep = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+        const Vec2 p = overlap_pos_[k];
+        const int cx = static_cast<int>(overlap_cell_[k] % static_cast<std::uint32_t>(W));
+        const int cy = static_cast<int>(overlap_cell_[k] / static_cast<std::uint32_t>(W));
+        for (int y = std::max(cy - 1, 0); y <= std::min(cy + 1, H - 1); ++y)
+            for (int x = std::max(cx - 1, 0); x <= std::min(cx + 1, W - 1); ++x) {
+                const std::size_t c = static_cast<std::size_t>(y) * W + x;
+                for (std::uint32_t s = overlap_start_[c]; s < overlap_start_[c + 1]; ++s) {
+                    const std::uint32_t j = overlap_order_[s];
                     if (j <= k) continue;
-                    const Vec2 q = crowd.position(ids_[j]);
+                    const Vec2 q = overlap_pos_[j];
                     const double d = std::hypot(p.x - q.x, p.y - q.y);
-                    max_overlap_ = std::max(max_overlap_, (2.0 * r - d) / r);
+                    const double depth = (2.0 * r - d) / r;
+                    deep += depth > 0.5;
+                    if (depth > max_overlap_) {
+                        max_overlap_ = depth;
+                        max_overlap_at_ = {(p.x + q.x) * 0.5f, (p.y + q.y) * 0.5f};
+                    }
                 }
             }
     }
+    deep_pairs_ = std::max(deep_pairs_, deep);
 }
 
 Result<void> Simulation::step() {
@@ -181,10 +206,9 @@ Result<void> Simulation::step() {
     if (arrived_50_s_ < 0 && 2 * arrived >= ids_.size()) arrived_50_s_ = crowd.time();
     if (arrived_90_s_ < 0 && 10 * arrived >= 9 * ids_.size()) arrived_90_s_ = crowd.time();
     sampled_ = steps_done_ % per_second_ == 0 || steps_done_ == step_count_;
-    if (sampled_) {
-        arrived_by_second_.push_back(static_cast<double>(arrived) / static_cast<double>(ids_.size()));
-        measure_overlap();
-    }
+    if (sampled_) arrived_by_second_.push_back(static_cast<double>(arrived) / static_cast<double>(ids_.size()));
+    // Overlap ten times a simulated second (and at the end).
+    if (sampled_ || steps_done_ % std::max(1, per_second_ / 10) == 0) measure_overlap();
     return {};
 }
 
@@ -219,6 +243,8 @@ SimulationReport Simulation::report() const {
     r.wall_penetrations = penetrations_;
     r.nan = nan_;
     r.max_overlap = max_overlap_;
+    r.max_overlap_at = max_overlap_at_;
+    r.deep_overlap_pairs = deep_pairs_;
     r.mean_step_ms = steps_done_ > 0 ? sum_ms_ / static_cast<double>(steps_done_) : 0.0;
     r.max_step_ms = max_ms_;
     r.state_hash = crowd.state_hash();
