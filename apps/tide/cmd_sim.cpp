@@ -39,6 +39,8 @@ struct SimOptions {
     std::string wall_margin;
     bool detail = false;
     std::string line_of_sight = "on";
+    int contact_passes = CrowdParams{}.contact_passes;
+    double yield_overlap = CrowdParams{}.yield_overlap;
     std::string congestion = "off";
     CongestionParams congestion_params;
     double png_at = -1.0;
@@ -123,6 +125,12 @@ SimRun run_sim(const SimOptions& o, bool congestion) {
     if (o.line_of_sight != "on" && o.line_of_sight != "off")
         throw Failure{"--line-of-sight '" + o.line_of_sight + "' is not on or off"};
     config.crowd.line_of_sight = o.line_of_sight == "on";
+    if (o.contact_passes < 0 || o.contact_passes > 16)
+        throw Failure{"--contact-passes " + std::to_string(o.contact_passes) + " is outside 0..16"};
+    config.crowd.contact_passes = o.contact_passes;
+    if (!(o.yield_overlap >= 0.0 && o.yield_overlap <= 1.0))
+        throw Failure{"--yield " + std::to_string(o.yield_overlap) + " is outside 0..1"};
+    config.crowd.yield_overlap = static_cast<float>(o.yield_overlap);
     config.congestion = o.congestion_params;
     config.congestion.enabled = congestion;
     if (auto r = check_congestion_params(config.congestion); !r) throw Failure{r.error().message};
@@ -223,12 +231,16 @@ SimRun run_sim(const SimOptions& o, bool congestion) {
         {"stuck", st.stuck},
         {"sidestepping", st.sidestepping},
         {"line_of_sight", config.crowd.line_of_sight},
+        {"contact_passes", config.crowd.contact_passes},
+        {"yield_overlap", config.crowd.yield_overlap},
         {"congestion", config.congestion.enabled},
         {"arrived_50_s", r.arrived_50_s >= 0 ? nlohmann::json(r.arrived_50_s) : nlohmann::json(nullptr)},
         {"arrived_90_s", r.arrived_90_s >= 0 ? nlohmann::json(r.arrived_90_s) : nlohmann::json(nullptr)},
         {"wall_penetrations", r.wall_penetrations},
         {"nan", r.nan},
         {"max_overlap", r.max_overlap},
+        {"max_overlap_at", {r.max_overlap_at.x, r.max_overlap_at.y}},
+        {"deep_overlap_pairs", r.deep_overlap_pairs},
         {"mean_step_ms", r.mean_step_ms},
         {"max_step_ms", r.max_step_ms},
         {"state_hash", hash},
@@ -282,8 +294,11 @@ SimRun run_sim(const SimOptions& o, bool congestion) {
             "%.2f least at the end (arrived = standing at a safe spot)\n",
             o.flee_factor, r.danger_distance_mean_start, r.danger_distance_mean_end, r.danger_distance_min_end);
     }
-    std::printf("wall penetrations %zu, NaN %s, deepest overlap %.2f radii\n", r.wall_penetrations,
-                r.nan ? "yes" : "no", r.max_overlap);
+    std::printf(
+        "wall penetrations %zu, NaN %s, deepest overlap %.2f radii (at %.1f,%.1f), at most %zu pairs deeper "
+        "than half a radius\n",
+        r.wall_penetrations, r.nan ? "yes" : "no", r.max_overlap, r.max_overlap_at.x, r.max_overlap_at.y,
+        r.deep_overlap_pairs);
     std::printf("step %.3f ms mean, %.3f ms max; state hash %s\n", r.mean_step_ms, r.max_step_ms, hash);
     if (r.hierarchical) {
         std::printf("planner hierarchical: sector graph %.1f ms, %zu sector fields (%.1f MB)\n", r.graph_ms,
@@ -401,6 +416,12 @@ void add_sim_command(CLI::App& app) {
     cmd->add_option("--line-of-sight", o->line_of_sight,
                     "on (default): units steer straight where they see far along their field's path; off: the "
                     "sampled flow only");
+    cmd->add_option("--contact-passes", o->contact_passes,
+                    "Position passes per sub-step that push touching units apart, 0..16 (default " +
+                        std::to_string(CrowdParams{}.contact_passes) + ")");
+    cmd->add_option("--yield", o->yield_overlap,
+                    "Overlap (radii, 0..1) at which a unit stops walking into a mate of its group (default 0.15); 0: "
+                    "units squeeze through one another");
     cmd->add_option("--congestion", o->congestion,
                     "off (default); on: the crowd's density (more so units moving against the group) adds to "
                     "the cost the group's field plans on, refreshed a few times per simulated second, so the "

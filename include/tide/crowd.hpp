@@ -56,6 +56,12 @@ struct CrowdParams {
                                     ///< 3 cells/s on their terrain step aside for proportionally
                                     ///< less time (the same distance).
     float max_substep = 0.02f;      ///< Longer steps are split so nothing tunnels through a wall, s.
+    int contact_passes = 2;         ///< Position passes per sub-step that push touching agents apart
+                                    ///< (0..16): more keep a dense crowd from overlapping deeper.
+    float yield_overlap = 0.15f;    ///< Overlap with a mate (radii, 0..1) at which a unit stops walking
+                                    ///< into it (into an arrived mate: from this to twice this), so a
+                                    ///< pressing queue does not pile up; 0: units squeeze through (denser,
+                                    ///< faster through one-cell gaps, overlapping up to 2 radii).
     bool line_of_sight = true;      ///< Units of size 1 steer straight at the furthest point of their
                                     ///< field's path they can reach in a straight line over ground of one
                                     ///< cost (up to 1024 moves ahead), on goal fields built on the crowd's
@@ -305,6 +311,12 @@ private:
     Agents a_, sorted_;
     std::pmr::vector<float> nx_, ny_, dvx_, dvy_;
     std::pmr::vector<std::uint8_t> nstate_, wall_hit_;
+    // The contact passes: each entry's nearest touching candidates (kMaxContacts per entry, entry
+    // indices), their count, and the passes' second position buffer.
+    std::pmr::vector<std::uint32_t> contacts_;
+    std::pmr::vector<std::uint8_t> n_contacts_;
+    std::pmr::vector<float> cx_, cy_;
+    void contact_passes(JobSystem& jobs);
     std::vector<float> settle_;  // per group: cost-to-go within which the stopping chain reaction acts
     float max_radius_ = 0.0f;    // largest live radius; recomputed after a removal (max_radius_dirty_)
     bool max_radius_dirty_ = false;

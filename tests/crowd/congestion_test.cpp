@@ -67,7 +67,10 @@ TEST(Congestion, LayersFromARealCrowdKeepWallsAndOpenCells) {
             if (!cost.passable(x, y)) continue;
             for (int k = 0; k < 12; ++k) ASSERT_TRUE(crowd.add_agent({x + 0.1f + 0.07f * k, y + 0.5f}, g).ok());
         }
-    for (int i = 0; i < 30; ++i) ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
+    // A few steps only: the stopping chain reaction soon settles most of this crowd (and a
+    // settled pack is not congestion).
+    for (int i = 0; i < 3; ++i) ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
+    ASSERT_LT(crowd.stats().arrived, crowd.stats().agents / 2);
     CrowdDensity density;
     measure_density(crowd, cost, density);
     CongestionParams p;
