@@ -88,6 +88,12 @@ const tide = {
     shownGroup: () => state.shownGroup,
     /** The group this client asked to see, 0 for automatic. */
     viewChoice: () => state.viewChoice,
+    /** The selection box being drawn ({x0, y0, x1, y1} in cell units), or null. */
+    selectBand: () => (view.band ? { ...view.band } : null),
+    /** Whether the long-press ring is on screen (a touch long press registered). */
+    pressShown: () => !!view.press,
+    /** The first-run hint's text (plain). */
+    hintText: () => $('hint-text').textContent,
     /** The box of the last `select` the canvas sent ([x0, y0, x1, y1] in cell units, or null). */
     lastSelectBox: () => input.lastSelectBox,
     /** What the page knows of a cell: terrain cost (255 wall) and integration value (Infinity when unreachable). */
@@ -858,6 +864,7 @@ const input = new CanvasInput($('canvas'), view, {
     },
     shownGroup: () => state.shownGroup,
     selection: () => state.selection,
+    selectionPending: () => state.pendingSelects > 0,
     select,
     unitCount: () => state.unitCount,
     maxGoals: () => (state.world && state.world.max_goals) || 16,
