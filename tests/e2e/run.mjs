@@ -490,14 +490,15 @@ async function checkOrderGestures(page, base) {
 
 /**
  * One finger through CDP (Input.dispatchTouchEvent, on a page with touch): down at `from`, held
- * until `hold` (optional, async) returns, moved to `to` in `steps` moves `stepMs` apart; `during`
+ * until `hold` (optional, async) returns, moved to `to` in `steps` moves `stepMs` apart (the first
+ * `lead` of the way at once: a finger that pans leaves the long-press slop straight away); `during`
  * (optional) runs before it lifts.
  */
-async function touchDrag(cdp, from, to, { hold, steps = 10, stepMs = 16, during } = {}) {
+async function touchDrag(cdp, from, to, { hold, steps = 10, stepMs = 16, lead = 0, during } = {}) {
     await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x: from.x, y: from.y }] });
     if (hold) await hold();
     for (let i = 1; i <= steps; i++) {
-        const t = i / steps;
+        const t = lead + (1 - lead) * (i / steps);
         await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove',
             touchPoints: [{ x: from.x + (to.x - from.x) * t, y: from.y + (to.y - from.y) * t }] });
         await sleep(stepMs);
@@ -553,8 +554,9 @@ async function checkTouch(page, base, out, pageErrors) {
 
         // A plain one-finger drag pans: the map follows the finger, nothing is selected or ordered.
         const a = await point(30, 22);
-        // (30 moves 20 ms apart: the drag outlasts the long-press delay, which moving must cancel)
-        await touchDrag(cdp, a, { x: a.x + 40, y: a.y + 30 }, { steps: 30, stepMs: 20 });
+        // (30 moves 20 ms apart, the first 15 px out: the drag outlasts the long-press delay, which
+        // moving must cancel)
+        await touchDrag(cdp, a, { x: a.x + 40, y: a.y + 30 }, { steps: 30, stepMs: 20, lead: 0.3 });
         await sleep(kLongPressWaitMs); // a long press, had the drag started one, would have fired by now
         const moved = await point(30, 22);
         const off = Math.hypot(moved.x - a.x - 40, moved.y - a.y - 30);
@@ -573,6 +575,7 @@ async function checkTouch(page, base, out, pageErrors) {
             cue = await phone.waitForFunction(() => window.tide.pressShown(), null, { timeout: 3000, polling: 20 })
                 .then(() => true, () => false);
         };
+        await phone.waitForFunction(() => !window.tide.pressShown(), null, { timeout: 3000 });
         await touchDrag(cdp, p, q, { hold: waitRing, steps: 12, during: async () => {
             band = await phone.evaluate(() => window.tide.selectBand());
             await phone.screenshot({ path: path.join(out, '14-touch-select.png') });
@@ -614,7 +617,9 @@ async function checkTouch(page, base, out, pageErrors) {
 
         // A long press released in place clears the selection; then a tap orders nothing.
         const c = await point(40, 30);
-        await touchDrag(cdp, c, c, { hold: () => sleep(kLongPressWaitMs), steps: 1 });
+        await phone.waitForFunction(() => !window.tide.pressShown(), null, { timeout: 3000 });
+        await touchDrag(cdp, c, c, { hold: waitRing, steps: 1 });
+        check(cue, 'no ring showed while a finger was held still for 3 s to clear the selection');
         const cleared = await phone.waitForFunction(() => window.tide.selectionCount() === 0, null, { timeout: 3000 })
             .then(() => true, () => false);
         check(cleared, `after a long press released in place the touch page has ${await phone.evaluate(() => window.tide.selectionCount())} selected`);
