@@ -17,6 +17,10 @@ const kSlowTickHz = 50; // below this server tick rate the badge shows
 const kHintDoneKey = 'tide.firstRunHintDone';
 const kHintText = 'Try this: <b>drag the G</b> to move the goal · press <b>1</b> and <b>paint a wall</b> across the gap in the left wall · ' +
     '<b>drag a box</b> around units, then <b>right-click</b> to send them · <b>?</b> lists every control';
+// On a touch screen (a finger is the main pointer): the gestures instead of the mouse buttons and keys.
+const kTouchHintText = 'Try this: <b>drag the G</b> · <b>long-press, then drag</b> a box around units, ' +
+    '<b>tap</b> to send them there · <button class="hint-help" title="Controls and gestures">?</button> lists every gesture';
+const touchFirst = () => matchMedia('(pointer: coarse)').matches;
 
 const view = new View($('canvas'));
 const state = {
@@ -88,6 +92,12 @@ const tide = {
     shownGroup: () => state.shownGroup,
     /** The group this client asked to see, 0 for automatic. */
     viewChoice: () => state.viewChoice,
+    /** The selection box being drawn ({x0, y0, x1, y1} in cell units), or null. */
+    selectBand: () => (view.band ? { ...view.band } : null),
+    /** Whether the long-press ring is on screen (a touch long press registered). */
+    pressShown: () => !!view.press,
+    /** The first-run hint's text (plain). */
+    hintText: () => $('hint-text').textContent,
     /** The box of the last `select` the canvas sent ([x0, y0, x1, y1] in cell units, or null). */
     lastSelectBox: () => input.lastSelectBox,
     /** What the page knows of a cell: terrain cost (255 wall) and integration value (Infinity when unreachable). */
@@ -858,6 +868,7 @@ const input = new CanvasInput($('canvas'), view, {
     },
     shownGroup: () => state.shownGroup,
     selection: () => state.selection,
+    selectionPending: () => state.pendingSelects > 0,
     select,
     unitCount: () => state.unitCount,
     maxGoals: () => (state.world && state.world.max_goals) || 16,
@@ -973,7 +984,7 @@ function firstRun(stats) {
     } catch {
         done = false;
     }
-    if (!done) showHint(kHintText);
+    if (!done) showHint(touchFirst() ? kTouchHintText : kHintText);
 }
 
 function showHint(html) {
@@ -991,11 +1002,16 @@ function dismissHint() {
     }
 }
 $('hint-close').addEventListener('click', dismissHint);
+$('hint-text').addEventListener('click', (e) => {
+    if (e.target.closest('.hint-help')) toggleHelp(true); // the touch hint's ? (the ? button is in the drawer on a phone)
+});
 
 function toggleHelp(open = $('help').hidden) {
     $('help').hidden = !open;
     if (open) closeDrawer();
 }
+// On a touch screen the gestures come first in the help.
+if (touchFirst()) $('help-close').after($('help-touch'));
 $('help-open').addEventListener('click', () => toggleHelp(true));
 $('help-close').addEventListener('click', () => toggleHelp(false));
 $('help').addEventListener('pointerdown', (e) => {

@@ -8,6 +8,8 @@ const kPaintBurst = 20;
 const kGoalIntervalMs = 33; // goal drags: about 30 set_goals per second at most
 const kParamsIntervalMs = 100;
 const kClickSlop = 4; // client pixels a click may move before it counts as a drag
+const kTouchSlop = 10; // the same for a finger (a tap, a long press)
+const kLongPressMs = 350; // a finger held this long without moving starts a selection box
 const kTowerCheckMs = 50; // tower_check: at most 20 per second, one at a time (the server allows 120 messages/s)
 const kTowerAnswerMs = 1000; // an answer this late is taken as lost: the next check may go
 
@@ -127,10 +129,14 @@ function lineCells(x0, y0, x1, y1) {
  * brush(), towerSize(), towerHover(rect or null), groups() (the groups as drawn: [{id, goals,
  * members}]), setLocalGoals(group, goals), setDragging(group or 0), shownGroup() (the group whose
  * field is on screen), selection() ({count, serial}), select(box or null), unitCount(), maxGoals(),
- * hover(cell), inspect(position in cell units).
+ * selectionPending() (a box selection sent and not yet answered), hover(cell), inspect(position in
+ * cell units), toast(text).
  *
- * Touch: one finger drags pan with the Select tool (paint, goals and towers as with a mouse), two
- * fingers pinch to zoom and pan; a tap acts as a click.
+ * Touch, with the Select tool: one finger drags pan; a long press (kLongPressMs without moving;
+ * a ring flashes under the finger) then a drag draws the selection box, a long press released in
+ * place clears the selection; with units selected a tap sends them there (the right-click order;
+ * with nothing selected a tap does nothing). Two fingers pinch to zoom and pan. Goals, paint,
+ * towers and dangers take one finger as they take the mouse.
  */
 export class CanvasInput {
     constructor(canvas, view, app) {
@@ -147,6 +153,9 @@ export class CanvasInput {
         this.lastSelectBox = null; // the box of the last `select` sent (tests)
         this.touches = new Map(); // pointerId -> [clientX, clientY] of the touch points down
         this.pinch = null; // {distance, centre}: the two-finger gesture in progress
+        this.touchTap = false; // a Select-tool touch that has not moved (yet): a tap or a long press
+        this.touchAt = null; // [clientX, clientY] of that finger now
+        this.pressTimer = 0; // fires the long press
 
         canvas.addEventListener('pointerdown', (e) => this.down(e));
         canvas.addEventListener('pointermove', (e) => this.move(e));
@@ -227,9 +236,14 @@ export class CanvasInput {
             return;
         }
         if (this.app.tool() === 'select' && e.pointerType === 'touch') {
+            // One finger pans; held still it becomes a long press (a selection box); lifted at
+            // once it is a tap (an order).
             this.canvas.setPointerCapture(e.pointerId);
             this.startPan(e);
-            this.touchTap = true; // a tap (no drag) still clears the selection
+            this.touchTap = true;
+            this.touchAt = [e.clientX, e.clientY];
+            clearTimeout(this.pressTimer);
+            this.pressTimer = setTimeout(() => this.longPress(), kLongPressMs);
             return;
         }
         if (this.app.tool() === 'select') {
@@ -261,9 +275,38 @@ export class CanvasInput {
         this.canvas.classList.add('panning');
     }
 
-    /** Whether the pointer has moved further than a click allows since the button went down. */
+    /** Whether the pointer has moved further than a click (a tap) allows since the button went down. */
     dragged(e) {
-        return Math.hypot(e.clientX - this.from[0], e.clientY - this.from[1]) >= kClickSlop;
+        const slop = e.pointerType === 'touch' ? kTouchSlop : kClickSlop;
+        return Math.hypot(e.clientX - this.from[0], e.clientY - this.from[1]) >= slop;
+    }
+
+    /**
+     * The finger has been held still for kLongPressMs with the Select tool: the pan becomes a
+     * selection box from where it is (a ring flashes there, the phone buzzes briefly).
+     */
+    longPress() {
+        this.pressTimer = 0;
+        if (this.mode !== 'pan' || !this.touchTap || this.pinch || this.touches.size !== 1) return;
+        const [px, py] = this.touchAt;
+        this.canvas.classList.remove('panning');
+        this.touchTap = false;
+        this.from = [px, py];
+        const [x, y] = this.view.positionAt(px, py);
+        this.mode = 'box';
+        this.view.band = { x0: x, y0: y, x1: x, y1: y };
+        this.view.press = { x: px, y: py, at: performance.now() };
+        try {
+            if (navigator.vibrate && navigator.userActivation && navigator.userActivation.isActive) navigator.vibrate(15);
+        } catch {
+            // no vibration: the ring is the cue
+        }
+    }
+
+    /** Stops waiting for a long press. */
+    stopPress() {
+        clearTimeout(this.pressTimer);
+        this.pressTimer = 0;
     }
 
     /** The two touch points' distance and centre. */
@@ -274,6 +317,8 @@ export class CanvasInput {
 
     /** Drops what the pointer started (a second finger came): nothing is sent for it. */
     abandon() {
+        this.stopPress();
+        this.touchTap = false;
         if (this.mode === 'goal') {
             this.canvas.classList.remove('dragging');
             this.app.setDragging(0);
@@ -297,7 +342,13 @@ export class CanvasInput {
                 return;
             }
         }
-        if (this.mode === 'pan' && this.touchTap && this.dragged(e)) this.touchTap = false;
+        if (this.mode === 'pan' && this.touchTap) {
+            this.touchAt = [e.clientX, e.clientY];
+            if (this.dragged(e)) {
+                this.touchTap = false; // a drag: it pans, no tap, no long press
+                this.stopPress();
+            }
+        }
         this.pointer = [e.clientX, e.clientY];
         const [cx, cy] = this.view.cellAt(e.clientX, e.clientY);
         if (this.mode === 'right' && this.dragged(e)) {
@@ -329,9 +380,10 @@ export class CanvasInput {
                 return;
             }
         }
+        this.stopPress();
         if (this.mode === 'pan') {
             this.canvas.classList.remove('panning');
-            if (this.touchTap) this.select(null);
+            if (this.touchTap) this.tap(e);
             this.touchTap = false;
         } else if (this.mode === 'right') {
             this.rightClick(e);
@@ -355,7 +407,7 @@ export class CanvasInput {
             const band = this.view.band;
             this.view.band = null;
             if (!this.dragged(e)) {
-                this.select(null); // a click on the map clears the selection
+                this.select(null); // a click on the map (a long press released in place) clears the selection
             } else {
                 const [x, y] = this.view.positionAt(e.clientX, e.clientY);
                 const x0 = Math.min(band.x0, x), x1 = Math.max(band.x0, x);
@@ -368,6 +420,8 @@ export class CanvasInput {
     }
 
     cancel(e) {
+        this.stopPress();
+        this.touchTap = false;
         if (e.pointerType === 'touch') this.touches.delete(e.pointerId);
         if (this.pinch) {
             if (this.touches.size === 0) this.pinch = null;
@@ -442,21 +496,31 @@ export class CanvasInput {
     // ---- Orders ------------------------------------------------------------------------------------
 
     /**
+     * A tap with the Select tool: with units selected (or a box selection of ours on its way to the
+     * server), the right-click order; with nothing selected, nothing (a stray tap must not send
+     * the whole crowd).
+     */
+    tap(e) {
+        const pending = this.lastSelectBox && this.app.selectionPending();
+        if (this.app.selection().count > 0 || pending) this.rightClick(e, true);
+    }
+
+    /**
      * Right click on a cell: orders the selection there (shift: adds the cell to this client's last
      * order of the same selection), or, with nothing selected, sends every unit there (shift: adds
      * the cell to the goals of the group holding every unit).
      */
-    rightClick(e) {
+    rightClick(e, tapped = false) {
         const [cx, cy] = this.view.cellAt(e.clientX, e.clientY);
         if (!this.view.contains(cx, cy)) return;
         if (this.view.costAt(cx, cy) === kCostWall) {
             this.app.log(`cannot send units onto a wall (${cx}, ${cy})`, 'info');
-            this.app.toast(`cannot send units onto a wall (${cx}, ${cy}): right-click an open cell`);
+            this.app.toast(`cannot send units onto a wall (${cx}, ${cy}): ${tapped ? 'tap' : 'right-click'} an open cell`);
             return;
         }
-        const shift = this.rightShift || e.shiftKey;
+        const shift = !tapped && (this.rightShift || e.shiftKey);
         const selection = this.app.selection();
-        if (selection.count > 0) {
+        if (selection.count > 0 || tapped) {
             let goals = [[cx, cy]];
             if (shift && this.lastOrder && this.lastOrder.serial === selection.serial) {
                 goals = this.appendGoal(this.lastOrder.goals, cx, cy);

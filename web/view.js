@@ -33,6 +33,7 @@ const kGridMinCell = 10;
 /** Smallest sector size in device pixels at which the overlay draws portals (below: borders only). */
 export const kPortalMinSector = 40;
 const kMaxCell = 160;
+const kPressMs = 450; // how long the long-press ring shows
 const kUnitTables = unitColourTables();
 /** Unit sizes the page draws (the agents frame's size byte: 1..kUnitSizes cells a side). */
 export const kUnitSizes = 3;
@@ -68,6 +69,7 @@ export class View {
         this.prevCount = -1;
         this.selection = null; // the latest selection frame (bitset by roster index)
         this.band = null; // {x0, y0, x1, y1} the selection box being dragged, cell units
+        this.press = null; // {x, y, at}: a long press registered (client position, performance.now()): a ring flashes
 
         // Options.
         this.showHeat = false;
@@ -931,7 +933,27 @@ export class View {
             ctx.strokeRect(x0, y0, w, h);
             ctx.setLineDash([]);
         }
+        if (this.press) this.drawPress(ctx);
         if (this.lens) this.drawLens(ctx);
+    }
+
+    /** The long-press cue: a ring that grows out of the finger and fades (kPressMs). */
+    drawPress(ctx) {
+        const t = (performance.now() - this.press.at) / kPressMs;
+        if (t >= 1) {
+            this.press = null;
+            return;
+        }
+        const [px, py] = this.toPixel(this.press.x, this.press.y);
+        const r = (14 + 30 * t) * this.dpr, alpha = 1 - t * t;
+        ctx.beginPath();
+        ctx.arc(px, py, r, 0, 2 * Math.PI);
+        ctx.lineWidth = 5 * this.dpr;
+        ctx.strokeStyle = `rgba(20,20,30,${(0.55 * alpha).toFixed(3)})`;
+        ctx.stroke();
+        ctx.lineWidth = 3 * this.dpr;
+        ctx.strokeStyle = `rgba(255,255,255,${alpha.toFixed(3)})`;
+        ctx.stroke();
     }
 
     /** The tower stamp: filled green (free), red (would block) or white (waiting for the server). */

@@ -87,7 +87,7 @@ async function firstRunAndHelp(page, out) {
     await page.keyboard.press('?');
     await page.waitForFunction(() => !document.getElementById('help').hidden, null, { timeout: 3000 });
     const help = await page.textContent('#help');
-    for (const key of ['Wall, Forest, Swamp, Erase', 'pause', 'fit the map', 'Space', 'Tower', 'Danger', 'sectors']) {
+    for (const key of ['Wall, Forest, Swamp, Erase', 'pause', 'fit the map', 'Space', 'Tower', 'Danger', 'sectors', 'long-press, then drag']) {
         check(help.includes(key), `the help overlay does not mention "${key}"`);
     }
     await page.screenshot({ path: path.join(out, 'help.png') });

@@ -3,17 +3,18 @@
 //   node tests/e2e/run.mjs --tide build/bin/tide --out build/e2e [--web-root web] [--url http://...]
 //
 // Starts `tide serve` on a free port (or uses --url), opens the page and drives it with real mouse
-// events, checking the outcome through the server's /api/state and /api/agents and through the
-// canvas pixels. Screenshots go to --out. Exits non-zero on the first failed check.
+// events (and, in a second phone-sized browser, touch events), checking the outcome through the
+// server's /api/state and /api/agents and through the canvas pixels. Screenshots go to --out.
+// Exits non-zero on the first failed check.
 
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 
-import { CheckFailed, check, countColours, getJson, kChromium, kChromiumArgs, nextFrames, startServer, stopServer, waitFor }
+import { CheckFailed, check, countColours, getJson, kChromium, kChromiumArgs, nextFrames, sleep, startServer, stopServer, waitFor }
     from './lib.mjs';
-const kDeadlineMs = 120_000; // the whole run; normally about 50 s
+const kDeadlineMs = 150_000; // the whole run; normally about 60 s
 const kMinFps = 30;
 const kManyUnits = 20000;
 
@@ -33,6 +34,11 @@ const kGapTower = { x0: 13, y0: 18, x1: 15, y1: 20 };
 const kBehindWall = [0, 0, 9, 39];
 const kOpenTowers = [[20, 1], [26, 1], [32, 1], [38, 1], [20, 7], [38, 8], [50, 26]]; // top-left cells of 3x3 candidates
 const kPaintRepairCell = [44, 30];
+// Touch (a phone, 390x844): a long-press box over part of the crowd, ordered by a tap on a cell.
+const kTouchBox = [17, 3, 34, 17];
+const kTouchTarget = [50, 34];
+const kLongPressWaitMs = 700; // the page's long press is 350 ms
+const kTouchHint = /long-press.*tap/;
 
 // Colours the page draws (web/palette.js, as apps/tide/render.cpp).
 const kInk = [28, 28, 32];
@@ -482,6 +488,155 @@ async function checkOrderGestures(page, base) {
         `panned ${panned.toFixed(1)} px off the pointer; ${selected} units to (${a}) then (${a}) + (${b}): group ${second.group}`);
 }
 
+/**
+ * One finger through CDP (Input.dispatchTouchEvent, on a page with touch): down at `from`, held
+ * until `hold` (optional, async) returns, moved to `to` in `steps` moves `stepMs` apart (the first
+ * `lead` of the way at once: a finger that pans leaves the long-press slop straight away); `during`
+ * (optional) runs before it lifts.
+ */
+async function touchDrag(cdp, from, to, { hold, steps = 10, stepMs = 16, lead = 0, during } = {}) {
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x: from.x, y: from.y }] });
+    if (hold) await hold();
+    for (let i = 1; i <= steps; i++) {
+        const t = lead + (1 - lead) * (i / steps);
+        await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove',
+            touchPoints: [{ x: from.x + (to.x - from.x) * t, y: from.y + (to.y - from.y) * t }] });
+        await sleep(stepMs);
+    }
+    if (during) await during();
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+}
+
+/**
+ * Touch, on a phone-sized page with a touch screen (a second browser): the first-run hint names
+ * the gestures; a one-finger drag pans and selects nothing; a long press then a drag draws a box
+ * (a ring flashes when the press registers) and selects exactly the units in it; a tap on a cell
+ * orders them there (the selected units, and only they, form a group with that goal); a long press
+ * released in place clears the selection.
+ */
+async function checkTouch(page, base, out, pageErrors) {
+    const count = (await getJson(base, '/api/state')).stats.agents;
+    await respawn(page, base, count);
+    await setPaused(page, base, true);
+    const browser = await chromium.launch({ executablePath: kChromium, args: kChromiumArgs });
+    try {
+        const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+        phone.on('pageerror', (err) => pageErrors.push(`touch page: ${err.message}`));
+        phone.on('console', (msg) => {
+            if (msg.type() === 'error') pageErrors.push(`touch page console: ${msg.text()}`);
+        });
+        await phone.goto(base);
+        const ready = await phone.waitForFunction(() => window.tide.ready && window.tide.agentsDrawn > 0 && window.tide.hintShown(),
+            null, { timeout: 10_000 }).then(() => true, () => false);
+        check(ready, 'the touch page did not load (ready, units drawn, first-run hint)');
+        const hint = await phone.evaluate(() => window.tide.hintText());
+        check(kTouchHint.test(hint) && !/right-click/.test(hint), `on a touch screen the first-run hint says '${hint}'`);
+
+        // The help (the hint's ?, tapped: the ? button is in the closed drawer) lists the gestures.
+        await phone.tap('#hint-text .hint-help');
+        await phone.waitForFunction(() => !document.getElementById('help').hidden, null, { timeout: 3000 });
+        const help = await phone.textContent('#help');
+        for (const gesture of ['long-press, then drag', 'send the selection there', 'long-press and lift', 'pinch']) {
+            check(help.includes(gesture), `the help overlay does not mention "${gesture}"`);
+        }
+        check(help.indexOf('Touch') < help.indexOf('Controls'), 'on a touch screen the help does not list the gestures first');
+        await phone.screenshot({ path: path.join(out, '15-touch-help.png') });
+        await phone.tap('#help-close');
+        await phone.waitForFunction(() => document.getElementById('help').hidden, null, { timeout: 3000 });
+        pass('touch: the first-run hint names the gestures; its ? opens the help, which lists them');
+        const cdp = await phone.context().newCDPSession(phone);
+        const point = async (x, y) => {
+            const [cx, cy] = await phone.evaluate(([x, y]) => window.tide.positionToClient(x, y), [x, y]);
+            return { x: cx, y: cy };
+        };
+        const before = await getJson(base, '/api/agents?limit=100000');
+        const g0 = (await getJson(base, '/api/state')).groups[0].id;
+
+        // A plain one-finger drag pans: the map follows the finger, nothing is selected or ordered.
+        const a = await point(30, 22);
+        // (30 moves 20 ms apart, the first 15 px out: the drag outlasts the long-press delay, which
+        // moving must cancel)
+        await touchDrag(cdp, a, { x: a.x + 40, y: a.y + 30 }, { steps: 30, stepMs: 20, lead: 0.3 });
+        await sleep(kLongPressWaitMs); // a long press, had the drag started one, would have fired by now
+        const moved = await point(30, 22);
+        const off = Math.hypot(moved.x - a.x - 40, moved.y - a.y - 30);
+        const afterPan = await phone.evaluate(() => ({ box: window.tide.lastSelectBox(), n: window.tide.selectionCount(),
+            band: window.tide.selectBand() }));
+        check(off < 3, `a one-finger drag of (40, 30) px moved the map by (${(moved.x - a.x).toFixed(0)}, ${(moved.y - a.y).toFixed(0)}) px`);
+        check(!afterPan.box && afterPan.n === 0 && !afterPan.band, `a one-finger drag selected: ${JSON.stringify(afterPan)}`);
+        pass('touch: a one-finger drag pans and selects nothing', `map moved with the finger to within ${off.toFixed(1)} px`);
+
+        // A long press, then a drag: the box; a ring flashes when the press registers (the finger
+        // stays down until it shows).
+        await phone.keyboard.press('f'); // fit the map again
+        const p = await point(kTouchBox[0], kTouchBox[1]), q = await point(kTouchBox[2], kTouchBox[3]);
+        let cue = false, band = null;
+        const waitRing = async () => {
+            cue = await phone.waitForFunction(() => window.tide.pressShown(), null, { timeout: 3000, polling: 20 })
+                .then(() => true, () => false);
+        };
+        await phone.waitForFunction(() => !window.tide.pressShown(), null, { timeout: 3000 });
+        await touchDrag(cdp, p, q, { hold: waitRing, steps: 12, during: async () => {
+            band = await phone.evaluate(() => window.tide.selectBand());
+            await phone.screenshot({ path: path.join(out, '14-touch-select.png') });
+        } });
+        check(cue, `no ring showed while a finger was held still for 3 s at (${kTouchBox[0]}, ${kTouchBox[1]})`);
+        check(band && Math.abs(band.x1 - band.x0) > 5 && Math.abs(band.y1 - band.y0) > 5,
+            `during a long-press drag over (${kTouchBox}) the page draws the band ${JSON.stringify(band)}`);
+        const sent = await phone.waitForFunction(() => window.tide.lastSelectBox(), null, { timeout: 3000 })
+            .then((h) => h.jsonValue(), () => null);
+        check(sent && sent.every((v, k) => Math.abs(v - kTouchBox[k]) < 0.5),
+            `a long-press drag over (${kTouchBox}) sent the select box ${JSON.stringify(sent)}`);
+        const expected = unitsInBox(before, sent);
+        check(expected.length >= 20 && expected.length < before.count / 2,
+            `the touch box holds ${expected.length} of ${before.count} units; the test wants part of the crowd`);
+        const shown = await waitSelection(phone, expected);
+        check(JSON.stringify(shown) === JSON.stringify(expected),
+            `the touch page selected ${shown.length} units, the box holds ${expected.length}`);
+        pass('touch: a long press then a drag selects the units in the box',
+            `${expected.length} of ${before.count} units, box ${sent.map((v) => v.toFixed(1)).join(', ')}; the ring showed`);
+
+        // A tap on a cell: the right-click order.
+        await phone.evaluate(() => { window.tide.lastOrdered = null; });
+        const t = await point(kTouchTarget[0] + 0.5, kTouchTarget[1] + 0.5);
+        await phone.touchscreen.tap(t.x, t.y);
+        const ordered = await phone.waitForFunction(() => window.tide.lastOrdered, null, { timeout: 3000 })
+            .then((h) => h.jsonValue(), () => null);
+        check(ordered && ordered.units === expected.length && ordered.group !== g0,
+            `after a tap on (${kTouchTarget}) with ${expected.length} units selected the page got ${JSON.stringify(ordered)}`);
+        const state = await getJson(base, '/api/state');
+        const group = state.groups.find((g) => g.id === ordered.group);
+        check(group && JSON.stringify(group.goals) === JSON.stringify([kTouchTarget]),
+            `after the tap, /api/state groups are ${JSON.stringify(state.groups)}`);
+        const regrouped = await getJson(base, '/api/agents?limit=100000');
+        const picked = new Set(expected);
+        let wrong = 0;
+        for (let i = 0; i < regrouped.count; i++) if (regrouped.group[i] !== (picked.has(i) ? ordered.group : g0)) wrong++;
+        check(regrouped.roster === before.roster && wrong === 0, `after the tap, ${wrong} units are in the wrong group`);
+        pass('touch: a tap sends the selected units there', `group ${ordered.group}: ${ordered.units} units to (${kTouchTarget})`);
+
+        // A long press released in place clears the selection; then a tap orders nothing.
+        const c = await point(40, 30);
+        await phone.waitForFunction(() => !window.tide.pressShown(), null, { timeout: 3000 });
+        await touchDrag(cdp, c, c, { hold: waitRing, steps: 1 });
+        check(cue, 'no ring showed while a finger was held still for 3 s to clear the selection');
+        const cleared = await phone.waitForFunction(() => window.tide.selectionCount() === 0, null, { timeout: 3000 })
+            .then(() => true, () => false);
+        check(cleared, `after a long press released in place the touch page has ${await phone.evaluate(() => window.tide.selectionCount())} selected`);
+        await phone.evaluate(() => { window.tide.lastOrdered = null; });
+        const groupsBefore = JSON.stringify((await getJson(base, '/api/state')).groups.map((g) => [g.id, g.goals]));
+        await phone.touchscreen.tap(t.x, t.y - 40);
+        await sleep(400);
+        const groupsAfter = JSON.stringify((await getJson(base, '/api/state')).groups.map((g) => [g.id, g.goals]));
+        const stray = await phone.evaluate(() => window.tide.lastOrdered);
+        check(!stray && groupsAfter === groupsBefore, `a tap with nothing selected changed the groups ${groupsBefore} -> ${groupsAfter}`);
+        pass('touch: a long press released in place clears the selection; a tap then orders nothing');
+    } finally {
+        await browser.close().catch(() => {});
+        await setPaused(page, base, false).catch(() => {});
+    }
+}
+
 async function checkTwoGroups(page, base, out) {
     const count = (await getJson(base, '/api/state')).stats.agents;
     await respawn(page, base, count);
@@ -792,6 +947,7 @@ async function main() {
         await checkGap(page, base, out);
         await checkSelectAndOrder(page, base, out);
         await checkOrderGestures(page, base);
+        await checkTouch(page, base, out, pageErrors);
         await checkTwoGroups(page, base, out);
         await checkSizesAndTowers(page, base, out);
         await checkBadMap(page, base, out);
