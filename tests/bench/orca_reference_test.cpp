@@ -39,7 +39,7 @@ float closest_pair(const OrcaCrowd& crowd) {
     return best;
 }
 
-// Runs agents from `starts` to `goals` for `seconds`; returns the closest any pair came.
+// Steers every agent to its goal in `goals` for `seconds`; returns the closest any pair came.
 float run_to_goals(OrcaCrowd& crowd, const std::vector<Vec2>& goals, float seconds) {
     SerialJobSystem jobs;
     float closest = closest_pair(crowd);
