@@ -7,12 +7,15 @@
 #include <cmath>
 #include <memory>
 
+#include "orca_reference.hpp"
 #include "tide/crowd.hpp"
 #include "tide/generate.hpp"
 #include "timing.hpp"
 
 namespace tide::bench {
 namespace {
+
+constexpr int kOrcaMap = 256;  // side of the open map of the side-by-side with ORCA, cells
 
 struct Setup {
     CostField cost;
@@ -21,10 +24,11 @@ struct Setup {
     std::vector<Vec2> packed;  // a hexagonal lattice (spacing 2 radii) filled outward from the goal
 };
 
-Setup make_setup(int size, int agents) {
-    auto cost = generate_random_map({size, size, 0.20, 0.15, 0.07, 1});
-    require_ok(cost);
-    Setup s{std::move(cost.value()), nullptr, {}, {}};
+// The goal at the centre of `cost` (made plain), its field, and `agents` spawn points uniformly at
+// random over the reachable ground.
+Setup make_goal_and_spawn(CostField cost, int agents) {
+    const int size = cost.width();
+    Setup s{std::move(cost), nullptr, {}, {}};
     const Cell goal{size / 2, size / 2};
     s.cost.set(goal.x, goal.y, kCostPlain);
     auto f = build_flow_field(s.cost, std::span<const Cell>(&goal, 1));
@@ -36,6 +40,21 @@ Setup make_setup(int size, int agents) {
         const int x = static_cast<int>(p.x), y = static_cast<int>(p.y);
         if (s.field->reachable(x, y) && s.cost.passable(x, y)) s.spawn.push_back(p);
     }
+    return s;
+}
+
+// The side-by-side with ORCA: an open map (all plain), goal at the centre, no dense case.
+Setup make_open_setup(int size, int agents) {
+    auto cost = CostField::create(size, size);
+    require_ok(cost);
+    return make_goal_and_spawn(std::move(cost.value()), agents);
+}
+
+Setup make_setup(int size, int agents) {
+    auto cost = generate_random_map({size, size, 0.20, 0.15, 0.07, 1});
+    require_ok(cost);
+    Setup s = make_goal_and_spawn(std::move(cost.value()), agents);
+    const Cell goal{size / 2, size / 2};
     // The dense case: lattice points on reachable cells, a radius clear of walls, nearest the goal
     // first (the densest a settled crowd could stand).
     const float r = CrowdParams{}.radius, dx = 2.0f * r, dy = dx * 0.8660254f;
@@ -114,6 +133,127 @@ double time_all_pairs(const Setup& s, int reps) {
     return median(t);
 }
 
+// One crowd's figures over a side-by-side run.
+struct RunFigures {
+    std::vector<double> step_ms;  // every step
+    float deepest = 0.0f;         // deepest overlap over all samples, radii
+    std::size_t deep = 0;         // most pairs deeper than half a radius in one sample
+    float deepest_end = 0.0f;     // deepest overlap at the last sample, radii
+    void sample(std::span<const Vec2> positions, float radius) {
+        const OverlapSample o = measure_overlap(positions, radius, 0.5f);
+        deepest = std::max(deepest, o.deepest);
+        deep = std::max(deep, o.deep);
+        deepest_end = o.deepest;
+    }
+};
+
+// Tide's crowd and the ORCA reference from the same spawn points toward the same goal field for
+// `seconds` of simulated time at dt 1/60 s on `jobs`. Their steps alternate (a Tide step, then an
+// ORCA step), so a busy spell of the shared machine slows both alike. Overlaps are sampled every
+// 10 steps (1/6 s), from the first sample after the spawn (random spawn points overlap).
+std::pair<RunFigures, RunFigures> run_side_by_side(const Setup& s, float seconds, JobSystem& jobs) {
+    const float dt = 1.0f / 60.0f;
+    const CrowdParams tide_params;
+    Crowd tide(s.cost, tide_params);
+    const GroupId g = tide.add_group(s.field).value();
+    auto made = OrcaCrowd::create(OrcaParams{.radius = tide_params.radius, .max_speed = tide_params.max_speed});
+    require_ok(made);
+    OrcaCrowd orca = std::move(made.value());
+    orca.set_goal_field(s.field);
+    for (const Vec2& p : s.spawn) {
+        require_ok(tide.add_agent(p, g));
+        require_ok(orca.add_agent(p));
+    }
+    RunFigures t, o;
+    std::vector<Vec2> positions(s.spawn.size());
+    const int steps = std::max(1, static_cast<int>(std::lround(seconds / dt)));
+    for (int k = 1; k <= steps; ++k) {
+        auto t0 = std::chrono::steady_clock::now();
+        require_ok(tide.step(dt, jobs));
+        t.step_ms.push_back(ms_since(t0));
+        t0 = std::chrono::steady_clock::now();
+        require_ok(orca.step(dt, jobs));
+        o.step_ms.push_back(ms_since(t0));
+        if (k % 10 == 0 || k == steps) {
+            AgentBuffers out;
+            out.positions = positions;
+            require_ok(tide.read_agents(out));
+            t.sample(positions, tide_params.radius);
+            orca.read_positions(positions);
+            o.sample(positions, orca.params().radius);
+        }
+    }
+    return {std::move(t), std::move(o)};
+}
+
+double mean(const std::vector<double>& v) {
+    double sum = 0.0;
+    for (double x : v) sum += x;
+    return v.empty() ? 0.0 : sum / static_cast<double>(v.size());
+}
+
+// The side-by-side section: prints its table and targets, appends its rows to `rows`.
+void run_orca_section(const CrowdBenchOptions& o, JobSystem& two, std::FILE* out, nlohmann::json& rows) {
+    std::vector<int> counts{1000, 10000};
+    if (o.orca_100k) counts.push_back(100000);
+    std::fprintf(out,
+                 "\nside by side with ORCA (the algorithm of RVO2; bench/harness/orca_reference.hpp): open %dx%d map,\n"
+                 "goal at the centre, same spawn points and flow field, radius 0.16, 3 cells/s, dt 1/60 s, %g s,\n"
+                 "2 threads; ORCA: time horizon 2 s, neighbours within 1.5 cells, at most 10. Overlap sampled\n"
+                 "every 1/6 s: deepest pair over the run and at the end (radii), most pairs deeper than 0.5 r\n"
+                 "in one sample.\n",
+                 kOrcaMap, kOrcaMap, static_cast<double>(o.orca_seconds));
+    std::fprintf(out, "  %-7s %-6s %10s %10s %9s %11s %10s %11s\n", "agents", "crowd", "median ms", "mean ms",
+                 "deepest", "pairs>0.5r", "deepest@end", "ORCA/Tide");
+    double ratio10k = 0.0;
+    float deepest10k = -1.0f;
+    std::size_t deep10k = 0;
+    for (int n : counts) {
+        std::fprintf(stderr, "[crowd] side by side with ORCA, %d agents, %g s\n", n,
+                     static_cast<double>(o.orca_seconds));
+        const Setup s = make_open_setup(kOrcaMap, n);
+        auto [tide, orca] = run_side_by_side(s, o.orca_seconds, two);
+        const double tide_med = median(tide.step_ms), orca_med = median(orca.step_ms);
+        const double ratio = orca_med / tide_med;
+        for (const auto& [name, f] : {std::pair<const char*, RunFigures*>{"Tide", &tide}, {"ORCA", &orca}}) {
+            const bool is_tide = f == &tide;
+            const double med = is_tide ? tide_med : orca_med;
+            char ratio_text[32] = "";
+            if (!is_tide) std::snprintf(ratio_text, sizeof ratio_text, "%.2fx", ratio);
+            std::fprintf(out, "  %-7d %-6s %10.3f %10.3f %9.3f %11zu %10.3f %11s\n", n, name, med, mean(f->step_ms),
+                         static_cast<double>(f->deepest), f->deep, static_cast<double>(f->deepest_end), ratio_text);
+            nlohmann::json row{
+                {"case", std::string("side_by_side_") + (is_tide ? "tide_" : "orca_") + std::to_string(n)},
+                {"crowd", is_tide ? "tide" : "orca"},
+                {"map", kOrcaMap},
+                {"open_map", true},
+                {"agents", n},
+                {"threads", 2},
+                {"seconds", o.orca_seconds},
+                {"median_ms", med},
+                {"mean_ms", mean(f->step_ms)},
+                {"deepest_overlap_radii", f->deepest},
+                {"pairs_deeper_than_half_radius", f->deep},
+                {"deepest_overlap_radii_at_end", f->deepest_end}};
+            if (!is_tide) row["orca_over_tide"] = ratio;
+            rows.push_back(row);
+        }
+        if (n == 10000) {
+            ratio10k = ratio;
+            deepest10k = tide.deepest;
+            deep10k = tide.deep;
+        }
+    }
+    if (deepest10k >= 0.0f) {
+        auto verdict = [](bool ok) { return ok ? "PASS" : "MISS"; };
+        std::fprintf(out, "targets (10,000 agents, open map):\n");
+        std::fprintf(
+            out, "  %s  Tide's deepest overlap %.3f radii (target <= 0.5), %zu pairs deeper than 0.5 r (target 0)\n",
+            verdict(deepest10k <= 0.5f && deep10k == 0), static_cast<double>(deepest10k), deep10k);
+        std::fprintf(out, "  %s  ORCA step / Tide step %.2fx (target >= 3x)\n", verdict(ratio10k >= 3.0), ratio10k);
+    }
+}
+
 }  // namespace
 
 nlohmann::json run_crowd_bench(const CrowdBenchOptions& o, const JobSystemFactory& make_jobs, std::FILE* out) {
@@ -177,6 +317,7 @@ nlohmann::json run_crowd_bench(const CrowdBenchOptions& o, const JobSystemFactor
         std::fprintf(out, "  %s  100,000 agents: %.3f ms per step (target <= 10 ms)\n", verdict(t100k <= 10.0), t100k);
     std::fprintf(out, "  %s  vs all-pairs at 2,000 agents: %.1fx (target >= 50x)\n",
                  verdict(all_pairs / tide2000 >= 50.0), all_pairs / tide2000);
+    if (o.orca) run_orca_section(o, two, out, rows);
     return nlohmann::json{{"rows", rows}, {"reps", o.reps}};
 }
 

@@ -415,6 +415,28 @@ bench_smoke)
   expect_fail "bench reps below 20" "below 20" "$tide" bench fields --sizes 64 --reps 3
   expect_fail "bench bad movingai" "not a directory" "$tide" bench fields --quick --sizes 8 --reps 1 --movingai nope
   ;;
+bench_crowd_smoke)
+  # A tiny `tide bench crowd`: the side-by-side with ORCA prints its rows and writes them to the
+  # JSON (1,000 and 10,000 agents, 100,000 only when asked). No timing assertions.
+  out=$("$tide" bench crowd --sizes 64 --agents 300 --reps 5 --orca-seconds 0.5 --json out.json 2>err.txt) ||
+    { cat err.txt; fail "bench crowd failed"; }
+  for row in "side by side with ORCA" "^  1000 +Tide " "^  1000 +ORCA .*x$" "^  10000 +ORCA .*x$" \
+    "ORCA step / Tide step"; do
+    grep -qE "$row" <<<"$out" || fail "bench crowd output has no line matching /$row/"
+  done
+  grep -q "100000 " <<<"$out" && fail "the 100,000-agent side-by-side must be opt-in"
+  command -v jq >/dev/null 2>&1 || fail "jq not found: run scripts/install-deps.sh --test (make test-deps)"
+  jq -e '[.rows[] | select(.crowd)] | length == 4' out.json >/dev/null || fail "out.json must hold 4 side-by-side rows"
+  for key in median_ms mean_ms deepest_overlap_radii pairs_deeper_than_half_radius deepest_overlap_radii_at_end; do
+    jq -e "[.rows[] | select(.crowd) | .$key | numbers] | length == 4" out.json >/dev/null ||
+      fail "side-by-side rows need a number $key"
+  done
+  jq -e '[.rows[] | select(.crowd == "orca") | .orca_over_tide > 0] | all' out.json >/dev/null ||
+    fail "ORCA rows need their ratio"
+  out=$("$tide" bench crowd --sizes 64 --agents 300 --reps 5 --no-orca 2>/dev/null) || fail "--no-orca failed"
+  grep -q "ORCA" <<<"$out" && fail "--no-orca must skip the side-by-side"
+  expect_fail "bench crowd orca seconds 0" "--orca-seconds must be in" "$tide" bench crowd --orca-seconds 0
+  ;;
 sim_wall_safety)
   # The issue's wall-safety scenario: 10,000 agents for 60 simulated seconds on the 256x256 benchmark map.
   "$tide" gen --seed 1 --out r256.tmap || fail "gen"
