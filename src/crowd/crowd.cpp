@@ -31,25 +31,22 @@ inline int floor_to_int(float v) {
     return i - (static_cast<float>(i) > v ? 1 : 0);
 }
 
-constexpr float kOverlapShare = 0.5f;      // of a pair's overlap depth each agent resolves per sub-step
-constexpr float kYieldFull = 0.15f;        // overlap (radii) at which walking into a unit stops entirely
-constexpr float kYieldArrived = 0.15f;     // ... an arrived unit: from this overlap on
-constexpr float kYieldArrivedFull = 0.3f;  // ... and entirely from this one
-constexpr int kMaxContacts = 8;            // touching candidates an agent keeps for the contact passes (nearest)
-constexpr float kContactReach = 1.25f;     // candidates: centres nearer than this many times (ri + rj)
-constexpr float kSteerRate = 8.0f;         // 1/s: how fast velocity closes on the desired one, before the force bound
-constexpr std::uint8_t kStuckFlag = 1;     // Agents::stuck bit 0: flagged stuck
-constexpr float kSidestepSpeed = 3.0f;     // a sidestep of stuck_sidestep s covers what a unit of this speed does
-constexpr std::uint8_t kStuckSide = 2;     // Agents::stuck bit 1: the next sidestep goes to the left
-constexpr int kStuckRunShift = 2;          // Agents::stuck bits 2-3: checks in a row that found the unit stuck (to 3)
-constexpr float kStuckCells = 2.0f;        // a stuck window lasts at least the time to cross this many cells
-constexpr int kLookAheadMoves = 1024;      // how far along its field's path a unit looks for a straight way
-constexpr int kGoalSightRecheck = 4;       // cells a unit that sees its goal walks before it looks again
-constexpr int kSightRecheck = 2;           // the same for a unit that sees a point further along its field's path
-constexpr int kSightNear = 3;              // ... or until that point is this close (cells, Chebyshev)
-constexpr float kPackDensity = 0.9f;       // of the disc an arrived group packs into (hexagonal packing: 0.907)
-constexpr float kBlockedSpeed = 0.2f;      // below this share of its terrain speed, a unit touching the pack joins it
-constexpr float kSettleSlack = 1.1f;       // the settle radius over that disc's radius (then + settle_distance)
+constexpr float kOverlapShare = 0.5f;   // of a pair's overlap depth each agent resolves per sub-step
+constexpr int kMaxContacts = 8;         // touching candidates an agent keeps for the contact passes (nearest)
+constexpr float kContactReach = 1.25f;  // candidates: centres nearer than this many times (ri + rj)
+constexpr float kSteerRate = 8.0f;      // 1/s: how fast velocity closes on the desired one, before the force bound
+constexpr std::uint8_t kStuckFlag = 1;  // Agents::stuck bit 0: flagged stuck
+constexpr float kSidestepSpeed = 3.0f;  // a sidestep of stuck_sidestep s covers what a unit of this speed does
+constexpr std::uint8_t kStuckSide = 2;  // Agents::stuck bit 1: the next sidestep goes to the left
+constexpr int kStuckRunShift = 2;       // Agents::stuck bits 2-3: checks in a row that found the unit stuck (to 3)
+constexpr float kStuckCells = 2.0f;     // a stuck window lasts at least the time to cross this many cells
+constexpr int kLookAheadMoves = 1024;   // how far along its field's path a unit looks for a straight way
+constexpr int kGoalSightRecheck = 4;    // cells a unit that sees its goal walks before it looks again
+constexpr int kSightRecheck = 2;        // the same for a unit that sees a point further along its field's path
+constexpr int kSightNear = 3;           // ... or until that point is this close (cells, Chebyshev)
+constexpr float kPackDensity = 0.9f;    // of the disc an arrived group packs into (hexagonal packing: 0.907)
+constexpr float kBlockedSpeed = 0.2f;   // below this share of its terrain speed, a unit touching the pack joins it
+constexpr float kSettleSlack = 1.1f;    // the settle radius over that disc's radius (then + settle_distance)
 // A sidestep turns the flow by 1.2 radians (about 70 degrees). Literals, not std::cos: a libm call
 // may round differently from the compiler's folding, and results must not depend on the build.
 constexpr float kSidestepCos = 0.36235775f, kSidestepSin = 0.93203909f;
@@ -726,7 +723,9 @@ Neighbourhood gather_neighbours(const StepView& v, const detail::SpatialHash& ha
                         }
                     }
                 }
-                if (d < rr * kContactReach) {  // a contact candidate: keep the nearest kMaxContacts
+                // A contact candidate (among the agents within the interaction range, 1.5 (ri + rj)
+                // by default): keep the nearest kMaxContacts.
+                if (d < rr * kContactReach) {
                     if (n_contacts < kMaxContacts) {
                         contacts[n_contacts] = k2;
                         contact_d[n_contacts++] = d;
@@ -787,12 +786,10 @@ void integrate(const CrowdParams& P, AgentState st, const Neighbourhood& nb, flo
     y += vy * dt;
 }
 
-// Overlap resolution: each agent of an overlapping pair moves away by a share of the depth, at most
-// half a radius per sub-step, and loses the part of its velocity that points against that push
-// (as at a wall). Without the velocity drop a queue pressed by its own steering overlaps deeper
-// with every row (each unit keeps walking into the one ahead at full speed and the push-back
-// only balances that with depth): 9,063 pairs deeper than half a radius with 10,000 units on the
-// benchmark map, against none with it. Jacobi-style (from the previous positions only).
+// Overlap resolution on positions (velocity untouched: the yield in gather_neighbours takes care of
+// walking into mates): each agent of an overlapping pair moves away by a share of the depth, at
+// most half a radius per sub-step or contact pass, so a crowd squeezed by its own steering cannot
+// pile up on one spot. Jacobi-style (from the previous positions only).
 void resolve_overlap(const Neighbourhood& nb, float r, float& x, float& y) {
     float fx = nb.px_fix * kOverlapShare, fy = nb.py_fix * kOverlapShare;
     const float f2 = fx * fx + fy * fy, cap = 0.5f * r;
