@@ -123,6 +123,36 @@ const tide = {
     wallMargin: () => [...state.wallMargin],
     /** Whether the groups' fields count the crowd's density (params echo; null before one came). */
     congestion: () => state.congestion,
+    /**
+     * Times n frames drawn in a row (tests/e2e/rendertime.mjs): the whole of view.render() (which
+     * reuses the composed units while nothing changed) and its parts done in full (background copy,
+     * units, putImageData, overlay), medians in ms.
+     */
+    timeRender: (n) => {
+        const parts = { copy: [], units: [], put: [], overlay: [] }, all = [];
+        const med = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
+        for (let i = 0; i < n; i++) {
+            const t0 = performance.now();
+            view.render();
+            all.push(performance.now() - t0);
+            const t1 = performance.now();
+            view.frame32.set(view.bg32);
+            const t2 = performance.now();
+            view.stampUnits(view.frame32);
+            const t3 = performance.now();
+            view.ctx.putImageData(view.frame, 0, 0);
+            const t4 = performance.now();
+            view.drawOverlay();
+            const t5 = performance.now();
+            parts.copy.push(t2 - t1);
+            parts.units.push(t3 - t2);
+            parts.put.push(t4 - t3);
+            parts.overlay.push(t5 - t4);
+        }
+        const sorted = [...all].sort((x, y) => x - y);
+        return { median: med(all), p90: sorted[Math.floor(n * 0.9)],
+            parts: Object.entries(parts).map(([k, v]) => `${k} ${med(v).toFixed(2)}`).join(', ') };
+    },
 };
 window.tide = tide;
 

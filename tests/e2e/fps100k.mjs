@@ -8,9 +8,14 @@ const opt = (k, d) => (args.includes(k) ? args[args.indexOf(k) + 1] : d);
 const tide = opt('--tide', 'build/bin/tide');
 const seconds = Number(opt('--seconds', '10'));
 const units = Number(opt('--units', '100000'));
+const paused = args.includes('--paused'); // measure the page alone: the world paused, no agents frames
 await withDemoPage(tide, ['--map', '@large', '--agents', String(units)], async ({ page, base }) => {
     await page.waitForFunction((n) => window.tide && window.tide.ready && window.tide.agentsDrawn >= n * 0.99, units,
         { timeout: 60_000 });
+    if (paused) {
+        await page.click('#pause');
+        await page.waitForFunction(() => document.getElementById('pause').textContent === 'Resume');
+    }
     const m = await page.evaluate((ms) => new Promise((resolve) => {
         let frames = 0, worst = 0, last = 0, start = 0;
         const tick = (t) => {
