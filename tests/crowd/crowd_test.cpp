@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <memory>
 #include <random>
@@ -84,6 +86,78 @@ TEST(Crowd, TwoHundredAgentsThroughATwoCellPassageDoNotDeadlock) {
     for (int i = 0; i < 200; ++i) ASSERT_TRUE(crowd.add_agent({ux(rng), uy(rng)}, g).ok());
     for (int s = 0; s < 60 * 90 && crowd.stats().arrived < 200; ++s) ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
     EXPECT_EQ(crowd.stats().arrived, 200u) << "after " << crowd.time() << " s";
+}
+
+// Deepest pair overlap (radii of `radius`) and the pairs deeper than half a radius, all pairs.
+std::pair<float, int> overlap_now(const Crowd& crowd, float radius) {
+    const std::vector<AgentId> ids = crowd.agents();
+    float deepest = 0.0f;
+    int deep = 0;
+    for (std::size_t i = 0; i < ids.size(); ++i)
+        for (std::size_t j = i + 1; j < ids.size(); ++j) {
+            const Vec2 p = crowd.position(ids[i]), q = crowd.position(ids[j]);
+            const float depth = (2.0f * radius - std::hypot(p.x - q.x, p.y - q.y)) / radius;
+            deepest = std::max(deepest, depth);
+            deep += depth > 0.5f;
+        }
+    return {deepest, deep};
+}
+
+TEST(CrowdKeepingApart, AQueuePressingThroughATwoCellDoorDoesNotPileUp) {
+    // 300 units pressing through a two-cell door: without the yield each row walks into the one
+    // ahead at full speed and the queue overlaps deeper with every row (the old crowd: yield and
+    // contact passes 0, checked below so that this test can fail).
+    const CostField cost = door_map(2);
+    auto run = [&](const CrowdParams& params, float& deepest, int& deep) {
+        Crowd crowd(cost, params);
+        const GroupId g = crowd.add_group(field_for(cost, {34, 10})).value();
+        std::mt19937 rng(5);
+        std::uniform_real_distribution<float> ux(0.5f, 14.5f), uy(0.5f, 19.5f);
+        for (int i = 0; i < 300; ++i) ASSERT_TRUE(crowd.add_agent({ux(rng), uy(rng)}, g).ok());
+        for (int i = 0; i < 60; ++i) ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());  // random spawns overlap
+        deepest = 0.0f;
+        deep = 0;
+        for (int s = 0; s < 60 * 15; ++s) {
+            ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
+            if (s % 6 != 0) continue;
+            const auto [d, n] = overlap_now(crowd, params.radius);
+            deepest = std::max(deepest, d);
+            deep = std::max(deep, n);
+        }
+        EXPECT_EQ(penetrations(crowd, cost, params.radius), 0);
+    };
+    float deepest = 0.0f, old_deepest = 0.0f;
+    int deep = 0, old_deep = 0;
+    run(CrowdParams{}, deepest, deep);
+    EXPECT_LE(deepest, 0.5f);
+    EXPECT_EQ(deep, 0);
+    CrowdParams old;
+    old.yield_overlap = 0.0f;
+    old.contact_passes = 0;
+    run(old, old_deepest, old_deep);
+    EXPECT_GT(old_deepest, 0.5f) << "the scene no longer presses the queue: the test would not notice";
+    EXPECT_GT(old_deep, 0);
+    std::printf("deepest overlap %.2f radii, %d deep pairs (old crowd: %.2f, %d)\n", deepest, deep, old_deepest,
+                old_deep);
+}
+
+TEST(CrowdKeepingApart, BadSettingsAreRefused) {
+    CostField cost = std::move(CostField::create(8, 8).value());
+    Crowd crowd(cost);
+    CrowdParams p;
+    p.yield_overlap = 1.5f;
+    EXPECT_FALSE(crowd.set_params(p).ok());
+    p.yield_overlap = -0.1f;
+    EXPECT_FALSE(crowd.set_params(p).ok());
+    p.yield_overlap = std::numeric_limits<float>::quiet_NaN();
+    EXPECT_FALSE(crowd.set_params(p).ok());
+    p = {};
+    p.contact_passes = 17;
+    EXPECT_FALSE(crowd.set_params(p).ok());
+    p.contact_passes = -1;
+    EXPECT_FALSE(crowd.set_params(p).ok());
+    p.contact_passes = 16;
+    EXPECT_TRUE(crowd.set_params(p).ok());
 }
 
 TEST(Crowd, CounterFlowInAThreeCellCorridor) {
