@@ -17,6 +17,8 @@
 #include <span>
 #include <vector>
 
+#include "tide/simulation.hpp"  // measure_overlap
+
 #include "tide/flow_field.hpp"
 #include "tide/jobs.hpp"
 #include "tide/result.hpp"
@@ -85,13 +87,6 @@ private:
     std::vector<std::uint32_t> grid_start_, grid_agents_, agent_cell_, grid_fill_;
 };
 
-/// Overlap of a set of equal discs at one moment.
-struct OverlapSample {
-    float deepest = 0.0f;  ///< Largest (2r - distance) over all pairs, in radii (0 when none touch).
-    std::size_t deep = 0;  ///< Pairs overlapping by more than `deep_radii` radii.
-};
-
-/// Overlaps of discs of `radius` at `positions` (pairs found through a uniform grid of 2r cells).
-OverlapSample measure_overlap(std::span<const Vec2> positions, float radius, float deep_radii = 0.5f);
+// Overlaps are measured by tide::measure_overlap (tide/simulation.hpp), as tide sim does.
 
 }  // namespace tide::bench

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -84,6 +85,16 @@ struct SimulationReport {
     std::vector<SimulationUnit> units;       ///< Per unit, in roster order.
 };
 
+/// Overlap of a set of equal discs at one moment.
+struct OverlapSample {
+    float deepest = 0.0f;  ///< Largest (2r - distance) over all pairs, in radii (0 when none touch).
+    Vec2 at{};             ///< Midpoint of that pair.
+    std::size_t deep = 0;  ///< Pairs overlapping by more than `deep_radii` radii.
+};
+
+/// Overlaps of discs of `radius` at `positions` (pairs found through a uniform grid of 2r cells).
+TIDE_WORLD_API OverlapSample measure_overlap(std::span<const Vec2> positions, float radius, float deep_radii = 0.5f);
+
 /// A scripted run on its own World (see the file comment). Not thread-safe; the world steps on
 /// the job system given to create().
 class TIDE_WORLD_API Simulation {
@@ -132,8 +143,7 @@ private:
     std::size_t penetrations_ = 0;
     bool nan_ = false;
     Vec2 max_overlap_at_{};
-    std::vector<Vec2> overlap_pos_;  // measure_overlap's scratch
-    std::vector<std::uint32_t> overlap_cell_, overlap_start_, overlap_order_;
+    std::vector<Vec2> overlap_pos_;  // measure_overlap's positions
     std::size_t deep_pairs_ = 0;
     double max_overlap_ = 0.0, sum_ms_ = 0.0, max_ms_ = 0.0, danger_mean_start_ = 0.0;
     double arrived_50_s_ = -1.0, arrived_90_s_ = -1.0;  // simulated time half and 90% of the units had arrived

@@ -129,54 +129,71 @@ double Simulation::danger_distance(bool least) const {
     return least ? low : sum / static_cast<double>(ids_.size());
 }
 
-// Deepest pair overlap, in radii, and the pairs deeper than half a radius: agents counting-sorted
-// into 1-cell buckets, each pair tested once from its lower-indexed agent.
-void Simulation::measure_overlap() {
-    const Crowd& crowd = world_->crowd();
-    const CostField& cost = world_->cost();
-    const int W = cost.width(), H = cost.height();
-    const std::size_t n = ids_.size();
-    overlap_pos_.resize(n);
-    overlap_cell_.resize(n);
-    overlap_start_.assign(static_cast<std::size_t>(W) * H + 1, 0);
-    for (std::size_t k = 0; k < n; ++k) {
-        const Vec2 p = crowd.position(ids_[k]);
-        overlap_pos_[k] = p;
-        const int x = std::clamp(static_cast<int>(p.x), 0, W - 1), y = std::clamp(static_cast<int>(p.y), 0, H - 1);
-        overlap_cell_[k] =
-            static_cast<std::uint32_t>(y) * static_cast<std::uint32_t>(W) + static_cast<std::uint32_t>(x);
-        ++overlap_start_[overlap_cell_[k] + 1];
+OverlapSample measure_overlap(std::span<const Vec2> pos, float radius, float deep_radii) {
+    OverlapSample s;
+    const std::size_t n = pos.size();
+    if (n < 2 || !(radius > 0.0f)) return s;
+    float x0 = pos[0].x, x1 = x0, y0 = pos[0].y, y1 = y0;
+    for (const Vec2& p : pos) {
+        x0 = std::min(x0, p.x);
+        x1 = std::max(x1, p.x);
+        y0 = std::min(y0, p.y);
+        y1 = std::max(y1, p.y);
     }
-    for (std::size_t c = 1; c < overlap_start_.size(); ++c) overlap_start_[c] += overlap_start_[c - 1];
-    overlap_order_.resize(n);
-    {
-        std::vector<std::uint32_t> fill(overlap_start_.begin(), overlap_start_.end() - 1);
-        for (std::size_t k = 0; k < n; ++k) overlap_order_[fill[overlap_cell_[k]]++] = static_cast<std::uint32_t>(k);
+    // Cells of 2r (every touching pair is in neighbouring cells), at most about 4 per disc.
+    float cell = 2.0f * radius;
+    const double area = static_cast<double>(x1 - x0 + cell) * (y1 - y0 + cell);
+    const double most = 4.0 * static_cast<double>(n) + 16.0;
+    if (area / (static_cast<double>(cell) * cell) > most) cell = static_cast<float>(std::sqrt(area / most));
+    const int w = static_cast<int>((x1 - x0) / cell) + 1, h = static_cast<int>((y1 - y0) / cell) + 1;
+    std::vector<std::uint32_t> start(static_cast<std::size_t>(w) * h + 1, 0), order(n), cell_of(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const int cx = std::min(w - 1, static_cast<int>((pos[i].x - x0) / cell));
+        const int cy = std::min(h - 1, static_cast<int>((pos[i].y - y0) / cell));
+        cell_of[i] = static_cast<std::uint32_t>(cy * w + cx);
+        ++start[cell_of[i] + 1];
     }
-    const float r = settings_.world.crowd.radius;
-    std::size_t deep = 0;
-    for (std::size_t k = 0; k < n; ++k) {
-        const Vec2 p = overlap_pos_[k];
-        const int cx = static_cast<int>(overlap_cell_[k] % static_cast<std::uint32_t>(W));
-        const int cy = static_cast<int>(overlap_cell_[k] / static_cast<std::uint32_t>(W));
-        for (int y = std::max(cy - 1, 0); y <= std::min(cy + 1, H - 1); ++y)
-            for (int x = std::max(cx - 1, 0); x <= std::min(cx + 1, W - 1); ++x) {
-                const std::size_t c = static_cast<std::size_t>(y) * W + x;
-                for (std::uint32_t s = overlap_start_[c]; s < overlap_start_[c + 1]; ++s) {
-                    const std::uint32_t j = overlap_order_[s];
-                    if (j <= k) continue;
-                    const Vec2 q = overlap_pos_[j];
-                    const double d = std::hypot(p.x - q.x, p.y - q.y);
-                    const double depth = (2.0 * r - d) / r;
-                    deep += depth > 0.5;
-                    if (depth > max_overlap_) {
-                        max_overlap_ = depth;
-                        max_overlap_at_ = {(p.x + q.x) * 0.5f, (p.y + q.y) * 0.5f};
+    for (std::size_t c = 0; c + 1 < start.size(); ++c) start[c + 1] += start[c];
+    std::vector<std::uint32_t> fill(start.begin(), start.end() - 1);
+    for (std::size_t i = 0; i < n; ++i) order[fill[cell_of[i]]++] = static_cast<std::uint32_t>(i);
+    const float touch = 2.0f * radius, deep_dist = (2.0f - deep_radii) * radius;
+    float closest_sq = touch * touch;
+    for (std::size_t i = 0; i < n; ++i) {
+        const int cx = static_cast<int>(cell_of[i] % static_cast<std::uint32_t>(w));
+        const int cy = static_cast<int>(cell_of[i] / static_cast<std::uint32_t>(w));
+        for (int y = std::max(0, cy - 1); y <= std::min(h - 1, cy + 1); ++y) {
+            for (int x = std::max(0, cx - 1); x <= std::min(w - 1, cx + 1); ++x) {
+                const std::size_t c = static_cast<std::size_t>(y) * w + x;
+                for (std::uint32_t k = start[c]; k < start[c + 1]; ++k) {
+                    const std::uint32_t j = order[k];
+                    if (j <= i) continue;  // each pair once
+                    const float dx = pos[j].x - pos[i].x, dy = pos[j].y - pos[i].y;
+                    const float d2 = dx * dx + dy * dy;
+                    if (d2 >= touch * touch) continue;
+                    if (d2 < closest_sq) {
+                        closest_sq = d2;
+                        s.at = {(pos[i].x + pos[j].x) * 0.5f, (pos[i].y + pos[j].y) * 0.5f};
                     }
+                    if (d2 < deep_dist * deep_dist) ++s.deep;
                 }
             }
+        }
     }
-    deep_pairs_ = std::max(deep_pairs_, deep);
+    s.deepest = (touch - std::sqrt(closest_sq)) / radius;
+    return s;
+}
+
+// Deepest pair overlap, in radii, and the pairs deeper than half a radius, at this step.
+void Simulation::measure_overlap() {
+    const Crowd& crowd = world_->crowd();
+    overlap_pos_.resize(ids_.size());
+    for (std::size_t k = 0; k < ids_.size(); ++k) overlap_pos_[k] = crowd.position(ids_[k]);
+    const OverlapSample o = tide::measure_overlap(overlap_pos_, settings_.world.crowd.radius);
+    if (o.deepest > max_overlap_) {
+        max_overlap_ = o.deepest;
+        max_overlap_at_ = o.at;
+    }
+    deep_pairs_ = std::max(deep_pairs_, o.deep);
 }
 
 Result<void> Simulation::step() {
