@@ -469,6 +469,53 @@ TEST(Server, ALateClientGetsTodaysWorldAndFieldVersionsFollowTheContents) {
     EXPECT_NE(read_at<std::uint32_t>(b, 12), read_at<std::uint32_t>(a, 12));
 }
 
+// A paused world stops sending agents frames that would repeat the last one (each costs the page
+// a full compose at 100,000 units); a change to the units, a client connecting and resuming each
+// bring frames again.
+TEST(Server, APausedWorldSendsAgentsFramesOnlyWhenTheyChange) {
+    Running s;
+    const unsigned short port = s.server.port();
+    Client a(port);
+    ASSERT_FALSE(a.wait_json("world").empty());
+    ASSERT_TRUE(a.wait_frame(1));
+    a.send(R"({"type":"pause","paused":true})");
+    const auto paused = a.wait_json("paused");
+    ASSERT_TRUE(paused.value("paused", false)) << paused.dump();
+    // Frames encoded before the pause took effect may still be on their way (bounded: with
+    // frames that never stop, the check below fails instead of waiting forever).
+    const auto drain = [](Client& c) {
+        for (int k = 0; k < 10 && !c.frame(1, 300ms).empty(); ++k) {
+        }
+    };
+    drain(a);
+    EXPECT_TRUE(a.frame(1, 1000ms).empty()) << "a repeated agents frame while paused";
+
+    // A client connecting gets the units at once, still paused.
+    Client b(port);
+    ASSERT_FALSE(b.wait_json("world").empty());
+    const std::string first = b.frame(1);
+    ASSERT_GE(first.size(), 20u);
+    EXPECT_EQ(read_at<std::uint32_t>(first, 4), 300u);
+    drain(a);
+
+    // Units added while paused come in the next frame.
+    a.send(R"({"type":"spawn","count":10,"add":true})");
+    const std::string added = a.frame(1);
+    ASSERT_GE(added.size(), 20u);
+    EXPECT_EQ(read_at<std::uint32_t>(added, 4), 310u);
+    EXPECT_EQ(read_at<std::uint32_t>(added, 8), read_at<std::uint32_t>(first, 8)) << "the world stepped while paused";
+
+    // Resumed, frames flow again with the tick moving on.
+    a.send(R"({"type":"pause","paused":false})");
+    std::uint32_t ticks[2] = {0, 0};
+    for (auto& t : ticks) {
+        const std::string f = a.frame(1);
+        ASSERT_GE(f.size(), 20u);
+        t = read_at<std::uint32_t>(f, 8);
+    }
+    EXPECT_GT(ticks[1], read_at<std::uint32_t>(added, 8));
+}
+
 // A map forced to plan hierarchically: the world and stats messages say so, the sectors frame
 // (portals) and sector fields frame (sectors with a field) arrive, a paint changes the graph (a new
 // sectors frame), towers are refused, and the units move.

@@ -185,7 +185,10 @@ struct Server::Impl {
     // clients start up to date.
     using Slot = std::shared_ptr<const std::string> Impl::*;
     void post_broadcast(std::string s, bool binary, bool agents = false, Slot keep = nullptr) {
-        auto data = std::make_shared<const std::string>(std::move(s));
+        post_broadcast(std::make_shared<const std::string>(std::move(s)), binary, agents, keep);
+    }
+    void post_broadcast(std::shared_ptr<const std::string> data, bool binary, bool agents = false,
+                        Slot keep = nullptr) {
         net::post(ioc, [this, data, binary, agents, keep] {
             if (keep) this->*keep = data;
             broadcast(data, binary, agents);
@@ -759,6 +762,8 @@ void Server::Impl::sim_loop() {
     std::uint64_t groups_sent = world->groups_version();
     std::unordered_map<std::uint64_t, Viewer> viewers;
     std::vector<Inbound> batch;
+    std::shared_ptr<const std::string> agents_sent;  // the last agents frame broadcast
+    bool agents_due = true;                          // a client connected since: send one even if paused
 
     // Maps whose fields frames are sampled get their terrain at full resolution in terrain frames:
     // the whole map after a load (and to each new client), then the cells edits changed (found by
@@ -870,6 +875,7 @@ void Server::Impl::sim_loop() {
             if (auto* ev = std::get_if<SessionEvent>(&in.what)) {
                 if (ev->connected) {
                     viewers[in.session] = Viewer{};
+                    agents_due = true;
                     // Sampled fields frames: the terrain at full resolution comes apart, streamed.
                     if (sampled() && sent_snapshot) {
                         post_terrain(in.session, sent_snapshot, 0, 0, sent_snapshot->width - 1,
@@ -1102,7 +1108,15 @@ void Server::Impl::sim_loop() {
         const std::size_t n_clients = clients.load();
         if (n_clients > 0 && now - last_agents >= agent_period - milliseconds(2)) {
             last_agents = now;
-            post_broadcast(encode_agents(*world), true, true);
+            // A paused world sends a frame only when it differs from the last one sent (an order,
+            // a spawn, a single step) or a client connected since: every page already holds the
+            // units, and each frame costs it a full compose (about 5 ms at 100,000 units).
+            auto frame = std::make_shared<const std::string>(encode_agents(*world));
+            if (agents_due || !world->paused() || !agents_sent || *frame != *agents_sent) {
+                agents_due = false;
+                agents_sent = frame;
+                post_broadcast(std::move(frame), true, true);
+            }
         }
         // Fields at most 20 per second. A client whose page holds a frame of the same group gets a
         // patch (the rectangle of samples that changed: a paint on a big map is a few KiB); whole
