@@ -39,6 +39,7 @@ struct SimOptions {
     std::string wall_margin;
     bool detail = false;
     std::string line_of_sight = "on";
+    std::string sleep = "on";
     int contact_passes = CrowdParams{}.contact_passes;
     double yield_overlap = CrowdParams{}.yield_overlap;
     std::string congestion = "off";
@@ -125,6 +126,8 @@ SimRun run_sim(const SimOptions& o, bool congestion) {
     if (o.line_of_sight != "on" && o.line_of_sight != "off")
         throw Failure{"--line-of-sight '" + o.line_of_sight + "' is not on or off"};
     config.crowd.line_of_sight = o.line_of_sight == "on";
+    if (o.sleep != "on" && o.sleep != "off") throw Failure{"--sleep '" + o.sleep + "' is not on or off"};
+    config.crowd.sleep = o.sleep == "on";
     if (o.contact_passes < 0 || o.contact_passes > 16)
         throw Failure{"--contact-passes " + std::to_string(o.contact_passes) + " is outside 0..16"};
     config.crowd.contact_passes = o.contact_passes;
@@ -230,6 +233,8 @@ SimRun run_sim(const SimOptions& o, bool congestion) {
         {"no_path", st.no_path},
         {"stuck", st.stuck},
         {"sidestepping", st.sidestepping},
+        {"sleeping", st.sleeping},
+        {"sleep", config.crowd.sleep},
         {"line_of_sight", config.crowd.line_of_sight},
         {"contact_passes", config.crowd.contact_passes},
         {"yield_overlap", config.crowd.yield_overlap},
@@ -273,8 +278,8 @@ SimRun run_sim(const SimOptions& o, bool congestion) {
     }
     std::printf("agents %zu%s, %.1f s simulated at dt %.4f on %d thread(s)\n", r.agents,
                 planning.is_default() ? "" : (" (" + planning.describe() + ")").c_str(), r.seconds, o.dt, r.threads);
-    std::printf("arrived %.1f%% (mean %.2f s, max %.2f s), no path %zu, stuck %zu\n", 100.0 * r.arrived_fraction,
-                r.mean_arrival_s, r.max_arrival_s, st.no_path, st.stuck);
+    std::printf("arrived %.1f%% (mean %.2f s, max %.2f s), no path %zu, stuck %zu, asleep %zu\n",
+                100.0 * r.arrived_fraction, r.mean_arrival_s, r.max_arrival_s, st.no_path, st.stuck, st.sleeping);
     auto when = [](double t) { return t >= 0 ? number_text(t) + " s" : std::string("not reached"); };
     std::printf("50%% arrived at %s, 90%% at %s (simulated)%s\n", when(r.arrived_50_s).c_str(),
                 when(r.arrived_90_s).c_str(), config.congestion.enabled ? ", congestion on" : "");
@@ -416,6 +421,9 @@ void add_sim_command(CLI::App& app) {
     cmd->add_option("--line-of-sight", o->line_of_sight,
                     "on (default): units steer straight where they see far along their field's path; off: the "
                     "sampled flow only");
+    cmd->add_option("--sleep", o->sleep,
+                    "on (default): arrived units at rest for 15 sub-steps with no moving unit within 8-16 cells sleep "
+                    "(no neighbour scan) until one comes near; off: every unit does the whole sub-step");
     cmd->add_option("--contact-passes", o->contact_passes,
                     "Position passes per sub-step that push touching units apart, 0..16 (default " +
                         std::to_string(CrowdParams{}.contact_passes) + ")");

@@ -97,6 +97,37 @@ double time_steps(const Setup& s, int reps, JobSystem& jobs, bool dense = false,
     return median(t);
 }
 
+// The dense case once it has settled: agents packed at the goal, stepped until all have arrived
+// and 2 s more (at most 30 s), then timed, with sleeping on or off. `asleep` and `settled_s`
+// report what the timed steps met.
+struct Settled {
+    double median_ms = 0.0;
+    double settled_s = -1.0;  // when the last agent arrived (-1: not within 30 s)
+    std::size_t asleep = 0;
+};
+Settled time_settled(const Setup& s, int reps, JobSystem& jobs, bool sleep) {
+    CrowdParams params;
+    params.sleep = sleep;
+    Crowd crowd(s.cost, params);
+    const GroupId g = crowd.add_group(s.field).value();
+    for (const Vec2& p : s.packed) (void)crowd.add_agent(p, g);
+    Settled out;
+    for (int i = 0; i < 30 * 60; ++i) {
+        require_ok(crowd.step(1.0f / 60.0f, jobs));
+        if (out.settled_s < 0.0 && crowd.stats().arrived == crowd.size()) out.settled_s = crowd.time();
+        if (out.settled_s >= 0.0 && crowd.time() >= out.settled_s + 2.0) break;
+    }
+    std::vector<double> t;
+    for (int i = 0; i < reps; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        require_ok(crowd.step(1.0f / 60.0f, jobs));
+        t.push_back(ms_since(t0));
+    }
+    out.median_ms = median(t);
+    out.asleep = crowd.stats().sleeping;
+    return out;
+}
+
 // The all-pairs reference: separation by testing every pair, then the same steering and movement.
 double time_all_pairs(const Setup& s, int reps) {
     const std::size_t n = s.spawn.size();
@@ -294,6 +325,25 @@ nlohmann::json run_crowd_bench(const CrowdBenchOptions& o, const JobSystemFactor
                                 {"threads", threads},
                                 {"dense", true},
                                 {"median_ms", packed}});
+                if (threads == 2) {
+                    for (const bool sleep : {true, false}) {
+                        const Settled st = time_settled(s, o.reps, two, sleep);
+                        std::snprintf(name, sizeof name, "%dx%d map, %zu packed, settled, 2 t%s", size, size,
+                                      s.packed.size(), sleep ? "" : ", awake");
+                        std::fprintf(out, "  %-44s %12.3f   (all arrived at %.1f s, %zu asleep)\n", name, st.median_ms,
+                                     st.settled_s, st.asleep);
+                        rows.push_back({{"case", name},
+                                        {"map", size},
+                                        {"agents", s.packed.size()},
+                                        {"threads", 2},
+                                        {"dense", true},
+                                        {"settled", true},
+                                        {"sleep", sleep},
+                                        {"settled_s", st.settled_s},
+                                        {"asleep", st.asleep},
+                                        {"median_ms", st.median_ms}});
+                    }
+                }
                 if (size == 256 && n == 10000) {
                     const double off = time_steps(s, o.reps, threads == 1 ? one : two, false, false);
                     std::snprintf(name, sizeof name, "%dx%d map, %d agents, %d t, no line of sight", size, size, n,

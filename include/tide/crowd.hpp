@@ -62,6 +62,10 @@ struct CrowdParams {
                                     ///< into it (into an arrived mate: from this to twice this), so a
                                     ///< pressing queue does not pile up; 0: units squeeze through (denser,
                                     ///< faster through one-cell gaps, overlapping up to 2 radii).
+    bool sleep = true;              ///< Arrived agents at rest for 15 sub-steps with no moving agent within
+                                    ///< 8-16 cells sleep (no neighbour scan) until a mover comes near,
+                                    ///< a new field, a wall or the host moves them; results are the
+                                    ///< same as without while nobody sleeps.
     bool line_of_sight = true;      ///< Units of size 1 steer straight at the furthest point of their
                                     ///< field's path they can reach in a straight line over ground of one
                                     ///< cost (up to 1024 moves ahead), on goal fields built on the crowd's
@@ -114,6 +118,7 @@ struct CrowdStats {
     std::size_t stuck = 0;          ///< Moving agents flagged stuck (little progress in their last window).
     std::size_t sidestepping = 0;   ///< Stuck agents stepping sideways to get free (stuck_sidestep).
     std::size_t wall_contacts = 0;  ///< Agent-substeps whose disc was pushed out of a wall.
+    std::size_t sleeping = 0;       ///< Arrived agents asleep in the last sub-step (CrowdParams::sleep).
 };
 
 /// The crowd. Holds a pointer to the cost field (the host keeps it alive and may edit it between
@@ -255,23 +260,30 @@ private:
               progress_ref(m),
               progress_clock(m),
               sidestep(m),
+              rest_x(m),
+              rest_y(m),
               group(m),
               slot(m),
               sight(m),
               sight_from(m),
               state(m),
-              stuck(m) {}
+              stuck(m),
+              rest(m) {}
         std::pmr::vector<float> px, py, vx, vy, radius, speed, progress_ref, progress_clock, sidestep;
+        std::pmr::vector<float> rest_x, rest_y;  // where the agent's rest began (it stays near it while at rest)
         std::pmr::vector<std::uint32_t> group, slot;
         std::pmr::vector<std::uint32_t> sight, sight_from;  // look-ahead cell, and the field cell it was found from
         std::pmr::vector<std::uint8_t> state,
-            stuck;  // stuck: bit 0 flagged, bit 1 side, bits 2-3 stuck checks in a row
+            stuck,  // stuck: bit 0 flagged, bit 1 side, bits 2-3 stuck checks in a row
+            rest;   // sub-steps in a row the agent stood still, arrived, touching nothing (to 255)
         /// Calls fn(vector) for every member.
         template <class Fn>
         void each(Fn&& fn) {
-            for (auto* v : {&px, &py, &vx, &vy, &radius, &speed, &progress_ref, &progress_clock, &sidestep}) fn(*v);
+            for (auto* v :
+                 {&px, &py, &vx, &vy, &radius, &speed, &progress_ref, &progress_clock, &sidestep, &rest_x, &rest_y})
+                fn(*v);
             for (auto* v : {&group, &slot, &sight, &sight_from}) fn(*v);
-            for (auto* v : {&state, &stuck}) fn(*v);
+            for (auto* v : {&state, &stuck, &rest}) fn(*v);
         }
     };
     void substep(float dt, JobSystem& jobs, bool count_stats);
@@ -311,6 +323,15 @@ private:
     Agents a_, sorted_;
     std::pmr::vector<float> nx_, ny_, dvx_, dvy_;
     std::pmr::vector<std::uint8_t> nstate_, wall_hit_;
+    // Sleeping: whether the sub-step left the entry at rest (arrived, no velocity, nothing touching
+    // it), and the sleepers something overlapped this sub-step (set by other agents: they wake).
+    std::pmr::vector<std::uint8_t> quiet_, wake_;
+    // Sleeping: tiles (kSleepTile cells a side) with a moving agent in them or next to them, where
+    // nobody sleeps, and the tiles marked so (cleared at the next sort).
+    std::pmr::vector<std::uint8_t> near_tile_;
+    std::pmr::vector<std::uint32_t> marked_tiles_;
+    int tiles_w_ = 0;
+    bool near_mover(float x, float y) const;
     // The contact passes: each entry's nearest touching candidates (kMaxContacts per entry, entry
     // indices), their count, and the passes' second position buffer.
     std::pmr::vector<std::uint32_t> contacts_;

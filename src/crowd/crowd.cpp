@@ -47,6 +47,27 @@ constexpr int kSightNear = 3;           // ... or until that point is this close
 constexpr float kPackDensity = 0.9f;    // of the disc an arrived group packs into (hexagonal packing: 0.907)
 constexpr float kBlockedSpeed = 0.2f;   // below this share of its terrain speed, a unit touching the pack joins it
 constexpr float kSettleSlack = 1.1f;    // the settle radius over that disc's radius (then + settle_distance)
+// Sleeping (CrowdParams::sleep), as physics engines put resting bodies to sleep.
+//  - At rest: an arrived agent that ends a sub-step slower than kSleepSpeed, within kSleepRadius of
+//    where its rest began, with no moving agent in its tile or the 8 tiles around (kSleepTile
+//    cells a side: 8 to 16 cells away). After kSleepSubsteps such sub-steps in a row it sleeps: it
+//    keeps its place and state without a neighbour scan, integration or contact pass.
+//  - Why not "touching nobody" or "not moved at all": a packed crowd is held in place by small
+//    overlaps that balance out, and the overlap passes keep nudging its agents by thousandths of
+//    a cell; neither would ever hold in a pack.
+//  - Why the tiles: a pack still being joined must give way as a whole to grow round (frozen
+//    early arrivals made the default map's pack 0.73 of the ideal disc instead of 0.81; a 4-cell
+//    tile still 0.79). With movers anywhere near, nothing sleeps and the crowd moves exactly as
+//    without sleeping.
+//  - Woken by: a moving agent coming within a tile of it, an awake agent that left its rest in the
+//    last sub-step (rest count 0) coming within the interaction range or overlapping it in a
+//    contact pass, a new field for its group, a wall painted onto it, the host moving it or
+//    changing its radius. A woken agent starts again at rest count 1, so waking runs through a
+//    pack only as far as agents actually move.
+constexpr int kSleepTile = 8;  // cells
+constexpr std::uint8_t kSleepSubsteps = 15;
+constexpr float kSleepSpeed = 0.05f;   // cells/s
+constexpr float kSleepRadius = 0.05f;  // cells
 // A sidestep turns the flow by 1.2 radians (about 70 degrees). Literals, not std::cos: a libm call
 // may round differently from the compiler's folding, and results must not depend on the build.
 constexpr float kSidestepCos = 0.36235775f, kSidestepSin = 0.93203909f;
@@ -123,6 +144,10 @@ Crowd::Crowd(const CostField& cost, const CrowdParams& params, std::pmr::memory_
       dvy_(memory),
       nstate_(memory),
       wall_hit_(memory),
+      quiet_(memory),
+      wake_(memory),
+      near_tile_(memory),
+      marked_tiles_(memory),
       contacts_(memory),
       n_contacts_(memory),
       cx_(memory),
@@ -239,6 +264,7 @@ Result<void> Crowd::set_agent_group(AgentId id, GroupId group) {
     a_.sidestep[e] = 0.0f;
     a_.stuck[e] = 0;
     a_.sight_from[e] = detail::kNoCell;
+    a_.rest[e] = 0;
     return {};
 }
 
@@ -307,6 +333,7 @@ void Crowd::restart_stuck_windows(GroupId group) {
             a_.sidestep[e] = 0.0f;
             a_.stuck[e] = 0;
             a_.sight_from[e] = detail::kNoCell;
+            a_.rest[e] = 0;  // a new field wakes the group (a sleeper stays arrived, whatever its cost to go)
         }
     }
 }
@@ -364,6 +391,9 @@ Result<AgentId> Crowd::add_agent(Vec2 position, GroupId group, const AgentParams
     a_.sight_from.push_back(detail::kNoCell);
     a_.state.push_back(static_cast<std::uint8_t>(AgentState::moving));
     a_.stuck.push_back(0);
+    a_.rest.push_back(0);
+    a_.rest_x.push_back(position.x);
+    a_.rest_y.push_back(position.y);
     dvx_.push_back(0.0f);
     dvy_.push_back(0.0f);
     wall_hit_.push_back(0);
@@ -448,6 +478,7 @@ Result<void> Crowd::set_agent_params(AgentId id, const AgentParams& params) {
     user_tag_[id.index] = params.user_tag;
     movement_class_[id.index] = params.movement_class;
     max_radius_dirty_ = true;
+    a_.rest[e] = 0;  // a bigger disc may overlap sleepers: moving, it wakes them
     return {};
 }
 
@@ -461,6 +492,7 @@ Result<void> Crowd::set_position(AgentId id, Vec2 position) {
     a_.py[e] = position.y;
     a_.vx[e] = a_.vy[e] = 0.0f;
     a_.sight_from[e] = detail::kNoCell;
+    a_.rest[e] = 0;
     return {};
 }
 
@@ -562,6 +594,14 @@ std::uint64_t Crowd::state_hash() const {
     return h;
 }
 
+bool Crowd::near_mover(float x, float y) const {
+    const int tw = tiles_w_, th = static_cast<int>(near_tile_.size()) / std::max(1, tw);
+    if (tw == 0 || th == 0) return false;
+    const int tx = std::clamp(static_cast<int>(x) / kSleepTile, 0, tw - 1);
+    const int ty = std::clamp(static_cast<int>(y) / kSleepTile, 0, th - 1);
+    return near_tile_[static_cast<std::size_t>(ty) * tw + tx] != 0;
+}
+
 Result<void> Crowd::step(float dt) {
     SerialJobSystem serial;
     return step(dt, serial);
@@ -599,6 +639,37 @@ void Crowd::sort_agents(JobSystem& jobs) {
     for (std::size_t e = 0; e < n; ++e) {
         if (a_.state[e] == static_cast<std::uint8_t>(AgentState::arrived)) arrived_slots_.push_back(a_.slot[e]);
     }
+    // Sleeping: mark the tiles within one tile of a moving agent (in entry order, so consecutive
+    // entries mostly share a tile).
+    if (params_.sleep) {
+        const int W = cost_->width(), H = cost_->height();
+        const int tw = (W + kSleepTile - 1) / kSleepTile, th = (H + kSleepTile - 1) / kSleepTile;
+        if (tw != tiles_w_ || near_tile_.size() != static_cast<std::size_t>(tw) * th) {
+            near_tile_.assign(static_cast<std::size_t>(tw) * th, 0);
+            tiles_w_ = tw;
+            marked_tiles_.clear();
+        }
+        for (const std::uint32_t t : marked_tiles_) near_tile_[t] = 0;
+        marked_tiles_.clear();
+        std::int64_t last = -1;
+        for (std::size_t e = 0; e < n; ++e) {
+            if (a_.state[e] != static_cast<std::uint8_t>(AgentState::moving)) continue;
+            const int tx = std::clamp(static_cast<int>(a_.px[e]) / kSleepTile, 0, tw - 1);
+            const int ty = std::clamp(static_cast<int>(a_.py[e]) / kSleepTile, 0, th - 1);
+            const std::int64_t t = static_cast<std::int64_t>(ty) * tw + tx;
+            if (t == last) continue;
+            last = t;
+            for (int y = std::max(0, ty - 1); y <= std::min(th - 1, ty + 1); ++y) {
+                for (int x = std::max(0, tx - 1); x <= std::min(tw - 1, tx + 1); ++x) {
+                    const auto u = static_cast<std::uint32_t>(y * tw + x);
+                    if (near_tile_[u] == 0) {
+                        near_tile_[u] = 1;
+                        marked_tiles_.push_back(u);
+                    }
+                }
+            }
+        }
+    }
     std::sort(arrived_slots_.begin(), arrived_slots_.end());
     for (const std::uint32_t i : arrived_slots_) {
         const std::size_t e = index_[i];
@@ -626,6 +697,9 @@ void Crowd::sort_agents(JobSystem& jobs) {
             sorted_.sight_from[k] = a_.sight_from[e];
             sorted_.state[k] = a_.state[e];
             sorted_.stuck[k] = a_.stuck[e];
+            sorted_.rest[k] = a_.rest[e];
+            sorted_.rest_x[k] = a_.rest_x[e];
+            sorted_.rest_y[k] = a_.rest_y[e];
             index_[a_.slot[e]] = static_cast<std::uint32_t>(k);
         }
     };
@@ -660,8 +734,19 @@ struct StepView {
     const std::uint32_t* group;
     const std::uint8_t* state;
     float separation_range;
-    float yield;  // CrowdParams::yield_overlap
+    float yield;               // CrowdParams::yield_overlap
+    const std::uint8_t* rest;  // sub-steps at rest in a row; at kSleepSubsteps (with `sleep`), asleep
+    std::uint8_t* wake;        // sleepers a moving agent overlaps: set (only ever to 1) by other agents
+    bool sleep;                // CrowdParams::sleep
+
+    bool asleep(std::uint32_t k) const { return sleep && rest[k] >= kSleepSubsteps; }
 };
+
+// Wakes sleeping entry k at the end of the sub-step. Any number of agents may set it at once, and
+// only ever to 1, so the result does not depend on their order.
+void wake_up(std::uint8_t* wake, std::uint32_t k) {
+    std::atomic_ref<std::uint8_t>(wake[k]).store(1, std::memory_order_relaxed);
+}
 
 // Neighbours: sums over the agents within the interaction range, in sorted order. A run of
 // candidates is filtered without branches (most fail the range test, which a branch would
@@ -701,6 +786,7 @@ Neighbourhood gather_neighbours(const StepView& v, const detail::SpatialHash& ha
                 const float push = (range - d) / range;
                 nb.sx += dx / d * push;
                 nb.sy += dy / d * push;
+                if (v.rest[k] == 0 && v.asleep(k2)) wake_up(v.wake, k2);  // an active agent near: wakes
                 if (d < rr) {
                     nb.ox += dx / d * (rr - d) / rr;
                     nb.oy += dy / d * (rr - d) / rr;
@@ -868,6 +954,8 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
     nx_.resize(n);
     ny_.resize(n);
     nstate_.resize(n);
+    quiet_.resize(n);
+    wake_.assign(n, 0);
     contacts_.resize(n * kMaxContacts);
     n_contacts_.resize(n);
     const CostField& cost = *cost_;
@@ -875,14 +963,15 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
     const int W = cost.width(), H = cost.height();
     const Cost* const cells = cost.cells().data();
     const StepView view{a_.px.data(),   a_.py.data(),    a_.vx.data(),    a_.vy.data(),       a_.radius.data(),
-                        a_.slot.data(), a_.group.data(), a_.state.data(), P.separation_range, P.yield_overlap};
+                        a_.slot.data(), a_.group.data(), a_.state.data(), P.separation_range, P.yield_overlap,
+                        a_.rest.data(), wake_.data(),    P.sleep};
     const detail::SpatialHash& hash = *hash_;
-    std::atomic<std::size_t> n_arrived{0}, n_no_path{0}, n_stuck{0}, n_sidestep{0}, n_wall{0};
+    std::atomic<std::size_t> n_arrived{0}, n_no_path{0}, n_stuck{0}, n_sidestep{0}, n_wall{0}, n_asleep{0};
     // Entries are in bucket order, so an agent's neighbours are a few runs next to its own entry.
     // Every agent reads the previous state (a_: nothing writes positions or states there) and
     // writes only its own entry.
     auto body = [&](std::size_t begin, std::size_t end) {
-        std::size_t arrived = 0, no_path = 0, stuck_count = 0, sidestepping = 0, walls = 0;
+        std::size_t arrived = 0, no_path = 0, stuck_count = 0, sidestepping = 0, walls = 0, asleep = 0;
         for (std::size_t k = begin; k < end; ++k) {
             const std::uint32_t group = view.group[k];
             // One branch per agent: a flat field is read directly, a hierarchical plan through its
@@ -907,6 +996,39 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
 
             // States from the field, neighbours, then the stopping chain reaction near the goal.
             AgentState st = state_from_field(static_cast<AgentState>(view.state[k]), to_go, settle, P.arrival_distance);
+            if (st != AgentState::no_path && c != kCostWall && view.asleep(static_cast<std::uint32_t>(k)) &&
+                !near_mover(x, y)) {
+                // Asleep (so arrived), still with a path, and no wall was painted onto it (an agent
+                // at rest against a wall may touch it): it stays arrived where it is, without a
+                // neighbour scan; only its stuck clock runs on. Deep in a big pack the cost to go
+                // can exceed the settle radius: awake, such an agent stays arrived by touching the
+                // arrived mates around it, which have not moved either. A new field wakes the group
+                // (restart_stuck_windows).
+                st = AgentState::arrived;
+                float wx = x, wy = y, wvx = 0.0f, wvy = 0.0f;
+                push_out_of_walls(cost, r, x, y, wx, wy, wvx, wvy);
+                if (std::fabs(wx - x) < 1e-3f && std::fabs(wy - y) < 1e-3f) {
+                    float clock = a_.progress_clock[k], ref = a_.progress_ref[k], sidestep = a_.sidestep[k];
+                    std::uint8_t stuck = a_.stuck[k];
+                    update_stuck(P, st, to_go, terrain, a_.speed[k], dt, clock, ref, stuck, sidestep);
+                    a_.progress_clock[k] = clock;
+                    a_.progress_ref[k] = ref;
+                    a_.sidestep[k] = sidestep;
+                    a_.stuck[k] = stuck;
+                    a_.vx[k] = a_.vy[k] = 0.0f;
+                    nx_[k] = x;
+                    ny_[k] = y;
+                    dvx_[k] = dvy_[k] = 0.0f;
+                    nstate_[k] = static_cast<std::uint8_t>(st);
+                    wall_hit_[k] = 0;
+                    n_contacts_[k] = 0;  // the contact passes leave it where it is
+                    quiet_[k] = 2;
+                    ++arrived;
+                    ++asleep;
+                    stuck_count += stuck & kStuckFlag;
+                    continue;
+                }
+            }
             const Neighbourhood nb = gather_neighbours(view, hash, static_cast<std::uint32_t>(k),
                                                        &contacts_[k * kMaxContacts], n_contacts_[k]);
             // Slow against the pack counts only once a stuck window has run since the unit's field
@@ -990,6 +1112,10 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             dvy_[k] = dvy;
             nstate_[k] = static_cast<std::uint8_t>(st);
             wall_hit_[k] = hit;
+            // 0 active (moving, or arrived but not slow yet), 1 calm but a moving agent is near, 2 calm.
+            quiet_[k] = st != AgentState::arrived || vx * vx + vy * vy >= kSleepSpeed * kSleepSpeed ? 0
+                        : near_mover(x, y)                                                          ? 1
+                                                                                                    : 2;
             a_.stuck[k] = stuck;
             a_.sidestep[k] = sidestep;
             a_.progress_ref[k] = ref;
@@ -1000,6 +1126,7 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             sidestepping += sidestep > 0.0f;
             walls += hit;
         }
+        n_asleep.fetch_add(asleep, std::memory_order_relaxed);
         if (count_stats) {  // integer sums: the same for any split
             n_arrived.fetch_add(arrived, std::memory_order_relaxed);
             n_no_path.fetch_add(no_path, std::memory_order_relaxed);
@@ -1017,6 +1144,26 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
         stats_.wall_contacts = n_wall.load();
     }
     contact_passes(jobs);
+    // Rest counts: one more if the agent was at rest through the contact passes too; 0 if it moved;
+    // 1 (awake, not moved) if a mover woke it.
+    auto count_rest = [&](std::size_t begin, std::size_t end) {
+        for (std::size_t k = begin; k < end; ++k) {
+            const float dx = nx_[k] - a_.rest_x[k], dy = ny_[k] - a_.rest_y[k];
+            const bool still =
+                quiet_[k] == 2 && wake_[k] == 0 && a_.rest[k] > 0 && dx * dx + dy * dy < kSleepRadius * kSleepRadius;
+            std::uint8_t rest = 0;
+            if (still) {
+                rest = static_cast<std::uint8_t>(std::min(255, a_.rest[k] + 1));
+            } else if (quiet_[k] != 0) {
+                rest = 1;  // a rest (re)starts here: calm, but drifted, woken or near a moving agent
+                a_.rest_x[k] = nx_[k];
+                a_.rest_y[k] = ny_[k];
+            }
+            a_.rest[k] = rest;
+        }
+    };
+    parallel_for(jobs, n, 4096, count_rest);
+    if (count_stats) stats_.sleeping = n_asleep.load();
     a_.px.swap(nx_);
     a_.py.swap(ny_);
     a_.state.swap(nstate_);
@@ -1033,12 +1180,14 @@ void Crowd::contact_passes(JobSystem& jobs) {
     cx_.resize(n);
     cy_.resize(n);
     const CostField& cost = *cost_;
+    const bool sleep = params_.sleep;
     for (int pass = 0; pass < passes; ++pass) {
         const float* const px = nx_.data();
         const float* const py = ny_.data();
         auto body = [&](std::size_t begin, std::size_t end) {
             for (std::size_t k = begin; k < end; ++k) {
                 const float x = px[k], y = py[k], r = a_.radius[k];
+                const bool moved = sleep && a_.rest[k] == 0;  // it wakes the sleepers it presses
                 float fx = 0.0f, fy = 0.0f;
                 const std::uint32_t* const c = &contacts_[k * kMaxContacts];
                 for (std::uint8_t h = 0; h < n_contacts_[k]; ++h) {
@@ -1047,6 +1196,7 @@ void Crowd::contact_passes(JobSystem& jobs) {
                     const float rr = r + a_.radius[j];
                     float d2 = dx * dx + dy * dy;
                     if (d2 >= rr * rr) continue;
+                    if (moved && a_.rest[j] >= kSleepSubsteps) wake_up(wake_.data(), j);
                     if (d2 < 1e-12f) {  // on top of each other: split by slot order
                         dx = a_.slot[k] < a_.slot[j] ? 1e-3f : -1e-3f;
                         dy = 0.0f;

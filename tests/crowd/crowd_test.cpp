@@ -905,5 +905,153 @@ TEST(Crowd, WallMarginKeepsACrowdOffTheWallsOfACorridor) {
     EXPECT_GT(margin, 2.3f) << "plain " << plain;
 }
 
+// ---- Sleeping -------------------------------------------------------------------------------
+
+// 1,000 units on the default map, stepped until every one has arrived and `settle_s` more seconds.
+struct SettledPack {
+    CostField cost;
+    Crowd crowd;
+    GroupId group;
+    explicit SettledPack(bool sleep, JobSystem& jobs, double settle_s = 3.0)
+        : cost(std::move(make_builtin_map("default").value().cost)), crowd(cost, params(sleep)) {
+        group = crowd.add_group(field_for(cost, {54, 18})).value();
+        std::mt19937 rng(5);
+        std::uniform_real_distribution<float> ux(0.0f, 64.0f), uy(0.0f, 40.0f);
+        for (int n = 0; n < 1000;) {
+            const Vec2 p{ux(rng), uy(rng)};
+            if (cost.passable(static_cast<int>(p.x), static_cast<int>(p.y)) && crowd.add_agent(p, group).ok()) ++n;
+        }
+        double all_arrived = -1.0;
+        for (int s = 0; s < 60 * 60; ++s) {
+            EXPECT_TRUE(crowd.step(1.0f / 60.0f, jobs).ok());
+            if (all_arrived < 0.0 && crowd.stats().arrived == 1000) all_arrived = crowd.time();
+            if (all_arrived >= 0.0 && crowd.time() >= all_arrived + settle_s) break;
+        }
+        EXPECT_GE(all_arrived, 0.0) << "arrived " << crowd.stats().arrived;
+    }
+    static CrowdParams params(bool sleep) {
+        CrowdParams p;
+        p.sleep = sleep;
+        return p;
+    }
+};
+
+TEST(CrowdSleeping, ASettledPackSleepsAndStaysPut) {
+    SerialJobSystem serial;
+    SettledPack pack(true, serial);
+    EXPECT_GE(pack.crowd.stats().sleeping, 900u) << "of 1,000 arrived units 3 s after the last arrival";
+    std::vector<Vec2> before;
+    for (AgentId id : pack.crowd.agents()) before.push_back(pack.crowd.position(id));
+    for (int s = 0; s < 60; ++s) ASSERT_TRUE(pack.crowd.step(1.0f / 60.0f).ok());
+    double moved = 0.0;
+    std::size_t k = 0;
+    for (AgentId id : pack.crowd.agents()) {
+        const Vec2 p = pack.crowd.position(id);
+        moved = std::max(moved, static_cast<double>(std::hypot(p.x - before[k].x, p.y - before[k].y)));
+        ++k;
+    }
+    EXPECT_LT(moved, 0.06) << "a settled pack crept over one more second";
+    EXPECT_EQ(pack.crowd.stats().arrived, 1000u);
+    EXPECT_EQ(penetrations(pack.crowd, pack.cost, 0.16f), 0);
+}
+
+TEST(CrowdSleeping, NothingChangesWhileMoversAreNearAndThreadsDoNotMatter) {
+    // Until units settle, sleeping changes nothing: 10 s into the default map's run (units still
+    // arriving everywhere near the goal) the state equals the run without sleeping, bit for bit.
+    auto run = [](bool sleep, JobSystem& jobs, int steps) {
+        auto m = make_builtin_map("default");
+        CrowdParams p;
+        p.sleep = sleep;
+        Crowd crowd(m->cost, p);
+        const GroupId g = crowd.add_group(field_for(m->cost, {54, 18})).value();
+        std::mt19937 rng(5);
+        std::uniform_real_distribution<float> ux(0.0f, 64.0f), uy(0.0f, 40.0f);
+        for (int n = 0; n < 1000;) {
+            const Vec2 q{ux(rng), uy(rng)};
+            if (m->cost.passable(static_cast<int>(q.x), static_cast<int>(q.y)) && crowd.add_agent(q, g).ok()) ++n;
+        }
+        for (int s = 0; s < steps; ++s) EXPECT_TRUE(crowd.step(1.0f / 60.0f, jobs).ok());
+        return std::pair{crowd.state_hash(), crowd.stats().sleeping};
+    };
+    SerialJobSystem serial;
+    test::ThreadJobs two(2), three(3);
+    EXPECT_EQ(run(true, serial, 600).first, run(false, serial, 600).first);
+    // Later, with most of the pack asleep, any number of threads gives the same state.
+    const auto one = run(true, serial, 40 * 60);
+    EXPECT_GT(one.second, 500u);
+    EXPECT_EQ(run(true, two, 40 * 60), one);
+    EXPECT_EQ(run(true, three, 40 * 60), one);
+}
+
+TEST(CrowdSleeping, ANewFieldWakesThePack) {
+    SerialJobSystem serial;
+    SettledPack pack(true, serial);
+    ASSERT_GE(pack.crowd.stats().sleeping, 900u);
+    auto mean_x = [&] {
+        double sum = 0.0;
+        for (AgentId id : pack.crowd.agents()) sum += pack.crowd.position(id).x / 1000.0;
+        return sum;
+    };
+    const double before = mean_x();
+    // The goal moves to the far left: every unit sets off again.
+    ASSERT_TRUE(pack.crowd.set_group_field(pack.group, field_for(pack.cost, {3, 18})).ok());
+    ASSERT_TRUE(pack.crowd.step(1.0f / 60.0f).ok());
+    EXPECT_EQ(pack.crowd.stats().sleeping, 0u);
+    EXPECT_EQ(pack.crowd.stats().arrived, 0u);
+    for (int s = 0; s < 240; ++s) ASSERT_TRUE(pack.crowd.step(1.0f / 60.0f).ok());
+    EXPECT_LT(mean_x(), before - 3.0) << "the pack did not set off in 4 s";
+}
+
+TEST(CrowdSleeping, AUnitWalkingIntoThePackWakesItAndJoins) {
+    SerialJobSystem serial;
+    SettledPack pack(true, serial);
+    const std::size_t asleep = pack.crowd.stats().sleeping;
+    ASSERT_GE(asleep, 900u);
+    // A newcomer from the far side of the map: the pack wakes around it as it comes near, and it
+    // joins the pack (arrives) with nobody pushed into a wall.
+    const AgentId late = pack.crowd.add_agent({3.5f, 18.5f}, pack.group).value();
+    std::size_t fewest = asleep;
+    for (int s = 0; s < 30 * 60 && pack.crowd.state(late) != AgentState::arrived; ++s) {
+        ASSERT_TRUE(pack.crowd.step(1.0f / 60.0f).ok());
+        fewest = std::min(fewest, pack.crowd.stats().sleeping);
+    }
+    EXPECT_EQ(pack.crowd.state(late), AgentState::arrived);
+    EXPECT_LT(fewest, asleep - 50) << "the pack did not wake around the newcomer";
+    EXPECT_EQ(penetrations(pack.crowd, pack.cost, 0.16f), 0);
+}
+
+TEST(CrowdSleeping, AWallPaintedOntoSleepersPushesThemOut) {
+    SerialJobSystem serial;
+    SettledPack pack(true, serial);
+    ASSERT_GE(pack.crowd.stats().sleeping, 900u);
+    // A wall across the middle of the pack, without a new field (the host has not replanned yet).
+    int covered = 0;
+    for (AgentId id : pack.crowd.agents()) {
+        const Vec2 p = pack.crowd.position(id);
+        covered += static_cast<int>(p.x) == 52 && p.y >= 14.0f && p.y < 22.0f;
+    }
+    ASSERT_GT(covered, 0);
+    for (int y = 14; y < 22; ++y) pack.cost.set(52, y, kCostWall);
+    for (int s = 0; s < 30; ++s) ASSERT_TRUE(pack.crowd.step(1.0f / 60.0f).ok());
+    // Units whose centre the wall covers are the host's to move (the World relocates them, as
+    // without sleeping); every other disc was pushed clear, asleep or not.
+    int into_walls = 0, walled_in = 0;
+    for (AgentId id : pack.crowd.agents()) {
+        const Vec2 p = pack.crowd.position(id);
+        if (!pack.cost.passable(static_cast<int>(p.x), static_cast<int>(p.y))) {
+            ++walled_in;
+            continue;
+        }
+        for (int y = static_cast<int>(p.y) - 1; y <= static_cast<int>(p.y) + 1; ++y) {
+            for (int x = static_cast<int>(p.x) - 1; x <= static_cast<int>(p.x) + 1; ++x) {
+                if (pack.cost.passable(x, y)) continue;
+                const float qx = std::clamp(p.x, float(x), float(x + 1)), qy = std::clamp(p.y, float(y), float(y + 1));
+                into_walls += std::hypot(p.x - qx, p.y - qy) < 0.16f * 0.95f;
+            }
+        }
+    }
+    EXPECT_EQ(into_walls, 0) << covered << " units stood on the new wall, " << walled_in << " are walled in";
+}
+
 }  // namespace
 }  // namespace tide
