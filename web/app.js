@@ -128,6 +128,20 @@ const tide = {
      * reuses the composed units while nothing changed) and its parts done in full (background copy,
      * units, putImageData, overlay), medians in ms.
      */
+    /**
+     * Test hook: how many background pixels differ from a background coloured and drawn afresh
+     * (0 when the partial redraws after fields patches are right).
+     */
+    backgroundDiff: () => {
+        view.render();
+        const drawn = view.bg32.slice();
+        view.colourCache = null;
+        view.dirty = true;
+        view.render();
+        let differ = 0;
+        for (let i = 0; i < drawn.length; i++) differ += drawn[i] !== view.bg32[i];
+        return differ;
+    },
     timeRender: (n) => {
         const parts = { copy: [], units: [], put: [], overlay: [] }, all = [];
         const med = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
@@ -319,6 +333,7 @@ function patchedFields(patch) {
 }
 
 function handleFrame(frame) {
+    let patch = null; // the rectangle of samples a patch rewrote: only that is drawn again
     if (frame.kind === 'fieldsPatch') {
         const whole = patchedFields(frame);
         if (!whole) {  // ask for a whole frame of the field chosen
@@ -326,10 +341,11 @@ function handleFrame(frame) {
             return;
         }
         tide.fieldPatches++;
+        patch = { x0: frame.x0, y0: frame.y0, w: frame.w, h: frame.h };
         frame = whole;
     }
     if (frame.kind === 'fields') {
-        view.setFields(frame);
+        view.setFields(frame, patch);
         showColourBar();
         state.haveFields = true;
         state.shownGroup = frame.group;

@@ -279,6 +279,10 @@ public:
     std::uint64_t groups_version() const noexcept { return groups_version_; }
     /// A group by id, or nullptr.
     const UnitGroup* group(UnitGroupId id) const noexcept;
+    /// False while the field a group follows is older than its goals or the terrain (an edit's
+    /// repair or a new build not published yet); true otherwise, also for unknown groups and
+    /// hierarchical plans (they catch up within the tick).
+    bool field_up_to_date(UnitGroupId id) const;
     /// The group with the most units (ties: the lowest id); 0 when there is none.
     UnitGroupId largest_group() const noexcept;
     /// The field a group follows now (nullptr while its first field is being built, for an unknown

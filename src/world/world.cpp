@@ -1187,6 +1187,14 @@ const UnitGroup* World::group(UnitGroupId id) const noexcept {
     return nullptr;
 }
 
+bool World::field_up_to_date(UnitGroupId id) const {
+    if (stats_.hierarchical || !service_) return true;
+    for (const auto& g : groups_) {
+        if (g->id == id && !g->dropped) return service_->status(g->ticket).up_to_date;
+    }
+    return true;
+}
+
 UnitGroupId World::largest_group() const noexcept {
     const UnitGroup* best = nullptr;
     for (const UnitGroup& g : groups_view_) {

@@ -342,6 +342,23 @@ async function checkGap(page, base, out) {
     await page.waitForTimeout(300);
     await page.screenshot({ path: path.join(out, '04-gap-reopened.png') });
     pass('reopening the gap sets them moving again', `${reopened.moving} of ${reopened.n} moving`);
+
+    // With the heat map on and no arrows, a patch colours and draws only its rectangle again: the
+    // background must equal one coloured and drawn afresh.
+    await page.click('#toggle-arrows');
+    if (!(await page.isChecked('#toggle-heat'))) await page.click('#toggle-heat');
+    // (30, 30) and (31, 30) are swamp on the default map: changed, then put back.
+    for (const [x, y, terrain] of [[30, 30, 'forest'], [31, 30, 'wall'], [30, 30, 'swamp'], [31, 30, 'swamp']]) {
+        const before = await page.evaluate(() => window.tide.fieldPatches);
+        await page.evaluate((m) => window.tide.send(m), { type: 'paint', x, y, radius: 0, terrain });
+        const got = await waitFor(async () => ({ done: (await page.evaluate(() => window.tide.fieldPatches)) > before }), 3000);
+        check(got.done, `painting ${terrain} at (${x}, ${y}) brought no fields patch`);
+        const differ = await page.evaluate(() => window.tide.backgroundDiff());
+        check(differ === 0, `after a ${terrain} patch at (${x}, ${y}), ${differ} background pixels differ from a fresh drawing`);
+    }
+    await page.click('#toggle-heat');
+    await page.click('#toggle-arrows');
+    pass('fields patches redraw only their rectangle, exactly', '4 paints, background equal to a fresh drawing');
 }
 
 async function checkSelectAndOrder(page, base, out) {

@@ -66,6 +66,22 @@ struct DefaultWorld : ::testing::Test {
     }
 };
 
+// A paint changes the terrain at once and the group's field when its repair is published:
+// field_up_to_date() says which (tide serve holds a fields frame until then).
+TEST_F(DefaultWorld, FieldUpToDateFollowsAPaintsRepair) {
+    for (int i = 0; i < 5; ++i) ASSERT_TRUE(world.tick(1.0f / 60.0f).ok());
+    const UnitGroupId g = world.largest_group();
+    ASSERT_NE(g, 0u);
+    ASSERT_TRUE(world.field_up_to_date(g));
+    const std::uint64_t serial = world.group(g)->field_serial;
+    ASSERT_TRUE(world.apply(Paint{30, 5, 0, kCostWall}).ok());
+    EXPECT_FALSE(world.field_up_to_date(g)) << "the field was planned before the wall";
+    for (int i = 0; i < 10 && !world.field_up_to_date(g); ++i) ASSERT_TRUE(world.tick(1.0f / 60.0f).ok());
+    EXPECT_TRUE(world.field_up_to_date(g));
+    EXPECT_GT(world.group(g)->field_serial, serial);
+    EXPECT_TRUE(world.field_up_to_date(12345)) << "an unknown group has nothing to wait for";
+}
+
 TEST_F(DefaultWorld, LoadMakesOneGroupWithAField) {
     ASSERT_EQ(world.groups().size(), 1u);
     const UnitGroup& g = world.groups()[0];

@@ -762,6 +762,9 @@ void Server::Impl::sim_loop() {
     std::uint64_t groups_sent = world->groups_version();
     std::unordered_map<std::uint64_t, Viewer> viewers;
     std::vector<Inbound> batch;
+    std::uint64_t terrain_seen = world->terrain_version();
+    auto terrain_changed_at = Clock::now() - seconds(1);
+    constexpr auto kHoldForField = milliseconds(150);
     std::shared_ptr<const std::string> agents_sent;  // the last agents frame broadcast
     bool agents_due = true;                          // a client connected since: send one even if paused
 
@@ -1126,6 +1129,10 @@ void Server::Impl::sim_loop() {
         const int stride = field_stride(world->cost().width(), world->cost().height());
         const double cells = static_cast<double>(world->cost().size()) / (static_cast<double>(stride) * stride);
         const auto field_period = milliseconds(static_cast<int>(std::max(100.0, cells / 4096.0)));
+        if (world->terrain_version() != terrain_seen) {
+            terrain_seen = world->terrain_version();
+            terrain_changed_at = now;
+        }
         if (now - last_fields >= milliseconds(50)) {
             using Frame = std::shared_ptr<const std::string>;
             std::vector<std::pair<std::array<std::uint64_t, 4>, Frame>> encoded;
@@ -1137,6 +1144,14 @@ void Server::Impl::sim_loop() {
                 const std::uint64_t serial = info ? info->field_serial : 0;
                 const std::array<std::uint64_t, 4> key{g, serial, world->terrain_version(), loads};
                 if (key == v.sent) continue;
+                // A paint changes the terrain at once and the field a tick or two later (its repair
+                // runs on a worker). A frame of the new terrain with the old field would hold the
+                // next one back by 50 ms, so while only the terrain moved on and the group's field
+                // is catching up, the frame waits (at most kHoldForField).
+                if (v.sent[0] == g && v.sent[1] == serial && v.sent[3] == loads &&
+                    now - terrain_changed_at < kHoldForField && !world->field_up_to_date(g)) {
+                    continue;
+                }
                 auto it = std::find_if(encoded.begin(), encoded.end(), [&](const auto& e) { return e.first == key; });
                 if (it == encoded.end()) {
                     encoded.emplace_back(key, std::make_shared<const std::string>(
