@@ -278,6 +278,16 @@ TEST(CrowdStuck, AUnitWedgedInAWallCornerBesideAPackGetsFreeWithinFiveSeconds) {
     EXPECT_LE(with, 5.0f);
 }
 
+// 1,000 units at random open spots of the default map (64 x 40), the same ones every time.
+void spawn_thousand_on_default_map(Crowd& crowd, const CostField& cost, GroupId g) {
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> ux(0.0f, 64.0f), uy(0.0f, 40.0f);
+    for (int n = 0; n < 1000;) {
+        const Vec2 p{ux(rng), uy(rng)};
+        if (cost.passable(static_cast<int>(p.x), static_cast<int>(p.y)) && crowd.add_agent(p, g).ok()) ++n;
+    }
+}
+
 TEST(CrowdArrival, AThousandUnitsOnTheDefaultMapPackRoundAndStandStill) {
     // Stopping at the first touch of the pack grows it along the lanes units come in by (an X along
     // the field's diagonals, mean distance to the goal 7.9 cells against 3.5 for an ideally packed
@@ -289,12 +299,7 @@ TEST(CrowdArrival, AThousandUnitsOnTheDefaultMapPackRoundAndStandStill) {
     const Cell goal{54, 18};
     Crowd crowd(cost);
     const GroupId g = crowd.add_group(field_for(cost, goal)).value();
-    std::mt19937 rng(5);
-    std::uniform_real_distribution<float> ux(0.0f, 64.0f), uy(0.0f, 40.0f);
-    for (int n = 0; n < 1000;) {
-        const Vec2 p{ux(rng), uy(rng)};
-        if (cost.passable(static_cast<int>(p.x), static_cast<int>(p.y)) && crowd.add_agent(p, g).ok()) ++n;
-    }
+    spawn_thousand_on_default_map(crowd, cost, g);
     double all_arrived = -1.0;
     for (int s = 0; s < 60 * 60; ++s) {
         ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
@@ -915,12 +920,7 @@ struct SettledPack {
     explicit SettledPack(bool sleep, JobSystem& jobs, double settle_s = 3.0)
         : cost(std::move(make_builtin_map("default").value().cost)), crowd(cost, params(sleep)) {
         group = crowd.add_group(field_for(cost, {54, 18})).value();
-        std::mt19937 rng(5);
-        std::uniform_real_distribution<float> ux(0.0f, 64.0f), uy(0.0f, 40.0f);
-        for (int n = 0; n < 1000;) {
-            const Vec2 p{ux(rng), uy(rng)};
-            if (cost.passable(static_cast<int>(p.x), static_cast<int>(p.y)) && crowd.add_agent(p, group).ok()) ++n;
-        }
+        spawn_thousand_on_default_map(crowd, cost, group);
         double all_arrived = -1.0;
         for (int s = 0; s < 60 * 60; ++s) {
             EXPECT_TRUE(crowd.step(1.0f / 60.0f, jobs).ok());
@@ -964,12 +964,7 @@ TEST(CrowdSleeping, NothingChangesWhileMoversAreNearAndThreadsDoNotMatter) {
         p.sleep = sleep;
         Crowd crowd(m->cost, p);
         const GroupId g = crowd.add_group(field_for(m->cost, {54, 18})).value();
-        std::mt19937 rng(5);
-        std::uniform_real_distribution<float> ux(0.0f, 64.0f), uy(0.0f, 40.0f);
-        for (int n = 0; n < 1000;) {
-            const Vec2 q{ux(rng), uy(rng)};
-            if (m->cost.passable(static_cast<int>(q.x), static_cast<int>(q.y)) && crowd.add_agent(q, g).ok()) ++n;
-        }
+        spawn_thousand_on_default_map(crowd, m->cost, g);
         for (int s = 0; s < steps; ++s) EXPECT_TRUE(crowd.step(1.0f / 60.0f, jobs).ok());
         return std::pair{crowd.state_hash(), crowd.stats().sleeping};
     };
