@@ -5,8 +5,10 @@
 //    integration numbers, and the sector overlay of hierarchical maps (borders, portals, sectors
 //    with a field), for the current view. Rebuilt into a Uint32Array only when the view, the
 //    fields, the sectors or a toggle change (arrows, numbers and sectors are drawn with the 2D API
-//    on an offscreen canvas and read back once). Fields frames of big maps hold one sample every
-//    `stride` cells: the background is then drawn in samples of stride x stride cells.
+//    on an offscreen canvas and read back once); after a fields patch only the patch's rectangle,
+//    when no arrows, numbers or sectors are drawn and the colour scale stays. Fields frames of big
+//    maps hold one sample every `stride` cells: the background is then drawn in samples of
+//    stride x stride cells.
 //  - frame: each animation frame copies the background into the frame ImageData (one
 //    Uint32Array.set), blends the trails, stamps a ring around every selected unit and then every
 //    unit as a disc in its group's colour, to scale (a unit of size s has the radius of a size-1
@@ -342,13 +344,13 @@ export class View {
         return !!this.fields && this.contains(x, y) && this.fields.directions[this.sampleIndex(x, y)] === kNotPlannedDir;
     }
 
-    /** Per-sample colours for the current mode (cached until the fields or the mode change). */
     /** What the cell colours depend on besides the fields frame and the colour scale. */
     colourKey() {
         const arrows = this.showArrows && this.scale >= kArrowMinCell && !!this.fields && this.fields.stride === 1;
         return `${this.showHeat}/${arrows}/${this.pixelUnits}`;
     }
 
+    /** Per-sample colours for the current mode (cached until the fields or the mode change). */
     cellColours() {
         const key = this.colourKey();
         const n = this.fields ? this.fields.sampleWidth * this.fields.sampleHeight : this.width * this.height;
