@@ -68,8 +68,9 @@ struct CrowdParams {
                                     ///< same as without while nobody sleeps.
     bool line_of_sight = true;      ///< Units of size 1 steer straight at the furthest point of their
                                     ///< field's path they can reach in a straight line over ground of one
-                                    ///< cost (up to 1024 moves ahead), on goal fields built on the crowd's
-                                    ///< own costs (not wall margins, class costs, hierarchical plans).
+                                    ///< cost (up to 1024 moves ahead), on goal fields and hierarchical
+                                    ///< plans (across sectors with fields) made on the crowd's own costs
+                                    ///< (not wall margins or class costs).
 };
 
 /// What an agent is doing.

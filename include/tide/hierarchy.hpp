@@ -262,6 +262,8 @@ public:
     double diagonal_factor() const noexcept;
     /// The graph it plans on.
     const SectorGraph& graph() const noexcept;
+    /// The cost field it plans on.
+    const CostField& cost() const noexcept;
 
     /// After `graph.update()` for cells [x0, x1] x [y0, y1]: drops the fields that may have
     /// relied on those cells (every field with a value at least the smallest value the edited

@@ -174,7 +174,8 @@ Result<GroupId> Crowd::add_group(std::shared_ptr<const HierarchicalField> field,
         return Error{"group plan must be made on the crowd's " + std::to_string(cost_->width()) + "x" +
                      std::to_string(cost_->height()) + " map"};
     }
-    return add_group_field(GroupField{nullptr, std::move(field), false, nullptr}, unit_size, movement_class);
+    const bool sight = detail::plans_on(*field, *cost_);
+    return add_group_field(GroupField{nullptr, std::move(field), sight, nullptr}, unit_size, movement_class);
 }
 
 Result<GroupId> Crowd::add_group_field(GroupField field, int unit_size, std::uint8_t movement_class) {
@@ -295,7 +296,8 @@ Result<void> Crowd::set_group_field(GroupId group, std::shared_ptr<const Hierarc
     if (!field || field->graph().width() != cost_->width() || field->graph().height() != cost_->height()) {
         return Error{"group plan must be made on the crowd's map"};
     }
-    return set_group_field_to(group, GroupField{nullptr, std::move(field), false, nullptr});
+    const bool sight = detail::plans_on(*field, *cost_);
+    return set_group_field_to(group, GroupField{nullptr, std::move(field), sight, nullptr});
 }
 
 Result<void> Crowd::set_group_steering(GroupId group, std::shared_ptr<const FlowField> steer) {
@@ -1065,12 +1067,17 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
                         const int my = std::abs(static_cast<int>(from / static_cast<std::uint32_t>(W)) - fcy);
                         const int sx = std::abs(static_cast<int>(seen % static_cast<std::uint32_t>(W)) - fcx);
                         const int sy = std::abs(static_cast<int>(seen / static_cast<std::uint32_t>(W)) - fcy);
-                        const bool goal = steer->directions()[seen] == Direction::goal;
+                        const bool goal =
+                            (flat ? steer->directions()[seen]
+                                  : hier->direction(static_cast<int>(seen % static_cast<std::uint32_t>(W)),
+                                                    static_cast<int>(seen / static_cast<std::uint32_t>(W)))) ==
+                            Direction::goal;
                         again = std::max(mx, my) >= (goal ? kGoalSightRecheck : kSightRecheck) ||
                                 (!goal && std::max(sx, sy) <= kSightNear);
                     }
                     if (again) {
-                        a_.sight[k] = detail::look_ahead(*steer, cost, {fx, fy}, r, fcell, kLookAheadMoves);
+                        a_.sight[k] = flat ? detail::look_ahead(*steer, cost, {fx, fy}, r, fcell, kLookAheadMoves)
+                                           : detail::look_ahead(*hier, cost, {fx, fy}, r, fcell, kLookAheadMoves);
                         a_.sight_from[k] = fcell;
                     }
                     if (const std::uint32_t w = a_.sight[k]; w != detail::kNoCell) {

@@ -36,6 +36,10 @@ bool built_on(const FlowField& field, const CostField& cost) {
     return true;
 }
 
+bool plans_on(const HierarchicalField& plan, const CostField& cost) {
+    return &plan.cost() == &cost && plan.diagonal_factor() == FieldParams{}.diagonal_factor;
+}
+
 bool segment_clear(const CostField& cost, Vec2 a, Vec2 b, float r, Cost terrain) {
     constexpr float kStep = 0.125f;
     const float dx = b.x - a.x, dy = b.y - a.y;
@@ -64,10 +68,13 @@ bool segment_clear(const CostField& cost, Vec2 a, Vec2 b, float r, Cost terrain)
     return true;
 }
 
-std::uint32_t look_ahead(const FlowField& field, const CostField& cost, Vec2 p, float r, std::uint32_t from,
-                         int max_moves) {
-    const std::uint32_t W = static_cast<std::uint32_t>(field.width());
-    const std::span<const Direction> dirs = field.directions();
+namespace {
+
+// look_ahead() for any field: `dir(cell)` is the flow code of a cell index.
+template <class DirectionAt>
+std::uint32_t look_ahead_along(DirectionAt dir, const CostField& cost, Vec2 p, float r, std::uint32_t from,
+                               int max_moves) {
+    const std::uint32_t W = static_cast<std::uint32_t>(cost.width());
     const Cost* const cells = cost.cells().data();
     const Cost terrain = cells[from];
     auto clear = [&](std::uint32_t cell) {
@@ -79,7 +86,7 @@ std::uint32_t look_ahead(const FlowField& field, const CostField& cost, Vec2 p, 
     path.push_back(from);
     std::uint32_t cell = from;
     while (static_cast<int>(path.size()) <= max_moves) {
-        const Direction d = dirs[cell];
+        const Direction d = dir(cell);
         if (!is_move(d)) break;  // the goal (or no way on)
         const int k = static_cast<int>(d);
         const std::uint32_t next = static_cast<std::uint32_t>(static_cast<int>(cell) +
@@ -106,10 +113,28 @@ std::uint32_t look_ahead(const FlowField& field, const CostField& cost, Vec2 p, 
     }
     if (good < 2) return kNoCell;
     if (good < last) {  // the path turns or leaves this terrain after it: aim a little toward its next cell
-        const std::uint32_t aimed = path[good] | (static_cast<std::uint32_t>(dirs[path[good]]) + 1u) << kAimShiftBits;
+        const std::uint32_t aimed = path[good] | (static_cast<std::uint32_t>(dir(path[good])) + 1u) << kAimShiftBits;
         if (segment_clear(cost, p, aim_point(aimed, static_cast<int>(W)), r, terrain)) return aimed;
     }
     return path[good];
+}
+
+}  // namespace
+
+std::uint32_t look_ahead(const FlowField& field, const CostField& cost, Vec2 p, float r, std::uint32_t from,
+                         int max_moves) {
+    const std::span<const Direction> dirs = field.directions();
+    return look_ahead_along([dirs](std::uint32_t cell) { return dirs[cell]; }, cost, p, r, from, max_moves);
+}
+
+std::uint32_t look_ahead(const HierarchicalField& field, const CostField& cost, Vec2 p, float r, std::uint32_t from,
+                         int max_moves) {
+    const std::uint32_t W = static_cast<std::uint32_t>(cost.width());
+    return look_ahead_along(
+        [&field, W](std::uint32_t cell) {
+            return field.direction(static_cast<int>(cell % W), static_cast<int>(cell / W));
+        },
+        cost, p, r, from, max_moves);
 }
 
 }  // namespace tide::detail

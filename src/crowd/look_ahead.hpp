@@ -7,6 +7,7 @@
 
 #include "tide/cost_field.hpp"
 #include "tide/flow_field.hpp"
+#include "tide/hierarchy.hpp"
 
 namespace tide::detail {
 
@@ -40,6 +41,10 @@ inline Vec2 aim_point(std::uint32_t sight, int width) {
 /// a class's costs or a danger term has its own reasons to bend.
 bool built_on(const FlowField& field, const CostField& cost);
 
+/// True when `plan` plans on `cost` itself (not a class's sized costs) with the default diagonal
+/// factor: its sector fields charge every move the price of the cell it enters, as built_on().
+bool plans_on(const HierarchicalField& plan, const CostField& cost);
+
 /// True when a disc of radius r moved from a to b (cell units) touches only cells of cost `cost`
 /// (so no wall, no wall corner, no costlier or cheaper terrain) and stays on the map. Conservative:
 /// it tests the square of half-side r + 1/16 cell around points 1/8 cell apart.
@@ -53,6 +58,10 @@ bool segment_clear(const CostField& cost, Vec2 a, Vec2 b, float r, Cost terrain)
 /// way goes on, the aim point moves kAimShift toward the next cell of the path when that is clear
 /// too (see kAimShiftBits). kNoCell when not even 2 moves ahead are clear.
 std::uint32_t look_ahead(const FlowField& field, const CostField& cost, Vec2 p, float r, std::uint32_t from,
+                         int max_moves);
+/// The same along a hierarchical plan's flow: across sector borders while the sectors ahead have
+/// fields (toward the next portals), stopping where a sector has none yet.
+std::uint32_t look_ahead(const HierarchicalField& field, const CostField& cost, Vec2 p, float r, std::uint32_t from,
                          int max_moves);
 
 }  // namespace tide::detail

@@ -606,6 +606,9 @@ double HierarchicalField::diagonal_factor() const noexcept {
 const SectorGraph& HierarchicalField::graph() const noexcept {
     return *s_->graph;
 }
+const CostField& HierarchicalField::cost() const noexcept {
+    return *s_->cost;
+}
 
 std::size_t HierarchicalField::memory_bytes() const noexcept {
     const State& s = *s_;

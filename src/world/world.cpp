@@ -727,7 +727,16 @@ void World::flush_edits() {
                 continue;
             }
             done.emplace_back(g->plan.get(), nullptr);
-            if (!g->plan->terrain_changed(sx0, sy0, x1, y1)) {
+            if (g->plan->terrain_changed(sx0, sy0, x1, y1)) {
+                // The same plan, changed: the crowd forgets what its units saw along it (a point
+                // they walked toward may be behind the new wall) and restarts their stuck windows.
+                for (const auto& h : groups_) {
+                    if (h->plan == g->plan && h->crowd_group != kNoCrowdGroup) {
+                        (void)crowd_->set_group_field(h->crowd_group,
+                                                      std::shared_ptr<const HierarchicalField>(h->plan));
+                    }
+                }
+            } else {
                 // A goal walled (paint keeps goal blocks open, so this should not happen): plan
                 // again toward the goals still open, else toward the open cells nearest to them.
                 std::vector<Cell> open;

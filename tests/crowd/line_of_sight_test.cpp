@@ -15,6 +15,7 @@
 
 #include "look_ahead.hpp"
 #include "tide/crowd.hpp"
+#include "tide/hierarchy.hpp"
 
 namespace tide {
 namespace {
@@ -117,6 +118,52 @@ TEST(LineOfSight, AUnitOnAnOpenMapWalksAStraightLine) {
     const Vec2 p = crowd.position(a);
     const double straight = std::hypot(90.5 - 10.5, 40.5 - 10.5);
     EXPECT_LT((length + std::hypot(90.5 - p.x, 40.5 - p.y)) / straight, 1.01);
+}
+
+// A hierarchical plan (16-cell sectors, so the walk crosses a dozen sector borders): the unit
+// sees along the flow of the sectors that have fields and walks as straight as on a flat field. A
+// plan made on another cost field (a class's costs, here a copy) gets no line of sight: the unit
+// follows the 8 directions and its heading changes.
+TEST(LineOfSight, AcrossTheSectorsOfAHierarchicalPlan) {
+    CostField cost = std::move(CostField::create(160, 80).value());
+    const CostField copy = cost;
+    SectorConfig sc;
+    sc.sector_size = 16;
+    sc.portal_limit = 16;
+    const SectorGraph graph = std::move(SectorGraph::build(cost, sc).value());
+    auto run = [&](const CostField& plan_costs) {
+        const Cell goal{150, 70};
+        auto plan = std::make_shared<HierarchicalField>(
+            std::move(HierarchicalField::create(plan_costs, graph, std::span<const Cell>(&goal, 1)).value()));
+        Crowd crowd(cost);
+        const GroupId g = crowd.add_group(std::shared_ptr<const HierarchicalField>(plan)).value();
+        const AgentId a = crowd.add_agent({10.5f, 10.5f}, g).value();
+        double first = std::numeric_limits<double>::quiet_NaN(), worst = 0.0, length = 0.0;
+        Vec2 last = crowd.position(a);
+        for (int s = 0; s < 60 * 80 && crowd.state(a) == AgentState::moving; ++s) {
+            const Vec2 p = crowd.position(a);
+            const Cell at{static_cast<int>(p.x), static_cast<int>(p.y)};
+            EXPECT_TRUE(plan->route(std::span<const Cell>(&at, 1)).ok());  // as the World does every tick
+            EXPECT_TRUE(crowd.step(1.0f / 60.0f).ok());
+            const Vec2 q = crowd.position(a), v = crowd.velocity(a);
+            length += std::hypot(q.x - last.x, q.y - last.y);
+            last = q;
+            if (crowd.time() < 1.0 || std::hypot(v.x, v.y) < 1.0) continue;
+            const double h = std::atan2(v.y, v.x);
+            if (std::isnan(first)) first = h;
+            worst = std::max(worst, std::fabs(h - first));
+        }
+        EXPECT_EQ(crowd.state(a), AgentState::arrived);
+        const Vec2 p = crowd.position(a);
+        const double ratio = (length + std::hypot(150.5 - p.x, 70.5 - p.y)) / std::hypot(150.5 - 10.5, 70.5 - 10.5);
+        return std::pair{worst * 180.0 / 3.14159265358979, ratio};
+    };
+    const auto [turn, ratio] = run(cost);
+    EXPECT_LT(turn, 3.0) << "heading changed by " << turn << " deg";
+    EXPECT_LT(ratio, 1.01);
+    const auto [turn_other, ratio_other] = run(copy);
+    EXPECT_GT(turn_other, 10.0) << "a plan on other costs was followed straight";
+    EXPECT_GT(ratio_other, ratio);
 }
 
 // ---- Path length against the any-angle shortest path ----------------------------------------
