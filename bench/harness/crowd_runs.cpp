@@ -330,8 +330,12 @@ nlohmann::json run_crowd_bench(const CrowdBenchOptions& o, const JobSystemFactor
                         const Settled st = time_settled(s, o.reps, two, sleep);
                         std::snprintf(name, sizeof name, "%dx%d map, %zu packed, settled, 2 t%s", size, size,
                                       s.packed.size(), sleep ? "" : ", awake");
-                        std::fprintf(out, "  %-44s %12.3f   (all arrived at %.1f s, %zu asleep)\n", name, st.median_ms,
-                                     st.settled_s, st.asleep);
+                        char when[48];
+                        if (st.settled_s >= 0.0)
+                            std::snprintf(when, sizeof when, "all arrived at %.1f s", st.settled_s);
+                        else
+                            std::snprintf(when, sizeof when, "not all arrived in 30 s");
+                        std::fprintf(out, "  %-44s %12.3f   (%s, %zu asleep)\n", name, st.median_ms, when, st.asleep);
                         rows.push_back({{"case", name},
                                         {"map", size},
                                         {"agents", s.packed.size()},
