@@ -276,7 +276,7 @@ private:
         std::pmr::vector<std::uint32_t> sight, sight_from;  // look-ahead cell, and the field cell it was found from
         std::pmr::vector<std::uint8_t> state,
             stuck,  // stuck: bit 0 flagged, bit 1 side, bits 2-3 stuck checks in a row
-            rest;   // sub-steps in a row the agent stood still, arrived, touching nothing (to 255)
+            rest;   // sub-steps in a row at rest (arrived, slow, near where its rest began, no mover near; to 255)
         /// Calls fn(vector) for every member.
         template <class Fn>
         void each(Fn&& fn) {
@@ -324,8 +324,8 @@ private:
     Agents a_, sorted_;
     std::pmr::vector<float> nx_, ny_, dvx_, dvy_;
     std::pmr::vector<std::uint8_t> nstate_, wall_hit_;
-    // Sleeping: whether the sub-step left the entry at rest (arrived, no velocity, nothing touching
-    // it), and the sleepers something overlapped this sub-step (set by other agents: they wake).
+    // Sleeping: how calm the sub-step left each entry (0 active, 1 calm with a mover near, 2 calm),
+    // and the sleepers an active agent came near this sub-step (set by other agents: they wake).
     std::pmr::vector<std::uint8_t> quiet_, wake_;
     // Sleeping: tiles (kSleepTile cells a side) with a moving agent in them or next to them, where
     // nobody sleeps, and the tiles marked so (cleared at the next sort).

@@ -650,14 +650,12 @@ void Crowd::sort_agents(JobSystem& jobs) {
     // crowd is on the move) and sorted.
     settle_.assign(groups_.size(), 0.0f);
     arrived_slots_.clear();
-    for (std::size_t e = 0; e < n; ++e) {
-        if (a_.state[e] == static_cast<std::uint8_t>(AgentState::arrived)) arrived_slots_.push_back(a_.slot[e]);
-    }
-    // Sleeping: mark the tiles within one tile of a moving agent (in entry order, so consecutive
-    // entries mostly share a tile).
-    if (params_.sleep) {
-        const int W = cost_->width(), H = cost_->height();
-        const int tw = (W + kSleepTile - 1) / kSleepTile, th = (H + kSleepTile - 1) / kSleepTile;
+    // Sleeping, in the same pass: the tiles within one tile of a moving agent (entries are still in
+    // the last sub-step's bucket order, so consecutive ones mostly share a tile).
+    const bool sleep = params_.sleep;
+    const int tw = (cost_->width() + kSleepTile - 1) / kSleepTile;
+    const int th = (cost_->height() + kSleepTile - 1) / kSleepTile;
+    if (sleep) {
         if (tw != tiles_w_ || near_tile_.size() != static_cast<std::size_t>(tw) * th) {
             near_tile_.assign(static_cast<std::size_t>(tw) * th, 0);
             tiles_w_ = tw;
@@ -665,23 +663,29 @@ void Crowd::sort_agents(JobSystem& jobs) {
         }
         for (const std::uint32_t t : marked_tiles_) near_tile_[t] = 0;
         marked_tiles_.clear();
-        std::int64_t last = -1;
-        for (std::size_t e = 0; e < n; ++e) {
-            if (a_.state[e] != static_cast<std::uint8_t>(AgentState::moving)) continue;
+    }
+    auto mark_near = [&](int tx, int ty) {
+        for (int y = std::max(0, ty - 1); y <= std::min(th - 1, ty + 1); ++y) {
+            for (int x = std::max(0, tx - 1); x <= std::min(tw - 1, tx + 1); ++x) {
+                const auto u = static_cast<std::uint32_t>(y * tw + x);
+                if (near_tile_[u] == 0) {
+                    near_tile_[u] = 1;
+                    marked_tiles_.push_back(u);
+                }
+            }
+        }
+    };
+    std::int64_t last_tile = -1;
+    for (std::size_t e = 0; e < n; ++e) {
+        const auto st = static_cast<AgentState>(a_.state[e]);
+        if (st == AgentState::arrived) {
+            arrived_slots_.push_back(a_.slot[e]);
+        } else if (sleep && st == AgentState::moving) {
             const int tx = std::clamp(static_cast<int>(a_.px[e]) / kSleepTile, 0, tw - 1);
             const int ty = std::clamp(static_cast<int>(a_.py[e]) / kSleepTile, 0, th - 1);
             const std::int64_t t = static_cast<std::int64_t>(ty) * tw + tx;
-            if (t == last) continue;
-            last = t;
-            for (int y = std::max(0, ty - 1); y <= std::min(th - 1, ty + 1); ++y) {
-                for (int x = std::max(0, tx - 1); x <= std::min(tw - 1, tx + 1); ++x) {
-                    const auto u = static_cast<std::uint32_t>(y * tw + x);
-                    if (near_tile_[u] == 0) {
-                        near_tile_[u] = 1;
-                        marked_tiles_.push_back(u);
-                    }
-                }
-            }
+            if (t != last_tile) mark_near(tx, ty);
+            last_tile = t;
         }
     }
     std::sort(arrived_slots_.begin(), arrived_slots_.end());
@@ -750,7 +754,7 @@ struct StepView {
     float separation_range;
     float yield;               // CrowdParams::yield_overlap
     const std::uint8_t* rest;  // sub-steps at rest in a row; at kSleepSubsteps (with `sleep`), asleep
-    std::uint8_t* wake;        // sleepers a moving agent overlaps: set (only ever to 1) by other agents
+    std::uint8_t* wake;        // sleepers an active agent came near: set (only ever to 1) by other agents
     bool sleep;                // CrowdParams::sleep
 
     bool asleep(std::uint32_t k) const { return sleep && rest[k] >= kSleepSubsteps; }
@@ -1145,8 +1149,8 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             sidestepping += sidestep > 0.0f;
             walls += hit;
         }
-        n_asleep.fetch_add(asleep, std::memory_order_relaxed);
         if (count_stats) {  // integer sums: the same for any split
+            n_asleep.fetch_add(asleep, std::memory_order_relaxed);
             n_arrived.fetch_add(arrived, std::memory_order_relaxed);
             n_no_path.fetch_add(no_path, std::memory_order_relaxed);
             n_stuck.fetch_add(stuck_count, std::memory_order_relaxed);
