@@ -717,25 +717,29 @@ void World::flush_edits() {
         (void)l.graph->update(costs, sx0, sy0, x1, y1, jobs_);
         // Each plan once (groups may share one); a plan made anew replaces it in every group.
         std::vector<std::pair<const HierarchicalField*, std::shared_ptr<HierarchicalField>>> done;
+        // A plan changed in place is handed to the crowd again: it forgets what its units saw along
+        // it (a point they walked toward may be behind the new wall) and restarts their stuck windows.
+        auto hand_again = [&](Group& h) {
+            if (h.crowd_group != kNoCrowdGroup) {
+                (void)crowd_->set_group_field(h.crowd_group, std::shared_ptr<const HierarchicalField>(h.plan));
+            }
+        };
         for (const auto& g : groups_) {
             if (!g->plan || g->size != size) continue;
             const auto seen =
                 std::find_if(done.begin(), done.end(), [&](const auto& d) { return d.first == g->plan.get(); });
             if (seen != done.end()) {
-                if (seen->second) follow_plan(*g, seen->second);
+                if (seen->second) {
+                    follow_plan(*g, seen->second);
+                } else {
+                    hand_again(*g);
+                }
                 ++g->field_serial;
                 continue;
             }
             done.emplace_back(g->plan.get(), nullptr);
             if (g->plan->terrain_changed(sx0, sy0, x1, y1)) {
-                // The same plan, changed: the crowd forgets what its units saw along it (a point
-                // they walked toward may be behind the new wall) and restarts their stuck windows.
-                for (const auto& h : groups_) {
-                    if (h->plan == g->plan && h->crowd_group != kNoCrowdGroup) {
-                        (void)crowd_->set_group_field(h->crowd_group,
-                                                      std::shared_ptr<const HierarchicalField>(h->plan));
-                    }
-                }
+                hand_again(*g);
             } else {
                 // A goal walled (paint keeps goal blocks open, so this should not happen): plan
                 // again toward the goals still open, else toward the open cells nearest to them.
