@@ -1115,7 +1115,8 @@ void Server::Impl::sim_loop() {
             // a spawn, a single step) or a client connected since: every page already holds the
             // units, and each frame costs it a full compose (about 5 ms at 100,000 units).
             auto frame = std::make_shared<const std::string>(encode_agents(*world));
-            if (agents_due || !world->paused() || !agents_sent || *frame != *agents_sent) {
+            // (agents_due holds until the first frame goes, so agents_sent is set when compared.)
+            if (agents_due || !world->paused() || *frame != *agents_sent) {
                 agents_due = false;
                 agents_sent = frame;
                 post_broadcast(std::move(frame), true, true);
