@@ -124,11 +124,6 @@ const tide = {
     /** Whether the groups' fields count the crowd's density (params echo; null before one came). */
     congestion: () => state.congestion,
     /**
-     * Times n frames drawn in a row (tests/e2e/rendertime.mjs): the whole of view.render() (which
-     * reuses the composed units while nothing changed) and its parts done in full (background copy,
-     * units, putImageData, overlay), medians in ms.
-     */
-    /**
      * Test hook: how many background pixels differ from a background coloured and drawn afresh
      * (0 when the partial redraws after fields patches are right).
      */
@@ -142,6 +137,11 @@ const tide = {
         for (let i = 0; i < drawn.length; i++) differ += drawn[i] !== view.bg32[i];
         return differ;
     },
+    /**
+     * Times n frames drawn in a row (tests/e2e/rendertime.mjs): the whole of view.render() (which
+     * reuses the composed units while nothing changed) and its parts done in full (background copy,
+     * units, putImageData, overlay), medians in ms.
+     */
     timeRender: (n) => {
         const parts = { copy: [], units: [], put: [], overlay: [] }, all = [];
         const med = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];

@@ -344,10 +344,14 @@ export class View {
         return !!this.fields && this.contains(x, y) && this.fields.directions[this.sampleIndex(x, y)] === kNotPlannedDir;
     }
 
+    /** Whether flow arrows are drawn at this zoom (the fields frame must hold every cell). */
+    arrowsDrawn() {
+        return this.showArrows && this.scale >= kArrowMinCell && !!this.fields && this.fields.stride === 1;
+    }
+
     /** What the cell colours depend on besides the fields frame and the colour scale. */
     colourKey() {
-        const arrows = this.showArrows && this.scale >= kArrowMinCell && !!this.fields && this.fields.stride === 1;
-        return `${this.showHeat}/${arrows}/${this.pixelUnits}`;
+        return `${this.showHeat}/${this.arrowsDrawn()}/${this.pixelUnits}`;
     }
 
     /** Per-sample colours for the current mode (cached until the fields or the mode change). */
@@ -358,7 +362,7 @@ export class View {
             this.colourCache.base.length === n) {
             return this.colourCache;
         }
-        this.colourCache = { fields: this.fields, key, ...this.computeCellColours(key.split('/')[1] === 'true') };
+        this.colourCache = { fields: this.fields, key, ...this.computeCellColours(this.arrowsDrawn()) };
         return this.colourCache;
     }
 
@@ -428,7 +432,7 @@ export class View {
         // at full resolution apart (setTerrain), so walls stay exact however far one zooms in.
         const f = this.fields, k = f ? f.stride : 1;
         const W = this.pixelW, H = this.pixelH, w = this.width, h = this.height, s = this.scale;
-        const arrows = this.showArrows && s >= kArrowMinCell && f && k === 1;
+        const arrows = this.arrowsDrawn();
         const numbers = this.showNumbers && s >= kNumbersMinCell && f && k === 1;
         const sectors = this.showSectors && this.sectors && this.sectors.width === this.width &&
             this.sectors.height === this.height;
