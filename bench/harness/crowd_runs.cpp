@@ -79,6 +79,17 @@ Setup make_setup(int size, int agents) {
     return s;
 }
 
+// Median time of `reps` steps of 1/60 s, from where the crowd stands.
+double median_step_ms(Crowd& crowd, int reps, JobSystem& jobs) {
+    std::vector<double> t;
+    for (int i = 0; i < reps; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        require_ok(crowd.step(1.0f / 60.0f, jobs));
+        t.push_back(ms_since(t0));
+    }
+    return median(t);
+}
+
 // Median step time of a crowd after a 1 s warm-up: spread over the map (agents on the move, not yet
 // packed) or packed at the goal (dense: they settle during the warm-up).
 double time_steps(const Setup& s, int reps, JobSystem& jobs, bool dense = false, bool line_of_sight = true) {
@@ -88,13 +99,7 @@ double time_steps(const Setup& s, int reps, JobSystem& jobs, bool dense = false,
     const GroupId g = crowd.add_group(s.field).value();
     for (const Vec2& p : dense ? s.packed : s.spawn) (void)crowd.add_agent(p, g);
     for (int i = 0; i < 60; ++i) require_ok(crowd.step(1.0f / 60.0f, jobs));
-    std::vector<double> t;
-    for (int i = 0; i < reps; ++i) {
-        const auto t0 = std::chrono::steady_clock::now();
-        require_ok(crowd.step(1.0f / 60.0f, jobs));
-        t.push_back(ms_since(t0));
-    }
-    return median(t);
+    return median_step_ms(crowd, reps, jobs);
 }
 
 // The dense case once it has settled: agents packed at the goal, stepped until all have arrived
@@ -117,13 +122,7 @@ Settled time_settled(const Setup& s, int reps, JobSystem& jobs, bool sleep) {
         if (out.settled_s < 0.0 && crowd.stats().arrived == crowd.size()) out.settled_s = crowd.time();
         if (out.settled_s >= 0.0 && crowd.time() >= out.settled_s + 2.0) break;
     }
-    std::vector<double> t;
-    for (int i = 0; i < reps; ++i) {
-        const auto t0 = std::chrono::steady_clock::now();
-        require_ok(crowd.step(1.0f / 60.0f, jobs));
-        t.push_back(ms_since(t0));
-    }
-    out.median_ms = median(t);
+    out.median_ms = median_step_ms(crowd, reps, jobs);
     out.asleep = crowd.stats().sleeping;
     return out;
 }
