@@ -8,6 +8,17 @@
 #include "../grid/always_inline.hpp"
 
 namespace tide::hier_detail {
+namespace {
+
+static_assert(SectorSearch::kInf == SectorSearch::Fixed{0} - SectorSearch::Fixed{1});
+
+/// Cost units (non-negative, finite) to fixed point, rounded to nearest: the same as std::llround
+/// of value x 2^16 except at exact ties of the double sum (no call into libm: seeds are hot).
+SectorSearch::Fixed to_fixed(double value) noexcept {
+    return static_cast<SectorSearch::Fixed>(value * 65536.0 + 0.5);
+}
+
+}  // namespace
 
 void SectorSearch::load(const CostField& cost, int x0, int y0, int x1, int y1, const FieldParams& params) {
     x0_ = x0;
@@ -27,27 +38,38 @@ void SectorSearch::load(const CostField& cost, int x0, int y0, int x1, int y1, c
     const std::span<const Cost> cells = cost.cells();
     const int mw = cost.width();
     const int cx0 = std::max(x0 - 1, 0), cx1 = std::min(x1 + 1, mw);
+    // Row by row with pointers: frame cells (the rows above and below, the columns beside) are
+    // kFrame when passable; rectangle cells kRegion with value +inf (every other cell holds 0).
     for (int y = std::max(y0 - 1, 0); y <= y1 && y < cost.height(); ++y) {
         const Cost* row = cells.data() + static_cast<std::size_t>(y) * mw;
+        const std::size_t base = static_cast<std::size_t>(local(cx0, y));  // local(x, y) = base + x - cx0
+        Cost* const c_out = cost_.data() + base;
+        std::uint8_t* const k_out = kind_.data() + base;
+        Fixed* const d_out = dist_.data() + base;
+        std::copy(row + cx0, row + cx1, c_out);
         const bool row_inside = y >= y0 && y < y1;
+        const int ix0 = row_inside ? x0 : cx1, ix1 = row_inside ? x1 : cx1;  // rectangle columns
+        static_assert(kNone == 0 && kRegion == 1 && kFrame == 2);
+        // Arithmetic instead of branches (walls are scattered): kind 2 x open - region, value
+        // all ones (kInf) for region cells; a wall's cost is kCostWall, which leaves lo alone.
         for (int x = cx0; x < cx1; ++x) {
             const Cost c = row[x];
-            const std::size_t i = static_cast<std::size_t>(local(x, y));
-            cost_[i] = c;
-            if (c == kCostWall) continue;
-            kind_[i] = (row_inside && x >= x0 && x < x1) ? kRegion : kFrame;
+            const unsigned open = c != kCostWall;
+            const unsigned region = open & static_cast<unsigned>(x >= ix0) & static_cast<unsigned>(x < ix1);
+            k_out[x - cx0] = static_cast<std::uint8_t>(2 * open - region);
+            d_out[x - cx0] = Fixed{0} - Fixed{region};
             lo = std::min(lo, c);
-            hi = std::max(hi, c);
+            hi = std::max(hi, static_cast<Cost>(c * open));
         }
     }
-    for (std::size_t i = 0; i < n; ++i) {
-        if (kind_[i] == kRegion) dist_[i] = kInf;
-    }
     if (lo == kCostWall) lo = 1;
-    const double one = std::ldexp(1.0, kFrac);
-    for (int c = 1; c <= kCostMax; ++c) {
-        orth_[c] = static_cast<Fixed>(c) << kFrac;
-        diag_[c] = static_cast<Fixed>(std::llround(c * params.diagonal_factor * one));
+    if (table_factor_ != params.diagonal_factor) {  // the move tables depend only on the factor
+        table_factor_ = params.diagonal_factor;
+        const double one = std::ldexp(1.0, kFrac);
+        for (int c = 1; c <= kCostMax; ++c) {
+            orth_[c] = static_cast<Fixed>(c) << kFrac;
+            diag_[c] = static_cast<Fixed>(std::llround(c * params.diagonal_factor * one));
+        }
     }
     // Bucket width: the largest power of two not above the cheapest move (diagonals cost at least
     // as much as orthogonal moves, the factor being at least 1).
@@ -71,13 +93,12 @@ void SectorSearch::reset() {
 
 void SectorSearch::preset(std::span<const float> values, std::span<const Direction> directions) {
     const int w = x1_ - x0_;
-    const double one = std::ldexp(1.0, kFrac);
     for (int y = y0_; y < y1_; ++y) {
         std::size_t o = static_cast<std::size_t>(y - y0_) * w;
         std::size_t i = static_cast<std::size_t>(local(x0_, y));
         for (int x = x0_; x < x1_; ++x, ++o, ++i) {
             if (kind_[i] != kRegion || !(values[o] < kUnreachable)) continue;
-            dist_[i] = static_cast<Fixed>(std::llround(static_cast<double>(values[o]) * one));
+            dist_[i] = to_fixed(static_cast<double>(values[o]));
             if (directions[o] == Direction::goal) {
                 goal_[i] = 1;
                 via_[i] = 0;
@@ -92,7 +113,7 @@ void SectorSearch::seed(int x, int y, double value) {
     if (x < x0_ - 1 || y < y0_ - 1 || x > x1_ || y > y1_) return;
     const std::int32_t i = local(x, y);
     if (kind_[static_cast<std::size_t>(i)] == kNone || !(value >= 0.0) || std::isinf(value)) return;
-    const Fixed v = static_cast<Fixed>(std::llround(value * std::ldexp(1.0, kFrac)));
+    const Fixed v = to_fixed(value);
     if (kind_[static_cast<std::size_t>(i)] == kRegion) goal_[static_cast<std::size_t>(i)] = 1;
     seeds_.push_back({v, i});
 }
@@ -216,23 +237,29 @@ void SectorSearch::run_impl(std::span<const std::int32_t> stop_cells) {
 }
 
 void SectorSearch::write_field(std::span<float> values, std::span<Direction> directions) const {
-    // The move of a cell is the one its final value came through (the search records it).
+    // The move of a cell is the one its final value came through (the search records it). Selects
+    // instead of branches: walls and unreached cells are scattered.
     const int w = x1_ - x0_;
     for (int y = y0_; y < y1_; ++y) {
-        std::size_t o = static_cast<std::size_t>(y - y0_) * w;
-        std::size_t i = static_cast<std::size_t>(local(x0_, y));
-        for (int x = x0_; x < x1_; ++x, ++o, ++i) {
-            const Fixed d = dist_[i];
-            if (kind_[i] != kRegion) {
-                values[o] = kUnreachable;
-                directions[o] = Direction::wall;
-            } else if (d == kInf) {
-                values[o] = kUnreachable;
-                directions[o] = Direction::unreachable;
-            } else {
-                values[o] = static_cast<float>(static_cast<double>(d) * kScale);
-                directions[o] = goal_[i] && d == 0 ? Direction::goal : static_cast<Direction>(via_[i]);
-            }
+        const std::size_t o = static_cast<std::size_t>(y - y0_) * w;
+        const std::size_t b = static_cast<std::size_t>(local(x0_, y));
+        const Fixed* const dist = dist_.data() + b;
+        const std::uint8_t* const kind = kind_.data() + b;
+        const std::uint8_t* const goal = goal_.data() + b;
+        const std::uint8_t* const via = via_.data() + b;
+        float* const v_out = values.data() + o;
+        Direction* const d_out = directions.data() + o;
+        for (int x = 0; x < w; ++x) {
+            const Fixed d = dist[x];
+            const bool region = (kind[x] & ~kDone) == kRegion;
+            const bool reached = region & (d != kInf);
+            // Values are below 2^63 but kInf (selected away): a signed conversion is one instruction.
+            const float v = static_cast<float>(static_cast<double>(static_cast<std::int64_t>(d)) * kScale);
+            v_out[x] = reached ? v : kUnreachable;
+            const std::uint8_t move = (goal[x] & (d == 0)) ? static_cast<std::uint8_t>(Direction::goal) : via[x];
+            const std::uint8_t none =
+                region ? static_cast<std::uint8_t>(Direction::unreachable) : static_cast<std::uint8_t>(Direction::wall);
+            d_out[x] = static_cast<Direction>(reached ? move : none);
         }
     }
 }

@@ -70,6 +70,7 @@ private:
     int x0_ = 0, y0_ = 0, x1_ = 0, y1_ = 0, pw_ = 0, ph_ = 0;
     bool eight_ = true;
     int shift_ = 0;
+    double table_factor_ = -1.0;  // diagonal factor orth_ and diag_ were made for (-1: none yet)
     std::size_t ring_ = 0;
     std::int32_t off_[8] = {};
     Fixed orth_[256] = {};
