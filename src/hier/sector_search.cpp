@@ -253,8 +253,9 @@ void SectorSearch::write_field(std::span<float> values, std::span<Direction> dir
             const Fixed d = dist[x];
             const bool region = (kind[x] & ~kDone) == kRegion;
             const bool reached = region & (d != kInf);
-            // Values are below 2^63 but kInf (selected away): a signed conversion is one instruction.
-            const float v = static_cast<float>(static_cast<double>(static_cast<std::int64_t>(d)) * kScale);
+            // Values are below 2^63 but kInf (selected away): a signed conversion is one instruction,
+            // and scaling a float by 2^-16 is exact, so this rounds once, as through a double.
+            const float v = static_cast<float>(static_cast<std::int64_t>(d)) * 0x1p-16f;
             v_out[x] = reached ? v : kUnreachable;
             const std::uint8_t move = (goal[x] & (d == 0)) ? static_cast<std::uint8_t>(Direction::goal) : via[x];
             const std::uint8_t none =
