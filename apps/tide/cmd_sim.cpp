@@ -42,6 +42,7 @@ struct SimOptions {
     std::string sleep = "on";
     int contact_passes = CrowdParams{}.contact_passes;
     double yield_overlap = CrowdParams{}.yield_overlap;
+    double pack_overlap = CrowdParams{}.pack_overlap;
     std::string congestion = "off";
     CongestionParams congestion_params;
     double png_at = -1.0;
@@ -134,6 +135,9 @@ SimRun run_sim(const SimOptions& o, bool congestion) {
     if (!(o.yield_overlap >= 0.0 && o.yield_overlap <= 1.0))
         throw Failure{"--yield " + std::to_string(o.yield_overlap) + " is outside 0..1"};
     config.crowd.yield_overlap = static_cast<float>(o.yield_overlap);
+    if (!(o.pack_overlap >= 0.0 && o.pack_overlap <= 2.0))
+        throw Failure{"--pack-overlap " + std::to_string(o.pack_overlap) + " is outside 0..2"};
+    config.crowd.pack_overlap = static_cast<float>(o.pack_overlap);
     config.congestion = o.congestion_params;
     config.congestion.enabled = congestion;
     if (auto r = check_congestion_params(config.congestion); !r) throw Failure{r.error().message};
@@ -238,6 +242,7 @@ SimRun run_sim(const SimOptions& o, bool congestion) {
         {"line_of_sight", config.crowd.line_of_sight},
         {"contact_passes", config.crowd.contact_passes},
         {"yield_overlap", config.crowd.yield_overlap},
+        {"pack_overlap", config.crowd.pack_overlap},
         {"congestion", config.congestion.enabled},
         {"arrived_50_s", r.arrived_50_s >= 0 ? nlohmann::json(r.arrived_50_s) : nlohmann::json(nullptr)},
         {"arrived_90_s", r.arrived_90_s >= 0 ? nlohmann::json(r.arrived_90_s) : nlohmann::json(nullptr)},
@@ -430,6 +435,9 @@ void add_sim_command(CLI::App& app) {
     cmd->add_option("--yield", o->yield_overlap,
                     "Overlap (radii, 0..1) at which a unit stops walking into a mate of its group (default 0.15); 0: "
                     "units squeeze through one another");
+    cmd->add_option("--pack-overlap", o->pack_overlap,
+                    "Deepest overlap (radii, 0..2) left between a unit and an arrived mate after each sub-step "
+                    "(default 0.4); 2: no bound");
     cmd->add_option("--congestion", o->congestion,
                     "off (default); on: the crowd's density (more so units moving against the group) adds to "
                     "the cost the group's field plans on, refreshed a few times per simulated second, so the "

@@ -141,6 +141,73 @@ TEST(CrowdKeepingApart, AQueuePressingThroughATwoCellDoorDoesNotPileUp) {
                 old_deep);
 }
 
+// Deepest overlap (radii of `radius`) over the pairs with an arrived unit in them (the pack, and
+// units pressing into it), through a grid of one-cell buckets (radius below 0.5).
+float deepest_in_pack(const Crowd& crowd, const CostField& cost, float radius) {
+    const std::vector<AgentId> ids = crowd.agents();
+    const int w = cost.width(), h = cost.height();
+    std::vector<std::vector<std::size_t>> grid(static_cast<std::size_t>(w) * h);
+    std::vector<Vec2> p(ids.size());
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        p[i] = crowd.position(ids[i]);
+        grid[static_cast<std::size_t>(p[i].y) * w + static_cast<std::size_t>(p[i].x)].push_back(i);
+    }
+    float deepest = 0.0f;
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        const int cx = static_cast<int>(p[i].x), cy = static_cast<int>(p[i].y);
+        for (int y = std::max(0, cy - 1); y <= std::min(h - 1, cy + 1); ++y)
+            for (int x = std::max(0, cx - 1); x <= std::min(w - 1, cx + 1); ++x)
+                for (std::size_t j : grid[static_cast<std::size_t>(y) * w + x]) {
+                    if (j <= i) continue;
+                    if (crowd.state(ids[i]) != AgentState::arrived && crowd.state(ids[j]) != AgentState::arrived)
+                        continue;
+                    const float d = std::hypot(p[i].x - p[j].x, p[i].y - p[j].y);
+                    deepest = std::max(deepest, (2.0f * radius - d) / radius);
+                }
+    }
+    return deepest;
+}
+
+TEST(CrowdKeepingApart, APackPressedByArrivalsStaysWithinItsBound) {
+    // 1,500 units converge on the middle of a 48x48 map with scattered walls: the arrivals press
+    // the pack, and the contact passes alone leave pairs in it deeper than half a radius at some
+    // step (pack_overlap 2, checked below so that this test can fail). The deep pass bounds every
+    // pair with an arrived unit to pack_overlap (0.4) at every step.
+    RandomMapSpec spec;
+    spec.width = spec.height = 48;
+    spec.walls = 0.1;
+    spec.forest = spec.swamp = 0.0;
+    spec.seed = 3;
+    CostField cost = std::move(generate_random_map(spec).value());
+    const Cell goal{24, 24};
+    cost.set(goal.x, goal.y, kCostPlain);
+    auto run = [&](float pack_overlap) {
+        CrowdParams params;
+        params.pack_overlap = pack_overlap;
+        Crowd crowd(cost, params);
+        const GroupId g = crowd.add_group(field_for(cost, goal)).value();
+        std::mt19937 rng(7);
+        std::uniform_real_distribution<float> u(0.5f, 47.5f);
+        for (int added = 0; added < 1500;) {
+            const Vec2 q{u(rng), u(rng)};
+            if (cost.passable(static_cast<int>(q.x), static_cast<int>(q.y)) && crowd.add_agent(q, g).ok()) ++added;
+        }
+        for (int s = 0; s < 60; ++s) EXPECT_TRUE(crowd.step(1.0f / 60.0f).ok());  // random spawns overlap
+        float deepest = 0.0f;
+        for (int s = 0; s < 60 * 20; ++s) {
+            EXPECT_TRUE(crowd.step(1.0f / 60.0f).ok());
+            deepest = std::max(deepest, deepest_in_pack(crowd, cost, params.radius));
+        }
+        EXPECT_EQ(crowd.stats().arrived, 1500u);
+        EXPECT_EQ(penetrations(crowd, cost, params.radius), 0);
+        return deepest;
+    };
+    const float bounded = run(CrowdParams{}.pack_overlap), unbounded = run(2.0f);
+    EXPECT_LE(bounded, 0.45f);
+    EXPECT_GT(unbounded, 0.5f) << "the arrivals no longer press the pack: the test would not notice";
+    std::printf("deepest overlap with an arrived unit %.3f radii (no bound: %.3f)\n", bounded, unbounded);
+}
+
 TEST(CrowdKeepingApart, BadSettingsAreRefused) {
     CostField cost = std::move(CostField::create(8, 8).value());
     Crowd crowd(cost);
@@ -157,6 +224,15 @@ TEST(CrowdKeepingApart, BadSettingsAreRefused) {
     p.contact_passes = -1;
     EXPECT_FALSE(crowd.set_params(p).ok());
     p.contact_passes = 16;
+    EXPECT_TRUE(crowd.set_params(p).ok());
+    p = {};
+    for (float bad : {2.5f, -0.1f, std::numeric_limits<float>::quiet_NaN()}) {
+        p.pack_overlap = bad;
+        const auto r = crowd.set_params(p);
+        ASSERT_FALSE(r.ok()) << bad;
+        EXPECT_NE(r.error().message.find("pack_overlap"), std::string::npos) << r.error().message;
+    }
+    p.pack_overlap = 2.0f;
     EXPECT_TRUE(crowd.set_params(p).ok());
 }
 
