@@ -237,7 +237,12 @@ void SectorSearch::run_impl(std::span<const std::int32_t> stop_cells) {
 }
 
 void SectorSearch::write_field(std::span<float> values, std::span<Direction> directions) const {
-    // The move of a cell is the one its final value came through (the search records it). Selects
+    constexpr std::uint32_t kInfBits = 0x7f800000u;  // +inf
+    static_assert(std::bit_cast<std::uint32_t>(kUnreachable) == kInfBits);
+    constexpr auto kGoal = static_cast<std::uint32_t>(Direction::goal);
+    constexpr auto kWall = static_cast<std::uint32_t>(Direction::wall);
+    constexpr auto kUnreachableCode = static_cast<std::uint32_t>(Direction::unreachable);
+    // The move of a cell is the one its final value came through (the search records it). Masks
     // instead of branches: walls and unreached cells are scattered.
     const int w = x1_ - x0_;
     for (int y = y0_; y < y1_; ++y) {
@@ -251,16 +256,19 @@ void SectorSearch::write_field(std::span<float> values, std::span<Direction> dir
         Direction* const d_out = directions.data() + o;
         for (int x = 0; x < w; ++x) {
             const Fixed d = dist[x];
-            const bool region = (kind[x] & ~kDone) == kRegion;
-            const bool reached = region & (d != kInf);
-            // Values are below 2^63 but kInf (selected away): a signed conversion is one instruction,
-            // and scaling a float by 2^-16 is exact, so this rounds once, as through a double.
+            const std::uint32_t region = (kind[x] & ~kDone) == kRegion;
+            const std::uint32_t reached = region & static_cast<std::uint32_t>(d != kInf);
+            const std::uint32_t keep = 0u - reached;  // all ones when reached
+            // Values are below 2^63 but kInf (masked away): a signed conversion is one
+            // instruction, and scaling a float by 2^-16 is exact, so this rounds once, as through
+            // a double. (Selects on floats became branches.)
             const float v = static_cast<float>(static_cast<std::int64_t>(d)) * 0x1p-16f;
-            v_out[x] = reached ? v : kUnreachable;
-            const std::uint8_t move = (goal[x] & (d == 0)) ? static_cast<std::uint8_t>(Direction::goal) : via[x];
-            const std::uint8_t none =
-                region ? static_cast<std::uint8_t>(Direction::unreachable) : static_cast<std::uint8_t>(Direction::wall);
-            d_out[x] = static_cast<Direction>(reached ? move : none);
+            const std::uint32_t bits = (std::bit_cast<std::uint32_t>(v) & keep) | (kInfBits & ~keep);
+            v_out[x] = std::bit_cast<float>(bits);
+            const std::uint32_t at_goal = static_cast<std::uint32_t>(goal[x] != 0) & static_cast<std::uint32_t>(d == 0);
+            const std::uint32_t move = via[x] + at_goal * (kGoal - via[x]);  // via, or goal
+            const std::uint32_t none = kWall - region * (kWall - kUnreachableCode);
+            d_out[x] = static_cast<Direction>((move & keep) | (none & ~keep));
         }
     }
 }
