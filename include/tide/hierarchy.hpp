@@ -30,8 +30,10 @@ namespace tide {
 /// How a map is cut into sectors and portals.
 struct SectorConfig {
     int sector_size = 64;  ///< Side of a sector in cells, 16..256.
-    /// Longest stretch of border one portal may span, 1..sector_size; longer runs are split.
-    int portal_limit = 32;
+    /// Longest stretch of border one portal may span, 1..sector_size; longer runs are split. 28:
+    /// the largest that keeps every Moving AI benchmark row within 1.05x of the optimum
+    /// (docs/validation.md; at 29-32 one sc1/Archipelago route takes the far side of an island).
+    int portal_limit = 28;
     /// Neighbouring runs of one border that join the same two parts of the sectors (so one
     /// portal serves both) share a portal while they span at most portal_limit cells. Keeps the
     /// graph small on maps with scattered walls (about 15 runs per border on the 20%-wall
