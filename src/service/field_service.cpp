@@ -1194,6 +1194,19 @@ void FieldService::wait_idle() {
     }
 }
 
+bool FieldService::wait_idle_for(std::chrono::steady_clock::duration budget) {
+    State& s = *state_;
+    const auto deadline = std::chrono::steady_clock::now() + budget;
+    std::unique_lock lock(s.mutex);
+    while (!(s.builds.empty() && !s.draining && s.notify.empty())) {
+        if (std::chrono::steady_clock::now() >= deadline) return false;
+        if (!s.run_one(lock) && s.idle_cv.wait_until(lock, deadline) == std::cv_status::timeout) {
+            return s.builds.empty() && !s.draining && s.notify.empty();
+        }
+    }
+    return true;
+}
+
 namespace {
 std::string rect_text(int x0, int y0, int x1, int y1) {
     return "[" + std::to_string(x0) + ", " + std::to_string(x1) + "] x [" + std::to_string(y0) + ", " +

@@ -1188,6 +1188,14 @@ void World::finish_builds() {
     refresh_view();
 }
 
+bool World::finish_builds_for(double ms) {
+    if (!service_) return true;
+    const auto budget = std::chrono::duration<double, std::milli>(std::max(0.0, ms));
+    const bool idle = service_->wait_idle_for(std::chrono::duration_cast<std::chrono::steady_clock::duration>(budget));
+    if (apply_fields() | drop_empty_groups()) refresh_view();
+    return idle;
+}
+
 UnitGroupId World::group_of(AgentId id) const noexcept {
     if (!crowd_->valid(id) || id.index >= unit_group_.size()) return 0;
     return unit_group_[id.index];

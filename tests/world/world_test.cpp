@@ -82,6 +82,23 @@ TEST_F(DefaultWorld, FieldUpToDateFollowsAPaintsRepair) {
     EXPECT_TRUE(world.field_up_to_date(12345)) << "an unknown group has nothing to wait for";
 }
 
+// tide serve shows an edit's repaired field before the next step: finish_builds_for() publishes it
+// without a tick.
+TEST_F(DefaultWorld, FinishBuildsForPublishesAPaintsRepairWithoutATick) {
+    for (int i = 0; i < 5; ++i) ASSERT_TRUE(world.tick(1.0f / 60.0f).ok());
+    const UnitGroupId g = world.largest_group();
+    ASSERT_NE(g, 0u);
+    const std::uint64_t serial = world.group(g)->field_serial, tick = world.stats().tick;
+    ASSERT_TRUE(world.apply(Paint{30, 5, 0, kCostWall}).ok());
+    ASSERT_FALSE(world.field_up_to_date(g));
+    EXPECT_TRUE(world.finish_builds_for(10000.0));
+    EXPECT_TRUE(world.field_up_to_date(g));
+    EXPECT_GT(world.group(g)->field_serial, serial);
+    EXPECT_EQ(world.field(g)->direction(30, 5), Direction::wall);
+    EXPECT_EQ(world.stats().tick, tick) << "no step was taken";
+    EXPECT_TRUE(world.finish_builds_for(0.0)) << "nothing left in flight";
+}
+
 TEST_F(DefaultWorld, LoadMakesOneGroupWithAField) {
     ASSERT_EQ(world.groups().size(), 1u);
     const UnitGroup& g = world.groups()[0];
