@@ -189,8 +189,8 @@ public:
     /// Blocks until no build is queued or running (then publish() shows everything requested so
     /// far). The calling thread runs queued builds itself while it waits. Not from on_publish.
     void wait_idle();
-    /// wait_idle() for at most `budget` (a build the caller started runs to its end): true when
-    /// nothing is queued or running any more.
+    /// Blocks until no build is queued or running, for at most `budget`, building nothing itself
+    /// (the job system's threads do): true when the service is idle.
     bool wait_idle_for(std::chrono::steady_clock::duration budget);
 
     /// Sets every cell of [x0, x1] x [y0, y1] (clipped to the map) to `cost` (kCostWall for

@@ -247,9 +247,9 @@ public:
     Result<void> tick(float dt, bool force = false);
     /// Waits for every field build in flight and publishes the results (tests, loading screens).
     void finish_builds();
-    /// finish_builds() for at most `ms` milliseconds (a build this thread started runs to its end),
-    /// publishing what finished: a host can show an edit's repaired field before its next step.
-    /// True when no build is left in flight.
+    /// Waits at most `ms` milliseconds for the builds in flight (on the job system; this thread
+    /// builds nothing) and publishes what finished: a host can show an edit's repaired field
+    /// before its next step. True when no build is left in flight.
     bool finish_builds_for(double ms);
 
     /// Would walling [x0, x1] x [y0, y1] cut any unit off from its goals, for any group (each for

@@ -1195,16 +1195,13 @@ void FieldService::wait_idle() {
 }
 
 bool FieldService::wait_idle_for(std::chrono::steady_clock::duration budget) {
+    // Unlike wait_idle(), this thread builds nothing itself: a host's simulation thread waiting a
+    // few milliseconds for an edit's repairs must not pick up a whole queued build (hundreds of
+    // milliseconds on a big map) and run it to its end.
     State& s = *state_;
     const auto deadline = std::chrono::steady_clock::now() + budget;
     std::unique_lock lock(s.mutex);
-    while (!(s.builds.empty() && !s.draining && s.notify.empty())) {
-        if (std::chrono::steady_clock::now() >= deadline) return false;
-        if (!s.run_one(lock) && s.idle_cv.wait_until(lock, deadline) == std::cv_status::timeout) {
-            return s.builds.empty() && !s.draining && s.notify.empty();
-        }
-    }
-    return true;
+    return s.idle_cv.wait_until(lock, deadline, [&] { return s.builds.empty() && !s.draining && s.notify.empty(); });
 }
 
 namespace {

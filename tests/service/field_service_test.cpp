@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "support/jobs.hpp"
@@ -82,15 +83,21 @@ std::size_t field_bytes(int w, int h) {
     return static_cast<std::size_t>(w) * h * 5 + static_cast<std::size_t>(w + 2) * (h + 2) * 9 + sizeof(Cell);
 }
 
-TEST(FieldService, WaitIdleForGivesUpAtItsBudgetAndOtherwiseBuildsWhatIsQueued) {
-    ManualJobSystem jobs;  // never runs its tasks unless told: only the waiting thread builds
+TEST(FieldService, WaitIdleForGivesUpAtItsBudgetAndBuildsNothingItself) {
+    ManualJobSystem jobs;  // runs its tasks only when told
     const CostField cost = weighted_map(40, 30, 2);
     auto svc = make_service(cost, jobs);
     auto t = svc->request(std::vector<Cell>{{20, 15}});
     ASSERT_TRUE(t.ok());
-    EXPECT_FALSE(svc->wait_idle_for(std::chrono::milliseconds(0))) << "no time to build: still queued";
-    EXPECT_TRUE(svc->status(*t).queued);
-    EXPECT_TRUE(svc->wait_idle_for(std::chrono::seconds(30))) << "the waiting thread builds it";
+    EXPECT_FALSE(svc->wait_idle_for(std::chrono::milliseconds(0)));
+    EXPECT_FALSE(svc->wait_idle_for(std::chrono::milliseconds(20))) << "nobody ran the build";
+    EXPECT_TRUE(svc->status(*t).queued) << "the waiting thread must not build it";
+    std::thread worker([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        jobs.run_all();
+    });
+    EXPECT_TRUE(svc->wait_idle_for(std::chrono::seconds(30))) << "woken when the job system built it";
+    worker.join();
     EXPECT_EQ(svc->publish(), 1u);
     ASSERT_NE(svc->current(*t), nullptr);
     EXPECT_TRUE(same_bits(*svc->current(*t), reference(cost, {{20, 15}})));
