@@ -900,8 +900,8 @@ void integrate(const CrowdParams& P, AgentState st, const Neighbourhood& nb, flo
 // walking into mates): each agent of an overlapping pair moves away by a share of the depth, at
 // most half a radius per sub-step or contact pass, so a crowd squeezed by its own steering cannot
 // pile up on one spot. Jacobi-style (from the previous positions only).
-void resolve_overlap(const Neighbourhood& nb, float r, float& x, float& y) {
-    float fx = nb.px_fix * kOverlapShare, fy = nb.py_fix * kOverlapShare;
+// Moves (x, y) by (fx, fy), shortened to at most half the radius r.
+void move_at_most_half_radius(float fx, float fy, float r, float& x, float& y) {
     const float f2 = fx * fx + fy * fy, cap = 0.5f * r;
     if (f2 > cap * cap) {
         const float k = cap / std::sqrt(f2);
@@ -910,6 +910,10 @@ void resolve_overlap(const Neighbourhood& nb, float r, float& x, float& y) {
     }
     x += fx;
     y += fy;
+}
+
+void resolve_overlap(const Neighbourhood& nb, float r, float& x, float& y) {
+    move_at_most_half_radius(nb.px_fix * kOverlapShare, nb.py_fix * kOverlapShare, r, x, y);
 }
 
 // A stuck unit's way out: the flow turned by 1.2 radians to one side. The side the crowd
@@ -1308,14 +1312,7 @@ void Crowd::deep_pass(JobSystem& jobs) {
             }
             float x1 = x, y1 = y;
             if (fx != 0.0f || fy != 0.0f) {
-                const float f2 = fx * fx + fy * fy, cap = 0.5f * r;
-                if (f2 > cap * cap) {
-                    const float s = cap / std::sqrt(f2);
-                    fx *= s;
-                    fy *= s;
-                }
-                x1 += fx;
-                y1 += fy;
+                move_at_most_half_radius(fx, fy, r, x1, y1);
                 push_out_of_walls(cost, r, x, y, x1, y1, a_.vx[k], a_.vy[k]);
             }
             deep_x_[q] = x1;
