@@ -1214,12 +1214,14 @@ void Crowd::contact_passes(JobSystem& jobs) {
     cy_.resize(n);
     const CostField& cost = *cost_;
     const bool sleep = params_.sleep;
-    deep_.assign(n, 0);
-    const float flag = params_.pack_overlap < 2.0f ? kDeepFlag * params_.pack_overlap : 3.0f;  // 3: never
+    // The deep pass follows the last pass, which flags every entry (pack_overlap 2: no bound).
+    const bool bound = params_.pack_overlap < 2.0f;
+    const float flag = kDeepFlag * params_.pack_overlap;
+    deep_.resize(n);
     for (int pass = 0; pass < passes; ++pass) {
         const float* const px = nx_.data();
         const float* const py = ny_.data();
-        const bool last = pass + 1 == passes;
+        const bool flagging = bound && pass + 1 == passes;
         auto body = [&](std::size_t begin, std::size_t end) {
             for (std::size_t k = begin; k < end; ++k) {
                 const float x = px[k], y = py[k], r = a_.radius[k];
@@ -1242,9 +1244,9 @@ void Crowd::contact_passes(JobSystem& jobs) {
                     const float d = std::sqrt(d2);
                     fx += dx / d * (rr - d);
                     fy += dy / d * (rr - d);
-                    deep |= (rr - d > flag * std::min(r, a_.radius[j])) & packed_mates(k, j);
+                    if (flagging) deep |= (rr - d > flag * std::min(r, a_.radius[j])) && packed_mates(k, j);
                 }
-                if (last) deep_[k] = deep;
+                if (flagging) deep_[k] = deep;
                 float x1 = x, y1 = y;
                 if (fx != 0.0f || fy != 0.0f) {
                     Neighbourhood nb;
@@ -1261,7 +1263,7 @@ void Crowd::contact_passes(JobSystem& jobs) {
         nx_.swap(cx_);
         ny_.swap(cy_);
     }
-    deep_pass(jobs);
+    if (bound && passes > 0) deep_pass(jobs);
 }
 
 // True when entries k and j are mates (same group) and one of them at least has arrived (after
@@ -1272,14 +1274,16 @@ bool Crowd::packed_mates(std::size_t k, std::size_t j) const noexcept {
 }
 
 // The deep pass: the agents the last contact pass found in a contact deeper than kDeepFlag x
-// pack_overlap with a mate of the pack (packed_mates) move apart until no such pair overlaps by
-// more than CrowdParams::pack_overlap (radii of the smaller agent), each taking half of the excess (all of it when the
-// other is not in the pass). The contact passes above spread a pack's pressure a row per pass and leave a few pairs
-// deep inside a pack pressed by arrivals (0.55 radii on the benchmark map); this bounds them and leaves every other
-// agent where it is (with no deep contact the crowd is bit-identical with and without it). Pairs of moving units are
-// left alone, so that they can squeeze past each other: a bound on every pair jams counter-flow in a corridor
-// (Crowd.CounterFlowInAThreeCellCorridor: 86 of 200 arrived in 120 s; on every pair of mates, 3). Runs with the contact
-// passes (none when CrowdParams::contact_passes is 0). Jacobi over the listed agents: the same for any split.
+// pack_overlap with a mate of the pack (packed_mates) move apart until no such pair overlaps by more
+// than CrowdParams::pack_overlap (radii of the smaller agent), each taking half of the excess (all
+// of it when the other is not in the pass). The contact passes above spread a pack's pressure a
+// row per pass and leave a few pairs deep inside a pack pressed by arrivals (0.55 radii on the
+// benchmark map); this bounds them and leaves every other agent where it is (with no deep contact
+// the crowd is bit-identical with and without it). Pairs of moving units are left alone, so that
+// they can squeeze past each other: a bound on every pair jams counter-flow in a corridor
+// (Crowd.CounterFlowInAThreeCellCorridor: 86 of 200 arrived in 120 s; on every pair of mates, 3).
+// Runs with the contact passes (none when CrowdParams::contact_passes is 0). Jacobi over the
+// listed agents: the same for any split.
 void Crowd::deep_pass(JobSystem& jobs) {
     deep_list_.clear();
     for (std::size_t k = 0; k < deep_.size(); ++k) {
