@@ -355,6 +355,8 @@ struct FieldService::State {
     void drain();
     void job();
     bool run_one(std::unique_lock<std::mutex>& lock);
+    // Nothing queued, running or waiting to be announced (under the mutex).
+    bool idle() const { return builds.empty() && !draining && notify.empty(); }
     void unref() {
         if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
     }
@@ -1189,7 +1191,7 @@ void FieldService::wait_idle() {
     std::unique_lock lock(s.mutex);
     // The waiting thread lends a hand: it runs queued builds itself, and only sleeps while the
     // last ones run elsewhere (so waiting never depends on the job system getting to its tasks).
-    while (!(s.builds.empty() && !s.draining && s.notify.empty())) {
+    while (!s.idle()) {
         if (!s.run_one(lock)) s.idle_cv.wait(lock);
     }
 }
@@ -1201,7 +1203,7 @@ bool FieldService::wait_idle_for(std::chrono::steady_clock::duration budget) {
     State& s = *state_;
     const auto deadline = std::chrono::steady_clock::now() + budget;
     std::unique_lock lock(s.mutex);
-    return s.idle_cv.wait_until(lock, deadline, [&] { return s.builds.empty() && !s.draining && s.notify.empty(); });
+    return s.idle_cv.wait_until(lock, deadline, [&] { return s.idle(); });
 }
 
 namespace {
