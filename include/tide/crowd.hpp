@@ -69,11 +69,12 @@ struct CrowdParams {
                                     ///< 8-16 cells sleep (no neighbour scan) until a mover comes near,
                                     ///< a new field, a wall or the host moves them; results are the
                                     ///< same as without while nobody sleeps.
-    bool line_of_sight = true;      ///< Units of size 1 steer straight at the furthest point of their
-                                    ///< field's path they can reach in a straight line over ground of one
-                                    ///< cost (up to 1024 moves ahead), on goal fields and hierarchical
-                                    ///< plans (across sectors with fields) made on the crowd's own costs
-                                    ///< (not wall margins or class costs).
+    bool line_of_sight = true;      ///< Units steer straight at the furthest point of their field's path
+                                    ///< their whole footprint can reach in a straight line over ground of
+                                    ///< one cost (up to 1024 moves ahead): on goal fields built on the
+                                    ///< crowd's costs (sized ones for units of size > 1; not wall margins
+                                    ///< or class costs) and on hierarchical plans (across sectors with
+                                    ///< fields), where the plan's own costs must be of one cost too.
 };
 
 /// What an agent is doing.
@@ -308,6 +309,14 @@ private:
     Result<void> check_class(GroupId group, std::uint8_t movement_class, const char* what) const;
     Result<void> set_group_field_to(GroupId group, GroupField field);
     void restart_stuck_windows(GroupId group);
+    bool sees_along(const FlowField& field, int unit_size);
+
+    // The terrain's sized costs (sized_cost_field) by unit size, and the terrain version they are of.
+    struct SizedTerrain {
+        std::unique_ptr<CostField> cost;
+        std::uint64_t version = 0;
+    };
+    std::vector<SizedTerrain> sized_terrain_;
 
     const CostField* cost_;
     CrowdParams params_;

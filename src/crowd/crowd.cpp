@@ -181,7 +181,10 @@ Result<GroupId> Crowd::add_group(std::shared_ptr<const FlowField> field, int uni
         return Error{"group field must be built on the crowd's " + std::to_string(cost_->width()) + "x" +
                      std::to_string(cost_->height()) + " map"};
     }
-    const bool sight = detail::built_on(*field, *cost_);
+    if (unit_size < 1 || unit_size > kMaxUnitSize) {
+        return Error{"unit size " + std::to_string(unit_size) + " is outside 1.." + std::to_string(kMaxUnitSize)};
+    }
+    const bool sight = sees_along(*field, unit_size);
     return add_group_field(GroupField{std::move(field), nullptr, sight, nullptr}, unit_size, movement_class);
 }
 
@@ -191,7 +194,7 @@ Result<GroupId> Crowd::add_group(std::shared_ptr<const HierarchicalField> field,
         return Error{"group plan must be made on the crowd's " + std::to_string(cost_->width()) + "x" +
                      std::to_string(cost_->height()) + " map"};
     }
-    const bool sight = detail::plans_on(*field, *cost_);
+    const bool sight = detail::plans_on(*field);
     return add_group_field(GroupField{nullptr, std::move(field), sight, nullptr}, unit_size, movement_class);
 }
 
@@ -213,6 +216,20 @@ Result<GroupId> Crowd::add_group_field(GroupField field, int unit_size, std::uin
     group_class_.push_back(movement_class);
     group_members_.push_back(0);
     return static_cast<GroupId>(groups_.size() - 1);
+}
+
+// Line of sight may overrule a flat field built on the terrain itself, or for units of size s on
+// the terrain's sized costs (sized_cost_field): kept per size until the terrain changes.
+bool Crowd::sees_along(const FlowField& field, int unit_size) {
+    if (unit_size == 1) return detail::built_on(field, *cost_);
+    const std::size_t k = static_cast<std::size_t>(unit_size);
+    if (sized_terrain_.size() <= k) sized_terrain_.resize(k + 1);
+    SizedTerrain& sized = sized_terrain_[k];
+    if (!sized.cost || sized.version != cost_->version()) {
+        sized.cost = std::make_unique<CostField>(sized_cost_field(*cost_, unit_size).value());  // size checked
+        sized.version = cost_->version();
+    }
+    return detail::built_on(field, *sized.cost);
 }
 
 int Crowd::unit_size(GroupId group) const noexcept {
@@ -305,7 +322,8 @@ Result<void> Crowd::set_group_field(GroupId group, std::shared_ptr<const FlowFie
     if (!field || field->width() != cost_->width() || field->height() != cost_->height()) {
         return Error{"group field must be built on the crowd's map"};
     }
-    const bool sight = detail::built_on(*field, *cost_);
+    if (!has_group(group)) return Error{ErrorCode::not_found, "unknown group " + std::to_string(group)};
+    const bool sight = sees_along(*field, group_unit_[group]);
     return set_group_field_to(group, GroupField{std::move(field), nullptr, sight, nullptr});
 }
 
@@ -313,7 +331,7 @@ Result<void> Crowd::set_group_field(GroupId group, std::shared_ptr<const Hierarc
     if (!field || field->graph().width() != cost_->width() || field->graph().height() != cost_->height()) {
         return Error{"group plan must be made on the crowd's map"};
     }
-    const bool sight = detail::plans_on(*field, *cost_);
+    const bool sight = detail::plans_on(*field);
     return set_group_field_to(group, GroupField{nullptr, std::move(field), sight, nullptr});
 }
 
@@ -1078,7 +1096,7 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             if (st == AgentState::moving) {
                 Vec2 f{0.0f, 0.0f};
                 bool aimed = false;
-                if (P.line_of_sight && groups_[group].sight && lift == 0.0f && sidestep <= 0.0f) {
+                if (P.line_of_sight && groups_[group].sight && sidestep <= 0.0f) {
                     // Line of sight, a function of the unit's own state only: looked for when it
                     // enters another cell (after a new field or a teleport, at once), but while it
                     // walks toward a point it saw, only every few cells.
@@ -1102,8 +1120,11 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
                                 (!goal && std::max(sx, sy) <= kSightNear);
                     }
                     if (again) {
-                        a_.sight[k] = flat ? detail::look_ahead(*steer, cost, {fx, fy}, r, fcell, kLookAheadMoves)
-                                           : detail::look_ahead(*hier, cost, {fx, fy}, r, fcell, kLookAheadMoves);
+                        // A plan made on other costs than the terrain (sized, a class's) is read too.
+                        const detail::SightCosts costs{&cost, group_unit_[group],
+                                                       flat || &hier->cost() == &cost ? nullptr : &hier->cost()};
+                        a_.sight[k] = flat ? detail::look_ahead(*steer, costs, {fx, fy}, r, fcell, kLookAheadMoves)
+                                           : detail::look_ahead(*hier, costs, {fx, fy}, r, fcell, kLookAheadMoves);
                         a_.sight_from[k] = fcell;
                     }
                     if (const std::uint32_t w = a_.sight[k]; w != detail::kNoCell) {

@@ -36,32 +36,42 @@ bool built_on(const FlowField& field, const CostField& cost) {
     return true;
 }
 
-bool plans_on(const HierarchicalField& plan, const CostField& cost) {
-    return &plan.cost() == &cost && plan.diagonal_factor() == FieldParams{}.diagonal_factor;
+bool plans_on(const HierarchicalField& plan) {
+    return plan.diagonal_factor() == FieldParams{}.diagonal_factor;
 }
 
-bool segment_clear(const CostField& cost, Vec2 a, Vec2 b, float r, Cost terrain) {
+bool segment_clear(const SightCosts& costs, Vec2 a, Vec2 b, float r, Cost terrain, Cost planned) {
     constexpr float kStep = 0.125f;
+    const int size = costs.size;
     const float dx = b.x - a.x, dy = b.y - a.y;
     const float len = std::sqrt(dx * dx + dy * dy);
     const int n = std::max(1, static_cast<int>(std::ceil(len / kStep)));
-    // Every point of the disc's sweep lies within r of the segment, hence within r + kStep / 2 (per
-    // axis) of the nearest sample.
-    const float h = r + 0.5f * kStep + 1e-4f;
-    const int W = cost.width(), H = cost.height();
-    const Cost* const cells = cost.cells().data();
+    // Every point of the disc's sweep lies within r of the segment of its centre, hence within
+    // r + kStep / 2 (per axis) of the centre at the nearest sample. The centre is (size-1)/2 right
+    // of and below the top-left point; the block [q, q + size) of a top-left point q holds it too.
+    const float h = std::max(r - 0.5f * static_cast<float>(size - 1), 0.0f) + 0.5f * kStep + 1e-4f;
+    const int W = costs.terrain->width(), H = costs.terrain->height();
+    const Cost* const cells = costs.terrain->cells().data();
+    const Cost* const plan = costs.planned ? costs.planned->cells().data() : nullptr;
     int last_x0 = -1 << 30, last_y0 = -1 << 30, last_x1 = 0, last_y1 = 0;
     for (int k = 0; k <= n; ++k) {
         const float t = static_cast<float>(k) / static_cast<float>(n);
         const float x = a.x + dx * t, y = a.y + dy * t;
+        // Top-left cells under the square; their blocks reach size - 1 further right and down.
         const int x0 = floor_to_int(x - h), x1 = floor_to_int(x + h);
         const int y0 = floor_to_int(y - h), y1 = floor_to_int(y + h);
         if (x0 == last_x0 && y0 == last_y0 && x1 == last_x1 && y1 == last_y1) continue;  // same cells
         last_x0 = x0, last_y0 = y0, last_x1 = x1, last_y1 = y1;
-        if (x0 < 0 || y0 < 0 || x1 >= W || y1 >= H) return false;
+        if (x0 < 0 || y0 < 0 || x1 + size - 1 >= W || y1 + size - 1 >= H) return false;
+        for (int cy = y0; cy <= y1 + size - 1; ++cy) {
+            for (int cx = x0; cx <= x1 + size - 1; ++cx) {
+                if (cells[static_cast<std::size_t>(cy) * W + cx] != terrain) return false;
+            }
+        }
+        if (!plan) continue;
         for (int cy = y0; cy <= y1; ++cy) {
             for (int cx = x0; cx <= x1; ++cx) {
-                if (cells[static_cast<std::size_t>(cy) * W + cx] != terrain) return false;
+                if (plan[static_cast<std::size_t>(cy) * W + cx] != planned) return false;
             }
         }
     }
@@ -70,15 +80,44 @@ bool segment_clear(const CostField& cost, Vec2 a, Vec2 b, float r, Cost terrain)
 
 namespace {
 
+// True when every terrain cell of the size x size block at top-left cell `to` that is not in the
+// block at `from` (an adjacent cell) costs `terrain`: with `from`'s block all of it, `to`'s is too.
+bool new_cells_of(const Cost* cells, std::uint32_t W, int size, std::uint32_t from, std::uint32_t to, Cost terrain) {
+    const int fx = static_cast<int>(from % W), fy = static_cast<int>(from / W);
+    const int tx = static_cast<int>(to % W), ty = static_cast<int>(to / W);
+    for (int y = ty; y < ty + size; ++y) {
+        const bool shared_row = y >= fy && y < fy + size;
+        const Cost* row = cells + static_cast<std::size_t>(y) * W;
+        for (int x = tx; x < tx + size; ++x) {
+            if (shared_row && x >= fx && x < fx + size) continue;
+            if (row[x] != terrain) return false;
+        }
+    }
+    return true;
+}
+
 // look_ahead() for any field: `dir(cell)` is the flow code of a cell index.
 template <class DirectionAt>
-std::uint32_t look_ahead_along(DirectionAt dir, const CostField& cost, Vec2 p, float r, std::uint32_t from,
+std::uint32_t look_ahead_along(DirectionAt dir, const SightCosts& costs, Vec2 p, float r, std::uint32_t from,
                                int max_moves) {
+    const CostField& cost = *costs.terrain;
     const std::uint32_t W = static_cast<std::uint32_t>(cost.width());
+    const int size = costs.size;
     const Cost* const cells = cost.cells().data();
+    const Cost* const plan = costs.planned ? costs.planned->cells().data() : nullptr;
     const Cost terrain = cells[from];
+    const Cost planned = plan ? plan[from] : Cost{0};
+    if (size > 1) {  // the block the unit stands on must be of one cost (the field keeps blocks on the map)
+        const std::uint32_t fx = from % W, fy = from / W;
+        if (fx + static_cast<std::uint32_t>(size) > W ||
+            fy + static_cast<std::uint32_t>(size) > static_cast<std::uint32_t>(cost.height()))
+            return kNoCell;
+        for (std::uint32_t y = fy; y < fy + static_cast<std::uint32_t>(size); ++y)
+            for (std::uint32_t x = fx; x < fx + static_cast<std::uint32_t>(size); ++x)
+                if (cells[y * W + x] != terrain) return kNoCell;
+    }
     auto clear = [&](std::uint32_t cell) {
-        return segment_clear(cost, p, aim_point(cell, static_cast<int>(W)), r, terrain);
+        return segment_clear(costs, p, aim_point(cell, static_cast<int>(W)), r, terrain, planned);
     };
     // The walk, kept for the refinement (thread-local scratch: the step calls this from workers).
     thread_local std::vector<std::uint32_t> path;
@@ -91,7 +130,8 @@ std::uint32_t look_ahead_along(DirectionAt dir, const CostField& cost, Vec2 p, f
         const int k = static_cast<int>(d);
         const std::uint32_t next = static_cast<std::uint32_t>(static_cast<int>(cell) +
                                                               kDirectionDy[k] * static_cast<int>(W) + kDirectionDx[k]);
-        if (cells[next] != terrain) break;
+        if (size == 1 ? cells[next] != terrain : !new_cells_of(cells, W, size, cell, next, terrain)) break;
+        if (plan && plan[next] != planned) break;
         cell = next;
         path.push_back(cell);
     }
@@ -114,27 +154,27 @@ std::uint32_t look_ahead_along(DirectionAt dir, const CostField& cost, Vec2 p, f
     if (good < 2) return kNoCell;
     if (good < last) {  // the path turns or leaves this terrain after it: aim a little toward its next cell
         const std::uint32_t aimed = path[good] | (static_cast<std::uint32_t>(dir(path[good])) + 1u) << kAimShiftBits;
-        if (segment_clear(cost, p, aim_point(aimed, static_cast<int>(W)), r, terrain)) return aimed;
+        if (clear(aimed)) return aimed;
     }
     return path[good];
 }
 
 }  // namespace
 
-std::uint32_t look_ahead(const FlowField& field, const CostField& cost, Vec2 p, float r, std::uint32_t from,
+std::uint32_t look_ahead(const FlowField& field, const SightCosts& costs, Vec2 p, float r, std::uint32_t from,
                          int max_moves) {
     const std::span<const Direction> dirs = field.directions();
-    return look_ahead_along([dirs](std::uint32_t cell) { return dirs[cell]; }, cost, p, r, from, max_moves);
+    return look_ahead_along([dirs](std::uint32_t cell) { return dirs[cell]; }, costs, p, r, from, max_moves);
 }
 
-std::uint32_t look_ahead(const HierarchicalField& field, const CostField& cost, Vec2 p, float r, std::uint32_t from,
-                         int max_moves) {
-    const std::uint32_t W = static_cast<std::uint32_t>(cost.width());
+std::uint32_t look_ahead(const HierarchicalField& field, const SightCosts& costs, Vec2 p, float r,
+                         std::uint32_t from, int max_moves) {
+    const std::uint32_t W = static_cast<std::uint32_t>(costs.terrain->width());
     return look_ahead_along(
         [&field, W](std::uint32_t cell) {
             return field.direction(static_cast<int>(cell % W), static_cast<int>(cell / W));
         },
-        cost, p, r, from, max_moves);
+        costs, p, r, from, max_moves);
 }
 
 }  // namespace tide::detail

@@ -41,27 +41,52 @@ inline Vec2 aim_point(std::uint32_t sight, int width) {
 /// a class's costs or a danger term has its own reasons to bend.
 bool built_on(const FlowField& field, const CostField& cost);
 
-/// True when `plan` plans on `cost` itself (not a class's sized costs) with the default diagonal
-/// factor: its sector fields charge every move the price of the cell it enters, as built_on().
-bool plans_on(const HierarchicalField& plan, const CostField& cost);
+/// True when `plan` was made with the default diagonal factor: its sector fields charge every move
+/// the price of the cell it enters in plan.cost(), as built_on() checks for flat fields. (Whether
+/// those costs are the terrain's, a class's or sized ones, the look-ahead reads them: SightCosts.)
+bool plans_on(const HierarchicalField& plan);
 
-/// True when a disc of radius r moved from a to b (cell units) touches only cells of cost `cost`
-/// (so no wall, no wall corner, no costlier or cheaper terrain) and stays on the map. Conservative:
-/// it tests the square of half-side r + 1/16 cell around points 1/8 cell apart.
-bool segment_clear(const CostField& cost, Vec2 a, Vec2 b, float r, Cost terrain);
+/// What a look-ahead reads: the map's terrain, the unit's size (a unit of size s covers the s x s
+/// cells whose top-left cell is its field cell, see unit_class.hpp), and, for a plan made on other
+/// costs than the terrain (a class's or sized costs), those costs, indexed by top-left cell.
+struct SightCosts {
+    const CostField* terrain = nullptr;
+    int size = 1;
+    const CostField* planned = nullptr;  ///< Checked too when set; null: the plan's costs are the terrain's.
+};
 
-/// The furthest cell along the flow path from `from` (a cell index) whose centre the disc at p can
-/// reach straight (segment_clear), starting at `from`'s path and looking at most `max_moves` moves
-/// ahead; the walk stops at the goal and at the first cell of another cost than `from`'s. Checks
-/// points at doubling distances (2, 4, 8, ... moves, and the last cell of the walk) up to the first
-/// that is not clear, then halves the gap between the last clear one and it a few times; where the
-/// way goes on, the aim point moves kAimShift toward the next cell of the path when that is clear
-/// too (see kAimShiftBits). kNoCell when not even 2 moves ahead are clear.
-std::uint32_t look_ahead(const FlowField& field, const CostField& cost, Vec2 p, float r, std::uint32_t from,
+/// True when a unit of `costs.size` (its disc of radius r centred (s-1)/2 cells right of and below
+/// its top-left point), its top-left point moved from a to b (field coordinates, cell units), sweeps
+/// with its disc only terrain cells of cost `terrain` (no wall, no wall corner, no costlier or
+/// cheaper ground) and stays on the map, and, with planned costs, only touches top-left cells of
+/// planned cost `planned` (blocks whose cells hold the disc). Conservative: it tests the top-left
+/// cells under the square of half-side max(r - (s-1)/2, 0) + 1/16 around points 1/8 cell apart,
+/// and every terrain cell of their blocks.
+bool segment_clear(const SightCosts& costs, Vec2 a, Vec2 b, float r, Cost terrain, Cost planned);
+/// The same for a unit of size 1 on the terrain alone.
+inline bool segment_clear(const CostField& cost, Vec2 a, Vec2 b, float r, Cost terrain) {
+    return segment_clear(SightCosts{&cost, 1, nullptr}, a, b, r, terrain, 0);
+}
+
+/// The furthest cell along the flow path from `from` (a field cell index: the unit's top-left
+/// cell) whose centre the unit at p (its top-left point) can reach straight (segment_clear),
+/// starting at `from`'s path and looking at most `max_moves` moves ahead; the walk stops at the
+/// goal and at the first cell whose block is not all of `from`'s terrain cost (or whose planned
+/// cost differs). Checks points at doubling distances (2, 4, 8, ... moves, and the last cell of the
+/// walk) up to the first that is not clear, then halves the gap between the last clear one and it
+/// a few times; where the way goes on, the aim point moves kAimShift toward the next cell of the
+/// path when that is clear too (see kAimShiftBits). kNoCell when not even 2 moves ahead are clear
+/// or `from`'s block is not of one cost.
+std::uint32_t look_ahead(const FlowField& field, const SightCosts& costs, Vec2 p, float r, std::uint32_t from,
                          int max_moves);
 /// The same along a hierarchical plan's flow: across sector borders while the sectors ahead have
 /// fields (toward the next portals), stopping where a sector has none yet.
-std::uint32_t look_ahead(const HierarchicalField& field, const CostField& cost, Vec2 p, float r, std::uint32_t from,
-                         int max_moves);
+std::uint32_t look_ahead(const HierarchicalField& field, const SightCosts& costs, Vec2 p, float r,
+                         std::uint32_t from, int max_moves);
+/// look_ahead() for a unit of size 1 on a field built on the terrain `cost` itself.
+inline std::uint32_t look_ahead(const FlowField& field, const CostField& cost, Vec2 p, float r, std::uint32_t from,
+                                int max_moves) {
+    return look_ahead(field, SightCosts{&cost, 1, nullptr}, p, r, from, max_moves);
+}
 
 }  // namespace tide::detail

@@ -95,6 +95,55 @@ TEST(LineOfSight, ASegmentGrazingAWallCornerIsNotClear) {
     EXPECT_FALSE(detail::segment_clear(cost, {5.5f, 1.5f}, {5.5f, 8.5f}, 0.16f, kCostPlain));
 }
 
+// Units of size 2..4 (radius up to half their size): the look-ahead along a field built on the
+// sized costs never lets the disc, centred (s-1)/2 cells right of and below the top-left point,
+// sweep a wall or other ground; the same dense reference as above.
+TEST(LineOfSight, BigUnitsNeverSeeThroughAWallCornerOrAcrossOtherTerrain) {
+    std::mt19937 rng(11);
+    int checked = 0, found = 0;
+    for (int m = 0; m < 60; ++m) {
+        CostField cost = std::move(CostField::create(40, 30).value());
+        std::uniform_int_distribution<int> ux(0, 39), uy(0, 29), kind(0, 9);
+        for (int i = 0; i < 40; ++i) {
+            const int x = ux(rng), y = uy(rng), k = kind(rng);
+            const Cost c = k < 6 ? kCostWall : k < 8 ? kCostForest : kCostSwamp;
+            const int len = 1 + (i % 4);
+            if (i % 2)
+                cost.fill_rect(x, y, std::min(39, x + len), y, c);
+            else
+                cost.fill_rect(x, y, x, std::min(29, y + len), c);
+        }
+        const int size = 2 + m % 3;
+        const CostField sized = std::move(sized_cost_field(cost, size).value());
+        Cell goal{ux(rng), uy(rng)};
+        if (!sized.passable(goal.x, goal.y)) continue;
+        const auto field = field_for(sized, goal);
+        const float lift = 0.5f * static_cast<float>(size - 1);
+        for (int q = 0; q < 200; ++q) {
+            const Vec2 tl{std::uniform_real_distribution<float>(0.0f, 40.0f)(rng),
+                          std::uniform_real_distribution<float>(0.0f, 30.0f)(rng)};
+            const int cx = static_cast<int>(tl.x), cy = static_cast<int>(tl.y);
+            if (!sized.passable(cx, cy) || !is_move(field->direction(cx, cy))) continue;
+            const float r = q % 2 ? 0.5f * static_cast<float>(size) : 0.3f * static_cast<float>(size);
+            const Vec2 centre{tl.x + lift, tl.y + lift};
+            // The disc must lie on the block where it stands (the crowd keeps it there).
+            if (centre.x - r < cx || centre.y - r < cy || centre.x + r > cx + size || centre.y + r > cy + size)
+                continue;
+            const std::uint32_t from = static_cast<std::uint32_t>(cy * 40 + cx);
+            const std::uint32_t w = detail::look_ahead(*field, detail::SightCosts{&cost, size, nullptr}, tl, r, from, 64);
+            ++checked;
+            if (w == detail::kNoCell) continue;
+            ++found;
+            const Vec2 target = detail::aim_point(w, 40);
+            ASSERT_FALSE(sweep_touches_other_cells(cost, centre, {target.x + lift, target.y + lift}, r, cost.at(cx, cy)))
+                << "map " << m << " size " << size << " from (" << tl.x << ", " << tl.y << ") r " << r << " to ("
+                << target.x << ", " << target.y << ")";
+        }
+    }
+    EXPECT_GT(checked, 1500);
+    EXPECT_GT(found, checked / 5);
+}
+
 // Heading of a lone unit crossing an open map at an angle the 8 directions do not have.
 TEST(LineOfSight, AUnitOnAnOpenMapWalksAStraightLine) {
     CostField cost = std::move(CostField::create(100, 50).value());
@@ -120,25 +169,76 @@ TEST(LineOfSight, AUnitOnAnOpenMapWalksAStraightLine) {
     EXPECT_LT((length + std::hypot(90.5 - p.x, 40.5 - p.y)) / straight, 1.01);
 }
 
+// Units of size 2 and 3 on fields built on the sized costs walk as straight as units of size 1.
+TEST(LineOfSight, BigUnitsOnAnOpenMapWalkStraightLines) {
+    const CostField cost = std::move(CostField::create(100, 50).value());
+    for (const bool sight : {true, false}) {
+        for (const int size : {2, 3}) {
+            const CostField sized = std::move(sized_cost_field(cost, size).value());
+            CrowdParams params;
+            params.line_of_sight = sight;
+            Crowd crowd(cost, params);
+            const GroupId g = crowd.add_group(field_for(sized, {88, 38}), size).value();
+            AgentParams unit = crowd.default_agent_params();
+            unit.radius = 0.4f * static_cast<float>(size);
+            const float lift = 0.5f * static_cast<float>(size - 1);
+            const AgentId a = crowd.add_agent({10.5f + lift, 10.5f + lift}, g, unit).value();
+            double first = std::numeric_limits<double>::quiet_NaN(), worst = 0.0, length = 0.0;
+            Vec2 last = crowd.position(a);
+            for (int s = 0; s < 60 * 40 && crowd.state(a) == AgentState::moving; ++s) {
+                ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
+                const Vec2 p = crowd.position(a), v = crowd.velocity(a);
+                length += std::hypot(p.x - last.x, p.y - last.y);
+                last = p;
+                if (crowd.time() < 1.0 || std::hypot(v.x, v.y) < 1.0) continue;
+                const double h = std::atan2(v.y, v.x);
+                if (std::isnan(first)) first = h;
+                worst = std::max(worst, std::fabs(h - first));
+            }
+            EXPECT_EQ(crowd.state(a), AgentState::arrived);
+            const Vec2 p = crowd.position(a), end{88.5f + lift, 38.5f + lift};
+            const double ratio = (length + std::hypot(end.x - p.x, end.y - p.y)) / std::hypot(78.0, 28.0);
+            const double turn = worst * 180.0 / 3.14159265358979;
+            if (sight) {
+                EXPECT_LT(turn, 3.0) << "size " << size << ": heading changed by " << turn << " deg";
+                EXPECT_LT(ratio, 1.01) << "size " << size;
+            } else {  // the 8 directions: diagonal first, then straight
+                EXPECT_GT(turn, 10.0) << "size " << size;
+                EXPECT_GT(ratio, 1.05) << "size " << size;
+            }
+        }
+    }
+}
+
 // A hierarchical plan (16-cell sectors, so the walk crosses a dozen sector borders): the unit
 // sees along the flow of the sectors that have fields and walks as straight as on a flat field. A
-// plan made on another cost field (a class's costs, here a copy) gets no line of sight: the unit
-// follows the 8 directions and its heading changes.
+// plan made on other costs (a class's: here a swamp bar across the straight line that the
+// terrain does not have) is looked along too, but the look-ahead reads the plan's costs as well:
+// the unit goes round the bar in straight legs and never crosses it, as its plan does.
 TEST(LineOfSight, AcrossTheSectorsOfAHierarchicalPlan) {
-    CostField cost = std::move(CostField::create(160, 80).value());
-    const CostField copy = cost;
+    const CostField cost = std::move(CostField::create(160, 80).value());
+    CostField class_costs = cost;
+    class_costs.fill_rect(80, 20, 80, 60, kCostSwamp);
     SectorConfig sc;
     sc.sector_size = 16;
     sc.portal_limit = 16;
-    const SectorGraph graph = std::move(SectorGraph::build(cost, sc).value());
-    auto run = [&](const CostField& plan_costs) {
+    struct Run {
+        double turn, ratio;  // largest heading change (deg); travelled / straight line
+        int on_bar;          // sub-steps with the disc over the class's swamp bar
+    };
+    auto run = [&](const CostField& plan_costs, bool sight) {
+        const SectorGraph graph = std::move(SectorGraph::build(plan_costs, sc).value());
         const Cell goal{150, 70};
         auto plan = std::make_shared<HierarchicalField>(
             std::move(HierarchicalField::create(plan_costs, graph, std::span<const Cell>(&goal, 1)).value()));
-        Crowd crowd(cost);
+        CrowdParams params;
+        params.line_of_sight = sight;
+        Crowd crowd(cost, params);
         const GroupId g = crowd.add_group(std::shared_ptr<const HierarchicalField>(plan)).value();
         const AgentId a = crowd.add_agent({10.5f, 10.5f}, g).value();
+        const float r = crowd.default_agent_params().radius;
         double first = std::numeric_limits<double>::quiet_NaN(), worst = 0.0, length = 0.0;
+        int on_bar = 0;
         Vec2 last = crowd.position(a);
         for (int s = 0; s < 60 * 80 && crowd.state(a) == AgentState::moving; ++s) {
             const Vec2 p = crowd.position(a);
@@ -146,6 +246,7 @@ TEST(LineOfSight, AcrossTheSectorsOfAHierarchicalPlan) {
             EXPECT_TRUE(plan->route(std::span<const Cell>(&at, 1)).ok());  // as the World does every tick
             EXPECT_TRUE(crowd.step(1.0f / 60.0f).ok());
             const Vec2 q = crowd.position(a), v = crowd.velocity(a);
+            on_bar += q.x + r > 80.0f && q.x - r < 81.0f && q.y + r > 20.0f && q.y - r < 61.0f;
             length += std::hypot(q.x - last.x, q.y - last.y);
             last = q;
             if (crowd.time() < 1.0 || std::hypot(v.x, v.y) < 1.0) continue;
@@ -156,14 +257,19 @@ TEST(LineOfSight, AcrossTheSectorsOfAHierarchicalPlan) {
         EXPECT_EQ(crowd.state(a), AgentState::arrived);
         const Vec2 p = crowd.position(a);
         const double ratio = (length + std::hypot(150.5 - p.x, 70.5 - p.y)) / std::hypot(150.5 - 10.5, 70.5 - 10.5);
-        return std::pair{worst * 180.0 / 3.14159265358979, ratio};
+        return Run{worst * 180.0 / 3.14159265358979, ratio, on_bar};
     };
-    const auto [turn, ratio] = run(cost);
-    EXPECT_LT(turn, 3.0) << "heading changed by " << turn << " deg";
-    EXPECT_LT(ratio, 1.01);
-    const auto [turn_other, ratio_other] = run(copy);
-    EXPECT_GT(turn_other, 10.0) << "a plan on other costs was followed straight";
-    EXPECT_GT(ratio_other, ratio);
+    const Run own = run(cost, true);
+    EXPECT_LT(own.turn, 3.0) << "heading changed by " << own.turn << " deg";
+    EXPECT_LT(own.ratio, 1.01);
+    // Round the bar: the any-angle way passes an end of it, (80, 61) then (81, 61) or (80, 20)
+    // then (81, 20), both 157.05 cells long, 1.031x the straight line.
+    const double round = (std::hypot(69.5, 50.5) + 1.0 + std::hypot(69.5, 9.5)) / std::hypot(140.0, 60.0);
+    const Run other = run(class_costs, true);
+    EXPECT_EQ(other.on_bar, 0) << "the unit crossed what its plan goes round";
+    EXPECT_LT(other.ratio, round * 1.02);
+    const Run blind = run(class_costs, false);  // the 8 directions (the disc grazes the bar's end)
+    EXPECT_GT(blind.ratio, other.ratio + 0.02);
 }
 
 // ---- Path length against the any-angle shortest path ----------------------------------------

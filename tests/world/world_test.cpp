@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
+#include <string>
 
 #include "support/jobs.hpp"
 #include "tide/default_map.hpp"
@@ -536,6 +538,61 @@ CostField gap_map() {
     cost.fill_rect(14, 3, 15, 3, kCostPlain);    // 1-cell gap
     cost.fill_rect(14, 18, 15, 21, kCostPlain);  // 4-cell gap
     return cost;
+}
+
+// A unit of size 2 crossing an open map at an angle the 8 directions do not have walks a
+// straight line with line of sight, on a flat map and on a hierarchical one (16-cell sectors, its
+// plan on the sized costs), and follows the 8 directions without.
+TEST(WorldUnitSizes, BigUnitsWalkStraightWhereTheWayIsClear) {
+    for (const bool hierarchical : {false, true}) {
+        for (const bool sight : {true, false}) {
+            SerialJobSystem jobs;
+            WorldConfig config;
+            config.hierarchy_cells = hierarchical ? 0 : std::int64_t{1} << 40;
+            config.sectors.sector_size = 16;
+            config.sectors.portal_limit = 16;
+            World world{jobs, config};
+            world.set_line_of_sight(sight);
+            auto loaded = world.load("open", std::move(CostField::create(100, 50).value()), {{88, 38}}, 0);
+            ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+            ASSERT_EQ(world.hierarchical(), hierarchical);
+            Spawn one;
+            one.count = 1;
+            one.in_area = true;
+            one.x0 = one.x1 = 10;
+            one.y0 = one.y1 = 10;
+            one.size = 2;
+            ASSERT_TRUE(world.apply(one).ok());
+            world.finish_builds();
+            const AgentId a = world.agents().at(0);
+            const Vec2 start = world.crowd().position(a);
+            double first = std::numeric_limits<double>::quiet_NaN(), worst = 0.0, length = 0.0;
+            Vec2 last = start;
+            for (int i = 0; i < 60 * 40 && world.crowd().state(a) == AgentState::moving; ++i) {
+                ASSERT_TRUE(world.tick(1.0f / 60.0f).ok());
+                const Vec2 p = world.crowd().position(a), v = world.crowd().velocity(a);
+                length += std::hypot(p.x - last.x, p.y - last.y);
+                last = p;
+                if (i < 60 || std::hypot(v.x, v.y) < 1.0) continue;
+                const double h = std::atan2(v.y, v.x);
+                if (std::isnan(first)) first = h;
+                worst = std::max(worst, std::fabs(h - first));
+            }
+            EXPECT_EQ(world.crowd().state(a), AgentState::arrived);
+            const Vec2 end{89.0f, 39.0f};  // the centre of the goal's 2x2 block
+            const double ratio = (length + std::hypot(end.x - last.x, end.y - last.y)) /
+                                 std::hypot(end.x - start.x, end.y - start.y);
+            const double turn = worst * 180.0 / 3.14159265358979;
+            SCOPED_TRACE(std::string(hierarchical ? "hierarchical" : "flat") + (sight ? ", line of sight" : ", none"));
+            if (sight) {
+                EXPECT_LT(turn, 3.0);
+                EXPECT_LT(ratio, 1.01);
+            } else {
+                EXPECT_GT(turn, 10.0);
+                EXPECT_GT(ratio, 1.04);
+            }
+        }
+    }
 }
 
 TEST(WorldUnitSizes, BigUnitsGoRoundByTheWideGapSmallOnesTakeTheNarrowOne) {
