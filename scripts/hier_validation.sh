@@ -64,7 +64,7 @@ summarise='
      failed: ([.[] | select(.failed == true)] | length)}
   | "| \(.rows) | \(.mean | fmt(4)) | \(.worst | fmt(4)) | \(.over105) | \(.mismatch) | \(.q50 | fmt(3)) | \(.q95 | fmt(3)) | \(.built | fmt(1))\(if .failed > 0 then " | FAILED" else "" end) |"'
 
-settings=$(jq -rs '.[0] | "sector \(.sector), portal limit \(.portal_limit), corridor \(.corridor), cache \(.cache), every \(.every)"' \
+settings=$(jq -rs '.[0] | "sector \(.sector), portal limit \(.portal_limit), corridor \(.corridor), fill corners \(.fill_corners), cache \(.cache), every \(.every)"' \
   "$out"/*.json 2>/dev/null || echo "")
 times=$(jq -rs '"exact fields \([.[].exact_ms // 0] | add / 1000 | round) s, hierarchical rows \([.[].hierarchical_ms // 0] | add / 1000 | round) s, graphs \([.[].graph_ms // 0] | add / 1000 * 10 | round / 10) s"' "$out"/*.json)
 echo "Settings: $settings; $elapsed s in all ($times)."

@@ -33,6 +33,7 @@ struct ScenOptions {
     bool portal_limit_given = false;
     int corridor = RouteConfig{}.corridor;
     int settle = RouteConfig{}.settle_budget;
+    std::string fill_corners = RouteConfig{}.fill_corners ? "on" : "off";
     bool cache = false;
     double max_ratio = 0.0;
     bool max_ratio_given = false;
@@ -175,6 +176,7 @@ void run_hierarchical(const ScenOptions& o, const PlanningCost& planning, const 
     RouteConfig route_config;
     route_config.corridor = o.corridor;
     route_config.settle_budget = o.settle;
+    route_config.fill_corners = o.fill_corners == "on";
 
     const ExactCosts exact = exact_costs(planning.cost, rows, params, o.threads);
 
@@ -282,6 +284,7 @@ void run_hierarchical(const ScenOptions& o, const PlanningCost& planning, const 
             {"portal_limit", config.portal_limit},
             {"corridor", o.corridor},
             {"settle_budget", o.settle},
+            {"fill_corners", route_config.fill_corners},
             {"cache", o.cache},
             {"rows", rows.size()},
             {"goals", exact.fields},
@@ -322,11 +325,13 @@ void run_hierarchical(const ScenOptions& o, const PlanningCost& planning, const 
                                       : "");
         }
         std::printf(
-            "summary: planner=hierarchical rows=%zu goals=%zu sector=%d portal_limit=%d corridor=%d settle=%d cache=%s "
+            "summary: planner=hierarchical rows=%zu goals=%zu sector=%d portal_limit=%d corridor=%d settle=%d "
+            "fill_corners=%s cache=%s "
             "graph_ms=%.1f graph_bytes=%zu mean_ratio=%.6f max_ratio=%.6f unreachable_mismatch=%zu path_errors=%zu "
             "query_ms_median=%.3f query_ms_p95=%.3f first_field_ms_median=%.3f fields_built_mean=%.1f exact_ms=%.1f "
             "hierarchical_ms=%.1f\n",
-            rows.size(), exact.fields, o.sector, config.portal_limit, o.corridor, o.settle, o.cache ? "yes" : "no",
+            rows.size(), exact.fields, o.sector, config.portal_limit, o.corridor, o.settle, o.fill_corners.c_str(),
+            o.cache ? "yes" : "no",
             graph_ms, graph.memory_bytes(), mean_ratio, max_ratio, mismatches, path_errors, query_median, query_p95,
             first_median, built_mean, exact.elapsed_ms, rows_ms);
     }
@@ -460,13 +465,18 @@ void add_scen_command(CLI::App& app) {
         cmd->add_option("--sector", o->sector, "hierarchical: sector side in cells, 16..256 (default 64)"),
         cmd->add_option(
             "--portal-limit", o->portal_limit,
-            "hierarchical: longest border stretch of one portal, 1..sector (default 32, at most the sector)"),
+            "hierarchical: longest border stretch of one portal, 1..sector (default: SectorConfig's, " +
+                std::to_string(SectorConfig{}.portal_limit) + ", at most the sector)"),
         cmd->add_option(
             "--corridor", o->corridor,
             "hierarchical: rings of neighbouring sectors built with the route, 0..4 (default: RouteConfig's)"),
         cmd->add_option("--settle", o->settle,
                         "hierarchical: settling budget, rebuilds per route field, 0..16 (0: off; default: "
                         "RouteConfig's, 4)"),
+        cmd->add_option("--fill-corners", o->fill_corners,
+                        "hierarchical: on: where the route turns round a sector corner, the block's two other "
+                        "sectors join it; off: they get fields only when units enter them (default: RouteConfig's)")
+            ->check(CLI::IsMember({"on", "off"})),
         cmd->add_flag("--cache", o->cache,
                       "hierarchical: rows with the same goal share one field (default: a new field per row)"),
         cmd->add_option_function<double>(

@@ -183,6 +183,13 @@ scen_hier)
     | grep -qE "portal_limit=8 corridor=1 .*unreachable_mismatch=0" || fail "--portal-limit 8 --corridor 1"
   "$tide" scen --planner hierarchical --sector 16 --settle 0 --map h.tmap --scen h.scen \
     | grep -qE "corridor=0 settle=0 .*unreachable_mismatch=0" || fail "--settle 0"
+  "$tide" scen --planner hierarchical --sector 16 --map h.tmap --scen h.scen | grep -q "fill_corners=on " ||
+    fail "corner fill is on by default"
+  "$tide" scen --planner hierarchical --sector 16 --fill-corners off --map h.tmap --scen h.scen \
+    | grep -qE "fill_corners=off .*unreachable_mismatch=0" || fail "--fill-corners off"
+  expect_fail "scen --fill-corners maybe" "fill-corners" "$tide" scen --planner hierarchical --fill-corners maybe \
+    --map h.tmap --scen h.scen
+  "$tide" scen --help | grep -q "default: SectorConfig's, 28" || fail "scen --help gives the wrong portal limit default"
   "$tide" scen --planner hierarchical --sector 16 --settle 17 --map h.tmap --scen h.scen >/dev/null 2>err.txt
   [ $? -eq 2 ] && grep -q "settle budget 17 is outside 0..16" err.txt || fail "--settle 17 must be refused"
   # --max-ratio: every ratio is at least 1, so 0.5 fails (exit 1); 1000 passes.
