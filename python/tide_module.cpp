@@ -206,10 +206,14 @@ py::dict sim(const PyMap& m, std::vector<std::pair<int, int>> goals, int agents,
         const auto [radius, extra] = wall_margin.cast<std::pair<int, int>>();
         config.wall_margin = tide::WallMargin{radius, extra};
     }
-    // The class's costs at its size (the map's own at size 1 for "default"), as `tide sim --class`.
-    tide::CostField cost = take(tide::class_cost_field(m.map, unit_class, size));
+    // As `tide sim --class --size`: sizes a World holds walk with bodies of their size on the
+    // class's costs at size 1; bigger ones as size-1 bodies on the class's sized costs.
     const tide::UnitClass* c = tide::find_class(m.map, unit_class);
+    tide::CostField cost = take(tide::class_cost_field(m.map, unit_class, size));
     const int planned_size = size > 0 ? size : (c ? c->size : 1);
+    const int body_size = planned_size <= tide::kWorldUnitSizes ? planned_size : 1;
+    if (body_size > 1) cost = take(tide::class_cost_field(m.map, unit_class, 1));
+    settings.unit_size = body_size;
     tide::SerialJobSystem jobs;
     std::unique_ptr<tide::Simulation> run;
     tide::SimulationReport r;
@@ -249,6 +253,7 @@ py::dict sim(const PyMap& m, std::vector<std::pair<int, int>> goals, int agents,
     out["threads"] = r.threads;
     out["class"] = unit_class;
     out["size"] = planned_size;
+    out["body_size"] = body_size;
     out["planner"] = r.hierarchical ? "hierarchical" : "flat";
     out["line_of_sight"] = line_of_sight;
     out["arrived_fraction"] = r.arrived_fraction;
@@ -529,7 +534,8 @@ PYBIND11_MODULE(tide, m) {
           py::arg("line_of_sight") = true, py::arg("spawn") = py::none(), py::arg("detail") = false,
           "Like `tide sim` (the same World run, on the calling thread): `agents` units spawned at random "
           "(inside spawn=(x0, y0, x1, y1) when given) go to `goals` (a built-in map's own when none are given) "
-          "or flee from the cells in `flee`, planning on `unit_class` at `size` (0: the class's own), "
+          "or flee from the cells in `flee`, planning on `unit_class` at `size` (0: the class's own; sizes 1..3 "
+          "walk with bodies of their size, bigger ones as size-1 bodies: 'body_size'), "
           "hierarchically on maps of at least `hierarchy_cells` cells, with wall_margin=(radius, extra); "
           "stepped for `seconds`. Returns the report: positions, states, arrival_s, arrived_by_second, "
           "mean/max arrival, wall_penetrations, max_overlap, step times, state_hash, planner, ...");

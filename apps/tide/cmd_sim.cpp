@@ -73,10 +73,20 @@ const std::vector<GifWriter::Color> kGifPalette = {{232, 230, 205}, {40, 44, 52}
 SimRun run_sim(const SimOptions& o, bool congestion) {
     const Map map = load_map_or_fail(o.map);
     // Agents plan on (and are kept out of the walls of) the class's cost field; the pictures draw
-    // the map's own terrain.
+    // the map's own terrain. Units of the sizes a World holds (1..kWorldUnitSizes) walk with their
+    // own bodies on the class's costs at size 1 (the World plans at their size); bigger sizes
+    // walk as size-1 bodies on the class's sized costs.
     const PlanningCost planning = planning_cost(map, o.map, o.unit_class);
-    const CostField& cost = planning.cost;
+    const bool sized_bodies = planning.size > 1 && planning.size <= kWorldUnitSizes;
+    const CostField world_cost = sized_bodies ? [&] {
+        auto c = class_cost_field(map, planning.name, 1);
+        if (!c) throw Failure{o.map + ": " + c.error().message};
+        return std::move(c.value());
+    }()
+                                              : planning.cost;
+    const CostField& cost = world_cost;
     const CostField& terrain = map.cost;
+    const int body_size = sized_bodies ? planning.size : 1;
     if (o.goals.empty() == o.flee.empty()) throw Failure{"give --goal (go there) or --flee (run from there)"};
     const bool flee = !o.flee.empty();
     const std::vector<Cell> goals = flee ? parse_dangers(o.flee) : parse_goals(o.goals);
@@ -115,6 +125,7 @@ SimRun run_sim(const SimOptions& o, bool congestion) {
     settings.targets = goals;
     settings.flee = flee;
     settings.agents = o.agents;
+    settings.unit_size = body_size;
     if (!o.spawn.empty()) settings.spawn = SpawnArea{x0, y0, x1, y1};
     settings.seconds = o.seconds;
     settings.dt = o.dt;
@@ -226,6 +237,7 @@ SimRun run_sim(const SimOptions& o, bool congestion) {
         {"map", o.map},
         {"class", planning.name},
         {"size", planning.size},
+        {"body_size", body_size},
         {"agents", r.agents},
         {"seconds", r.seconds},
         {"dt", o.dt},
@@ -282,7 +294,11 @@ SimRun run_sim(const SimOptions& o, bool congestion) {
         report["sector_field_bytes"] = r.sector_field_bytes;
     }
     std::printf("agents %zu%s, %.1f s simulated at dt %.4f on %d thread(s)\n", r.agents,
-                planning.is_default() ? "" : (" (" + planning.describe() + ")").c_str(), r.seconds, o.dt, r.threads);
+                planning.is_default() ? ""
+                                      : (" (" + planning.describe() + (body_size != planning.size ? ", bodies size 1" : "") +
+                                         ")")
+                                            .c_str(),
+                r.seconds, o.dt, r.threads);
     std::printf("arrived %.1f%% (mean %.2f s, max %.2f s), no path %zu, stuck %zu, asleep %zu\n",
                 100.0 * r.arrived_fraction, r.mean_arrival_s, r.max_arrival_s, st.no_path, st.stuck, st.sleeping);
     auto when = [](double t) { return t >= 0 ? number_text(t) + " s" : std::string("not reached"); };
@@ -469,7 +485,9 @@ void add_sim_command(CLI::App& app) {
         "Maps of at least this many cells plan hierarchically (default 4194304 = 2048x2048; 0 = every map)");
     cmd->footer(
         "--class/--size: the agents plan on that class's cost field (which also bounds where they spawn and "
-        "which cells count as walls for them); their crowd bodies stay size 1 in sim for now.");
+        "which cells count as walls for them). Sizes 1..3 walk with bodies of their size (radius 0.16 + 0.45 "
+        "per cell above 1, line of sight for their footprint); sizes 4..8 walk as size-1 bodies on the class's "
+        "sized costs.");
     cmd->callback([o] { run_sim_command(*o); });
 }
 

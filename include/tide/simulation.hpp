@@ -35,6 +35,7 @@ struct SimulationSettings {
     std::vector<Cell> targets;       ///< Goal cells, or with `flee` the danger cells (at least one).
     bool flee = false;               ///< Flee from `targets` (WorldConfig::flee.factor) instead of going there.
     int agents = 1000;               ///< Units, 1..kMaxWorldUnits.
+    int unit_size = 1;               ///< Their size, 1..kWorldUnitSizes cells a side (Spawn::size).
     std::optional<SpawnArea> spawn;  ///< Where they spawn (default: the whole map).
     double seconds = 30.0;           ///< Simulated time, (0, 3600].
     double dt = 1.0 / 60.0;          ///< Step, s, (0, 1]; seconds / dt steps, at most kMaxSimSteps.
@@ -144,6 +145,7 @@ private:
     bool nan_ = false;
     Vec2 max_overlap_at_{};
     std::vector<Vec2> overlap_pos_;  // measure_overlap's positions
+    float radius_ = 0.0f;            // the units' radius (World's, for their size)
     std::size_t deep_pairs_ = 0;
     double max_overlap_ = 0.0, sum_ms_ = 0.0, max_ms_ = 0.0, danger_mean_start_ = 0.0;
     double arrived_50_s_ = -1.0, arrived_90_s_ = -1.0;  // simulated time half and 90% of the units had arrived

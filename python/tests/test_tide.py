@@ -199,7 +199,7 @@ def test_sim_plans_for_a_unit_class():
     assert foot["class"] == "default" and foot["size"] == 1
     assert foot["arrived_fraction"] > 0.8
     tank = tide.sim(m, goals=[(20, 4)], agents=30, seconds=5, spawn=(0, 0, 8, 9), unit_class="tank")
-    assert tank["class"] == "tank" and tank["size"] == 2
+    assert tank["class"] == "tank" and tank["size"] == 2 and tank["body_size"] == 2
     assert tank["arrived"] == 0 and tank["no_path"] == 30  # the gap does not let them through
     small = tide.sim(m, goals=[(20, 4)], agents=30, seconds=40, spawn=(0, 0, 8, 9), unit_class="tank", size=1)
     assert small["size"] == 1 and small["arrived_fraction"] > 0.8

@@ -40,6 +40,10 @@ Result<void> check_settings(const SimulationSettings& s) {
     if (s.agents < 1 || s.agents > kMaxWorldUnits) {
         return Error{"agents " + std::to_string(s.agents) + " is outside 1.." + std::to_string(kMaxWorldUnits)};
     }
+    if (s.unit_size < 1 || s.unit_size > kWorldUnitSizes) {
+        return Error{"unit size " + std::to_string(s.unit_size) + " is outside 1.." + std::to_string(kWorldUnitSizes) +
+                     " (the sizes a world holds)"};
+    }
     if (!(s.seconds > 0 && s.seconds <= 3600))
         return Error{"seconds " + number_text(s.seconds) + " is outside (0, 3600]"};
     if (!(s.dt > 0 && s.dt <= 1.0)) return Error{"dt " + number_text(s.dt) + " is outside (0, 1]"};
@@ -88,6 +92,7 @@ Result<std::unique_ptr<Simulation>> Simulation::create(JobSystem& jobs, std::str
     if (auto r = world.load(std::move(name), std::move(cost), settings.targets, 0); !r) return r.error();
     Spawn spawn;
     spawn.count = settings.agents;
+    spawn.size = settings.unit_size;
     spawn.in_area = true;
     spawn.x0 = static_cast<int>(std::floor(x0));
     spawn.y0 = static_cast<int>(std::floor(y0));
@@ -102,6 +107,7 @@ Result<std::unique_ptr<Simulation>> Simulation::create(JobSystem& jobs, std::str
         world.finish_builds();
     }
     sim->ids_ = world.agents();
+    sim->radius_ = sim->ids_.empty() ? settings.world.crowd.radius : world.crowd().agent_params(sim->ids_[0]).radius;
     const std::size_t n = sim->ids_.size();
     sim->step_count_ = static_cast<std::int64_t>(std::ceil(settings.seconds / settings.dt));
     sim->per_second_ = std::max(1, static_cast<int>(std::lround(1.0 / settings.dt)));
@@ -188,7 +194,7 @@ void Simulation::measure_overlap() {
     const Crowd& crowd = world_->crowd();
     overlap_pos_.resize(ids_.size());
     for (std::size_t k = 0; k < ids_.size(); ++k) overlap_pos_[k] = crowd.position(ids_[k]);
-    const OverlapSample o = tide::measure_overlap(overlap_pos_, settings_.world.crowd.radius);
+    const OverlapSample o = tide::measure_overlap(overlap_pos_, radius_);
     if (o.deepest > max_overlap_) {
         max_overlap_ = o.deepest;
         max_overlap_at_ = o.at;
@@ -204,7 +210,7 @@ Result<void> Simulation::step() {
     max_ms_ = std::max(max_ms_, ms);
     const Crowd& crowd = world_->crowd();
     const CostField& cost = world_->cost();
-    const float radius = settings_.world.crowd.radius;
+    const float radius = radius_;
     std::size_t arrived = 0;
     for (std::size_t k = 0; k < ids_.size(); ++k) {
         const Vec2 p = crowd.position(ids_[k]);

@@ -346,7 +346,16 @@ field_class)
   "$tide" verify --map gap.tmap --random-goals 3 --size 2 | grep -q "size 2" || fail "verify --size 2"
   out=$("$tide" sim --map lake.map --goal 3,2 --class water --agents 10 --seconds 3 2>/dev/null) || fail "sim --class water"
   grep -q "class 'water' size 1" <<<"$out" && grep -q "arrived 100.0%" <<<"$out" || fail "sim water units reach the lake: $out"
-  "$tide" sim --help | grep -q "size 1 in sim" || fail "sim --help does not say bodies stay size 1"
+  "$tide" sim --help | grep -q "Sizes 1..3 walk with bodies of their size" || fail "sim --help does not say which sizes have bodies"
+  # Size 2 on the default map: bodies of size 2 (JSON body_size), none in a wall; size 4: size-1 bodies.
+  "$tide" sim --map @default --goal 54,18 --agents 40 --size 2 --seconds 30 --json s2.json >s2.txt 2>/dev/null ||
+    fail "sim --size 2: $(cat s2.txt)"
+  [ "$(jq .body_size s2.json)" = 2 ] && [ "$(jq .wall_penetrations s2.json)" = 0 ] &&
+    jq -e '.arrived_fraction >= 0.9' s2.json >/dev/null || fail "sim --size 2: $(jq -c '{body_size, wall_penetrations, arrived_fraction}' s2.json)"
+  grep -q "bodies size 1" s2.txt && fail "sim --size 2 says its bodies are size 1: $(cat s2.txt)"
+  "$tide" sim --map @default --goal 54,18 --agents 10 --size 4 --seconds 2 --json s4.json 2>/dev/null | grep -q "size 4, bodies size 1" ||
+    fail "sim --size 4 must say its bodies are size 1"
+  [ "$(jq .body_size s4.json)" = 1 ] || fail "sim --size 4 body_size"
   ;;
 class_edit_bad_inputs)
   write_map

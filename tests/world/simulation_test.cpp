@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -108,6 +109,28 @@ TEST(Simulation, AFleeRunMovesAwayFromTheDanger) {
     EXPECT_GT(r.danger_distance_min_end, 3.0);
 }
 
+// Units of size 2: the world holds units of that size (bodies of radius 0.61), they keep out of
+// the walls and apart, and reach the goal; the overlap is measured in their own radii.
+TEST(Simulation, UnitsOfSize2WalkWithTheirOwnBodies) {
+    SerialJobSystem jobs;
+    SimulationSettings s = settings_to({54, 18}, 60, 40.0);
+    s.unit_size = 2;
+    auto sim = Simulation::create(jobs, "default", default_cost(), s);
+    ASSERT_TRUE(sim.ok()) << sim.error().message;
+    const World& world = (*sim)->world();
+    ASSERT_EQ(world.agents().size(), 60u);
+    for (const AgentId id : world.agents()) {
+        EXPECT_EQ(world.unit_size(id), 2);
+        EXPECT_NEAR(world.crowd().agent_params(id).radius, 0.61f, 1e-6f);
+    }
+    ASSERT_TRUE((*sim)->run().ok());
+    const SimulationReport r = (*sim)->report();
+    EXPECT_EQ(r.wall_penetrations, 0u);
+    EXPECT_FALSE(r.nan);
+    EXPECT_GE(r.arrived_fraction, 0.95);
+    EXPECT_LT(r.max_overlap, 0.5);
+}
+
 TEST(Simulation, RefusesBadSettings) {
     SerialJobSystem jobs;
     auto run = [&](const SimulationSettings& s) { return Simulation::create(jobs, "m", default_cost(), s); };
@@ -126,6 +149,14 @@ TEST(Simulation, RefusesBadSettings) {
     EXPECT_EQ(run(s).error().code, ErrorCode::invalid_argument);
     s = settings_to({-1, 3}, 10, 1.0);
     EXPECT_EQ(run(s).error().code, ErrorCode::off_map);
+    s = settings_to({54, 18}, 10, 1.0);
+    for (const int size : {0, kWorldUnitSizes + 1}) {
+        s.unit_size = size;
+        const auto r = run(s);
+        ASSERT_FALSE(r.ok());
+        EXPECT_NE(r.error().message.find("unit size " + std::to_string(size) + " is outside 1..3"), std::string::npos)
+            << r.error().message;
+    }
 }
 
 }  // namespace
