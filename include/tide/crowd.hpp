@@ -362,7 +362,7 @@ private:
     float max_radius_ = 0.0f;    // largest live radius; recomputed after a removal (max_radius_dirty_)
     bool max_radius_dirty_ = false;
     std::unique_ptr<detail::SpatialHash> hash_;      // proximity grid, re-sorted every sub-step
-    std::pmr::vector<std::uint32_t> arrived_slots_;  // scratch: slots of arrived agents, for settle_
+    std::pmr::vector<std::uint8_t> arrived_mark_;  // scratch: by slot, arrived (for settle_)
     std::size_t live_ = 0;
     double time_ = 0.0;
     CrowdStats stats_;
