@@ -311,10 +311,10 @@ private:
     void restart_stuck_windows(GroupId group);
     bool sees_along(const FlowField& field, int unit_size);
 
-    // The terrain's sized costs (sized_cost_field) by unit size, and the terrain version they are of.
+    // The terrain's sized costs (sized_cost_field) by unit size, and the terrain they were made from.
     struct SizedTerrain {
         std::unique_ptr<CostField> cost;
-        std::uint64_t version = 0;
+        CostField source = CostField::create(1, 1).value();
     };
     std::vector<SizedTerrain> sized_terrain_;
 

@@ -219,15 +219,19 @@ Result<GroupId> Crowd::add_group_field(GroupField field, int unit_size, std::uin
 }
 
 // Line of sight may overrule a flat field built on the terrain itself, or for units of size s on
-// the terrain's sized costs (sized_cost_field): kept per size until the terrain changes.
+// the terrain's sized costs (sized_cost_field): kept per size with the terrain they were made from,
+// and made again when the terrain's cells differ (compared byte for byte: a host may write them
+// through CostField::cells(), which does not change the version).
 bool Crowd::sees_along(const FlowField& field, int unit_size) {
     if (unit_size == 1) return detail::built_on(field, *cost_);
     const std::size_t k = static_cast<std::size_t>(unit_size);
     if (sized_terrain_.size() <= k) sized_terrain_.resize(k + 1);
     SizedTerrain& sized = sized_terrain_[k];
-    if (!sized.cost || sized.version != cost_->version()) {
+    const std::span<const Cost> now = cost_->cells();
+    if (!sized.cost || sized.source.size() != now.size() || sized.source.width() != cost_->width() ||
+        !std::equal(now.begin(), now.end(), sized.source.cells().begin())) {
         sized.cost = std::make_unique<CostField>(sized_cost_field(*cost_, unit_size).value());  // size checked
-        sized.version = cost_->version();
+        sized.source = *cost_;
     }
     return detail::built_on(field, *sized.cost);
 }

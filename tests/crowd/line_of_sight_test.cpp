@@ -210,6 +210,37 @@ TEST(LineOfSight, BigUnitsOnAnOpenMapWalkStraightLines) {
     }
 }
 
+// The crowd checks a big unit's field against the sized costs of the terrain as it is now, even
+// when the host wrote the terrain through CostField::cells() (which leaves its version alone): a
+// forest corner off the unit's way, then a field built on the new sized costs, and the unit still
+// walks straight (a stale copy of the sized costs would refuse the field: the 8 directions, 45
+// degrees of turn).
+TEST(LineOfSight, BigUnitsSeeAlongAFieldBuiltAfterTheTerrainWasWrittenDirectly) {
+    CostField cost = std::move(CostField::create(100, 50).value());
+    Crowd crowd(cost);
+    const GroupId g = crowd.add_group(field_for(std::move(sized_cost_field(cost, 2).value()), {88, 38}), 2).value();
+    const std::uint64_t version = cost.version();
+    const std::span<Cost> cells = cost.cells();
+    for (int y = 0; y < 5; ++y)
+        for (int x = 94; x < 100; ++x) cells[static_cast<std::size_t>(y) * 100 + x] = kCostForest;
+    ASSERT_EQ(cost.version(), version);
+    ASSERT_TRUE(crowd.set_group_field(g, field_for(std::move(sized_cost_field(cost, 2).value()), {88, 38})).ok());
+    AgentParams unit = crowd.default_agent_params();
+    unit.radius = 0.8f;
+    const AgentId a = crowd.add_agent({11.0f, 11.0f}, g, unit).value();
+    double first = std::numeric_limits<double>::quiet_NaN(), worst = 0.0;
+    for (int s = 0; s < 60 * 40 && crowd.state(a) == AgentState::moving; ++s) {
+        ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
+        const Vec2 v = crowd.velocity(a);
+        if (crowd.time() < 1.0 || std::hypot(v.x, v.y) < 1.0) continue;
+        const double h = std::atan2(v.y, v.x);
+        if (std::isnan(first)) first = h;
+        worst = std::max(worst, std::fabs(h - first));
+    }
+    EXPECT_EQ(crowd.state(a), AgentState::arrived);
+    EXPECT_LT(worst * 180.0 / 3.14159265358979, 3.0);
+}
+
 // A hierarchical plan (16-cell sectors, so the walk crosses a dozen sector borders): the unit
 // sees along the flow of the sectors that have fields and walks as straight as on a flat field. A
 // plan made on other costs (a class's: here a swamp bar across the straight line that the
