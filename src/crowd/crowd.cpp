@@ -1044,7 +1044,35 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             const float fx = x - lift, fy = y - lift;
             const int fcx = std::clamp(static_cast<int>(fx), 0, W - 1),
                       fcy = std::clamp(static_cast<int>(fy), 0, H - 1);
-            const float to_go = flat ? flat->to_stop()[static_cast<std::size_t>(fcy) * W + fcx] : hier->to_go(fcx, fcy);
+            auto to_go_at = [&](int tx, int ty) {
+                return flat ? flat->to_stop()[static_cast<std::size_t>(ty) * W + tx] : hier->to_go(tx, ty);
+            };
+            float to_go = to_go_at(fcx, fcy);
+            // A big unit beside a wall's corner can stand where its top-left cell is closed to its
+            // size (the block's far corner cell is the wall, which its round body does not reach):
+            // it heads for the nearest open top-left cell next to it instead of reporting no path.
+            bool off_block = false;
+            float block_dx = 0.0f, block_dy = 0.0f;
+            if (lift > 0.0f && !(to_go < kUnreachable)) {
+                float best = std::numeric_limits<float>::infinity();
+                for (int oy = -1; oy <= 1; ++oy) {
+                    for (int ox = -1; ox <= 1; ++ox) {
+                        const int tx = fcx + ox, ty = fcy + oy;
+                        if ((ox == 0 && oy == 0) || tx < 0 || ty < 0 || tx >= W || ty >= H) continue;
+                        const float v = to_go_at(tx, ty);
+                        if (!(v < kUnreachable)) continue;
+                        const float ddx = static_cast<float>(tx) + 0.5f - fx, ddy = static_cast<float>(ty) + 0.5f - fy;
+                        const float d = std::sqrt(ddx * ddx + ddy * ddy);
+                        if (d < best) {  // the nearest; ties: the first in row order
+                            best = d;
+                            to_go = v + d;
+                            block_dx = ddx / d;
+                            block_dy = ddy / d;
+                            off_block = true;
+                        }
+                    }
+                }
+            }
             const float settle = settle_[group];
 
             // States from the field, neighbours, then the stopping chain reaction near the goal.
@@ -1103,7 +1131,10 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             if (st == AgentState::moving) {
                 Vec2 f{0.0f, 0.0f};
                 bool aimed = false;
-                if (P.line_of_sight && groups_[group].sight && sidestep <= 0.0f) {
+                if (off_block) {
+                    f = {block_dx, block_dy};
+                    aimed = true;
+                } else if (P.line_of_sight && groups_[group].sight && sidestep <= 0.0f) {
                     // Line of sight, a function of the unit's own state only: looked for when it
                     // enters another cell (after a new field or a teleport, at once), but while it
                     // walks toward a point it saw, only every few cells.

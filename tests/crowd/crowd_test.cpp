@@ -859,6 +859,38 @@ TEST(CrowdUnitSizes, BigUnitsTakeTheWideGapSmallOnesTheNarrowOneAndNoneClipsAWal
     EXPECT_GT(big_lowest, 11.0f) << "the big unit goes round by the wide gap";
 }
 
+// A unit of size 2 (radius 0.61) standing beside a wall's corner, its block's far corner cell the
+// wall, which its round body does not reach: its top-left cell is closed to its size, but it is
+// not cut off. It steps to the open top-left cell next to it and walks to the goal; it was
+// reported "no path" and stood there for good (seen in the demo, at the corner of the L wall).
+TEST(CrowdUnitSizes, ABigUnitWhoseBlockTouchesAWallCornerIsNotCutOff) {
+    CostField cost = CostField::create(20, 20).value();
+    cost.fill_rect(11, 11, 15, 15, kCostWall);
+    const CostField sized = sized_cost_field(cost, 2).value();
+    ASSERT_FALSE(sized.passable(10, 10));  // the block at (10, 10) holds the wall cell (11, 11)
+    Crowd crowd(cost);
+    const GroupId g = crowd.add_group(field_for(sized, {2, 2}), 2).value();
+    const AgentId a = crowd.add_agent({10.55f, 10.55f}, g, agent(0.61f)).value();  // 0.64 from the corner
+    ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
+    EXPECT_EQ(crowd.state(a), AgentState::moving);
+    for (int i = 0; i < 60 * 10 && crowd.state(a) == AgentState::moving; ++i) {
+        ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
+        const Vec2 p = crowd.position(a);
+        ASSERT_GE(clearance(cost, p.x, p.y), 0.61f - 1e-3f) << "step " << i;
+    }
+    EXPECT_EQ(crowd.state(a), AgentState::arrived);
+    // Walled in for its size (a 1-cell pocket): still no path.
+    CostField pocket = CostField::create(20, 20, kCostWall).value();
+    pocket.fill_rect(5, 5, 5, 5, kCostPlain);
+    pocket.fill_rect(10, 10, 14, 14, kCostPlain);
+    const CostField pocket_sized = sized_cost_field(pocket, 2).value();
+    Crowd walled(pocket);
+    const GroupId h = walled.add_group(field_for(pocket_sized, {11, 11}), 2).value();
+    const AgentId b = walled.add_agent({5.5f, 5.5f}, h, agent(0.4f)).value();
+    ASSERT_TRUE(walled.step(1.0f / 60.0f).ok());
+    EXPECT_EQ(walled.state(b), AgentState::no_path);
+}
+
 }  // namespace
 }  // namespace tide
 
