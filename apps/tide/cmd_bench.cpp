@@ -43,6 +43,10 @@ void check_fields_options(const BenchOptions& o) {
         if (s < 1 || s > kMaxDimension) throw Failure{"--hier-sizes " + std::to_string(s) + " is outside 1..16384"};
     }
     if (o.settle < 0 || o.settle > 16) throw Failure{"--settle " + std::to_string(o.settle) + " is outside 0..16"};
+    if (o.corner_reach < -1 || o.corner_reach > kMaxDimension) {
+        throw Failure{"--corner-reach " + std::to_string(o.corner_reach) + " is outside -1.." +
+                      std::to_string(kMaxDimension)};
+    }
     if (o.hier_threads < 1 || o.hier_threads > kMaxThreads) {
         throw Failure{"--hier-threads " + std::to_string(o.hier_threads) + " is outside 1.." +
                       std::to_string(kMaxThreads)};
@@ -94,6 +98,11 @@ void add_bench_command(CLI::App& app) {
         ->capture_default_str();
     fields->add_option("--sector", o->sector, "Sector side of the hierarchical rows, 16..256")->capture_default_str();
     fields->add_option("--settle", o->settle, "Settle budget of the hierarchical queries (RouteConfig), 0..16")
+        ->capture_default_str();
+    fields
+        ->add_option("--corner-reach", o->corner_reach,
+                     "Corner fill of the hierarchical queries only within this many cells of the route's way "
+                     "(RouteConfig::corner_reach); -1: every corner")
         ->capture_default_str();
     fields
         ->add_option("--hier-threads", o->hier_threads,

@@ -34,6 +34,7 @@ struct ScenOptions {
     int corridor = RouteConfig{}.corridor;
     int settle = RouteConfig{}.settle_budget;
     std::string fill_corners = RouteConfig{}.fill_corners ? "on" : "off";
+    int corner_reach = RouteConfig{}.corner_reach;
     bool cache = false;
     double max_ratio = 0.0;
     bool max_ratio_given = false;
@@ -177,6 +178,7 @@ void run_hierarchical(const ScenOptions& o, const PlanningCost& planning, const 
     route_config.corridor = o.corridor;
     route_config.settle_budget = o.settle;
     route_config.fill_corners = o.fill_corners == "on";
+    route_config.corner_reach = o.corner_reach;
 
     const ExactCosts exact = exact_costs(planning.cost, rows, params, o.threads);
 
@@ -285,6 +287,7 @@ void run_hierarchical(const ScenOptions& o, const PlanningCost& planning, const 
             {"corridor", o.corridor},
             {"settle_budget", o.settle},
             {"fill_corners", route_config.fill_corners},
+            {"corner_reach", o.corner_reach},
             {"cache", o.cache},
             {"rows", rows.size()},
             {"goals", exact.fields},
@@ -326,12 +329,12 @@ void run_hierarchical(const ScenOptions& o, const PlanningCost& planning, const 
         }
         std::printf(
             "summary: planner=hierarchical rows=%zu goals=%zu sector=%d portal_limit=%d corridor=%d settle=%d "
-            "fill_corners=%s cache=%s "
+            "fill_corners=%s corner_reach=%d cache=%s "
             "graph_ms=%.1f graph_bytes=%zu mean_ratio=%.6f max_ratio=%.6f unreachable_mismatch=%zu path_errors=%zu "
             "query_ms_median=%.3f query_ms_p95=%.3f first_field_ms_median=%.3f fields_built_mean=%.1f exact_ms=%.1f "
             "hierarchical_ms=%.1f\n",
             rows.size(), exact.fields, o.sector, config.portal_limit, o.corridor, o.settle, o.fill_corners.c_str(),
-            o.cache ? "yes" : "no",
+            o.corner_reach, o.cache ? "yes" : "no",
             graph_ms, graph.memory_bytes(), mean_ratio, max_ratio, mismatches, path_errors, query_median, query_p95,
             first_median, built_mean, exact.elapsed_ms, rows_ms);
     }
@@ -477,6 +480,9 @@ void add_scen_command(CLI::App& app) {
                         "hierarchical: on: where the route turns round a sector corner, the block's two other "
                         "sectors join it; off: they get fields only when units enter them (default: RouteConfig's)")
             ->check(CLI::IsMember({"on", "off"})),
+        cmd->add_option("--corner-reach", o->corner_reach,
+                        "hierarchical: fill only corners within this many cells of the route's way, -1..16384 "
+                        "(-1: every corner; default: RouteConfig's)"),
         cmd->add_flag("--cache", o->cache,
                       "hierarchical: rows with the same goal share one field (default: a new field per row)"),
         cmd->add_option_function<double>(

@@ -205,6 +205,7 @@ Json hier_json(const FieldsBenchOptions& o, const std::vector<MapResult>& result
     return {{"sector", o.sector},
             {"reps", o.hier_reps},
             {"settle_budget", o.settle},
+            {"corner_reach", o.corner_reach},
             {"threads", o.hier_threads},
             {"seed", 1},
             {"method",
@@ -374,8 +375,11 @@ void print_hier_header(std::FILE* out, const FieldsBenchOptions& o) {
                  "  route({start}) from near the top-left corner to a goal near the bottom-right, until every route\n"
                  "  sector is built; median of %d timed queries after one warm-up. flat: the 'Tide integration +\n"
                  "  flow' row of the same size above; vs flat: flat build ms / query ms. path/exact: the route's\n"
-                 "  path cost over the exact one. Settle budget %d; route fields built on %d thread%s.\n",
-                 o.sector, o.hier_reps, o.settle, o.hier_threads, o.hier_threads == 1 ? " (the caller's)" : "s");
+                 "  path cost over the exact one. Settle budget %d; corner reach %s; route fields built on %d "
+                 "thread%s.\n",
+                 o.sector, o.hier_reps, o.settle,
+                 o.corner_reach < 0 ? "every corner" : (std::to_string(o.corner_reach) + " cells").c_str(),
+                 o.hier_threads, o.hier_threads == 1 ? " (the caller's)" : "s");
     std::fprintf(out, "  %-12s %9s %8s %10s %10s %7s %8s %11s %11s %10s %12s %10s\n", "map", "graph ms", "graph MB",
                  "query ms", "1st fld ms", "fields", "field MB", "sector ns/c", "flat ns/c", "flat ms", "vs flat",
                  "path/exact");

@@ -434,6 +434,7 @@ FieldsBenchReport run_fields_bench(const FieldsBenchOptions& o, JobSystem* hier_
             settings.sector = o.sector;
             settings.reps = o.hier_reps;
             settings.settle_budget = o.settle;
+            settings.corner_reach = o.corner_reach;
             settings.jobs = hier_jobs;
             settings.exact = static_cast<std::size_t>(s) * s <= kFlatCheckCells;
             auto rows = run_hier_bench(*cost, settings,

@@ -51,6 +51,7 @@ struct FieldsBenchOptions {
     bool huge = false;                                 ///< Adds a 16384x16384 map to the hierarchical rows.
     int hier_reps = 5;                                 ///< Timed cold queries per hierarchical row.
     int settle = RouteConfig{}.settle_budget;          ///< RouteConfig::settle_budget of the queries.
+    int corner_reach = RouteConfig{}.corner_reach;     ///< RouteConfig::corner_reach of the queries.
     int hier_threads = 1;                              ///< Threads building a query's route fields.
     int sector = 64;                                   ///< Sector side of the hierarchical rows.
 };

@@ -72,6 +72,7 @@ Result<HierBenchResult> run_hier_bench(const CostField& cost, const HierBenchSet
     const std::span<const Cell> goal(&out.goal, 1), start(&out.start, 1);
     RouteConfig route;
     route.settle_budget = settings.settle_budget;
+    route.corner_reach = settings.corner_reach;
     route.jobs = settings.jobs;
     std::vector<double> first, search, fields;
     for (int rep = -1; rep < settings.reps; ++rep) {

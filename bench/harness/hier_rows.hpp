@@ -20,6 +20,7 @@ struct HierBenchSettings {
     int reps = 5;       ///< Timed queries after one untimed warm-up.
     bool exact = true;  ///< Also build one flat field for the query's goal (untimed) for the path ratio.
     int settle_budget = RouteConfig{}.settle_budget;  ///< RouteConfig::settle_budget of the queries.
+    int corner_reach = RouteConfig{}.corner_reach;    ///< RouteConfig::corner_reach of the queries.
     /// Where route fields are built in parallel (RouteConfig::jobs); null: on the calling thread.
     JobSystem* jobs = nullptr;
 };

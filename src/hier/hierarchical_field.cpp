@@ -618,6 +618,10 @@ Result<HierarchicalField> HierarchicalField::create(const CostField& cost, const
     if (config.corridor < 0 || config.corridor > 4) {
         return Error{"corridor " + std::to_string(config.corridor) + " is outside 0..4"};
     }
+    if (config.corner_reach < -1 || config.corner_reach > kMaxDimension) {
+        return Error{"corner reach " + std::to_string(config.corner_reach) + " is outside -1.." +
+                     std::to_string(kMaxDimension)};
+    }
     if (config.refine_passes < 0 || config.refine_passes > 4) {
         return Error{"refine passes " + std::to_string(config.refine_passes) + " is outside 0..4"};
     }
@@ -803,6 +807,21 @@ Result<RouteStats> HierarchicalField::route(std::span<const Cell> starts) {
     if (s.config.fill_corners) {
         // Where the route turns around a sector corner (two diagonal sectors of a 2 x 2 block on
         // it), the other two sectors of the block join: the best path often cuts that corner.
+        // With a corner reach, only corners near the route's way: its chain's nodes and the start
+        // cells traced.
+        std::vector<Cell> way;
+        if (s.config.corner_reach >= 0) {
+            for (std::size_t n = 0; n < nodes.size(); ++n)
+                if (seen[n]) way.push_back(nodes[n].cell);
+            way.insert(way.end(), picked.begin(), picked.end());
+        }
+        auto near_way = [&](int cx, int cy) {
+            if (s.config.corner_reach < 0) return true;
+            for (const Cell& c : way)
+                if (std::max(std::abs(c.x - cx), std::abs(c.y - cy)) <= s.config.corner_reach) return true;
+            return false;
+        };
+        const int side = graph.sector_size();
         const std::size_t count = route.size();
         for (std::size_t i = 0; i < count; ++i) {
             const int sx = route[i] % graph.sectors_x(), sy = route[i] / graph.sectors_x();
@@ -811,6 +830,8 @@ Result<RouteStats> HierarchicalField::route(std::span<const Cell> starts) {
                     const int tx = sx + dx, ty = sy + dy;
                     if (tx < 0 || ty < 0 || tx >= graph.sectors_x() || ty >= graph.sectors_y()) continue;
                     if (!on_route[static_cast<std::size_t>(ty * graph.sectors_x() + tx)]) continue;
+                    // The grid point the two sectors share.
+                    if (!near_way((sx + (dx > 0 ? 1 : 0)) * side, (sy + (dy > 0 ? 1 : 0)) * side)) continue;
                     add(sy * graph.sectors_x() + tx);
                     add(ty * graph.sectors_x() + sx);
                 }

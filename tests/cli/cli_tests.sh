@@ -190,6 +190,10 @@ scen_hier)
   expect_fail "scen --fill-corners maybe" "fill-corners" "$tide" scen --planner hierarchical --fill-corners maybe \
     --map h.tmap --scen h.scen
   "$tide" scen --help | grep -q "default: SectorConfig's, 28" || fail "scen --help gives the wrong portal limit default"
+  "$tide" scen --planner hierarchical --sector 16 --corner-reach 4 --map h.tmap --scen h.scen \
+    | grep -qE "fill_corners=on corner_reach=4 .*unreachable_mismatch=0" || fail "--corner-reach 4"
+  "$tide" scen --planner hierarchical --sector 16 --corner-reach -2 --map h.tmap --scen h.scen >/dev/null 2>err.txt
+  [ $? -eq 2 ] && grep -q "corner reach -2 is outside -1..16384" err.txt || fail "--corner-reach -2 must be refused: $(cat err.txt)"
   "$tide" scen --planner hierarchical --sector 16 --settle 17 --map h.tmap --scen h.scen >/dev/null 2>err.txt
   [ $? -eq 2 ] && grep -q "settle budget 17 is outside 0..16" err.txt || fail "--settle 17 must be refused"
   # --max-ratio: every ratio is at least 1, so 0.5 fails (exit 1); 1000 passes.
@@ -424,7 +428,11 @@ bench_smoke)
   jq -e '[.hierarchical.rows[].query_samples_ms | length] == [2, 2]' out.json >/dev/null || fail "--hier-reps 2"
   jq -e '.hierarchical.settle_budget == 2 and .hierarchical.threads == 2' out.json >/dev/null ||
     fail "out.json must record --settle 2 and --hier-threads 2"
-  grep -q "Settle budget 2; route fields built on 2 threads" <<<"$out" || fail "bench header must name settle and threads"
+  grep -q "Settle budget 2; corner reach every corner; route fields built on 2 threads" <<<"$out" ||
+    fail "bench header must name settle, corner reach and threads"
+  jq -e '.hierarchical.corner_reach == -1' out.json >/dev/null || fail "out.json must record the corner reach"
+  expect_fail "bench corner reach -2" "--corner-reach -2 is outside -1..16384" "$tide" bench fields --quick --sizes 8 \
+    --reps 1 --corner-reach -2
   expect_fail "bench settle 17" "--settle 17 is outside 0..16" "$tide" bench fields --quick --sizes 8 --reps 1 --settle 17
   expect_fail "bench threads 0" "--hier-threads 0 is outside 1..256" "$tide" bench fields --quick --sizes 8 --reps 1 \
     --hier-threads 0

@@ -265,6 +265,46 @@ TEST(HierRoute, BareRouteStillFindsRealPathsWithoutLoops) {
     EXPECT_GT(q.unreachable, 0u);
 }
 
+// RouteConfig::corner_reach: a reach as wide as the map fills every corner (the defaults), and
+// smaller ones fill fewer, down to about none; every setting stays sound (check_query walks every
+// path) and close to the optimum.
+TEST(HierRoute, CornerReachFillsOnlyTheCornersNearTheWay) {
+    RouteConfig none;
+    none.fill_corners = false;
+    RouteConfig far;
+    far.corner_reach = kMaxDimension;
+    RouteConfig zero;
+    zero.corner_reach = 0;
+    RouteConfig some;
+    some.corner_reach = 4;
+    const Quality q_none = run_pairs(none, 30), q_all = run_pairs(RouteConfig{}, 30);
+    const Quality q_far = run_pairs(far, 30), q_zero = run_pairs(zero, 30), q_some = run_pairs(some, 30);
+    std::printf("[ quality  ] fields built in all: no fill %zu, reach 0 %zu, reach 4 %zu, every corner %zu\n",
+                q_none.fields, q_zero.fields, q_some.fields, q_all.fields);
+    std::printf("[ quality  ] corner reach 4: %s\n", q_some.text().c_str());
+    EXPECT_EQ(q_far.fields, q_all.fields);
+    EXPECT_EQ(q_far.sum, q_all.sum);
+    EXPECT_LT(q_none.fields, q_all.fields);
+    EXPECT_LE(q_none.fields, q_zero.fields);
+    EXPECT_LT(q_zero.fields, q_some.fields);
+    EXPECT_LT(q_some.fields, q_all.fields);
+    EXPECT_LE(q_some.mean(), 1.01) << q_some.text();
+    EXPECT_LE(q_some.max, 1.05) << q_some.text();
+    // Refused: below -1, above the largest map side.
+    CostField cost = CostField::create(32, 32).value();
+    const SectorGraph g = SectorGraph::build(cost, SectorConfig{16, 16}).value();
+    const Cell goal{1, 1};
+    for (const int reach : {-2, kMaxDimension + 1}) {
+        RouteConfig bad;
+        bad.corner_reach = reach;
+        auto made = HierarchicalField::create(cost, g, {&goal, 1}, bad);
+        ASSERT_FALSE(made.ok());
+        EXPECT_NE(made.error().message.find("corner reach " + std::to_string(reach) + " is outside -1..16384"),
+                  std::string::npos)
+            << made.error().message;
+    }
+}
+
 TEST(HierRoute, WiderCorridorAndRefinePassesStaySound) {
     // The other settings (a ring of neighbours, an extra pass over the route) must be as sound as
     // the default; their quality is printed for comparison.
