@@ -334,9 +334,8 @@ void run_hierarchical(const ScenOptions& o, const PlanningCost& planning, const 
             "query_ms_median=%.3f query_ms_p95=%.3f first_field_ms_median=%.3f fields_built_mean=%.1f exact_ms=%.1f "
             "hierarchical_ms=%.1f\n",
             rows.size(), exact.fields, o.sector, config.portal_limit, o.corridor, o.settle, o.fill_corners.c_str(),
-            o.corner_reach, o.cache ? "yes" : "no",
-            graph_ms, graph.memory_bytes(), mean_ratio, max_ratio, mismatches, path_errors, query_median, query_p95,
-            first_median, built_mean, exact.elapsed_ms, rows_ms);
+            o.corner_reach, o.cache ? "yes" : "no", graph_ms, graph.memory_bytes(), mean_ratio, max_ratio, mismatches,
+            path_errors, query_median, query_p95, first_median, built_mean, exact.elapsed_ms, rows_ms);
     }
     if (path_errors > 0) {
         throw Failure{
@@ -466,10 +465,9 @@ void add_scen_command(CLI::App& app) {
         ->check(CLI::IsMember({"exact", "hierarchical"}));
     const std::vector<CLI::Option*> hier_options = {
         cmd->add_option("--sector", o->sector, "hierarchical: sector side in cells, 16..256 (default 64)"),
-        cmd->add_option(
-            "--portal-limit", o->portal_limit,
-            "hierarchical: longest border stretch of one portal, 1..sector (default: SectorConfig's, " +
-                std::to_string(SectorConfig{}.portal_limit) + ", at most the sector)"),
+        cmd->add_option("--portal-limit", o->portal_limit,
+                        "hierarchical: longest border stretch of one portal, 1..sector (default: SectorConfig's, " +
+                            std::to_string(SectorConfig{}.portal_limit) + ", at most the sector)"),
         cmd->add_option(
             "--corridor", o->corridor,
             "hierarchical: rings of neighbouring sectors built with the route, 0..4 (default: RouteConfig's)"),

@@ -293,12 +293,12 @@ SimRun run_sim(const SimOptions& o, bool congestion) {
         report["sector_fields"] = r.sector_fields;
         report["sector_field_bytes"] = r.sector_field_bytes;
     }
-    std::printf("agents %zu%s, %.1f s simulated at dt %.4f on %d thread(s)\n", r.agents,
-                planning.is_default() ? ""
-                                      : (" (" + planning.describe() + (body_size != planning.size ? ", bodies size 1" : "") +
-                                         ")")
-                                            .c_str(),
-                r.seconds, o.dt, r.threads);
+    std::printf(
+        "agents %zu%s, %.1f s simulated at dt %.4f on %d thread(s)\n", r.agents,
+        planning.is_default()
+            ? ""
+            : (" (" + planning.describe() + (body_size != planning.size ? ", bodies size 1" : "") + ")").c_str(),
+        r.seconds, o.dt, r.threads);
     std::printf("arrived %.1f%% (mean %.2f s, max %.2f s), no path %zu, stuck %zu, asleep %zu\n",
                 100.0 * r.arrived_fraction, r.mean_arrival_s, r.max_arrival_s, st.no_path, st.stuck, st.sleeping);
     auto when = [](double t) { return t >= 0 ? number_text(t) + " s" : std::string("not reached"); };

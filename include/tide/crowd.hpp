@@ -361,7 +361,7 @@ private:
     std::vector<float> settle_;  // per group: cost-to-go within which the stopping chain reaction acts
     float max_radius_ = 0.0f;    // largest live radius; recomputed after a removal (max_radius_dirty_)
     bool max_radius_dirty_ = false;
-    std::unique_ptr<detail::SpatialHash> hash_;      // proximity grid, re-sorted every sub-step
+    std::unique_ptr<detail::SpatialHash> hash_;    // proximity grid, re-sorted every sub-step
     std::pmr::vector<std::uint8_t> arrived_mark_;  // scratch: by slot, arrived (for settle_)
     std::size_t live_ = 0;
     double time_ = 0.0;

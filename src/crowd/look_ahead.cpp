@@ -167,8 +167,8 @@ std::uint32_t look_ahead(const FlowField& field, const SightCosts& costs, Vec2 p
     return look_ahead_along([dirs](std::uint32_t cell) { return dirs[cell]; }, costs, p, r, from, max_moves);
 }
 
-std::uint32_t look_ahead(const HierarchicalField& field, const SightCosts& costs, Vec2 p, float r,
-                         std::uint32_t from, int max_moves) {
+std::uint32_t look_ahead(const HierarchicalField& field, const SightCosts& costs, Vec2 p, float r, std::uint32_t from,
+                         int max_moves) {
     const std::uint32_t W = static_cast<std::uint32_t>(costs.terrain->width());
     return look_ahead_along(
         [&field, W](std::uint32_t cell) {

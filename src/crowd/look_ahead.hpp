@@ -81,8 +81,8 @@ std::uint32_t look_ahead(const FlowField& field, const SightCosts& costs, Vec2 p
                          int max_moves);
 /// The same along a hierarchical plan's flow: across sector borders while the sectors ahead have
 /// fields (toward the next portals), stopping where a sector has none yet.
-std::uint32_t look_ahead(const HierarchicalField& field, const SightCosts& costs, Vec2 p, float r,
-                         std::uint32_t from, int max_moves);
+std::uint32_t look_ahead(const HierarchicalField& field, const SightCosts& costs, Vec2 p, float r, std::uint32_t from,
+                         int max_moves);
 /// look_ahead() for a unit of size 1 on a field built on the terrain `cost` itself.
 inline std::uint32_t look_ahead(const FlowField& field, const CostField& cost, Vec2 p, float r, std::uint32_t from,
                                 int max_moves) {

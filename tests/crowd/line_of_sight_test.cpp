@@ -130,12 +130,14 @@ TEST(LineOfSight, BigUnitsNeverSeeThroughAWallCornerOrAcrossOtherTerrain) {
             if (centre.x - r < cx || centre.y - r < cy || centre.x + r > cx + size || centre.y + r > cy + size)
                 continue;
             const std::uint32_t from = static_cast<std::uint32_t>(cy * 40 + cx);
-            const std::uint32_t w = detail::look_ahead(*field, detail::SightCosts{&cost, size, nullptr}, tl, r, from, 64);
+            const std::uint32_t w =
+                detail::look_ahead(*field, detail::SightCosts{&cost, size, nullptr}, tl, r, from, 64);
             ++checked;
             if (w == detail::kNoCell) continue;
             ++found;
             const Vec2 target = detail::aim_point(w, 40);
-            ASSERT_FALSE(sweep_touches_other_cells(cost, centre, {target.x + lift, target.y + lift}, r, cost.at(cx, cy)))
+            ASSERT_FALSE(
+                sweep_touches_other_cells(cost, centre, {target.x + lift, target.y + lift}, r, cost.at(cx, cy)))
                 << "map " << m << " size " << size << " from (" << tl.x << ", " << tl.y << ") r " << r << " to ("
                 << target.x << ", " << target.y << ")";
         }

@@ -580,8 +580,8 @@ TEST(WorldUnitSizes, BigUnitsWalkStraightWhereTheWayIsClear) {
             }
             EXPECT_EQ(world.crowd().state(a), AgentState::arrived);
             const Vec2 end{89.0f, 39.0f};  // the centre of the goal's 2x2 block
-            const double ratio = (length + std::hypot(end.x - last.x, end.y - last.y)) /
-                                 std::hypot(end.x - start.x, end.y - start.y);
+            const double ratio =
+                (length + std::hypot(end.x - last.x, end.y - last.y)) / std::hypot(end.x - start.x, end.y - start.y);
             const double turn = worst * 180.0 / 3.14159265358979;
             SCOPED_TRACE(std::string(hierarchical ? "hierarchical" : "flat") + (sight ? ", line of sight" : ", none"));
             if (sight) {
