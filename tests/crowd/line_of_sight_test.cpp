@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "look_ahead.hpp"
+#include "support/walk.hpp"
 #include "tide/crowd.hpp"
 #include "tide/hierarchy.hpp"
 
@@ -152,23 +153,14 @@ TEST(LineOfSight, AUnitOnAnOpenMapWalksAStraightLine) {
     Crowd crowd(cost);
     const GroupId g = crowd.add_group(field_for(cost, {90, 40})).value();
     const AgentId a = crowd.add_agent({10.5f, 10.5f}, g).value();
-    double first = std::numeric_limits<double>::quiet_NaN(), worst = 0.0, length = 0.0;
-    Vec2 last = crowd.position(a);
+    test::Walk walk(crowd.position(a));
     for (int s = 0; s < 60 * 40 && crowd.state(a) == AgentState::moving; ++s) {
         ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
-        const Vec2 p = crowd.position(a), v = crowd.velocity(a);
-        length += std::hypot(p.x - last.x, p.y - last.y);
-        last = p;
-        if (crowd.time() < 1.0 || std::hypot(v.x, v.y) < 1.0) continue;  // turning and slowing at the goal
-        const double h = std::atan2(v.y, v.x);
-        if (std::isnan(first)) first = h;
-        worst = std::max(worst, std::fabs(h - first));
+        walk.add(crowd.position(a), crowd.velocity(a), crowd.time() >= 1.0);
     }
     EXPECT_EQ(crowd.state(a), AgentState::arrived);
-    EXPECT_LT(worst * 180.0 / 3.14159265358979, 3.0) << "heading changed by " << worst * 180.0 / 3.14159265 << " deg";
-    const Vec2 p = crowd.position(a);
-    const double straight = std::hypot(90.5 - 10.5, 40.5 - 10.5);
-    EXPECT_LT((length + std::hypot(90.5 - p.x, 40.5 - p.y)) / straight, 1.01);
+    EXPECT_LT(walk.turn_deg(), 3.0) << "heading changed by " << walk.turn_deg() << " deg";
+    EXPECT_LT(walk.ratio({10.5f, 10.5f}, {90.5f, 40.5f}), 1.01);
 }
 
 // Units of size 2 and 3 on fields built on the sized costs walk as straight as units of size 1.
@@ -184,23 +176,16 @@ TEST(LineOfSight, BigUnitsOnAnOpenMapWalkStraightLines) {
             AgentParams unit = crowd.default_agent_params();
             unit.radius = 0.4f * static_cast<float>(size);
             const float lift = 0.5f * static_cast<float>(size - 1);
-            const AgentId a = crowd.add_agent({10.5f + lift, 10.5f + lift}, g, unit).value();
-            double first = std::numeric_limits<double>::quiet_NaN(), worst = 0.0, length = 0.0;
-            Vec2 last = crowd.position(a);
+            const Vec2 start{10.5f + lift, 10.5f + lift};
+            const AgentId a = crowd.add_agent(start, g, unit).value();
+            test::Walk walk(start);
             for (int s = 0; s < 60 * 40 && crowd.state(a) == AgentState::moving; ++s) {
                 ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
-                const Vec2 p = crowd.position(a), v = crowd.velocity(a);
-                length += std::hypot(p.x - last.x, p.y - last.y);
-                last = p;
-                if (crowd.time() < 1.0 || std::hypot(v.x, v.y) < 1.0) continue;
-                const double h = std::atan2(v.y, v.x);
-                if (std::isnan(first)) first = h;
-                worst = std::max(worst, std::fabs(h - first));
+                walk.add(crowd.position(a), crowd.velocity(a), crowd.time() >= 1.0);
             }
             EXPECT_EQ(crowd.state(a), AgentState::arrived);
-            const Vec2 p = crowd.position(a), end{88.5f + lift, 38.5f + lift};
-            const double ratio = (length + std::hypot(end.x - p.x, end.y - p.y)) / std::hypot(78.0, 28.0);
-            const double turn = worst * 180.0 / 3.14159265358979;
+            const double ratio = walk.ratio(start, {88.5f + lift, 38.5f + lift});
+            const double turn = walk.turn_deg();
             if (sight) {
                 EXPECT_LT(turn, 3.0) << "size " << size << ": heading changed by " << turn << " deg";
                 EXPECT_LT(ratio, 1.01) << "size " << size;
@@ -230,17 +215,13 @@ TEST(LineOfSight, BigUnitsSeeAlongAFieldBuiltAfterTheTerrainWasWrittenDirectly) 
     AgentParams unit = crowd.default_agent_params();
     unit.radius = 0.8f;
     const AgentId a = crowd.add_agent({11.0f, 11.0f}, g, unit).value();
-    double first = std::numeric_limits<double>::quiet_NaN(), worst = 0.0;
+    test::Walk walk(crowd.position(a));
     for (int s = 0; s < 60 * 40 && crowd.state(a) == AgentState::moving; ++s) {
         ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
-        const Vec2 v = crowd.velocity(a);
-        if (crowd.time() < 1.0 || std::hypot(v.x, v.y) < 1.0) continue;
-        const double h = std::atan2(v.y, v.x);
-        if (std::isnan(first)) first = h;
-        worst = std::max(worst, std::fabs(h - first));
+        walk.add(crowd.position(a), crowd.velocity(a), crowd.time() >= 1.0);
     }
     EXPECT_EQ(crowd.state(a), AgentState::arrived);
-    EXPECT_LT(worst * 180.0 / 3.14159265358979, 3.0);
+    EXPECT_LT(walk.turn_deg(), 3.0);
 }
 
 // A hierarchical plan (16-cell sectors, so the walk crosses a dozen sector borders): the unit
@@ -270,27 +251,19 @@ TEST(LineOfSight, AcrossTheSectorsOfAHierarchicalPlan) {
         const GroupId g = crowd.add_group(std::shared_ptr<const HierarchicalField>(plan)).value();
         const AgentId a = crowd.add_agent({10.5f, 10.5f}, g).value();
         const float r = crowd.default_agent_params().radius;
-        double first = std::numeric_limits<double>::quiet_NaN(), worst = 0.0, length = 0.0;
+        test::Walk walk(crowd.position(a));
         int on_bar = 0;
-        Vec2 last = crowd.position(a);
         for (int s = 0; s < 60 * 80 && crowd.state(a) == AgentState::moving; ++s) {
             const Vec2 p = crowd.position(a);
             const Cell at{static_cast<int>(p.x), static_cast<int>(p.y)};
             EXPECT_TRUE(plan->route(std::span<const Cell>(&at, 1)).ok());  // as the World does every tick
             EXPECT_TRUE(crowd.step(1.0f / 60.0f).ok());
-            const Vec2 q = crowd.position(a), v = crowd.velocity(a);
+            const Vec2 q = crowd.position(a);
             on_bar += q.x + r > 80.0f && q.x - r < 81.0f && q.y + r > 20.0f && q.y - r < 61.0f;
-            length += std::hypot(q.x - last.x, q.y - last.y);
-            last = q;
-            if (crowd.time() < 1.0 || std::hypot(v.x, v.y) < 1.0) continue;
-            const double h = std::atan2(v.y, v.x);
-            if (std::isnan(first)) first = h;
-            worst = std::max(worst, std::fabs(h - first));
+            walk.add(q, crowd.velocity(a), crowd.time() >= 1.0);
         }
         EXPECT_EQ(crowd.state(a), AgentState::arrived);
-        const Vec2 p = crowd.position(a);
-        const double ratio = (length + std::hypot(150.5 - p.x, 70.5 - p.y)) / std::hypot(150.5 - 10.5, 70.5 - 10.5);
-        return Run{worst * 180.0 / 3.14159265358979, ratio, on_bar};
+        return Run{walk.turn_deg(), walk.ratio({10.5f, 10.5f}, {150.5f, 70.5f}), on_bar};
     };
     const Run own = run(cost, true);
     EXPECT_LT(own.turn, 3.0) << "heading changed by " << own.turn << " deg";

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "support/jobs.hpp"
+#include "support/walk.hpp"
 #include "tide/default_map.hpp"
 #include "tide/generate.hpp"
 
@@ -566,23 +567,14 @@ TEST(WorldUnitSizes, BigUnitsWalkStraightWhereTheWayIsClear) {
             world.finish_builds();
             const AgentId a = world.agents().at(0);
             const Vec2 start = world.crowd().position(a);
-            double first = std::numeric_limits<double>::quiet_NaN(), worst = 0.0, length = 0.0;
-            Vec2 last = start;
+            test::Walk walk(start);
             for (int i = 0; i < 60 * 40 && world.crowd().state(a) == AgentState::moving; ++i) {
                 ASSERT_TRUE(world.tick(1.0f / 60.0f).ok());
-                const Vec2 p = world.crowd().position(a), v = world.crowd().velocity(a);
-                length += std::hypot(p.x - last.x, p.y - last.y);
-                last = p;
-                if (i < 60 || std::hypot(v.x, v.y) < 1.0) continue;
-                const double h = std::atan2(v.y, v.x);
-                if (std::isnan(first)) first = h;
-                worst = std::max(worst, std::fabs(h - first));
+                walk.add(world.crowd().position(a), world.crowd().velocity(a), i >= 60);
             }
             EXPECT_EQ(world.crowd().state(a), AgentState::arrived);
-            const Vec2 end{89.0f, 39.0f};  // the centre of the goal's 2x2 block
-            const double ratio =
-                (length + std::hypot(end.x - last.x, end.y - last.y)) / std::hypot(end.x - start.x, end.y - start.y);
-            const double turn = worst * 180.0 / 3.14159265358979;
+            const double ratio = walk.ratio(start, {89.0f, 39.0f});  // the centre of the goal's 2x2 block
+            const double turn = walk.turn_deg();
             SCOPED_TRACE(std::string(hierarchical ? "hierarchical" : "flat") + (sight ? ", line of sight" : ", none"));
             if (sight) {
                 EXPECT_LT(turn, 3.0);
