@@ -209,10 +209,9 @@ py::dict sim(const PyMap& m, std::vector<std::pair<int, int>> goals, int agents,
     // As `tide sim --class --size`: sizes a World holds walk with bodies of their size on the
     // class's costs at size 1; bigger ones as size-1 bodies on the class's sized costs.
     const tide::UnitClass* c = tide::find_class(m.map, unit_class);
-    tide::CostField cost = take(tide::class_cost_field(m.map, unit_class, size));
     const int planned_size = size > 0 ? size : (c ? c->size : 1);
     const int body_size = planned_size <= tide::kWorldUnitSizes ? planned_size : 1;
-    if (body_size > 1) cost = take(tide::class_cost_field(m.map, unit_class, 1));
+    tide::CostField cost = take(tide::class_cost_field(m.map, unit_class, body_size > 1 ? 1 : size));
     settings.unit_size = body_size;
     tide::SerialJobSystem jobs;
     std::unique_ptr<tide::Simulation> run;

@@ -176,14 +176,23 @@ Crowd::~Crowd() = default;
 Crowd::Crowd(Crowd&&) noexcept = default;
 Crowd& Crowd::operator=(Crowd&&) noexcept = default;
 
+namespace {
+
+Result<void> check_unit_size(int unit_size) {
+    if (unit_size < 1 || unit_size > kMaxUnitSize) {
+        return Error{"unit size " + std::to_string(unit_size) + " is outside 1.." + std::to_string(kMaxUnitSize)};
+    }
+    return {};
+}
+
+}  // namespace
+
 Result<GroupId> Crowd::add_group(std::shared_ptr<const FlowField> field, int unit_size, std::uint8_t movement_class) {
     if (!field || field->width() != cost_->width() || field->height() != cost_->height()) {
         return Error{"group field must be built on the crowd's " + std::to_string(cost_->width()) + "x" +
                      std::to_string(cost_->height()) + " map"};
     }
-    if (unit_size < 1 || unit_size > kMaxUnitSize) {
-        return Error{"unit size " + std::to_string(unit_size) + " is outside 1.." + std::to_string(kMaxUnitSize)};
-    }
+    if (auto r = check_unit_size(unit_size); !r) return r.error();
     const bool sight = sees_along(*field, unit_size);
     return add_group_field(GroupField{std::move(field), nullptr, sight, nullptr}, unit_size, movement_class);
 }
@@ -199,9 +208,7 @@ Result<GroupId> Crowd::add_group(std::shared_ptr<const HierarchicalField> field,
 }
 
 Result<GroupId> Crowd::add_group_field(GroupField field, int unit_size, std::uint8_t movement_class) {
-    if (unit_size < 1 || unit_size > kMaxUnitSize) {
-        return Error{"unit size " + std::to_string(unit_size) + " is outside 1.." + std::to_string(kMaxUnitSize)};
-    }
+    if (auto r = check_unit_size(unit_size); !r) return r.error();
     if (!free_groups_.empty()) {
         const GroupId g = free_groups_.back();
         free_groups_.pop_back();
