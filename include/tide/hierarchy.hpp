@@ -104,12 +104,17 @@ public:
     std::span<const Portal> portals() const noexcept { return portals_; }
     /// Every node; the nodes of sector s are [node_begin(s), node_begin(s + 1)).
     std::span<const SectorNode> nodes() const noexcept { return nodes_; }
+    /// Sector of node `n` (sector_of() its cell, kept per node for the route search).
+    int node_sector(std::int32_t n) const noexcept { return node_sector_[static_cast<std::size_t>(n)]; }
+    /// Cost of node `n`'s cell: the price of the orthogonal move into it from its partner.
+    Cost node_cost(std::int32_t n) const noexcept { return node_cost_[static_cast<std::size_t>(n)]; }
     /// First node of sector `s` (s == sector_count() gives the node count).
     std::int32_t node_begin(int s) const noexcept { return node_begin_[static_cast<std::size_t>(s)]; }
     /// Least cost of a path from node `from` to node `to` of the same sector that stays inside it
     /// (+inf when there is none). Asserts when the nodes are in different sectors.
     double intra_cost(std::int32_t from, std::int32_t to) const;
-    /// Costs between the nodes of sector `s`: row i, column j is intra_cost(node_begin(s) + i, node_begin(s) + j).
+    /// Costs between the nodes of sector `s`, by destination: row j, column i is
+    /// intra_cost(node_begin(s) + i, node_begin(s) + j) (the route search reads the costs into one node).
     std::span<const float> intra_costs(int s) const noexcept { return costs_[static_cast<std::size_t>(s)].intra; }
     /// Connected part of the map node `n` belongs to: nodes with equal labels are joined by paths.
     std::int32_t component(std::int32_t n) const noexcept { return component_[static_cast<std::size_t>(n)]; }
@@ -135,7 +140,7 @@ public:
 
 private:
     struct SectorCosts {
-        std::vector<float> intra;  // n x n, row = from
+        std::vector<float> intra;  // n x n, row = to (the search reads every cost into a settled node)
     };
     Result<void> compute(const CostField& cost, std::span<const int> sectors, JobSystem* jobs);
     void assemble(const CostField& cost);
@@ -153,6 +158,8 @@ private:
     std::vector<Portal> portals_;
     std::vector<SectorNode> nodes_;
     std::vector<std::int32_t> node_begin_;
+    std::vector<std::int32_t> node_sector_;  // per node: its sector (the search reads it per settled node)
+    std::vector<Cost> node_cost_;            // per node: its cell's cost (no map read per partner move)
     std::vector<SectorCosts> costs_;  // per sector
     std::vector<std::int32_t> component_;
     std::vector<float> to_landmark_;    // node-major: [node * L + l] = cost from the node to landmark l

@@ -338,30 +338,24 @@ struct HierarchicalField::State {
 
     // Settles nodes until every target's goal-reaching nodes are settled.
     void search_targets() {
-        const auto nodes = graph->nodes();
-        const Cost* const cells = cost->cells().data();  // nodes are map cells: no bounds checks
-        const std::size_t mw = static_cast<std::size_t>(cost->width());
         while (pending > 0 && !open.empty()) {
             const std::int32_t v = open.pop();
             if (settled[static_cast<std::size_t>(v)]) continue;
             settled[static_cast<std::size_t>(v)] = 1;
             ++settled_count;
-            const SectorNode& nv = nodes[static_cast<std::size_t>(v)];
-            const int s = graph->sector_of(nv.cell.x, nv.cell.y);
+            const int s = graph->node_sector(v);
             if (target[static_cast<std::size_t>(s)] && in_goal_comp(v) &&
                 --unsettled[static_cast<std::size_t>(s)] == 0) {
                 --pending;
             }
             const double gv = g[static_cast<std::size_t>(v)];
             // Across the border: the partner moves orthogonally into v.
-            const std::int32_t p = nv.partner;
+            const std::int32_t p = graph->nodes()[static_cast<std::size_t>(v)].partner;
             if (!settled[static_cast<std::size_t>(p)]) {
-                const double nvp =
-                    gv + cells[static_cast<std::size_t>(nv.cell.y) * mw + static_cast<std::size_t>(nv.cell.x)];
+                const double nvp = gv + graph->node_cost(v);
                 if (nvp < g[static_cast<std::size_t>(p)]) {
                     g[static_cast<std::size_t>(p)] = nvp;
-                    const Cell pc = nodes[static_cast<std::size_t>(p)].cell;
-                    note_g(graph->sector_of(pc.x, pc.y), nvp);
+                    note_g(graph->node_sector(p), nvp);
                     next[static_cast<std::size_t>(p)] = v;
                     push(p);
                 }
@@ -369,11 +363,11 @@ struct HierarchicalField::State {
             // Inside the sector.
             const std::int32_t base = graph->node_begin(s), count = graph->node_begin(s + 1) - base;
             const float* intra = graph->intra_costs(s).data();
-            const std::int32_t col = v - base;
+            const float* const into_v = intra + static_cast<std::size_t>(v - base) * count;  // costs u -> v
             for (std::int32_t i = 0; i < count; ++i) {
                 const std::int32_t u = base + i;
                 if (settled[static_cast<std::size_t>(u)]) continue;
-                const double c = intra[static_cast<std::size_t>(i) * count + col];
+                const double c = into_v[i];
                 if (!(c < kInf)) continue;
                 const double nu = gv + c;
                 if (nu < g[static_cast<std::size_t>(u)]) {

@@ -81,7 +81,7 @@ TEST(PortalGraph, IntraSectorCostsMatchARestrictedDijkstra) {
                     const Cell from = g.nodes()[static_cast<std::size_t>(base + i)].cell;
                     const double want = ref[static_cast<std::size_t>(from.y) * c.cost.width() + from.x];
                     const double got = g.intra_cost(base + i, base + j);
-                    EXPECT_EQ(got, static_cast<double>(g.intra_costs(s)[static_cast<std::size_t>(i) * count + j]));
+                    EXPECT_EQ(got, static_cast<double>(g.intra_costs(s)[static_cast<std::size_t>(j) * count + i]));
                     const bool ok = std::isinf(want) ? got == want : std::abs(got - want) <= 1e-4 * want + 1e-6;
                     if (!ok && faults++ < 5) {
                         ADD_FAILURE() << "sector " << s << ": intra_cost(" << base + i << " at (" << from.x << ", "
