@@ -6,6 +6,7 @@
 
 #include "../fields/move_codes.hpp"
 #include "../grid/always_inline.hpp"
+#include "tide/assert.hpp"
 
 namespace tide::hier_detail {
 namespace {
@@ -81,6 +82,7 @@ void SectorSearch::load(const CostField& cost, int x0, int y0, int x1, int y1, c
     const std::int32_t o[8] = {1, w + 1, w, w - 1, -1, -w - 1, -w, -w + 1};
     std::copy(o, o + 8, off_);
     seeds_.clear();
+    preset_ = false;
 }
 
 void SectorSearch::reset() {
@@ -89,9 +91,11 @@ void SectorSearch::reset() {
     for (std::size_t i = 0; i < dist_.size(); ++i) dist_[i] = kind_[i] == kRegion ? kInf : 0;
     std::fill(goal_.begin(), goal_.end(), std::uint8_t{0});
     seeds_.clear();
+    preset_ = false;
 }
 
 void SectorSearch::preset(std::span<const float> values, std::span<const Direction> directions) {
+    preset_ = true;
     const int w = x1_ - x0_;
     for (int y = y0_; y < y1_; ++y) {
         std::size_t o = static_cast<std::size_t>(y - y0_) * w;
@@ -146,6 +150,8 @@ void SectorSearch::run_impl(std::span<const std::int32_t> stop_cells) {
         }
     }
     const bool stopping = stops_left > 0;
+    const bool record = preset_;  // a lowering: write_lowered() writes back only what it settles
+    lowered_.clear();
     auto finish = [&] {
         for (std::int32_t c : stop_cells) stop_[static_cast<std::size_t>(c)] = 0;
         for (auto& k : kind_) k &= static_cast<std::uint8_t>(~kDone);
@@ -171,25 +177,46 @@ void SectorSearch::run_impl(std::span<const std::int32_t> stop_cells) {
         Bucket& bd = buckets_[static_cast<std::size_t>(pd >> shift) & mask];
         room(bo);
         room(bd);
-        auto offer = [&](int d, Fixed v, bool legal_move) TIDE_ALWAYS_INLINE {
+        // The stacks' tops in locals: the byte stores into `via` may alias anything in memory, so
+        // with the buckets' own fields the compiler reloaded them after every offer. When the
+        // orthogonal and diagonal prices share a bucket (it depends on where the value lies in
+        // its bucket: a branch on it mispredicts), the diagonal offers go on after the orthogonal
+        // ones in that one stack, chosen with selects.
+        auto offer = [&](int d, Fixed v, bool legal_move, std::int32_t* stack, std::size_t& top) TIDE_ALWAYS_INLINE {
             const std::int32_t x = y - off[d];
-            const bool ok = legal_move & (v < dist[x]);
-            dist[x] = ok ? v : dist[x];
-            via[x] = ok ? static_cast<std::uint8_t>(d) : via[x];
-            Bucket& bk = (d & 1) ? bd : bo;
-            bk.data[bk.size] = x;
-            bk.size += ok;
-            queued += ok;
+            // Old values read first, so the selects are cmovs: as `ok ? v : dist[x]` the
+            // compiler branched around the read, and improvements are scattered.
+            const Fixed was = dist[x];
+            const std::uint8_t was_via = via[x];
+            const bool ok = legal_move & (v < was);
+            dist[x] = ok ? v : was;
+            via[x] = ok ? static_cast<std::uint8_t>(d) : was_via;
+            stack[top] = x;
+            top += ok;
         };
-        offer(0, po, true);
-        offer(2, po, true);
-        offer(4, po, true);
-        offer(6, po, true);
+        const bool same = &bo == &bd;
+        const std::size_t o0 = bo.size, d0 = bd.size;
+        std::int32_t* const so = bo.data.data();
+        std::int32_t* const sd_own = bd.data.data();
+        std::size_t to = o0;
+        offer(0, po, true, so, to);
+        offer(2, po, true, so, to);
+        offer(4, po, true, so, to);
+        offer(6, po, true, so, to);
         if constexpr (Eight) {
-            offer(1, pd, open_o[0] & open_o[1]);
-            offer(3, pd, open_o[1] & open_o[2]);
-            offer(5, pd, open_o[2] & open_o[3]);
-            offer(7, pd, open_o[3] & open_o[0]);
+            std::int32_t* const sd = same ? so : sd_own;
+            const std::size_t td0 = same ? to : d0;
+            std::size_t td = td0;
+            offer(1, pd, open_o[0] & open_o[1], sd, td);
+            offer(3, pd, open_o[1] & open_o[2], sd, td);
+            offer(5, pd, open_o[2] & open_o[3], sd, td);
+            offer(7, pd, open_o[3] & open_o[0], sd, td);
+            queued += (to - o0) + (td - td0);
+            bo.size = same ? td : to;
+            bd.size = td;  // the same field as bo.size when the buckets are one: td is its top
+        } else {
+            queued += to - o0;
+            bo.size = to;
         }
     };
     std::uint64_t b = 0;
@@ -225,6 +252,7 @@ void SectorSearch::run_impl(std::span<const std::int32_t> stop_cells) {
             --queued;
             if ((state[y] & kDone) || (dist[y] >> shift) != b) continue;  // settled, or a stale entry
             state[y] |= kDone;
+            if (record) lowered_.push_back(y);
             if (stopping && stop_[static_cast<std::size_t>(y)] && --stops_left == 0) {
                 finish();
                 return;
@@ -270,6 +298,19 @@ void SectorSearch::write_field(std::span<float> values, std::span<Direction> dir
             const std::uint32_t none = kWall - region * (kWall - kUnreachableCode);
             d_out[x] = static_cast<Direction>((move & keep) | (none & ~keep));
         }
+    }
+}
+
+void SectorSearch::write_lowered(std::span<float> values, std::span<Direction> directions) const {
+    TIDE_ASSERT(preset_);
+    const int w = x1_ - x0_;
+    for (const std::int32_t i : lowered_) {
+        // Settled region cells only: reached, so the value is finite and the code a move or goal.
+        const std::size_t o = static_cast<std::size_t>(i / pw_ - 2) * w + static_cast<std::size_t>(i % pw_ - 2);
+        const Fixed d = dist_[static_cast<std::size_t>(i)];
+        values[o] = static_cast<float>(static_cast<std::int64_t>(d)) * 0x1p-16f;
+        directions[o] = goal_[static_cast<std::size_t>(i)] != 0 && d == 0 ? Direction::goal
+                                                                          : static_cast<Direction>(via_[static_cast<std::size_t>(i)]);
     }
 }
 

@@ -57,6 +57,11 @@ public:
     int move(std::int32_t i) const noexcept { return via_[static_cast<std::size_t>(i)]; }
     /// Writes the values (float, +inf when none) and flow codes of the rectangle's cells, row-major.
     void write_field(std::span<float> values, std::span<Direction> directions) const;
+    /// After a run() that followed preset(): writes only the cells that run lowered into `values`
+    /// and `directions` (which hold the preset field), as write_field() would write them. Every
+    /// other cell keeps the preset value and code, which write_field() would write back unchanged
+    /// (a float value survives the trip to fixed point and back), so the result is the same.
+    void write_lowered(std::span<float> values, std::span<Direction> directions) const;
 
 private:
     static constexpr std::uint8_t kNone = 0, kRegion = 1, kFrame = 2, kDone = 4;
@@ -81,6 +86,8 @@ private:
     std::vector<Fixed> dist_;
     std::vector<std::uint8_t> via_;  // move of each reached cell
     std::vector<std::uint8_t> stop_;
+    bool preset_ = false;                 // preset() since load(): run() records the cells it settles
+    std::vector<std::int32_t> lowered_;  // cells settled by the last run() after a preset()
     std::vector<Seed> seeds_;
     struct Bucket {
         std::vector<std::int32_t> data;  // capacity; the stack is data[0, size)
