@@ -101,14 +101,16 @@ void SectorSearch::preset(std::span<const float> values, std::span<const Directi
         std::size_t o = static_cast<std::size_t>(y - y0_) * w;
         std::size_t i = static_cast<std::size_t>(local(x0_, y));
         for (int x = x0_; x < x1_; ++x, ++o, ++i) {
-            if (kind_[i] != kRegion || !(values[o] < kUnreachable)) continue;
-            dist_[i] = to_fixed(static_cast<double>(values[o]));
-            if (directions[o] == Direction::goal) {
-                goal_[i] = 1;
-                via_[i] = 0;
-            } else {
-                via_[i] = static_cast<std::uint8_t>(directions[o]);
-            }
+            // Selects, not branches: walls and unreached cells are scattered.
+            const float raw = values[o];
+            const bool take = (kind_[i] == kRegion) & (raw < kUnreachable);
+            const float v = std::bit_cast<float>(std::bit_cast<std::uint32_t>(raw) & (0u - static_cast<unsigned>(take)));
+            const bool goal = take & (directions[o] == Direction::goal);
+            const Fixed keep = Fixed{take} - 1;  // all ones when the cell keeps what it has
+            dist_[i] = (dist_[i] & keep) | (to_fixed(static_cast<double>(v)) & ~keep);
+            goal_[i] = static_cast<std::uint8_t>(goal_[i] | goal);
+            const auto code = static_cast<std::uint8_t>(static_cast<unsigned>(directions[o]) * !goal);
+            via_[i] = static_cast<std::uint8_t>((via_[i] & keep) | (code & ~keep));
         }
     }
 }
