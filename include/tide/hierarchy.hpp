@@ -160,7 +160,7 @@ private:
     std::vector<std::int32_t> node_begin_;
     std::vector<std::int32_t> node_sector_;  // per node: its sector (the search reads it per settled node)
     std::vector<Cost> node_cost_;            // per node: its cell's cost (no map read per partner move)
-    std::vector<SectorCosts> costs_;  // per sector
+    std::vector<SectorCosts> costs_;         // per sector
     std::vector<std::int32_t> component_;
     std::vector<float> to_landmark_;    // node-major: [node * L + l] = cost from the node to landmark l
     std::vector<float> from_landmark_;  // [node * L + l] = cost from landmark l to the node

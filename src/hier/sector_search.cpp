@@ -104,7 +104,8 @@ void SectorSearch::preset(std::span<const float> values, std::span<const Directi
             // Selects, not branches: walls and unreached cells are scattered.
             const float raw = values[o];
             const bool take = (kind_[i] == kRegion) & (raw < kUnreachable);
-            const float v = std::bit_cast<float>(std::bit_cast<std::uint32_t>(raw) & (0u - static_cast<unsigned>(take)));
+            const float v =
+                std::bit_cast<float>(std::bit_cast<std::uint32_t>(raw) & (0u - static_cast<unsigned>(take)));
             const bool goal = take & (directions[o] == Direction::goal);
             const Fixed keep = Fixed{take} - 1;  // all ones when the cell keeps what it has
             dist_[i] = (dist_[i] & keep) | (to_fixed(static_cast<double>(v)) & ~keep);
@@ -311,8 +312,9 @@ void SectorSearch::write_lowered(std::span<float> values, std::span<Direction> d
         const std::size_t o = static_cast<std::size_t>(i / pw_ - 2) * w + static_cast<std::size_t>(i % pw_ - 2);
         const Fixed d = dist_[static_cast<std::size_t>(i)];
         values[o] = static_cast<float>(static_cast<std::int64_t>(d)) * 0x1p-16f;
-        directions[o] = goal_[static_cast<std::size_t>(i)] != 0 && d == 0 ? Direction::goal
-                                                                          : static_cast<Direction>(via_[static_cast<std::size_t>(i)]);
+        directions[o] = goal_[static_cast<std::size_t>(i)] != 0 && d == 0
+                            ? Direction::goal
+                            : static_cast<Direction>(via_[static_cast<std::size_t>(i)]);
     }
 }
 

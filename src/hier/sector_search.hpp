@@ -86,7 +86,7 @@ private:
     std::vector<Fixed> dist_;
     std::vector<std::uint8_t> via_;  // move of each reached cell
     std::vector<std::uint8_t> stop_;
-    bool preset_ = false;                 // preset() since load(): run() records the cells it settles
+    bool preset_ = false;                // preset() since load(): run() records the cells it settles
     std::vector<std::int32_t> lowered_;  // cells settled by the last run() after a preset()
     std::vector<Seed> seeds_;
     struct Bucket {
