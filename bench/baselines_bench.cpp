@@ -1,7 +1,8 @@
 // Google Benchmark cases for the rows of `tide bench fields`: the textbook build, a 4-direction
 // Dijkstra map, Boost.Graph's Dijkstra and A* per unit on the classic 256x256 random map (seed 1),
-// and Tide's builds on 256x256 and 1024x1024. The same baselines as the CLI (bench/harness/baselines).
-// Run: build/bin/tide_bench_fields --benchmark_filter='BM_(Textbook|Dijkstra4|Boost|AStar|Tide)'
+// and Tide's builds on 256x256 and 1024x1024, and a cold hierarchical route query on 1024x1024. The
+// same baselines as the CLI (bench/harness/baselines).
+// Run: build/bin/tide_bench_fields --benchmark_filter='BM_(Textbook|Dijkstra4|Boost|AStar|Tide|Hier)'
 
 #include <benchmark/benchmark.h>
 
@@ -11,6 +12,7 @@
 #include "tide/astar.hpp"
 #include "tide/flow_field.hpp"
 #include "tide/generate.hpp"
+#include "tide/hierarchy.hpp"
 
 namespace {
 
@@ -113,6 +115,49 @@ void BM_TideIntegration(benchmark::State& state) {
     set_cells(state, m.cost);
 }
 BENCHMARK(BM_TideIntegration)->Arg(256)->Arg(1024)->Unit(benchmark::kMillisecond);
+
+// A cold hierarchical route query on the 1024x1024 benchmark map (tide/hierarchy.hpp, defaults):
+// a new plan from a cell near the bottom-right corner, routed from a cell near the top-left one,
+// until every route sector has its field; the sector graph is built once, outside the timing.
+// Compare with BM_TideField/1024 (the flat field of the whole map). `tide bench fields
+// --hier-sizes 1024,4096` has the same query with its breakdown.
+void BM_HierRouteQuery(benchmark::State& state) {
+    const BenchMap& m = bench_map(1024);
+    static const tide::SectorGraph graph = [&] {
+        auto g = tide::SectorGraph::build(m.cost, tide::SectorConfig{});
+        if (!g) throw std::runtime_error(g.error().message);
+        return std::move(g.value());
+    }();
+    auto near_corner = [&](int cx, int cy, int skip) {  // the skip-th passable cell nearest the corner
+        for (int d = 0, seen = 0; d < m.cost.width(); ++d) {
+            for (int i = 0; i <= d; ++i) {
+                const tide::Cell row{cx == 0 ? i : cx - i, cy == 0 ? d : cy - d};
+                const tide::Cell column{cx == 0 ? d : cx - d, cy == 0 ? i : cy - i};
+                if (m.cost.passable(row.x, row.y) && seen++ == skip) return row;
+                if (i < d && m.cost.passable(column.x, column.y) && seen++ == skip) return column;
+            }
+        }
+        throw std::runtime_error("BM_HierRouteQuery: no passable cell near a corner");
+    };
+    const tide::Cell goal = near_corner(m.cost.width() - 1, m.cost.height() - 1, 0);
+    tide::Cell start = near_corner(0, 0, 0);
+    {
+        auto plan = tide::HierarchicalField::create(m.cost, graph, std::span<const tide::Cell>(&goal, 1));
+        if (!plan) throw std::runtime_error(plan.error().message);
+        for (int k = 1; !plan->reachable(start.x, start.y); ++k) start = near_corner(0, 0, k);
+    }
+    for (auto _ : state) {
+        auto plan = tide::HierarchicalField::create(m.cost, graph, std::span<const tide::Cell>(&goal, 1));
+        auto stats = plan->route(std::span<const tide::Cell>(&start, 1));
+        benchmark::DoNotOptimize(stats);
+    }
+    state.counters["fields"] =
+        static_cast<double>(tide::HierarchicalField::create(m.cost, graph, std::span<const tide::Cell>(&goal, 1))
+                                .value()
+                                .route(std::span<const tide::Cell>(&start, 1))
+                                ->fields_built);
+}
+BENCHMARK(BM_HierRouteQuery)->Unit(benchmark::kMillisecond);
 
 // Incremental repair after a 3x3 wall stamp and its removal, at fixed pseudo-random places on the
 // benchmark map (the same places every run); compare with BM_TideField of the same size (the
