@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "baselines.hpp"
+#include "hier_rows.hpp"
 #include "tide/astar.hpp"
 #include "tide/flow_field.hpp"
 #include "tide/generate.hpp"
@@ -117,7 +118,7 @@ void BM_TideIntegration(benchmark::State& state) {
 BENCHMARK(BM_TideIntegration)->Arg(256)->Arg(1024)->Unit(benchmark::kMillisecond);
 
 // A cold hierarchical route query on the 1024x1024 benchmark map (tide/hierarchy.hpp, defaults):
-// a new plan from a cell near the bottom-right corner, routed from a cell near the top-left one,
+// a new plan for a goal near the bottom-right corner, routed from a start near the top-left one,
 // until every route sector has its field; the sector graph is built once, outside the timing.
 // Compare with BM_TideField/1024 (the flat field of the whole map). `tide bench fields
 // --hier-sizes 1024,4096` has the same query with its breakdown.
@@ -128,34 +129,18 @@ void BM_HierRouteQuery(benchmark::State& state) {
         if (!g) throw std::runtime_error(g.error().message);
         return std::move(g.value());
     }();
-    auto near_corner = [&](int cx, int cy, int skip) {  // the skip-th passable cell nearest the corner
-        for (int d = 0, seen = 0; d < m.cost.width(); ++d) {
-            for (int i = 0; i <= d; ++i) {
-                const tide::Cell row{cx == 0 ? i : cx - i, cy == 0 ? d : cy - d};
-                const tide::Cell column{cx == 0 ? d : cx - d, cy == 0 ? i : cy - i};
-                if (m.cost.passable(row.x, row.y) && seen++ == skip) return row;
-                if (i < d && m.cost.passable(column.x, column.y) && seen++ == skip) return column;
-            }
-        }
-        throw std::runtime_error("BM_HierRouteQuery: no passable cell near a corner");
-    };
-    const tide::Cell goal = near_corner(m.cost.width() - 1, m.cost.height() - 1, 0);
-    tide::Cell start = near_corner(0, 0, 0);
-    {
-        auto plan = tide::HierarchicalField::create(m.cost, graph, std::span<const tide::Cell>(&goal, 1));
-        if (!plan) throw std::runtime_error(plan.error().message);
-        for (int k = 1; !plan->reachable(start.x, start.y); ++k) start = near_corner(0, 0, k);
-    }
+    // The cells `tide bench fields` routes between (bench/harness/hier_rows).
+    const auto ends = tide::bench::corner_route(m.cost, graph);
+    if (!ends) throw std::runtime_error(ends.error().message);
+    const tide::Cell start = ends->first, goal = ends->second;
+    std::size_t fields = 0;
     for (auto _ : state) {
         auto plan = tide::HierarchicalField::create(m.cost, graph, std::span<const tide::Cell>(&goal, 1));
         auto stats = plan->route(std::span<const tide::Cell>(&start, 1));
-        benchmark::DoNotOptimize(stats);
+        if (!stats) throw std::runtime_error(stats.error().message);
+        fields = stats->fields_built;
     }
-    state.counters["fields"] =
-        static_cast<double>(tide::HierarchicalField::create(m.cost, graph, std::span<const tide::Cell>(&goal, 1))
-                                .value()
-                                .route(std::span<const tide::Cell>(&start, 1))
-                                ->fields_built);
+    state.counters["fields"] = static_cast<double>(fields);
 }
 BENCHMARK(BM_HierRouteQuery)->Unit(benchmark::kMillisecond);
 

@@ -27,6 +27,21 @@ std::vector<Cell> corner_cells(const CostField& cost, int cx, int cy, int window
 
 }  // namespace
 
+Result<std::pair<Cell, Cell>> corner_route(const CostField& cost, const SectorGraph& graph) {
+    // Goal near the bottom-right corner, start near the top-left one, joined by a path (a goal in a
+    // walled-in pocket is skipped).
+    const std::vector<Cell> goals = corner_cells(cost, cost.width() - 1, cost.height() - 1, 32);
+    const std::vector<Cell> starts = corner_cells(cost, 0, 0, 32);
+    for (std::size_t g = 0; g < goals.size() && g < 20; ++g) {
+        auto made = HierarchicalField::create(cost, graph, std::span<const Cell>(&goals[g], 1));
+        if (!made) return made.error();
+        for (std::size_t s = 0; s < starts.size() && s < 50; ++s) {
+            if (made->reachable(starts[s].x, starts[s].y)) return std::pair<Cell, Cell>{starts[s], goals[g]};
+        }
+    }
+    return Error{"hierarchical bench: no path between cells near opposite corners of the map"};
+}
+
 Result<HierBenchResult> run_hier_bench(const CostField& cost, const HierBenchSettings& settings,
                                        const std::function<void(const std::string&)>& progress) {
     HierBenchResult out;
@@ -48,26 +63,11 @@ Result<HierBenchResult> run_hier_bench(const CostField& cost, const HierBenchSet
     out.portals = graph.portals().size();
     out.sectors = static_cast<std::size_t>(graph.sector_count());
 
-    // Goal near the bottom-right corner, start near the top-left one, joined by a path (a goal in a
-    // walled-in pocket is skipped).
     progress("choosing corner cells");
-    const std::vector<Cell> goals = corner_cells(cost, cost.width() - 1, cost.height() - 1, 32);
-    const std::vector<Cell> starts = corner_cells(cost, 0, 0, 32);
-    bool found = false;
-    for (std::size_t g = 0; g < goals.size() && g < 20 && !found; ++g) {
-        auto made = HierarchicalField::create(cost, graph, std::span<const Cell>(&goals[g], 1));
-        if (!made) return made.error();
-        HierarchicalField& field = made.value();
-        for (std::size_t s = 0; s < starts.size() && s < 50; ++s) {
-            if (field.reachable(starts[s].x, starts[s].y)) {
-                out.goal = goals[g];
-                out.start = starts[s];
-                found = true;
-                break;
-            }
-        }
-    }
-    if (!found) return Error{"hierarchical bench: no path between cells near opposite corners of the map"};
+    auto ends = corner_route(cost, graph);
+    if (!ends) return ends.error();
+    out.start = ends->first;
+    out.goal = ends->second;
 
     const std::span<const Cell> goal(&out.goal, 1), start(&out.start, 1);
     RouteConfig route;

@@ -6,6 +6,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tide/cost_field.hpp"
@@ -50,6 +51,10 @@ struct HierBenchResult {
         return fields_built > 0 ? fields_ms * 1e6 / (static_cast<double>(fields_built) * sector_cells) : 0.0;
     }
 };
+
+/// The rows' query: a goal near the bottom-right corner and a start near the top-left one that a
+/// path joins (`first` the start, `second` the goal). Error when no such cells are found.
+Result<std::pair<Cell, Cell>> corner_route(const CostField& cost, const SectorGraph& graph);
 
 /// Runs the rows on `cost` (a random benchmark map). `progress` gets a short note before each
 /// phase. Error from the library, or when no corner cells are joined by a path.
