@@ -19,6 +19,20 @@ SectorSearch::Fixed to_fixed(double value) noexcept {
     return static_cast<SectorSearch::Fixed>(value * 65536.0 + 0.5);
 }
 
+/// A reached cell's value in cost units, as a float. Values are below 2^63 (kInf aside): a signed
+/// conversion is one instruction, and scaling a float by 2^-16 is exact, so this rounds once, as
+/// through a double. write_field() and write_lowered() both use it: they must agree bit for bit.
+float fixed_value(SectorSearch::Fixed d) noexcept {
+    return static_cast<float>(static_cast<std::int64_t>(d)) * 0x1p-16f;
+}
+
+/// A reached cell's flow code: the move its value came through, or `goal` for a seeded cell at 0.
+std::uint32_t reached_code(std::uint8_t goal, SectorSearch::Fixed d, std::uint8_t via) noexcept {
+    constexpr auto kGoal = static_cast<std::uint32_t>(Direction::goal);
+    const std::uint32_t at_goal = static_cast<std::uint32_t>(goal != 0) & static_cast<std::uint32_t>(d == 0);
+    return via + at_goal * (kGoal - via);
+}
+
 }  // namespace
 
 void SectorSearch::load(const CostField& cost, int x0, int y0, int x1, int y1, const FieldParams& params) {
@@ -270,7 +284,6 @@ void SectorSearch::run_impl(std::span<const std::int32_t> stop_cells) {
 void SectorSearch::write_field(std::span<float> values, std::span<Direction> directions) const {
     constexpr std::uint32_t kInfBits = 0x7f800000u;  // +inf
     static_assert(std::bit_cast<std::uint32_t>(kUnreachable) == kInfBits);
-    constexpr auto kGoal = static_cast<std::uint32_t>(Direction::goal);
     constexpr auto kWall = static_cast<std::uint32_t>(Direction::wall);
     constexpr auto kUnreachableCode = static_cast<std::uint32_t>(Direction::unreachable);
     // The move of a cell is the one its final value came through (the search records it). Masks
@@ -290,14 +303,10 @@ void SectorSearch::write_field(std::span<float> values, std::span<Direction> dir
             const std::uint32_t region = (kind[x] & ~kDone) == kRegion;
             const std::uint32_t reached = region & static_cast<std::uint32_t>(d != kInf);
             const std::uint32_t keep = 0u - reached;  // all ones when reached
-            // Values are below 2^63 but kInf (masked away): a signed conversion is one
-            // instruction, and scaling a float by 2^-16 is exact, so this rounds once, as through
-            // a double. (Selects on floats became branches.)
-            const float v = static_cast<float>(static_cast<std::int64_t>(d)) * 0x1p-16f;
-            const std::uint32_t bits = (std::bit_cast<std::uint32_t>(v) & keep) | (kInfBits & ~keep);
+            // kInf is masked away (selects on floats became branches).
+            const std::uint32_t bits = (std::bit_cast<std::uint32_t>(fixed_value(d)) & keep) | (kInfBits & ~keep);
             v_out[x] = std::bit_cast<float>(bits);
-            const std::uint32_t at_goal = static_cast<std::uint32_t>(goal[x] != 0) & static_cast<std::uint32_t>(d == 0);
-            const std::uint32_t move = via[x] + at_goal * (kGoal - via[x]);  // via, or goal
+            const std::uint32_t move = reached_code(goal[x], d, via[x]);
             const std::uint32_t none = kWall - region * (kWall - kUnreachableCode);
             d_out[x] = static_cast<Direction>((move & keep) | (none & ~keep));
         }
@@ -311,10 +320,9 @@ void SectorSearch::write_lowered(std::span<float> values, std::span<Direction> d
         // Settled region cells only: reached, so the value is finite and the code a move or goal.
         const std::size_t o = static_cast<std::size_t>(i / pw_ - 2) * w + static_cast<std::size_t>(i % pw_ - 2);
         const Fixed d = dist_[static_cast<std::size_t>(i)];
-        values[o] = static_cast<float>(static_cast<std::int64_t>(d)) * 0x1p-16f;
-        directions[o] = goal_[static_cast<std::size_t>(i)] != 0 && d == 0
-                            ? Direction::goal
-                            : static_cast<Direction>(via_[static_cast<std::size_t>(i)]);
+        values[o] = fixed_value(d);
+        directions[o] = static_cast<Direction>(
+            reached_code(goal_[static_cast<std::size_t>(i)], d, via_[static_cast<std::size_t>(i)]));
     }
 }
 
