@@ -16,12 +16,17 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <exception>
+#include <functional>
 #include <limits>
 #include <mutex>
 #include <string>
+#include <thread>
 
 #include "../grid/cell_checks.hpp"
 #include "sector_search.hpp"
@@ -160,6 +165,7 @@ struct HierarchicalField::State {
     JobSystem* jobs = nullptr;                        // where wave fields are built (null: here)
     std::vector<std::unique_ptr<SectorSearch>> pool;  // searches of the job system's threads
     std::mutex pool_mutex;
+    std::vector<std::int32_t> slot_of;  // build_levels: per sector, its item (-1: none)
 
     bool in_goal_comp(std::int32_t n) const {
         const std::int32_t c = graph->component(n);
@@ -496,6 +502,12 @@ struct HierarchicalField::State {
     // With `lower`, the field starts from the sector's current one and only lowers it (settling:
     // its seeds only dropped since), which touches only the cells that improve.
     std::unique_ptr<SectorField> make_field(int s, SectorSearch& search, bool lower = false) const {
+        return make_field(s, search, lower, [&](int t) { return fields[static_cast<std::size_t>(t)].get(); });
+    }
+    // The same, reading neighbour t's field as around(t) (the dependency-ordered builds hand in
+    // the fields as a wave-by-wave build would see them).
+    template <class Around>
+    std::unique_ptr<SectorField> make_field(int s, SectorSearch& search, bool lower, const Around& around) const {
         TIDE_ASSERT(unsettled_goal_nodes(s) == 0);  // a field is built only once its nodes are settled
         const auto& cfg = graph->config();
         int x0, y0, x1, y1;
@@ -518,7 +530,7 @@ struct HierarchicalField::State {
             graph->sector_rect(t, tx0, ty0, tx1, ty1);
             const int fx0 = std::max(tx0, x0 - 1), fx1 = std::min(tx1, x1 + 1);
             const int fy0 = std::max(ty0, y0 - 1), fy1 = std::min(ty1, y1 + 1);
-            if (const SectorField* f = fields[static_cast<std::size_t>(t)].get()) {
+            if (const SectorField* f = around(t)) {
                 mask |= static_cast<std::uint16_t>(1u << k);
                 for (int y = fy0; y < fy1; ++y) {
                     for (int x = fx0; x < fx1; ++x) {
@@ -585,22 +597,161 @@ struct HierarchicalField::State {
             for (std::size_t i = 0; i < wave.size(); ++i) made[i] = make_field(wave[i], search, lower);
         } else {
             auto task = [&](std::size_t b, std::size_t e) {
-                std::unique_ptr<SectorSearch> own;
-                {
-                    std::lock_guard<std::mutex> lock(pool_mutex);
-                    if (!pool.empty()) {
-                        own = std::move(pool.back());
-                        pool.pop_back();
-                    }
-                }
-                if (!own) own = std::make_unique<SectorSearch>();
+                std::unique_ptr<SectorSearch> own = take_search();
                 for (std::size_t i = b; i < e; ++i) made[i] = make_field(wave[i], *own, lower);
-                std::lock_guard<std::mutex> lock(pool_mutex);
-                pool.push_back(std::move(own));
+                give_search(std::move(own));
             };
             parallel_for(*jobs, wave.size(), 1, task);
         }
         for (std::size_t i = 0; i < wave.size(); ++i) store(wave[i], std::move(made[i]));
+    }
+
+    // Builds the fields of the waves `by_wave` (`level`: each sector's wave), as build_wave one
+    // wave after the other would, but on the job system without a barrier between waves: a sector
+    // starts as soon as the neighbours it reads (those of earlier waves, diagonal ones too) are
+    // made. It reads those as made now and every other neighbour as it was before, so it makes the
+    // same field as wave by wave; the fields are stored in wave order once all are made. A route
+    // is a chain of waves of one to three sectors, so the barriers left a thread idle for much of
+    // each wave.
+    void build_levels(const std::vector<std::vector<int>>& by_wave, const std::vector<int>& level) {
+        if (jobs == nullptr || jobs->max_concurrency() < 2) {
+            for (const auto& wave : by_wave) build_wave(wave);
+            return;
+        }
+        std::vector<int> items;
+        for (const auto& wave : by_wave) items.insert(items.end(), wave.begin(), wave.end());
+        const std::size_t n = items.size();
+        if (slot_of.size() != fields.size()) slot_of.assign(fields.size(), -1);
+        for (std::size_t i = 0; i < n; ++i) slot_of[static_cast<std::size_t>(items[i])] = static_cast<std::int32_t>(i);
+        const int sxc = graph->sectors_x(), syc = graph->sectors_y();
+        auto earlier = [&](int sec, int k) -> std::int32_t {  // slot of neighbour k when it comes first
+            const int tx = sec % sxc + kDirectionDx[k], ty = sec / sxc + kDirectionDy[k];
+            if (tx < 0 || ty < 0 || tx >= sxc || ty >= syc) return -1;
+            const int t = ty * sxc + tx;
+            const std::int32_t j = slot_of[static_cast<std::size_t>(t)];
+            return j >= 0 && level[static_cast<std::size_t>(t)] < level[static_cast<std::size_t>(sec)] ? j : -1;
+        };
+        // Who waits for whom, as compressed rows: after[first[j] .. first[j + 1]) wait for item j.
+        std::vector<std::int32_t> waiting(n, 0), first(n + 1, 0), after;
+        for (std::size_t i = 0; i < n; ++i) {
+            for (int k = 0; k < kDirectionCount; ++k) {
+                const std::int32_t j = earlier(items[i], k);
+                if (j < 0) continue;
+                ++waiting[i];
+                ++first[static_cast<std::size_t>(j) + 1];
+            }
+        }
+        for (std::size_t j = 0; j < n; ++j) first[j + 1] += first[j];
+        after.resize(static_cast<std::size_t>(first[n]));
+        std::vector<std::int32_t> fill(first.begin(), first.end() - 1);
+        for (std::size_t i = 0; i < n; ++i) {
+            for (int k = 0; k < kDirectionCount; ++k) {
+                const std::int32_t j = earlier(items[i], k);
+                if (j >= 0)
+                    after[static_cast<std::size_t>(fill[static_cast<std::size_t>(j)]++)] = static_cast<std::int32_t>(i);
+            }
+        }
+        std::vector<std::unique_ptr<SectorField>> made(n);
+        // Ready items, the one with the longest chain of items waiting behind it first (the
+        // route's own sectors before those beside it, which nothing much waits for), then in wave
+        // order.
+        std::vector<std::int32_t> tail(n, 0);
+        for (std::size_t i = n; i-- > 0;) {
+            for (std::int32_t e = first[i]; e < first[i + 1]; ++e)
+                tail[i] = std::max(tail[i], tail[static_cast<std::size_t>(after[static_cast<std::size_t>(e)])] + 1);
+        }
+        auto later = [&](std::int32_t a, std::int32_t b) {  // heap order: true when a comes after b
+            const std::int32_t ta = tail[static_cast<std::size_t>(a)], tb = tail[static_cast<std::size_t>(b)];
+            return ta != tb ? ta < tb : a > b;
+        };
+        std::vector<std::int32_t> ready;
+        for (std::size_t i = 0; i < n; ++i)
+            if (waiting[i] == 0) ready.push_back(static_cast<std::int32_t>(i));
+        std::make_heap(ready.begin(), ready.end(), later);
+        std::mutex m;
+        std::condition_variable cv;
+        std::size_t in_flight = 0;
+        std::exception_ptr failure;
+        std::atomic<std::uint64_t> events{0};
+        auto worker = [&](std::size_t, std::size_t) {
+            std::unique_ptr<SectorSearch> own = take_search();
+            std::unique_lock<std::mutex> lock(m);
+            for (;;) {
+                // An item in flight on another thread may make more ready; none in flight and none
+                // ready means all are made (or one failed).
+                if (ready.empty() && in_flight > 0 && !failure) {
+                    // Spin a little before sleeping: the next item is usually a field's build
+                    // (about 0.1 ms) away, and waking a sleeping thread costs about as much.
+                    const std::uint64_t seen = events.load(std::memory_order_relaxed);
+                    lock.unlock();
+                    const auto spin_start = std::chrono::steady_clock::now();
+                    while (events.load(std::memory_order_acquire) == seen &&
+                           std::chrono::steady_clock::now() - spin_start < std::chrono::microseconds(300)) {
+                        std::this_thread::yield();
+                    }
+                    lock.lock();
+                }
+                cv.wait(lock, [&] { return !ready.empty() || in_flight == 0 || failure; });
+                if (ready.empty() || failure) break;
+                std::pop_heap(ready.begin(), ready.end(), later);
+                const std::int32_t i = ready.back();
+                ready.pop_back();
+                ++in_flight;
+                lock.unlock();
+                const int sec = items[static_cast<std::size_t>(i)];
+                std::unique_ptr<SectorField> f;
+                std::exception_ptr err;
+                try {
+                    f = make_field(sec, *own, false, [&](int t) -> const SectorField* {
+                        const std::int32_t j = slot_of[static_cast<std::size_t>(t)];
+                        if (j >= 0 && level[static_cast<std::size_t>(t)] < level[static_cast<std::size_t>(sec)])
+                            return made[static_cast<std::size_t>(j)].get();
+                        return fields[static_cast<std::size_t>(t)].get();
+                    });
+                } catch (...) {
+                    err = std::current_exception();
+                }
+                lock.lock();
+                --in_flight;
+                if (err) {
+                    failure = err;
+                } else {
+                    made[static_cast<std::size_t>(i)] = std::move(f);
+                    for (std::int32_t e = first[static_cast<std::size_t>(i)];
+                         e < first[static_cast<std::size_t>(i) + 1]; ++e) {
+                        const std::int32_t d = after[static_cast<std::size_t>(e)];
+                        if (--waiting[static_cast<std::size_t>(d)] == 0) {
+                            ready.push_back(d);
+                            std::push_heap(ready.begin(), ready.end(), later);
+                        }
+                    }
+                }
+                events.fetch_add(1, std::memory_order_release);
+                cv.notify_all();
+            }
+            lock.unlock();
+            give_search(std::move(own));
+        };
+        const std::size_t workers = static_cast<std::size_t>(jobs->max_concurrency());
+        parallel_for(*jobs, std::min(workers, n), 1, worker);
+        for (int sec : items) slot_of[static_cast<std::size_t>(sec)] = -1;
+        if (failure) std::rethrow_exception(failure);
+        for (std::size_t i = 0; i < n; ++i) {
+            TIDE_ASSERT(made[i] != nullptr);
+            store(items[i], std::move(made[i]));
+        }
+    }
+
+    std::unique_ptr<SectorSearch> take_search() {
+        std::lock_guard<std::mutex> lock(pool_mutex);
+        if (pool.empty()) return std::make_unique<SectorSearch>();
+        std::unique_ptr<SectorSearch> own = std::move(pool.back());
+        pool.pop_back();
+        return own;
+    }
+    void give_search(std::unique_ptr<SectorSearch> own) {
+        std::lock_guard<std::mutex> lock(pool_mutex);
+        pool.push_back(std::move(own));
     }
 
     std::int32_t unsettled_goal_nodes(int s) const {
@@ -890,8 +1041,9 @@ Result<RouteStats> HierarchicalField::route(std::span<const Cell> starts) {
               [&](std::size_t a, std::size_t b) { return key[a] != key[b] ? key[a] < key[b] : route[a] < route[b]; });
     t = std::chrono::steady_clock::now();
     // Pass 0 builds the fields of this call in waves: a sector waits for the sectors beside it
-    // (sharing a border) that come before it in the order; a wave's sectors are built at once on
-    // the job system, then stored. `refine_passes` more passes rebuild them all the same way. The
+    // (sharing a border) that come before it in the order, and sees the fields of earlier waves.
+    // On a job system a sector starts as soon as the neighbours it reads are made (build_levels:
+    // no barrier between waves). `refine_passes` more passes rebuild them all the same way. The
     // waves depend only on the order, so the fields do not depend on the number of threads.
     const int sx_count = graph.sectors_x();
     auto neighbour = [&](int sec, int k) {
@@ -922,11 +1074,9 @@ Result<RouteStats> HierarchicalField::route(std::span<const Cell> starts) {
         }
         std::vector<std::vector<int>> by_wave(static_cast<std::size_t>(waves));
         for (int sec : todo) by_wave[static_cast<std::size_t>(level[static_cast<std::size_t>(sec)])].push_back(sec);
+        s.build_levels(by_wave, level);
+        stats.fields_built += todo.size();
         for (int sec : todo) level[static_cast<std::size_t>(sec)] = -1;
-        for (const auto& wave : by_wave) {
-            s.build_wave(wave);
-            stats.fields_built += wave.size();
-        }
         if (pass > 0) stats.fields_rebuilt += todo.size();
     }
     // Settling: a field built before a neighbour had one was seeded there by the search's node

@@ -6,10 +6,12 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "hier/hier_checks.hpp"
+#include "support/jobs.hpp"
 #include "support/reference.hpp"
 #include "tide/generate.hpp"
 #include "tide/hierarchy.hpp"
@@ -690,6 +692,75 @@ TEST(HierRoute, RouteStatsAndSeveralStarts) {
     ASSERT_TRUE(again.ok());
     EXPECT_EQ(again->fields_built, 0u);
     EXPECT_EQ(hf->built_sectors(), built);
+}
+
+// Route fields built on a job system (RouteConfig::jobs: a sector starts as soon as the
+// neighbours it reads are made) equal those built on the calling thread, bit for bit, whatever
+// the threads and the order ranges run in: on every route map, and on a benchmark-mix map with
+// small sectors, where a route is a long chain of sectors with rings and corner fills beside it.
+TEST(HierRoute, FieldsDoNotDependOnTheJobSystem) {
+    std::vector<RouteMap> maps = route_maps();
+    RandomMapSpec spec;
+    spec.width = 256;
+    spec.height = 192;
+    spec.seed = 12;
+    maps.push_back({std::move(generate_random_map(spec).value()), sectors(16, 16), "256x192 benchmark mix, sector 16"});
+    test::ThreadJobs two(2), three(3);
+    test::LateJobs late(2);
+    JobSystem* const systems[] = {&two, &three, &late};
+    const char* const names[] = {"2 threads", "3 threads", "ranges one after the other"};
+    std::size_t parallel_fields = 0;
+    for (const RouteMap& m : maps) {
+        SCOPED_TRACE(m.description);
+        auto g = SectorGraph::build(m.cost, m.config);
+        ASSERT_TRUE(g.ok()) << g.error().message;
+        std::uint64_t state = 0x5eed0000u + m.cost.size();
+        std::vector<Cell> goals = {test::random_open_cell(m.cost, state)};
+        std::vector<std::vector<Cell>> calls;  // two route calls: the second reuses the first's fields
+        for (int c = 0; c < 2; ++c) {
+            calls.push_back({test::random_open_cell(m.cost, state), test::random_open_cell(m.cost, state)});
+        }
+        // The reference: fields built on the calling thread.
+        RouteConfig serial;
+        auto want = HierarchicalField::create(m.cost, *g, goals, serial);
+        ASSERT_TRUE(want.ok());
+        std::vector<RouteStats> want_stats;
+        for (const auto& starts : calls) {
+            auto st = want->route(starts);
+            ASSERT_TRUE(st.ok()) << st.error().message;
+            want_stats.push_back(*st);
+        }
+        for (int j = 0; j < 3; ++j) {
+            SCOPED_TRACE(names[j]);
+            RouteConfig rc;
+            rc.jobs = systems[j];
+            auto got = HierarchicalField::create(m.cost, *g, goals, rc);
+            ASSERT_TRUE(got.ok());
+            for (std::size_t c = 0; c < calls.size(); ++c) {
+                auto st = got->route(calls[c]);
+                ASSERT_TRUE(st.ok()) << st.error().message;
+                EXPECT_EQ(st->fields_built, want_stats[c].fields_built);
+                EXPECT_EQ(st->fields_rebuilt, want_stats[c].fields_rebuilt);
+                EXPECT_EQ(st->nodes_settled, want_stats[c].nodes_settled);
+                EXPECT_EQ(st->route_sectors, want_stats[c].route_sectors);
+                if (j == 0) parallel_fields += st->fields_built;
+            }
+            int differ = 0;
+            for (int sec = 0; sec < g->sector_count(); ++sec) {
+                const SectorField* a = got->sector_field(sec);
+                const SectorField* b = want->sector_field(sec);
+                ASSERT_EQ(a == nullptr, b == nullptr) << "sector " << sec;
+                if (a == nullptr) continue;
+                const bool same =
+                    a->directions == b->directions && std::memcmp(a->integration.data(), b->integration.data(),
+                                                                  a->integration.size() * sizeof(float)) == 0;
+                differ += !same;
+            }
+            EXPECT_EQ(differ, 0) << "sector fields differ from the serial build";
+        }
+    }
+    // The maps gave the job systems real work (long routes, not one wave each).
+    EXPECT_GT(parallel_fields, 400u);
 }
 
 }  // namespace

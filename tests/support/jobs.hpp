@@ -149,4 +149,23 @@ private:
     int threads_;
 };
 
+/// Claims `threads` but runs every range on the caller, last range first: a host pool whose other
+/// threads are busy, so the ranges of one parallel_for run one after the other, in any order.
+class LateJobs final : public JobSystem {
+public:
+    explicit LateJobs(int threads) : threads_(threads) {}
+    void parallel_for(std::size_t count, std::size_t grain, RangeTask task, void* context) override {
+        const std::size_t g = grain > 0 ? grain : 1;
+        for (std::size_t e = count; e > 0;) {
+            const std::size_t b = e > g ? e - g : 0;
+            task(context, b, e);
+            e = b;
+        }
+    }
+    int max_concurrency() const override { return threads_; }
+
+private:
+    int threads_;
+};
+
 }  // namespace tide::test
