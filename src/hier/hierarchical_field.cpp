@@ -28,6 +28,7 @@
 #include <string>
 #include <thread>
 
+#include "../grid/always_inline.hpp"
 #include "../grid/cell_checks.hpp"
 #include "sector_search.hpp"
 #include "tide/assert.hpp"
@@ -215,7 +216,17 @@ struct HierarchicalField::State {
         return best;
     }
 
-    void push(std::int32_t n) { open.push(g[static_cast<std::size_t>(n)] + h(n), n); }
+    void push(std::int32_t n) {
+        open.push(g[static_cast<std::size_t>(n)] + h(n), n);
+        // The row of costs into n, read when n is settled: the search crosses the map, so it was
+        // rarely in cache by then (a quarter of the search's perf samples on that one load; the
+        // prefetch takes about 3% off the search).
+        const int s = graph->node_sector(n);
+        const std::int32_t base = graph->node_begin(s), count = graph->node_begin(s + 1) - base;
+        const float* row = graph->intra_costs(s).data() + static_cast<std::size_t>(n - base) * count;
+        TIDE_PREFETCH(row);
+        TIDE_PREFETCH(row + count - 1);
+    }
 
     void start() {
         if (started) return;
