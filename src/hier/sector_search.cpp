@@ -13,10 +13,13 @@ namespace {
 
 static_assert(SectorSearch::kInf == SectorSearch::Fixed{0} - SectorSearch::Fixed{1});
 
-/// Cost units (non-negative, finite) to fixed point, rounded to nearest: the same as std::llround
-/// of value x 2^16 except at exact ties of the double sum (no call into libm: seeds are hot).
+/// Cost units (non-negative, finite, below 2^46) to fixed point, rounded to nearest: the same as
+/// std::llround of value x 2^16 except at exact ties of the double sum (no call into libm: seeds
+/// are hot). Through a signed conversion, one instruction (an unsigned one is a branch and two);
+/// values stay far below 2^46: a path across the largest map (kMaxDimension squared cells, each
+/// entered at most once at cost 254 x the diagonal factor) costs under 2^37.
 SectorSearch::Fixed to_fixed(double value) noexcept {
-    return static_cast<SectorSearch::Fixed>(value * 65536.0 + 0.5);
+    return static_cast<SectorSearch::Fixed>(static_cast<std::int64_t>(value * 65536.0 + 0.5));
 }
 
 /// A reached cell's value in cost units, as a float. Values are below 2^63 (kInf aside): a signed
@@ -112,20 +115,28 @@ void SectorSearch::preset(std::span<const float> values, std::span<const Directi
     preset_ = true;
     const int w = x1_ - x0_;
     for (int y = y0_; y < y1_; ++y) {
-        std::size_t o = static_cast<std::size_t>(y - y0_) * w;
-        std::size_t i = static_cast<std::size_t>(local(x0_, y));
-        for (int x = x0_; x < x1_; ++x, ++o, ++i) {
+        // Row pointers in locals: the byte stores may alias anything, so through the members the
+        // compiler reloaded every array's address for every cell.
+        const std::size_t o = static_cast<std::size_t>(y - y0_) * w;
+        const std::size_t b = static_cast<std::size_t>(local(x0_, y));
+        const float* const v_in = values.data() + o;
+        const Direction* const d_in = directions.data() + o;
+        const std::uint8_t* const kind = kind_.data() + b;
+        Fixed* const dist = dist_.data() + b;
+        std::uint8_t* const goal_out = goal_.data() + b;
+        std::uint8_t* const via = via_.data() + b;
+        for (int x = 0; x < w; ++x) {
             // Selects, not branches: walls and unreached cells are scattered.
-            const float raw = values[o];
-            const bool take = (kind_[i] == kRegion) & (raw < kUnreachable);
+            const float raw = v_in[x];
+            const bool take = (kind[x] == kRegion) & (raw < kUnreachable);
             const float v =
                 std::bit_cast<float>(std::bit_cast<std::uint32_t>(raw) & (0u - static_cast<unsigned>(take)));
-            const bool goal = take & (directions[o] == Direction::goal);
+            const bool goal = take & (d_in[x] == Direction::goal);
             const Fixed keep = Fixed{take} - 1;  // all ones when the cell keeps what it has
-            dist_[i] = (dist_[i] & keep) | (to_fixed(static_cast<double>(v)) & ~keep);
-            goal_[i] = static_cast<std::uint8_t>(goal_[i] | goal);
-            const auto code = static_cast<std::uint8_t>(static_cast<unsigned>(directions[o]) * !goal);
-            via_[i] = static_cast<std::uint8_t>((via_[i] & keep) | (code & ~keep));
+            dist[x] = (dist[x] & keep) | (to_fixed(static_cast<double>(v)) & ~keep);
+            goal_out[x] = static_cast<std::uint8_t>(goal_out[x] | goal);
+            const auto code = static_cast<std::uint8_t>(static_cast<unsigned>(d_in[x]) * !goal);
+            via[x] = static_cast<std::uint8_t>((via[x] & keep) | (code & ~keep));
         }
     }
 }
@@ -133,7 +144,8 @@ void SectorSearch::preset(std::span<const float> values, std::span<const Directi
 void SectorSearch::seed(int x, int y, double value) {
     if (x < x0_ - 1 || y < y0_ - 1 || x > x1_ || y > y1_) return;
     const std::int32_t i = local(x, y);
-    if (kind_[static_cast<std::size_t>(i)] == kNone || !(value >= 0.0) || std::isinf(value)) return;
+    // +inf, NaN and values no map can reach (2^46 and above: see to_fixed) seed nothing.
+    if (kind_[static_cast<std::size_t>(i)] == kNone || !(value >= 0.0) || !(value < 0x1p46)) return;
     const Fixed v = to_fixed(value);
     if (kind_[static_cast<std::size_t>(i)] == kRegion) goal_[static_cast<std::size_t>(i)] = 1;
     seeds_.push_back({v, i});

@@ -38,8 +38,9 @@ public:
     /// the cells a seed improves, and gives what a search from scratch with all seeds would (up to
     /// the float rounding of the earlier values) when the seeds only dropped since.
     void preset(std::span<const float> values, std::span<const Direction> directions);
-    /// Seeds map cell (x, y) (in the rectangle or its frame; walls and cells off the map are ignored)
-    /// with `value`, keeping the smaller of two seeds of one cell.
+    /// Seeds map cell (x, y) (in the rectangle or its frame; walls, cells off the map, and values
+    /// that are negative, not finite or 2^46 and above are ignored) with `value`, keeping the smaller
+    /// of two seeds of one cell.
     void seed(int x, int y, double value);
     /// Runs the search. With `stop_cells` given, stops once all of them are settled.
     void run(std::span<const std::int32_t> stop_cells = {});
