@@ -859,7 +859,8 @@ std::size_t HierarchicalField::memory_bytes() const noexcept {
     const State& s = *s_;
     return s.bytes + s.g.capacity() * sizeof(double) + s.next.capacity() * sizeof(std::int32_t) + s.settled.capacity() +
            s.goal_comp.capacity() + s.open.memory_bytes() + s.target.capacity() +
-           s.unsettled.capacity() * sizeof(std::int32_t) + s.fields.capacity() * sizeof(std::unique_ptr<SectorField>);
+           s.unsettled.capacity() * sizeof(std::int32_t) + s.fields.capacity() * sizeof(std::unique_ptr<SectorField>) +
+           s.slot_of.capacity() * sizeof(std::int32_t);
 }
 
 Result<RouteStats> HierarchicalField::route(std::span<const Cell> starts) {
