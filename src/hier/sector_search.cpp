@@ -16,8 +16,8 @@ static_assert(SectorSearch::kInf == SectorSearch::Fixed{0} - SectorSearch::Fixed
 /// Cost units (non-negative, finite, below 2^46) to fixed point, rounded to nearest: the same as
 /// std::llround of value x 2^16 except at exact ties of the double sum (no call into libm: seeds
 /// are hot). Through a signed conversion, one instruction (an unsigned one is a branch and two);
-/// values stay far below 2^46: a path across the largest map (kMaxDimension squared cells, each
-/// entered at most once at cost 254 x the diagonal factor) costs under 2^37.
+/// values stay far below 2^46: a path on the largest map (kMaxDimension squared cells, each
+/// entered at most once at cost 254 x a diagonal factor of at most 2) costs at most about 2^37.
 SectorSearch::Fixed to_fixed(double value) noexcept {
     return static_cast<SectorSearch::Fixed>(static_cast<std::int64_t>(value * 65536.0 + 0.5));
 }
