@@ -136,6 +136,7 @@ void BM_HierRouteQuery(benchmark::State& state) {
     std::size_t fields = 0;
     for (auto _ : state) {
         auto plan = tide::HierarchicalField::create(m.cost, graph, std::span<const tide::Cell>(&goal, 1));
+        if (!plan) throw std::runtime_error(plan.error().message);
         auto stats = plan->route(std::span<const tide::Cell>(&start, 1));
         if (!stats) throw std::runtime_error(stats.error().message);
         fields = stats->fields_built;

@@ -22,7 +22,6 @@
 #include <cmath>
 #include <condition_variable>
 #include <exception>
-#include <functional>
 #include <limits>
 #include <mutex>
 #include <string>
