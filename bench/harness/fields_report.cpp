@@ -189,6 +189,7 @@ Json hier_json(const FieldsBenchOptions& o, const std::vector<MapResult>& result
                         {"first_field_ms", h.first_field_ms},
                         {"search_ms", h.search_ms},
                         {"fields_ms", h.fields_ms},
+                        {"settle_ms", h.settle_ms},
                         {"fields_built", h.fields_built},
                         {"route_sectors", h.route_sectors},
                         {"field_bytes", h.field_bytes},
@@ -403,10 +404,10 @@ void print_hier_row(std::FILE* out, const std::vector<MapResult>& results, const
                  ratio, path);
     std::fprintf(
         out,
-        "  %-12s start (%d, %d) goal (%d, %d): %zu route sectors of %zu, search %s ms, fields %s ms; graph %zu "
-        "nodes, %zu portals\n",
+        "  %-12s start (%d, %d) goal (%d, %d): %zu route sectors of %zu, search %s ms, fields %s ms (settling %s "
+        "ms); graph %zu nodes, %zu portals\n",
         "", h.start.x, h.start.y, h.goal.x, h.goal.y, h.route_sectors, h.sectors, format_ms(h.search_ms).c_str(),
-        format_ms(h.fields_ms).c_str(), h.nodes, h.portals);
+        format_ms(h.fields_ms).c_str(), format_ms(h.settle_ms).c_str(), h.nodes, h.portals);
     const std::string note = flat_note(results, h);
     if (!note.empty()) std::fprintf(out, "  %-12s %s\n", "", note.c_str());
 }

@@ -74,7 +74,7 @@ Result<HierBenchResult> run_hier_bench(const CostField& cost, const HierBenchSet
     route.settle_budget = settings.settle_budget;
     route.corner_reach = settings.corner_reach;
     route.jobs = settings.jobs;
-    std::vector<double> first, search, fields;
+    std::vector<double> first, search, fields, settle;
     for (int rep = -1; rep < settings.reps; ++rep) {
         progress("cold route query " + std::to_string(rep + 1) + "/" + std::to_string(settings.reps));
         const auto t0 = std::chrono::steady_clock::now();
@@ -99,12 +99,14 @@ Result<HierBenchResult> run_hier_bench(const CostField& cost, const HierBenchSet
         first.push_back(stats.first_field_ms);
         search.push_back(stats.search_ms);
         fields.push_back(stats.fields_ms);
+        settle.push_back(stats.settle_ms);
     }
     std::vector<double> q = out.query_samples;
     out.query_ms = median(q);
     out.first_field_ms = median(first);
     out.search_ms = median(search);
     out.fields_ms = median(fields);
+    out.settle_ms = median(settle);
 
     if (settings.exact) {
         progress("flat field for the exact path cost");

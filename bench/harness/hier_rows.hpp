@@ -38,6 +38,7 @@ struct HierBenchResult {
     double first_field_ms = 0.0;        ///< Median RouteStats::first_field_ms.
     double search_ms = 0.0;             ///< Median RouteStats::search_ms.
     double fields_ms = 0.0;             ///< Median RouteStats::fields_ms.
+    double settle_ms = 0.0;             ///< Median RouteStats::settle_ms (part of fields_ms).
     std::size_t fields_built = 0;       ///< RouteStats::fields_built of the last query.
     std::size_t route_sectors = 0;      ///< RouteStats::route_sectors of the last query.
     std::size_t field_bytes = 0;        ///< HierarchicalField::field_bytes() after the last query.

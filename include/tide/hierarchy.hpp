@@ -220,7 +220,8 @@ struct RouteStats {
     std::size_t fields_rebuilt = 0;  ///< Of those, fields built again with better neighbours.
     double search_ms = 0.0;          ///< Time in the graph search.
     double fields_ms = 0.0;          ///< Time building fields.
-    double first_field_ms = 0.0;     ///< From the call to the first start sector's field.
+    double settle_ms = 0.0;       ///< Of fields_ms, the time settling (lowering fields that later neighbours improve).
+    double first_field_ms = 0.0;  ///< From the call to the first start sector's field.
 };
 
 /// The flow toward one goal set over a SectorGraph, built sector by sector as routes need it. Reads

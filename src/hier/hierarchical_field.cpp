@@ -1102,6 +1102,7 @@ Result<RouteStats> HierarchicalField::route(std::span<const Cell> starts) {
     // would lower in turn: a Dijkstra over sectors, until nothing is queued or the budget
     // (settle_budget x the fields of this call) is spent. Values only drop, so it ends; at its
     // end the fields equal one search over all the route's sectors (up to the tolerance).
+    const auto settle_t0 = std::chrono::steady_clock::now();
     std::vector<std::uint8_t> mine(static_cast<std::size_t>(graph.sector_count()), 0);
     for (int sec : todo) mine[static_cast<std::size_t>(sec)] = 1;
     std::vector<double> prio(mine.size(), kInf);  // least seed value that would lower a queued field
@@ -1155,6 +1156,7 @@ Result<RouteStats> HierarchicalField::route(std::span<const Cell> starts) {
             for (int k = 0; k < kDirectionCount; ++k) offer(sec, k);
         }
     }
+    stats.settle_ms = ms_since(settle_t0);
     for (int sec : route) s.fields[static_cast<std::size_t>(sec)]->routed = true;
     fields_ms += ms_since(t);
     stats.nodes_settled = s.settled_count;

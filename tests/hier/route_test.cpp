@@ -673,6 +673,8 @@ TEST(HierRoute, RouteStatsAndSeveralStarts) {
     EXPECT_GT(st->nodes_settled, 0u);
     EXPECT_GE(st->route_sectors, 3u);
     EXPECT_EQ(st->fields_built - st->fields_rebuilt, hf->built_sectors());
+    EXPECT_GE(st->settle_ms, 0.0);
+    EXPECT_LE(st->settle_ms, st->fields_ms);
     EXPECT_GT(hf->field_bytes(), 0u);
     EXPECT_GE(hf->memory_bytes(), hf->field_bytes());
     // Every start's sector has a field, and every start's path stays on built fields.
