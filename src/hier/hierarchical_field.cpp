@@ -61,6 +61,13 @@ struct Rect {
     int x0, y0, x1, y1;  // inclusive
 };
 
+// A settling check: how far sector `to`, neighbour k of sector `from`, would drop through one move
+// onto from's field (HierarchicalField::State::improvement).
+struct Offer {
+    int from, to, k;
+    double value;
+};
+
 // The open list of the graph search: a monotone priority queue (a radix heap) over keys f >= 0,
 // compared as the bit patterns of the doubles (which order like the values). With a consistent
 // heuristic A* pops keys in non-decreasing order, so a push never goes below the last pop; one
@@ -618,6 +625,20 @@ struct HierarchicalField::State {
         for (std::size_t i = 0; i < wave.size(); ++i) store(wave[i], std::move(made[i]));
     }
 
+    // Fills in the value of every offer (improvement()), on the job system when there are many.
+    void check_offers(std::vector<Offer>& offers) const {
+        auto task = [&](std::size_t b, std::size_t e) {
+            for (std::size_t i = b; i < e; ++i)
+                offers[i].value = improvement(offers[i].from, offers[i].to, offers[i].k);
+        };
+        constexpr std::size_t kGrain = 16;  // a check takes about a microsecond
+        if (jobs == nullptr || jobs->max_concurrency() < 2 || offers.size() < 2 * kGrain) {
+            task(0, offers.size());
+        } else {
+            parallel_for(*jobs, offers.size(), kGrain, task);
+        }
+    }
+
     // Builds the fields of the waves `by_wave` (`level`: each sector's wave), as build_wave one
     // wave after the other would, but on the job system without a barrier between waves: a sector
     // starts as soon as the neighbours it reads (those of earlier waves, diagonal ones too) are
@@ -1107,21 +1128,31 @@ Result<RouteStats> HierarchicalField::route(std::span<const Cell> starts) {
     for (int sec : todo) mine[static_cast<std::size_t>(sec)] = 1;
     std::vector<double> prio(mine.size(), kInf);  // least seed value that would lower a queued field
     std::vector<int> work;
-    // Queues neighbour k of sector `from` when from's field would lower it.
-    auto offer = [&](int from, int k) {
+    // Offers: neighbour `to` (neighbour k of sector `from`) is queued when from's field would lower
+    // it. The checks only read fields, so a batch of them runs on the job system and their results
+    // are applied in the batch's order: the same queue as one after the other (about 2,000 checks,
+    // 2.5 ms, before the first lowering of a 4096x4096 corner-to-corner query).
+    std::vector<Offer> offers;
+    auto add_offer = [&](int from, int k) {
         const int to = neighbour(from, k);
-        if (to < 0 || !mine[static_cast<std::size_t>(to)]) return;
-        const double v = s.improvement(from, to, k);
-        if (!(v < prio[static_cast<std::size_t>(to)])) return;
-        if (prio[static_cast<std::size_t>(to)] == kInf) work.push_back(to);
-        prio[static_cast<std::size_t>(to)] = v;
+        if (to >= 0 && mine[static_cast<std::size_t>(to)]) offers.push_back({from, to, k, kInf});
+    };
+    auto apply_offers = [&] {
+        s.check_offers(offers);
+        for (const Offer& o : offers) {
+            if (!(o.value < prio[static_cast<std::size_t>(o.to)])) continue;
+            if (prio[static_cast<std::size_t>(o.to)] == kInf) work.push_back(o.to);
+            prio[static_cast<std::size_t>(o.to)] = o.value;
+        }
+        offers.clear();
     };
     for (int sec : todo) {
         for (int k = 0; k < kDirectionCount; ++k) {
             const int t = neighbour(sec, k);
-            if (t >= 0 && s.fields[static_cast<std::size_t>(t)]) offer(t, (k + 4) % kDirectionCount);
+            if (t >= 0 && s.fields[static_cast<std::size_t>(t)]) add_offer(t, (k + 4) % kDirectionCount);
         }
     }
+    apply_offers();
     std::size_t budget = static_cast<std::size_t>(s.config.settle_budget) * todo.size();
     std::vector<std::uint8_t> in_wave(mine.size(), 0);
     while (!work.empty() && budget > 0) {
@@ -1153,8 +1184,9 @@ Result<RouteStats> HierarchicalField::route(std::span<const Cell> starts) {
         budget -= wave.size();
         for (int sec : wave) {
             in_wave[static_cast<std::size_t>(sec)] = 0;
-            for (int k = 0; k < kDirectionCount; ++k) offer(sec, k);
+            for (int k = 0; k < kDirectionCount; ++k) add_offer(sec, k);
         }
+        apply_offers();
     }
     stats.settle_ms = ms_since(settle_t0);
     for (int sec : route) s.fields[static_cast<std::size_t>(sec)]->routed = true;
