@@ -192,6 +192,7 @@ Json hier_json(const FieldsBenchOptions& o, const std::vector<MapResult>& result
                         {"settle_ms", h.settle_ms},
                         {"fields_built", h.fields_built},
                         {"route_sectors", h.route_sectors},
+                        {"nodes_settled", h.nodes_settled},
                         {"field_bytes", h.field_bytes},
                         {"memory_bytes", h.memory_bytes},
                         {"sector_ns_per_cell", h.sector_ns_per_cell()},
@@ -404,10 +405,10 @@ void print_hier_row(std::FILE* out, const std::vector<MapResult>& results, const
                  ratio, path);
     std::fprintf(
         out,
-        "  %-12s start (%d, %d) goal (%d, %d): %zu route sectors of %zu, search %s ms, fields %s ms (settling %s "
-        "ms); graph %zu nodes, %zu portals\n",
+        "  %-12s start (%d, %d) goal (%d, %d): %zu route sectors of %zu, search %s ms (%zu nodes settled), fields %s "
+        "ms (settling %s ms); graph %zu nodes, %zu portals\n",
         "", h.start.x, h.start.y, h.goal.x, h.goal.y, h.route_sectors, h.sectors, format_ms(h.search_ms).c_str(),
-        format_ms(h.fields_ms).c_str(), format_ms(h.settle_ms).c_str(), h.nodes, h.portals);
+        h.nodes_settled, format_ms(h.fields_ms).c_str(), format_ms(h.settle_ms).c_str(), h.nodes, h.portals);
     const std::string note = flat_note(results, h);
     if (!note.empty()) std::fprintf(out, "  %-12s %s\n", "", note.c_str());
 }

@@ -87,6 +87,7 @@ Result<HierBenchResult> run_hier_bench(const CostField& cost, const HierBenchSet
         const double ms = ms_since(t0);
         out.fields_built = stats.fields_built;
         out.route_sectors = stats.route_sectors;
+        out.nodes_settled = stats.nodes_settled;
         out.field_bytes = field.field_bytes();
         out.memory_bytes = field.memory_bytes();
         if (rep < 0) {  // the warm-up also checks the path

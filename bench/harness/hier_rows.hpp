@@ -41,6 +41,7 @@ struct HierBenchResult {
     double settle_ms = 0.0;             ///< Median RouteStats::settle_ms (part of fields_ms).
     std::size_t fields_built = 0;       ///< RouteStats::fields_built of the last query.
     std::size_t route_sectors = 0;      ///< RouteStats::route_sectors of the last query.
+    std::size_t nodes_settled = 0;      ///< RouteStats::nodes_settled of the last query.
     std::size_t field_bytes = 0;        ///< HierarchicalField::field_bytes() after the last query.
     std::size_t memory_bytes = 0;       ///< HierarchicalField::memory_bytes() after the last query.
     int sector_cells = 0;               ///< Cells of a full sector.
