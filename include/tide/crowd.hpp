@@ -271,6 +271,8 @@ private:
               slot(m),
               sight(m),
               sight_from(m),
+              aim_x(m),
+              aim_y(m),
               state(m),
               stuck(m),
               rest(m) {}
@@ -278,14 +280,15 @@ private:
         std::pmr::vector<float> rest_x, rest_y;  // where the agent's rest began (it stays near it while at rest)
         std::pmr::vector<std::uint32_t> group, slot;
         std::pmr::vector<std::uint32_t> sight, sight_from;  // look-ahead cell, and the field cell it was found from
+        std::pmr::vector<float> aim_x, aim_y;               // the point the look-ahead aims at (with sight)
         std::pmr::vector<std::uint8_t> state,
             stuck,  // stuck: bit 0 flagged, bit 1 side, bits 2-3 stuck checks in a row
             rest;   // sub-steps in a row at rest (arrived, slow, near where its rest began, no mover near; to 255)
         /// Calls fn(vector) for every member.
         template <class Fn>
         void each(Fn&& fn) {
-            for (auto* v :
-                 {&px, &py, &vx, &vy, &radius, &speed, &progress_ref, &progress_clock, &sidestep, &rest_x, &rest_y})
+            for (auto* v : {&px, &py, &vx, &vy, &radius, &speed, &progress_ref, &progress_clock, &sidestep, &rest_x,
+                            &rest_y, &aim_x, &aim_y})
                 fn(*v);
             for (auto* v : {&group, &slot, &sight, &sight_from}) fn(*v);
             for (auto* v : {&state, &stuck, &rest}) fn(*v);

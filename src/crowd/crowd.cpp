@@ -31,23 +31,24 @@ inline int floor_to_int(float v) {
     return i - (static_cast<float>(i) > v ? 1 : 0);
 }
 
-constexpr float kOverlapShare = 0.5f;   // of a pair's overlap depth each agent resolves per sub-step
-constexpr float kDeepFlag = 0.625f;     // a contact deeper than this x pack_overlap before the last pass: deep pass
-constexpr int kMaxContacts = 8;         // touching candidates an agent keeps for the contact passes (nearest)
-constexpr float kContactReach = 1.25f;  // candidates: centres nearer than this many times (ri + rj)
-constexpr float kSteerRate = 8.0f;      // 1/s: how fast velocity closes on the desired one, before the force bound
-constexpr std::uint8_t kStuckFlag = 1;  // Agents::stuck bit 0: flagged stuck
-constexpr float kSidestepSpeed = 3.0f;  // a sidestep of stuck_sidestep s covers what a unit of this speed does
-constexpr std::uint8_t kStuckSide = 2;  // Agents::stuck bit 1: the next sidestep goes to the left
-constexpr int kStuckRunShift = 2;       // Agents::stuck bits 2-3: checks in a row that found the unit stuck (to 3)
-constexpr float kStuckCells = 2.0f;     // a stuck window lasts at least the time to cross this many cells
-constexpr int kLookAheadMoves = 1024;   // how far along its field's path a unit looks for a straight way
-constexpr int kGoalSightRecheck = 4;    // cells a unit that sees its goal walks before it looks again
-constexpr int kSightRecheck = 2;        // the same for a unit that sees a point further along its field's path
-constexpr int kSightNear = 3;           // ... or until that point is this close (cells, Chebyshev)
-constexpr float kPackDensity = 0.9f;    // of the disc an arrived group packs into (hexagonal packing: 0.907)
-constexpr float kBlockedSpeed = 0.2f;   // below this share of its terrain speed, a unit touching the pack joins it
-constexpr float kSettleSlack = 1.1f;    // the settle radius over that disc's radius (then + settle_distance)
+constexpr float kOverlapShare = 0.5f;      // of a pair's overlap depth each agent resolves per sub-step
+constexpr float kDeepFlag = 0.625f;        // a contact deeper than this x pack_overlap before the last pass: deep pass
+constexpr int kMaxContacts = 8;            // touching candidates an agent keeps for the contact passes (nearest)
+constexpr float kContactReach = 1.25f;     // candidates: centres nearer than this many times (ri + rj)
+constexpr float kSteerRate = 8.0f;         // 1/s: how fast velocity closes on the desired one, before the force bound
+constexpr std::uint8_t kStuckFlag = 1;     // Agents::stuck bit 0: flagged stuck
+constexpr float kSidestepSpeed = 3.0f;     // a sidestep of stuck_sidestep s covers what a unit of this speed does
+constexpr std::uint8_t kStuckSide = 2;     // Agents::stuck bit 1: the next sidestep goes to the left
+constexpr int kStuckRunShift = 2;          // Agents::stuck bits 2-3: checks in a row that found the unit stuck (to 3)
+constexpr float kStuckCells = 2.0f;        // a stuck window lasts at least the time to cross this many cells
+constexpr int kLookAheadMoves = 1024;      // how far along its field's path a unit looks for a straight way
+constexpr int kGoalSightRecheck = 4;       // cells a unit that sees its goal walks before it looks again
+constexpr int kSightRecheck = 2;           // the same for a unit that sees a point further along its field's path
+constexpr int kSightNear = 3;              // ... or until that point is this close (cells, Chebyshev)
+constexpr std::uint32_t kCornerCrowd = 1;  // a unit with fewer agents in its interaction range (alone) aims off corners
+constexpr float kPackDensity = 0.9f;       // of the disc an arrived group packs into (hexagonal packing: 0.907)
+constexpr float kBlockedSpeed = 0.2f;      // below this share of its terrain speed, a unit touching the pack joins it
+constexpr float kSettleSlack = 1.1f;       // the settle radius over that disc's radius (then + settle_distance)
 // Sleeping (CrowdParams::sleep), as physics engines put resting bodies to sleep.
 //  - At rest: an arrived agent that ends a sub-step slower than kSleepSpeed, within kSleepRadius of
 //    where its rest began, with no moving agent in its tile or the 8 tiles around (kSleepTile
@@ -437,6 +438,8 @@ Result<AgentId> Crowd::add_agent(Vec2 position, GroupId group, const AgentParams
     a_.slot.push_back(slot);
     a_.sight.push_back(detail::kNoCell);
     a_.sight_from.push_back(detail::kNoCell);
+    a_.aim_x.push_back(0.0f);
+    a_.aim_y.push_back(0.0f);
     a_.state.push_back(static_cast<std::uint8_t>(AgentState::moving));
     a_.stuck.push_back(0);
     a_.rest.push_back(0);
@@ -751,6 +754,8 @@ void Crowd::sort_agents(JobSystem& jobs) {
             sorted_.slot[k] = a_.slot[e];
             sorted_.sight[k] = a_.sight[e];
             sorted_.sight_from[k] = a_.sight_from[e];
+            sorted_.aim_x[k] = a_.aim_x[e];
+            sorted_.aim_y[k] = a_.aim_y[e];
             sorted_.state[k] = a_.state[e];
             sorted_.stuck[k] = a_.stuck[e];
             sorted_.rest[k] = a_.rest[e];
@@ -777,6 +782,7 @@ struct Neighbourhood {
     float px_fix = 0.0f, py_fix = 0.0f;  // overlap depth along the pair directions, cells
     float vx_fix = 0.0f, vy_fix = 0.0f;  // velocity change: less walking into the agents it overlaps
     bool touches_arrived_mate = false;   // touching (within 5%) an arrived agent of its own group
+    std::uint32_t near = 0;              // agents within the interaction range
 };
 
 // The previous state the phases read, and the step's constants.
@@ -840,6 +846,7 @@ Neighbourhood gather_neighbours(const StepView& v, const detail::SpatialHash& ha
                 }
                 const float d = std::sqrt(d2);
                 const float push = (range - d) / range;
+                ++nb.near;
                 nb.sx += dx / d * push;
                 nb.sy += dy / d * push;
                 if (v.rest[k] == 0 && v.asleep(k2)) wake_up(v.wake, k2);  // an active agent near: wakes
@@ -1147,7 +1154,7 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
                     // walks toward a point it saw, only every few cells.
                     const std::uint32_t fcell = static_cast<std::uint32_t>(fcy) * static_cast<std::uint32_t>(W) +
                                                 static_cast<std::uint32_t>(fcx);
-                    const std::uint32_t from = a_.sight_from[k], seen = a_.sight[k] & detail::kAimCellMask;
+                    const std::uint32_t from = a_.sight_from[k], seen = a_.sight[k];
                     bool again = from != fcell;
                     if (again && from != detail::kNoCell && a_.sight[k] != detail::kNoCell) {
                         // Walking a clear line: look again only after kSightRecheck cells, or when the
@@ -1168,13 +1175,19 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
                         // A plan made on other costs than the terrain (sized, a class's) is read too.
                         const detail::SightCosts costs{&cost, group_unit_[group],
                                                        flat || &hier->cost() == &cost ? nullptr : &hier->cost()};
-                        a_.sight[k] = flat ? detail::look_ahead(*steer, costs, {fx, fy}, r, fcell, kLookAheadMoves)
-                                           : detail::look_ahead(*hier, costs, {fx, fy}, r, fcell, kLookAheadMoves);
+                        // Alone, a unit takes corners tight; among others it keeps to the cell
+                        // centres, half a cell off the walls (tight corners jam a crowd).
+                        const bool corners = nb.near < kCornerCrowd;
+                        const detail::Sight seen_now =
+                            flat ? detail::look_ahead(*steer, costs, {fx, fy}, r, fcell, kLookAheadMoves, corners)
+                                 : detail::look_ahead(*hier, costs, {fx, fy}, r, fcell, kLookAheadMoves, corners);
+                        a_.sight[k] = seen_now.cell;
+                        a_.aim_x[k] = seen_now.aim.x;
+                        a_.aim_y[k] = seen_now.aim.y;
                         a_.sight_from[k] = fcell;
                     }
-                    if (const std::uint32_t w = a_.sight[k]; w != detail::kNoCell) {
-                        const Vec2 aim = detail::aim_point(w, W);
-                        const float tx = aim.x - fx, ty = aim.y - fy;
+                    if (a_.sight[k] != detail::kNoCell) {
+                        const float tx = a_.aim_x[k] - fx, ty = a_.aim_y[k] - fy;
                         const float len = std::sqrt(tx * tx + ty * ty);
                         if (len > 1e-3f) {
                             f = {tx / len, ty / len};

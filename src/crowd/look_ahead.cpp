@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 namespace tide::detail {
@@ -12,7 +13,8 @@ inline int floor_to_int(float v) {
     return i - (static_cast<float>(i) > v ? 1 : 0);
 }
 
-constexpr int kRefine = 4;  // halvings of the gap between the last clear check and the first blocked one
+constexpr int kRefine = 4;         // halvings of the gap between the last clear check and the first blocked one
+constexpr float kAimShift = 0.3f;  // cells from the last clear cell's centre toward the next (see below)
 
 }  // namespace
 
@@ -98,8 +100,8 @@ bool new_cells_of(const Cost* cells, std::uint32_t W, int size, std::uint32_t fr
 
 // look_ahead() for any field: `dir(cell)` is the flow code of a cell index.
 template <class DirectionAt>
-std::uint32_t look_ahead_along(DirectionAt dir, const SightCosts& costs, Vec2 p, float r, std::uint32_t from,
-                               int max_moves) {
+Sight look_ahead_along(DirectionAt dir, const SightCosts& costs, Vec2 p, float r, std::uint32_t from, int max_moves,
+                       bool corners) {
     const CostField& cost = *costs.terrain;
     const std::uint32_t W = static_cast<std::uint32_t>(cost.width());
     const int size = costs.size;
@@ -111,14 +113,16 @@ std::uint32_t look_ahead_along(DirectionAt dir, const SightCosts& costs, Vec2 p,
         const std::uint32_t fx = from % W, fy = from / W;
         if (fx + static_cast<std::uint32_t>(size) > W ||
             fy + static_cast<std::uint32_t>(size) > static_cast<std::uint32_t>(cost.height()))
-            return kNoCell;
+            return {};
         for (std::uint32_t y = fy; y < fy + static_cast<std::uint32_t>(size); ++y)
             for (std::uint32_t x = fx; x < fx + static_cast<std::uint32_t>(size); ++x)
-                if (cells[y * W + x] != terrain) return kNoCell;
+                if (cells[y * W + x] != terrain) return {};
     }
-    auto clear = [&](std::uint32_t cell) {
-        return segment_clear(costs, p, aim_point(cell, static_cast<int>(W)), r, terrain, planned);
+    auto centre = [W](std::uint32_t cell) {
+        return Vec2{static_cast<float>(cell % W) + 0.5f, static_cast<float>(cell / W) + 0.5f};
     };
+    auto clear_to = [&](Vec2 q) { return segment_clear(costs, p, q, r, terrain, planned); };
+    auto clear = [&](std::uint32_t cell) { return clear_to(centre(cell)); };
     // The walk, kept for the refinement (thread-local scratch: the step calls this from workers).
     thread_local std::vector<std::uint32_t> path;
     path.clear();
@@ -136,7 +140,7 @@ std::uint32_t look_ahead_along(DirectionAt dir, const SightCosts& costs, Vec2 p,
         path.push_back(cell);
     }
     const int last = static_cast<int>(path.size()) - 1;  // moves walked
-    if (last < 2) return kNoCell;
+    if (last < 2) return {};
     int good = 0, bad = -1;
     for (int m = 2;; m *= 2) {
         const int at = std::min(m, last);
@@ -151,30 +155,74 @@ std::uint32_t look_ahead_along(DirectionAt dir, const SightCosts& costs, Vec2 p,
         const int mid = (good + bad) / 2;
         (clear(path[mid]) ? good : bad) = mid;
     }
-    if (good < 2) return kNoCell;
-    if (good < last) {  // the path turns or leaves this terrain after it: aim a little toward its next cell
-        const std::uint32_t aimed = path[good] | (static_cast<std::uint32_t>(dir(path[good])) + 1u) << kAimShiftBits;
-        if (clear(aimed)) return aimed;
+    Sight out{path[good], centre(path[good])};
+    if (corners && good >= 1 && good < last && size == 1) {
+        // The path turns round a corner after path[good]: aim just off the corner (a convex corner of
+        // the ground the unit may not leave, at a vertex of path[good] or of the next cell) from
+        // which the next cell's centre is clear, the shortest such way; the cell centres keep half a
+        // cell from the corner, which made units swing wide of it.
+        const Vec2 b = centre(path[good + 1]);
+        const int H = cost.height();
+        auto other = [&](int x, int y) {
+            if (x < 0 || y < 0 || x >= static_cast<int>(W) || y >= H) return true;
+            const std::size_t i = static_cast<std::size_t>(y) * W + static_cast<std::size_t>(x);
+            return cells[i] != terrain || (plan && plan[i] != planned);
+        };
+        const float off = r + 0.0625f + 0.01f;  // segment_clear's half-side and a margin, per axis
+        float best = std::numeric_limits<float>::infinity();
+        Vec2 pick{};
+        for (const std::uint32_t c : {path[good], path[good + 1]}) {
+            const int cx = static_cast<int>(c % W), cy = static_cast<int>(c / W);
+            for (int vy = cy; vy <= cy + 1; ++vy) {
+                for (int vx = cx; vx <= cx + 1; ++vx) {
+                    // The vertex (vx, vy) is a convex corner when exactly one of its four cells is other ground.
+                    const bool nw = other(vx - 1, vy - 1), ne = other(vx, vy - 1), sw = other(vx - 1, vy),
+                               se = other(vx, vy);
+                    if (nw + ne + sw + se != 1) continue;
+                    const float sx = nw || sw ? 1.0f : -1.0f, sy = nw || ne ? 1.0f : -1.0f;  // away from it
+                    const Vec2 k{static_cast<float>(vx) + sx * off, static_cast<float>(vy) + sy * off};
+                    const float via = std::hypot(k.x - p.x, k.y - p.y) + std::hypot(b.x - k.x, b.y - k.y);
+                    if (via >= best || std::hypot(k.x - p.x, k.y - p.y) < 0.25f) continue;
+                    if (!clear_to(k) || !segment_clear(costs, k, b, r, terrain, planned)) continue;
+                    best = via;
+                    pick = k;
+                }
+            }
+        }
+        if (best < std::numeric_limits<float>::infinity()) {
+            out.aim = pick;
+            return out;
+        }
     }
-    return path[good];
+    if (good < 2) return {};
+    if (good < last) {
+        // The path turns or leaves this terrain after it: aim kAimShift toward its next cell when
+        // that is clear too (a little toward the corner the path turns round).
+        const int k = static_cast<int>(dir(path[good]));
+        const float len = (k & 1) ? 0.70710678f : 1.0f;  // per axis, for a diagonal move
+        const Vec2 shifted{out.aim.x + kAimShift * len * static_cast<float>(kDirectionDx[k]),
+                           out.aim.y + kAimShift * len * static_cast<float>(kDirectionDy[k])};
+        if (clear_to(shifted)) out.aim = shifted;
+    }
+    return out;
 }
 
 }  // namespace
 
-std::uint32_t look_ahead(const FlowField& field, const SightCosts& costs, Vec2 p, float r, std::uint32_t from,
-                         int max_moves) {
+Sight look_ahead(const FlowField& field, const SightCosts& costs, Vec2 p, float r, std::uint32_t from, int max_moves,
+                 bool corners) {
     const std::span<const Direction> dirs = field.directions();
-    return look_ahead_along([dirs](std::uint32_t cell) { return dirs[cell]; }, costs, p, r, from, max_moves);
+    return look_ahead_along([dirs](std::uint32_t cell) { return dirs[cell]; }, costs, p, r, from, max_moves, corners);
 }
 
-std::uint32_t look_ahead(const HierarchicalField& field, const SightCosts& costs, Vec2 p, float r, std::uint32_t from,
-                         int max_moves) {
+Sight look_ahead(const HierarchicalField& field, const SightCosts& costs, Vec2 p, float r, std::uint32_t from,
+                 int max_moves, bool corners) {
     const std::uint32_t W = static_cast<std::uint32_t>(costs.terrain->width());
     return look_ahead_along(
         [&field, W](std::uint32_t cell) {
             return field.direction(static_cast<int>(cell % W), static_cast<int>(cell / W));
         },
-        costs, p, r, from, max_moves);
+        costs, p, r, from, max_moves, corners);
 }
 
 }  // namespace tide::detail

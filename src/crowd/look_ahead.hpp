@@ -11,29 +11,17 @@
 
 namespace tide::detail {
 
-/// No look-ahead cell.
+/// No look-ahead cell (cell indices are below 2^28: maps are at most 16384 cells a side).
 inline constexpr std::uint32_t kNoCell = 0xffffffffu;
-/// A look-ahead is a cell index (below 2^28: maps are at most 16384 cells a side) and, in the top
-/// 4 bits, 0 or 1 + the move direction toward which the aim point leaves the cell's centre by
-/// kAimShift cells (toward the corner the path turns round next).
-inline constexpr int kAimShiftBits = 28;
-inline constexpr std::uint32_t kAimCellMask = (1u << kAimShiftBits) - 1;
-inline constexpr float kAimShift = 0.3f;
-static_assert(16384u * 16384u - 1u <= kAimCellMask && kDirectionCount + 1 < 15,
-              "cell indices and aim codes must share 32 bits without making kNoCell");
-/// The point a look-ahead aims at, cell units.
-inline Vec2 aim_point(std::uint32_t sight, int width) {
-    const std::uint32_t cell = sight & kAimCellMask, code = sight >> kAimShiftBits;
-    Vec2 p{static_cast<float>(cell % static_cast<std::uint32_t>(width)) + 0.5f,
-           static_cast<float>(cell / static_cast<std::uint32_t>(width)) + 0.5f};
-    if (code != 0) {
-        const int k = static_cast<int>(code) - 1;
-        const float len = (k & 1) ? 0.70710678f : 1.0f;
-        p.x += kAimShift * len * static_cast<float>(kDirectionDx[k]);
-        p.y += kAimShift * len * static_cast<float>(kDirectionDy[k]);
-    }
-    return p;
-}
+
+/// What a look-ahead found: the furthest cell of the field's path the unit can reach straight
+/// (kNoCell: none), and the point it aims at: that cell's centre, or where the path turns after it,
+/// just off the corner it turns round (with `corners`) or 0.3 cells toward the path's next cell
+/// centre.
+struct Sight {
+    std::uint32_t cell = kNoCell;
+    Vec2 aim{0.0f, 0.0f};  ///< Cell units (field coordinates).
+};
 
 /// True when `field` is a goal field built on `cost` as it is now with the default diagonal factor:
 /// every move charges the price of the cell it enters (one pass over the field, stopping at the
@@ -69,23 +57,27 @@ inline bool segment_clear(const CostField& cost, Vec2 a, Vec2 b, float r, Cost t
 }
 
 /// The furthest cell along the flow path from `from` (a field cell index: the unit's top-left
-/// cell) whose centre the unit at p (its top-left point) can reach straight (segment_clear),
+/// cell) whose centre the unit at p (its top-left point) can reach straight (segment_clear), and
+/// the point to aim at (Sight),
 /// starting at `from`'s path and looking at most `max_moves` moves ahead; the walk stops at the
 /// goal and at the first cell whose block is not all of `from`'s terrain cost (or whose planned
 /// cost differs). Checks points at doubling distances (2, 4, 8, ... moves, and the last cell of the
 /// walk) up to the first that is not clear, then halves the gap between the last clear one and it
-/// a few times; where the way goes on, the aim point moves kAimShift toward the next cell of the
-/// path when that is clear too (see kAimShiftBits). kNoCell when not even 2 moves ahead are clear
-/// or `from`'s block is not of one cost.
-std::uint32_t look_ahead(const FlowField& field, const SightCosts& costs, Vec2 p, float r, std::uint32_t from,
-                         int max_moves);
+/// a few times. Where the way goes on, with `corners` and a unit of size 1, the aim point is the
+/// point just off a convex corner (of a vertex of that cell or the next one) from which the next
+/// cell's centre is clear, the shortest way through such a point (the cell centres keep half a cell
+/// from the corner: a unit swings wide of it); without, or when no such point is clear, it moves
+/// 0.3 cells toward the next cell's centre when that is clear too. Cell kNoCell when not even 2 moves ahead
+/// are clear (1 when a corner point is) or `from`'s block is not of one cost.
+Sight look_ahead(const FlowField& field, const SightCosts& costs, Vec2 p, float r, std::uint32_t from, int max_moves,
+                 bool corners = true);
 /// The same along a hierarchical plan's flow: across sector borders while the sectors ahead have
 /// fields (toward the next portals), stopping where a sector has none yet.
-std::uint32_t look_ahead(const HierarchicalField& field, const SightCosts& costs, Vec2 p, float r, std::uint32_t from,
-                         int max_moves);
+Sight look_ahead(const HierarchicalField& field, const SightCosts& costs, Vec2 p, float r, std::uint32_t from,
+                 int max_moves, bool corners = true);
 /// look_ahead() for a unit of size 1 on a field built on the terrain `cost` itself.
-inline std::uint32_t look_ahead(const FlowField& field, const CostField& cost, Vec2 p, float r, std::uint32_t from,
-                                int max_moves) {
+inline Sight look_ahead(const FlowField& field, const CostField& cost, Vec2 p, float r, std::uint32_t from,
+                        int max_moves) {
     return look_ahead(field, SightCosts{&cost, 1, nullptr}, p, r, from, max_moves);
 }
 

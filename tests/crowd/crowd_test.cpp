@@ -170,9 +170,9 @@ float deepest_in_pack(const Crowd& crowd, const CostField& cost, float radius) {
 
 TEST(CrowdKeepingApart, APackPressedByArrivalsStaysWithinItsBound) {
     // 1,500 units converge on the middle of a 48x48 map with scattered walls: the arrivals press
-    // the pack, and the contact passes alone leave pairs in it deeper than half a radius at some
-    // step (pack_overlap 2, checked below so that this test can fail). The deep pass bounds every
-    // pair with an arrived unit to pack_overlap (0.4) at every step.
+    // the pack, and the contact passes alone leave pairs in it deeper than the 0.45 radii allowed
+    // here at some step (pack_overlap 2: about 0.5, checked below so that this test can fail). The
+    // deep pass bounds every pair with an arrived unit to pack_overlap (0.4) at every step.
     RandomMapSpec spec;
     spec.width = spec.height = 48;
     spec.walls = 0.1;
@@ -204,7 +204,7 @@ TEST(CrowdKeepingApart, APackPressedByArrivalsStaysWithinItsBound) {
     };
     const float bounded = run(CrowdParams{}.pack_overlap), unbounded = run(2.0f);
     EXPECT_LE(bounded, 0.45f);
-    EXPECT_GT(unbounded, 0.5f) << "the arrivals no longer press the pack: the test would not notice";
+    EXPECT_GT(unbounded, 0.46f) << "the arrivals no longer press the pack: the test would not notice";
     std::printf("deepest overlap with an arrived unit %.3f radii (no bound: %.3f)\n", bounded, unbounded);
 }
 
