@@ -514,7 +514,7 @@ sim_wall_safety)
   # contract to FMA (e.g. Clang on aarch64).
   # 2026-12-02: the deep pass (CrowdParams::pack_overlap) changed it; with the pass off the crowd
   # is the one before, bit for bit (checked below with the older hash).
-  # 2026-12-03: a unit alone aims just off the corners its path turns round (look_ahead.cpp,
+  # 2026-12-02: a unit alone aims just off the corners its path turns round (look_ahead.cpp,
   # kCornerCrowd): both re-recorded; with that off, the hash is the one before, bit for bit.
   expected_hash=fc2259fd6a519f00
   expected_hash_no_pack_bound=9adf9a3ffe350a4a
