@@ -163,6 +163,30 @@ TEST(LineOfSight, AUnitOnAnOpenMapWalksAStraightLine) {
     EXPECT_LT(walk.ratio({10.5f, 10.5f}, {90.5f, 40.5f}), 1.01);
 }
 
+// Round the end of a wall a unit alone passes just off the corners (it aims r + 1/16 + 0.01 out on
+// each axis), not half a cell out where the cell centres of the field's path lie. Measured: 0.337
+// cells under the wall's end at the deepest; 0.446 aiming at the cell centres (the corner aims off).
+TEST(LineOfSight, ALoneUnitTakesACornerTight) {
+    CostField cost = std::move(CostField::create(30, 24).value());
+    cost.fill_rect(10, 0, 14, 11, kCostWall);  // the wall's end is the row y = 12
+    Crowd crowd(cost);
+    const GroupId g = crowd.add_group(field_for(cost, {27, 10})).value();
+    const AgentId a = crowd.add_agent({2.5f, 10.5f}, g).value();
+    const float r = crowd.default_agent_params().radius;
+    float lowest = 0.0f, closest = 1e9f;  // under the wall's end: deepest y; nearest approach to it
+    for (int s = 0; s < 60 * 30 && crowd.state(a) == AgentState::moving; ++s) {
+        ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
+        const Vec2 p = crowd.position(a);
+        if (p.x >= 10.0f && p.x <= 15.0f) {
+            lowest = std::max(lowest, p.y - 12.0f);
+            closest = std::min(closest, p.y - 12.0f);
+        }
+    }
+    EXPECT_EQ(crowd.state(a), AgentState::arrived);
+    EXPECT_GE(closest, r * 0.95f) << "the disc went into the wall";
+    EXPECT_LT(lowest, 0.4f) << "the unit swung wide of the wall's end";
+}
+
 // Units of size 2 and 3 on fields built on the sized costs walk as straight as units of size 1.
 TEST(LineOfSight, BigUnitsOnAnOpenMapWalkStraightLines) {
     const CostField cost = std::move(CostField::create(100, 50).value());
