@@ -900,7 +900,10 @@ std::size_t HierarchicalField::memory_bytes() const noexcept {
     return s.bytes + s.g.capacity() * sizeof(double) + s.next.capacity() * sizeof(std::int32_t) + s.settled.capacity() +
            s.goal_comp.capacity() + s.open.memory_bytes() + s.target.capacity() +
            s.unsettled.capacity() * sizeof(std::int32_t) + s.fields.capacity() * sizeof(std::unique_ptr<SectorField>) +
-           s.slot_of.capacity() * sizeof(std::int32_t);
+           s.slot_of.capacity() * sizeof(std::int32_t) + s.h_cache.capacity() * sizeof(double) +
+           s.h_stamp.capacity() * sizeof(std::uint32_t) + s.sector_min_g.capacity() * sizeof(double) +
+           (s.lm_to_min.capacity() + s.lm_from_max.capacity() + s.lm_from_eff.capacity()) * sizeof(double) +
+           s.target_rects.capacity() * sizeof(Rect);
 }
 
 Result<RouteStats> HierarchicalField::route(std::span<const Cell> starts) {
