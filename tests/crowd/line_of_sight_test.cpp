@@ -1,7 +1,8 @@
 // Line of sight and string pulling: the look-ahead never sees through a wall corner or across
 // other terrain (checked against a dense exact disc sweep), a unit on an open map walks a straight
 // line, and travelled paths on generated open and rooms maps stay close to the any-angle shortest
-// path (a visibility graph over the wall corners).
+// path (a visibility graph over the wall corners), closer than a point following an Eikonal
+// (fast-marching) field.
 
 #include <gtest/gtest.h>
 
@@ -463,6 +464,134 @@ TEST(LineOfSight, PathsOnGeneratedOpenAndRoomsMapsAreNearTheAnyAngleShortest) {
     // cell wide of each corner.
     EXPECT_LE(mean, 1.02);
     EXPECT_LE(worst, 1.05);
+}
+
+// ---- The other way to straight paths: an any-angle (Eikonal) integration ----------------------
+
+// Arrival times of the Eikonal equation |grad T| = cost (first-order upwind fast marching on the
+// 4-neighbour stencil, as Continuum Crowds and most game implementations use), walls excluded.
+std::vector<double> fast_marching(const CostField& cost, Cell goal) {
+    const int W = cost.width(), H = cost.height();
+    const double inf = std::numeric_limits<double>::infinity();
+    std::vector<double> t(static_cast<std::size_t>(W) * H, inf);
+    std::vector<char> done(t.size(), 0);
+    using Item = std::pair<double, int>;
+    std::priority_queue<Item, std::vector<Item>, std::greater<>> open;
+    t[static_cast<std::size_t>(goal.y) * W + goal.x] = 0.0;
+    open.push({0.0, goal.y * W + goal.x});
+    auto at = [&](int x, int y) {
+        return x < 0 || y < 0 || x >= W || y >= H || !cost.passable(x, y) ? inf
+                                                                          : t[static_cast<std::size_t>(y) * W + x];
+    };
+    while (!open.empty()) {
+        const auto [d, i] = open.top();
+        open.pop();
+        if (done[static_cast<std::size_t>(i)]) continue;
+        done[static_cast<std::size_t>(i)] = 1;
+        const int x0 = i % W, y0 = i / W;
+        const int nx[4] = {x0 + 1, x0 - 1, x0, x0}, ny[4] = {y0, y0, y0 + 1, y0 - 1};
+        for (int k = 0; k < 4; ++k) {
+            const int x = nx[k], y = ny[k];
+            if (x < 0 || y < 0 || x >= W || y >= H || !cost.passable(x, y) || done[static_cast<std::size_t>(y) * W + x])
+                continue;
+            const double f = cost.at(x, y), a = std::min(at(x - 1, y), at(x + 1, y)),
+                         b = std::min(at(x, y - 1), at(x, y + 1));
+            const double v =
+                std::fabs(a - b) >= f ? std::min(a, b) + f : 0.5 * (a + b + std::sqrt(2.0 * f * f - (a - b) * (a - b)));
+            if (v < t[static_cast<std::size_t>(y) * W + x]) {
+                t[static_cast<std::size_t>(y) * W + x] = v;
+                open.push({v, y * W + x});
+            }
+        }
+    }
+    return t;
+}
+
+// A point following -grad T (upwind differences per cell, interpolated bilinearly between cell
+// centres) in steps of 0.02 cells to within half a cell of the goal's centre: its length plus
+// what is left, and whether it ever stood in a wall cell. No radius and no inertia: the best case
+// for the Eikonal field.
+double eikonal_walk(const CostField& cost, const std::vector<double>& t, Vec2 start, Cell goal, bool& hit) {
+    const int W = cost.width(), H = cost.height();
+    const double inf = std::numeric_limits<double>::infinity();
+    auto T = [&](int x, int y) {
+        return x < 0 || y < 0 || x >= W || y >= H || !cost.passable(x, y) ? inf
+                                                                          : t[static_cast<std::size_t>(y) * W + x];
+    };
+    auto grad = [&](int x, int y, double& gx, double& gy) {
+        const double c = T(x, y), l = T(x - 1, y), r = T(x + 1, y), u = T(x, y - 1), d = T(x, y + 1);
+        gx = std::min(l, r) < c ? (l < r ? c - l : r - c) : 0.0;
+        gy = std::min(u, d) < c ? (u < d ? c - u : d - c) : 0.0;
+    };
+    const Vec2 centre{goal.x + 0.5f, goal.y + 0.5f};
+    double px = start.x, py = start.y, length = 0.0;
+    hit = false;
+    for (int step = 0; step < 200000; ++step) {
+        if (std::hypot(px - centre.x, py - centre.y) < 0.5) break;
+        // Bilinear over the four cell centres around p (walls and unreached cells left out).
+        const int x0 = static_cast<int>(std::floor(px - 0.5)), y0 = static_cast<int>(std::floor(py - 0.5));
+        const double fx = px - 0.5 - x0, fy = py - 0.5 - y0;
+        double gx = 0.0, gy = 0.0, wsum = 0.0;
+        for (int k = 0; k < 4; ++k) {
+            const int cx = x0 + (k & 1), cy = y0 + (k >> 1);
+            if (!(T(cx, cy) < inf)) continue;
+            const double w = ((k & 1) ? fx : 1.0 - fx) * ((k >> 1) ? fy : 1.0 - fy);
+            double a, b;
+            grad(cx, cy, a, b);
+            gx += w * a;
+            gy += w * b;
+            wsum += w;
+        }
+        const double n = std::hypot(gx, gy);
+        if (wsum <= 0.0 || n < 1e-12) break;
+        px -= 0.02 * gx / n;
+        py -= 0.02 * gy / n;
+        length += 0.02;
+        hit |= !cost.passable(static_cast<int>(px), static_cast<int>(py));
+    }
+    return length + std::hypot(centre.x - px, centre.y - py);
+}
+
+// The issue asked for both ways to straight paths, measured, keeping the better: the look-ahead on
+// the 8-direction field (the crowd's line of sight) and an any-angle integration. Over the same 22
+// runs as the test above, a point following the Eikonal field's gradient (no radius, no inertia:
+// its best case) walks further than the crowd's units with line of sight (first-order arrival
+// times and cell-sized upwind differences: its way round a corner is a curve, not a tangent).
+// Measured: line of sight mean 1.0126, worst 1.0432; Eikonal mean 1.0177, worst 1.0672 (no walk
+// stood in a wall cell). So line of sight stays; this test keeps the comparison honest if either
+// changes.
+TEST(LineOfSight, BeatsFollowingAnEikonalField) {
+    std::mt19937 rng(12);
+    double sum_los = 0.0, worst_los = 0.0, sum_eik = 0.0, worst_eik = 0.0;
+    int runs = 0, through_walls = 0;
+    for (int m = 0; m < 6; ++m) {
+        const CostField cost = m % 2 ? rooms_map(60, 40, 12 + m, rng) : open_map(60, 40, rng);
+        const AnyAngle reference(cost);
+        for (int q = 0; q < 6; ++q) {
+            Cell goal{static_cast<int>(rng() % 60), static_cast<int>(rng() % 40)};
+            Vec2 start{static_cast<float>(rng() % 60) + 0.5f, static_cast<float>(rng() % 40) + 0.5f};
+            if (!cost.passable(goal.x, goal.y) || !cost.passable(static_cast<int>(start.x), static_cast<int>(start.y)))
+                continue;
+            if (std::hypot(start.x - goal.x, start.y - goal.y) < 10.0f) continue;
+            const double los = path_ratio(cost, start, goal, reference, true);
+            bool hit = false;
+            const double eik = eikonal_walk(cost, fast_marching(cost, goal), start, goal, hit) /
+                               reference.shortest(start, {goal.x + 0.5f, goal.y + 0.5f});
+            sum_los += los;
+            worst_los = std::max(worst_los, los);
+            sum_eik += eik;
+            worst_eik = std::max(worst_eik, eik);
+            through_walls += hit;
+            ++runs;
+        }
+    }
+    ASSERT_GT(runs, 15);
+    std::printf(
+        "over %d runs: line of sight mean %.4f worst %.4f; Eikonal gradient mean %.4f worst %.4f, %d through "
+        "walls\n",
+        runs, sum_los / runs, worst_los, sum_eik / runs, worst_eik, through_walls);
+    EXPECT_LE(sum_los / runs, sum_eik / runs);
+    EXPECT_LE(worst_los, worst_eik);
 }
 
 }  // namespace
