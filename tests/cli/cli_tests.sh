@@ -512,10 +512,11 @@ sim_wall_safety)
   # x86-64 without -march flags has no FMA). Re-record it (run the command below) only when the
   # crowd's behaviour, the spawn or @default changes on purpose, or for a compiler and target that
   # contract to FMA (e.g. Clang on aarch64).
-  # 2026-12-02: the deep pass (CrowdParams::pack_overlap) changed it; with the pass off the crowd
-  # is the one before, bit for bit (checked below with the older hash).
-  # 2026-12-02: a unit alone aims just off the corners its path turns round (look_ahead.cpp,
-  # kCornerCrowd): both re-recorded; with that off, the hash is the one before, bit for bit.
+  # 2026-12-02: the deep pass (CrowdParams::pack_overlap) changed it; the second hash is the run
+  # with the pass off (--pack-overlap 2), which was then the crowd before the pass, bit for bit.
+  # 2026-12-02, later: a unit alone aims just off the corners its path turns round (look_ahead.cpp,
+  # kCornerCrowd): both re-recorded; with the corner aims off, the first is the one before (checked
+  # by hand, 5d0b3b8a48ac3bc2).
   expected_hash=fc2259fd6a519f00
   expected_hash_no_pack_bound=9adf9a3ffe350a4a
   sim5k=("$tide" sim --map @default --goal 54,18 --agents 5000 --seconds 5)
