@@ -428,9 +428,12 @@ double path_ratio(const CostField& cost, Vec2 start, Cell goal, const AnyAngle& 
     return length / best;
 }
 
-TEST(LineOfSight, PathsOnGeneratedOpenAndRoomsMapsAreNearTheAnyAngleShortest) {
+// The 22 runs of the path-length tests: 3 open and 3 rooms maps of 60 x 40, 6 random queries each,
+// kept when both ends are open and at least 10 cells apart; fn(map index, cost, reference, start,
+// goal) for each. Returns the number of runs.
+template <class Fn>
+int for_each_route_run(Fn&& fn) {
     std::mt19937 rng(12);
-    double sum = 0.0, worst = 0.0, sum_field = 0.0, worst_field = 0.0;
     int runs = 0;
     for (int m = 0; m < 6; ++m) {
         const CostField cost = m % 2 ? rooms_map(60, 40, 12 + m, rng) : open_map(60, 40, rng);
@@ -441,6 +444,17 @@ TEST(LineOfSight, PathsOnGeneratedOpenAndRoomsMapsAreNearTheAnyAngleShortest) {
             if (!cost.passable(goal.x, goal.y) || !cost.passable(static_cast<int>(start.x), static_cast<int>(start.y)))
                 continue;
             if (std::hypot(start.x - goal.x, start.y - goal.y) < 10.0f) continue;
+            fn(m, cost, reference, start, goal);
+            ++runs;
+        }
+    }
+    return runs;
+}
+
+TEST(LineOfSight, PathsOnGeneratedOpenAndRoomsMapsAreNearTheAnyAngleShortest) {
+    double sum = 0.0, worst = 0.0, sum_field = 0.0, worst_field = 0.0;
+    const int runs =
+        for_each_route_run([&](int m, const CostField& cost, const AnyAngle& reference, Vec2 start, Cell goal) {
             const double ratio = path_ratio(cost, start, goal, reference, true);
             if (ratio > 1.05)
                 std::printf("map %d (%s) from (%.1f, %.1f) to (%d, %d): ratio %.4f\n", m, m % 2 ? "rooms" : "open",
@@ -450,9 +464,7 @@ TEST(LineOfSight, PathsOnGeneratedOpenAndRoomsMapsAreNearTheAnyAngleShortest) {
             const double field_only = path_ratio(cost, start, goal, reference, false);  // the same without
             sum_field += field_only;
             worst_field = std::max(worst_field, field_only);
-            ++runs;
-        }
-    }
+        });
     ASSERT_GT(runs, 15);
     const double mean = sum / runs;
     RecordProperty("mean_ratio", std::to_string(mean));
@@ -562,18 +574,10 @@ double eikonal_walk(const CostField& cost, const std::vector<double>& t, Vec2 st
 // stood in a wall cell). So line of sight stays; this test keeps the comparison honest if either
 // changes.
 TEST(LineOfSight, BeatsFollowingAnEikonalField) {
-    std::mt19937 rng(12);
     double sum_los = 0.0, worst_los = 0.0, sum_eik = 0.0, worst_eik = 0.0;
-    int runs = 0, through_walls = 0;
-    for (int m = 0; m < 6; ++m) {
-        const CostField cost = m % 2 ? rooms_map(60, 40, 12 + m, rng) : open_map(60, 40, rng);
-        const AnyAngle reference(cost);
-        for (int q = 0; q < 6; ++q) {
-            Cell goal{static_cast<int>(rng() % 60), static_cast<int>(rng() % 40)};
-            Vec2 start{static_cast<float>(rng() % 60) + 0.5f, static_cast<float>(rng() % 40) + 0.5f};
-            if (!cost.passable(goal.x, goal.y) || !cost.passable(static_cast<int>(start.x), static_cast<int>(start.y)))
-                continue;
-            if (std::hypot(start.x - goal.x, start.y - goal.y) < 10.0f) continue;
+    int through_walls = 0;
+    const int runs =
+        for_each_route_run([&](int, const CostField& cost, const AnyAngle& reference, Vec2 start, Cell goal) {
             const double los = path_ratio(cost, start, goal, reference, true);
             bool hit = false;
             const double eik = eikonal_walk(cost, fast_marching(cost, goal), start, goal, hit) /
@@ -583,9 +587,7 @@ TEST(LineOfSight, BeatsFollowingAnEikonalField) {
             sum_eik += eik;
             worst_eik = std::max(worst_eik, eik);
             through_walls += hit;
-            ++runs;
-        }
-    }
+        });
     ASSERT_GT(runs, 15);
     std::printf(
         "over %d runs: line of sight mean %.4f worst %.4f; Eikonal gradient mean %.4f worst %.4f, %d through "
