@@ -181,8 +181,9 @@ Sight look_ahead_along(DirectionAt dir, const SightCosts& costs, Vec2 p, float r
                     if (nw + ne + sw + se != 1) continue;
                     const float sx = nw || sw ? 1.0f : -1.0f, sy = nw || ne ? 1.0f : -1.0f;  // away from it
                     const Vec2 k{static_cast<float>(vx) + sx * off, static_cast<float>(vy) + sy * off};
-                    const float via = std::hypot(k.x - p.x, k.y - p.y) + std::hypot(b.x - k.x, b.y - k.y);
-                    if (via >= best || std::hypot(k.x - p.x, k.y - p.y) < 0.25f) continue;
+                    const float to_k = std::hypot(k.x - p.x, k.y - p.y);
+                    const float via = to_k + std::hypot(b.x - k.x, b.y - k.y);
+                    if (via >= best || to_k < 0.25f) continue;
                     if (!clear_to(k) || !segment_clear(costs, k, b, r, terrain, planned)) continue;
                     best = via;
                     pick = k;
