@@ -800,6 +800,7 @@ struct StepView {
     const std::uint8_t* rest;  // sub-steps at rest in a row; at kSleepSubsteps (with `sleep`), asleep
     std::uint8_t* wake;        // sleepers an active agent came near: set (only ever to 1) by other agents
     bool sleep;                // CrowdParams::sleep
+    float max_radius;          // the largest radius (the hash's buckets are at least 2 x that x separation_range)
 
     bool asleep(std::uint32_t k) const { return sleep && rest[k] >= kSleepSubsteps; }
 };
@@ -820,7 +821,8 @@ Neighbourhood gather_neighbours(const StepView& v, const detail::SpatialHash& ha
     n_contacts = 0;
     const float x = v.px[k], y = v.py[k], r = v.radius[k];
     const std::uint32_t i = v.slot[k], group = v.group[k];
-    hash.for_each_near(x, y, [&](std::uint32_t from, std::uint32_t to) {
+    // No agent beyond (r + max_radius) x separation_range on either axis can be in range.
+    hash.for_each_near(x, y, (r + v.max_radius) * v.separation_range, [&](std::uint32_t from, std::uint32_t to) {
         constexpr std::uint32_t kBlock = 64;
         std::uint32_t hits[kBlock];
         while (from < to) {
@@ -1031,7 +1033,7 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
     const Cost* const cells = cost.cells().data();
     const StepView view{a_.px.data(),   a_.py.data(),    a_.vx.data(),    a_.vy.data(),       a_.radius.data(),
                         a_.slot.data(), a_.group.data(), a_.state.data(), P.separation_range, P.yield_overlap,
-                        a_.rest.data(), wake_.data(),    P.sleep};
+                        a_.rest.data(), wake_.data(),    P.sleep,         max_radius_};
     const detail::SpatialHash& hash = *hash_;
     std::atomic<std::size_t> n_arrived{0}, n_no_path{0}, n_stuck{0}, n_sidestep{0}, n_wall{0}, n_asleep{0};
     // Entries are in bucket order, so an agent's neighbours are a few runs next to its own entry.

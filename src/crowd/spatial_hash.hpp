@@ -29,15 +29,20 @@ public:
     /// Entry to put at each sorted place (valid after sort()).
     const std::uint32_t* order() const noexcept { return order_.data(); }
 
-    /// Calls run(begin, end) for each run of sorted places whose agents lie in the 3 x 3 buckets
-    /// around (x, y): every agent within one bucket width is in one of them.
+    /// Calls run(begin, end), row by row and left to right, for each run of sorted places whose
+    /// agents lie in the buckets that the square of half-width `reach` around (x, y) touches (at
+    /// most 3 x 3 for a reach up to one bucket width; 2 x 2 when the reach is at most half of it).
+    /// Every agent within `reach` on both axes is in one of them. Skipping the buckets beyond the
+    /// reach leaves the order of the agents within it as the full 3 x 3 scan gives it.
     template <class Run>
-    void for_each_near(float x, float y, Run&& run) const {
+    void for_each_near(float x, float y, float reach, Run&& run) const {
         const std::uint32_t* const start = bucket_start_.data();
-        const int bx = std::min(w_ - 1, static_cast<int>(x / cell_));
-        const int by = std::min(h_ - 1, static_cast<int>(y / cell_));
-        const int qx0 = std::max(0, bx - 1), qx1 = std::min(w_ - 1, bx + 1);
-        const int qy0 = std::max(0, by - 1), qy1 = std::min(h_ - 1, by + 1);
+        // The margin absorbs the rounding of the divisions (an extra bucket only adds candidates).
+        const float lo_x = (x - reach) / cell_ - kMargin, hi_x = (x + reach) / cell_ + kMargin;
+        const float lo_y = (y - reach) / cell_ - kMargin, hi_y = (y + reach) / cell_ + kMargin;
+        const int qx0 = lo_x <= 0.0f ? 0 : std::min(w_ - 1, static_cast<int>(lo_x));
+        const int qy0 = lo_y <= 0.0f ? 0 : std::min(h_ - 1, static_cast<int>(lo_y));
+        const int qx1 = std::min(w_ - 1, static_cast<int>(hi_x)), qy1 = std::min(h_ - 1, static_cast<int>(hi_y));
         for (int qy = qy0; qy <= qy1; ++qy) {
             const std::uint32_t b0 = bucket(qx0, qy), b1 = bucket(qx1, qy);
             if (b0 <= b1) {
@@ -52,6 +57,8 @@ public:
     }
 
 private:
+    static constexpr float kMargin = 1.0f / 1024.0f;  // of a bucket width
+
     std::uint32_t bucket(int bx, int by) const noexcept {
         return (static_cast<std::uint32_t>(bx) & mask_x_) | ((static_cast<std::uint32_t>(by) & mask_y_) << shift_);
     }
