@@ -703,7 +703,10 @@ void Crowd::sort_agents(JobSystem& jobs) {
         for (const std::uint32_t t : marked_tiles_) near_tile_[t] = 0;
         marked_tiles_.clear();
     }
+    // near_tile_: 0 no mover near, 1 a mover within one tile, 2 a mover in this tile (its 3 x 3
+    // tiles are marked already, so the next mover there costs one look).
     auto mark_near = [&](int tx, int ty) {
+        if (near_tile_[static_cast<std::size_t>(ty) * tw + tx] == 2) return;
         for (int y = std::max(0, ty - 1); y <= std::min(th - 1, ty + 1); ++y) {
             for (int x = std::max(0, tx - 1); x <= std::min(tw - 1, tx + 1); ++x) {
                 const auto u = static_cast<std::uint32_t>(y * tw + x);
@@ -713,6 +716,7 @@ void Crowd::sort_agents(JobSystem& jobs) {
                 }
             }
         }
+        near_tile_[static_cast<std::size_t>(ty) * tw + tx] = 2;
     };
     std::int64_t last_tile = -1;
     for (std::size_t e = 0; e < n; ++e) {

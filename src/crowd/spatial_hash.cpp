@@ -11,6 +11,7 @@ SpatialHash::SpatialHash(std::pmr::memory_resource* memory)
 
 void SpatialHash::configure(int width, int height, float range, std::size_t agents) {
     cell_ = std::max(1.0f, range);
+    inv_cell_ = 1.0f / cell_;
     w_ = static_cast<int>(std::ceil(static_cast<float>(width) / cell_));
     h_ = static_cast<int>(std::ceil(static_cast<float>(height) / cell_));
     // The torus has about 2 buckets per agent (at least 64) but no more than the grid needs;

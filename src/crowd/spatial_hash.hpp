@@ -37,9 +37,9 @@ public:
     template <class Run>
     void for_each_near(float x, float y, float reach, Run&& run) const {
         const std::uint32_t* const start = bucket_start_.data();
-        // The margin absorbs the rounding of the divisions (an extra bucket only adds candidates).
-        const float lo_x = (x - reach) / cell_ - kMargin, hi_x = (x + reach) / cell_ + kMargin;
-        const float lo_y = (y - reach) / cell_ - kMargin, hi_y = (y + reach) / cell_ + kMargin;
+        // The margin absorbs the rounding (an extra bucket only adds candidates the range test drops).
+        const float lo_x = (x - reach) * inv_cell_ - kMargin, hi_x = (x + reach) * inv_cell_ + kMargin;
+        const float lo_y = (y - reach) * inv_cell_ - kMargin, hi_y = (y + reach) * inv_cell_ + kMargin;
         const int qx0 = lo_x <= 0.0f ? 0 : std::min(w_ - 1, static_cast<int>(lo_x));
         const int qy0 = lo_y <= 0.0f ? 0 : std::min(h_ - 1, static_cast<int>(lo_y));
         const int qx1 = std::min(w_ - 1, static_cast<int>(hi_x)), qy1 = std::min(h_ - 1, static_cast<int>(hi_y));
@@ -57,7 +57,9 @@ public:
     }
 
 private:
-    static constexpr float kMargin = 1.0f / 1024.0f;  // of a bucket width
+    // Of a bucket width: above the rounding of x * inv_cell_ against x / cell_ on the largest maps
+    // (positions up to 16384: 1/512).
+    static constexpr float kMargin = 1.0f / 64.0f;
 
     std::uint32_t bucket(int bx, int by) const noexcept {
         return (static_cast<std::uint32_t>(bx) & mask_x_) | ((static_cast<std::uint32_t>(by) & mask_y_) << shift_);
@@ -68,6 +70,7 @@ private:
     // stored whole, a big map with few agents costs little. The 3x3 cells around an agent never
     // share a bucket, and a row of them that does not wrap is one contiguous run of sorted agents.
     float cell_ = 1.0f;
+    float inv_cell_ = 1.0f;  // 1 / cell_ for the queries' bounds (the sort divides; the margin covers the rounding)
     int w_ = 0, h_ = 0;
     std::uint32_t mask_x_ = 7, mask_y_ = 7;
     int shift_ = 3;  // log2(mask_x_ + 1)
