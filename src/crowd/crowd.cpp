@@ -817,16 +817,40 @@ void wake_up(std::uint8_t* wake, std::uint32_t k) {
 
 // Neighbours: sums over the agents within the interaction range, in sorted order. A run of
 // candidates is filtered without branches (most fail the range test, which a branch would
-// mispredict), then the hits are summed in run order.
-Neighbourhood gather_neighbours(const StepView& v, const detail::SpatialHash& hash, std::uint32_t k,
-                                std::uint32_t* contacts, std::uint8_t& n_contacts) {
-    Neighbourhood nb;
-    float contact_d[kMaxContacts];
-    n_contacts = 0;
+// mispredict), then the hits are summed in run order. The sums live in locals, not in the result
+// or through references: the byte stores (wake flags) may alias anything, and sums kept in memory
+// made every hit wait for the store of the last one.
+//
+// A unit that is not moving uses only its contacts, overlaps and arrived mates, all nearer than
+// kContactReach x (ri + rj) (`moving` false): unless it wakes sleepers this sub-step, its scan
+// keeps only the agents that near and skips the separation sums (Neighbourhood::sx, sy, near stay 0).
+Neighbourhood gather_neighbours(const StepView& v, const detail::SpatialHash& hash, std::uint32_t k, bool moving,
+                                std::uint32_t* contacts, std::uint8_t& n_contacts_out) {
+    struct Run {
+        std::uint32_t from, to;
+    };
+    Run runs[16];  // at most 4 rows of at most 4 buckets (a reach of at most one bucket width)
+    int n_runs = 0;
     const float x = v.px[k], y = v.py[k], r = v.radius[k];
+    const bool wakes = v.sleep && v.rest[k] == 0;  // an active agent wakes the sleepers in its range
+    const bool full = moving || wakes;
+    // The kept range: the interaction range, or (not moving) a little more than the contact reach,
+    // so that rounding never drops an agent the tests against kContactReach, 1.05 and 1 keep.
+    const float factor = full ? v.separation_range : std::min(v.separation_range, kContactReach * 1.01f);
+    // No agent beyond (r + max_radius) x factor on either axis can be in range.
+    hash.for_each_near(x, y, (r + v.max_radius) * factor, [&](std::uint32_t from, std::uint32_t to) {
+        runs[n_runs++] = {from, to};
+    });
+    float sx = 0.0f, sy = 0.0f, ox = 0.0f, oy = 0.0f, px_fix = 0.0f, py_fix = 0.0f, vx_fix = 0.0f, vy_fix = 0.0f;
+    bool touches = false;
+    std::uint32_t near = 0;
+    float contact_d[kMaxContacts];
+    std::uint32_t n_contacts = 0;
     const std::uint32_t i = v.slot[k], group = v.group[k];
-    // No agent beyond (r + max_radius) x separation_range on either axis can be in range.
-    hash.for_each_near(x, y, (r + v.max_radius) * v.separation_range, [&](std::uint32_t from, std::uint32_t to) {
+    const float own_vx = v.vx[k], own_vy = v.vy[k];
+    for (int q = 0; q < n_runs; ++q) {
+        std::uint32_t from = runs[q].from;
+        const std::uint32_t to = runs[q].to;
         constexpr std::uint32_t kBlock = 64;
         std::uint32_t hits[kBlock];
         while (from < to) {
@@ -834,7 +858,7 @@ Neighbourhood gather_neighbours(const StepView& v, const detail::SpatialHash& ha
             std::uint32_t n_hits = 0;
             for (std::uint32_t k2 = from; k2 < stop; ++k2) {
                 const float dx = x - v.px[k2], dy = y - v.py[k2];
-                const float range = (r + v.radius[k2]) * v.separation_range;
+                const float range = (r + v.radius[k2]) * factor;
                 hits[n_hits] = k2;
                 n_hits += (dx * dx + dy * dy < range * range) & (k2 != k);
             }
@@ -851,16 +875,18 @@ Neighbourhood gather_neighbours(const StepView& v, const detail::SpatialHash& ha
                     d2 = dx * dx;
                 }
                 const float d = std::sqrt(d2);
-                const float push = (range - d) / range;
-                ++nb.near;
-                nb.sx += dx / d * push;
-                nb.sy += dy / d * push;
-                if (v.rest[k] == 0 && v.asleep(k2)) wake_up(v.wake, k2);  // an active agent near: wakes
+                if (full) {
+                    const float push = (range - d) / range;
+                    ++near;
+                    sx += dx / d * push;
+                    sy += dy / d * push;
+                    if (wakes && v.asleep(k2)) wake_up(v.wake, k2);  // an active agent near: wakes
+                }
                 if (d < rr) {
-                    nb.ox += dx / d * (rr - d) / rr;
-                    nb.oy += dy / d * (rr - d) / rr;
-                    nb.px_fix += dx / d * (rr - d);
-                    nb.py_fix += dy / d * (rr - d);
+                    ox += dx / d * (rr - d) / rr;
+                    oy += dy / d * (rr - d) / rr;
+                    px_fix += dx / d * (rr - d);
+                    py_fix += dy / d * (rr - d);
                     // Walking into a mate: the velocity toward it drops, in proportion to the depth
                     // (from none at a touch to all of it at `yield` radii; arrived mates, which
                     // give way, from `yield` to twice that), applied in turn so that two mates ahead
@@ -869,12 +895,12 @@ Neighbourhood gather_neighbours(const StepView& v, const detail::SpatialHash& ha
                     if (v.group[k2] == group && v.yield > 0.0f) {
                         const bool arrived = v.state[k2] == static_cast<std::uint8_t>(AgentState::arrived);
                         const float nx = dx / d, ny = dy / d;
-                        const float from = arrived ? v.yield : 0.0f;
-                        const float w = std::clamp(((rr - d) / r - from) / v.yield, 0.0f, 1.0f);
-                        const float closing = (v.vx[k] + nb.vx_fix) * nx + (v.vy[k] + nb.vy_fix) * ny;
+                        const float start = arrived ? v.yield : 0.0f;
+                        const float w = std::clamp(((rr - d) / r - start) / v.yield, 0.0f, 1.0f);
+                        const float closing = (own_vx + vx_fix) * nx + (own_vy + vy_fix) * ny;
                         if (closing < 0.0f) {
-                            nb.vx_fix -= w * closing * nx;
-                            nb.vy_fix -= w * closing * ny;
+                            vx_fix -= w * closing * nx;
+                            vy_fix -= w * closing * ny;
                         }
                     }
                 }
@@ -885,8 +911,8 @@ Neighbourhood gather_neighbours(const StepView& v, const detail::SpatialHash& ha
                         contacts[n_contacts] = k2;
                         contact_d[n_contacts++] = d;
                     } else {
-                        std::uint8_t far = 0;
-                        for (std::uint8_t c = 1; c < kMaxContacts; ++c)
+                        std::uint32_t far = 0;
+                        for (std::uint32_t c = 1; c < kMaxContacts; ++c)
                             if (contact_d[c] > contact_d[far]) far = c;
                         if (d < contact_d[far]) {
                             contacts[far] = k2;
@@ -896,11 +922,23 @@ Neighbourhood gather_neighbours(const StepView& v, const detail::SpatialHash& ha
                 }
                 if (d < rr * 1.05f && v.group[k2] == group &&
                     v.state[k2] == static_cast<std::uint8_t>(AgentState::arrived)) {
-                    nb.touches_arrived_mate = true;
+                    touches = true;
                 }
             }
         }
-    });
+    }
+    n_contacts_out = static_cast<std::uint8_t>(n_contacts);
+    Neighbourhood nb;
+    nb.sx = sx;
+    nb.sy = sy;
+    nb.ox = ox;
+    nb.oy = oy;
+    nb.px_fix = px_fix;
+    nb.py_fix = py_fix;
+    nb.vx_fix = vx_fix;
+    nb.vy_fix = vy_fix;
+    nb.touches_arrived_mate = touches;
+    nb.near = near;
     return nb;
 }
 
@@ -1130,8 +1168,9 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
                     continue;
                 }
             }
-            const Neighbourhood nb = gather_neighbours(view, hash, static_cast<std::uint32_t>(k),
-                                                       &contacts_[k * kMaxContacts], n_contacts_[k]);
+            const Neighbourhood nb =
+                gather_neighbours(view, hash, static_cast<std::uint32_t>(k), st == AgentState::moving,
+                                  &contacts_[k * kMaxContacts], n_contacts_[k]);
             // Slow against the pack counts only once a stuck window has run since the unit's field
             // last changed (restart_stuck_windows): a pack woken by a new field (a flee order, a
             // goal moved) starts from rest and would otherwise settle again where it stands.
