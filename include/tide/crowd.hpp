@@ -63,8 +63,9 @@ struct CrowdParams {
                                     ///< pressing queue does not pile up; 0: units squeeze through (denser,
                                     ///< faster through one-cell gaps, overlapping up to 2 radii).
     float pack_overlap = 0.4f;      ///< Deepest overlap (radii of the smaller, 0..2) left after each
-                                    ///< sub-step between a unit and an arrived mate: the pack's hard
-                                    ///< bound (moving pairs may squeeze deeper); 2 turns it off.
+                                    ///< sub-step between a unit and an arrived mate, or a mate flagged
+                                    ///< stuck: the bound of packs and jams (other moving pairs may
+                                    ///< squeeze deeper); 2 turns it off.
     bool sleep = true;              ///< Arrived agents at rest for 15 sub-steps with no moving agent within
                                     ///< 8-16 cells sleep (no neighbour scan) until a mover comes near,
                                     ///< a new field, a wall or the host moves them; results are the
@@ -361,6 +362,7 @@ private:
     void contact_passes(JobSystem& jobs);
     void deep_pass(JobSystem& jobs);
     bool packed_mates(std::size_t k, std::size_t j) const noexcept;
+    bool jammed_mates(std::size_t k, std::size_t j) const noexcept;
     std::vector<float> settle_;  // per group: cost-to-go within which the stopping chain reaction acts
     float max_radius_ = 0.0f;    // largest live radius; recomputed after a removal (max_radius_dirty_)
     bool max_radius_dirty_ = false;

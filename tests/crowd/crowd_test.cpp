@@ -208,6 +208,50 @@ TEST(CrowdKeepingApart, APackPressedByArrivalsStaysWithinItsBound) {
     std::printf("deepest overlap with an arrived unit %.3f radii (no bound: %.3f)\n", bounded, unbounded);
 }
 
+// Deepest overlap (radii of `radius`) over the pairs of units that are both moving and flagged
+// stuck (a jam), found by testing every pair (a few hundred units).
+float deepest_stuck_pair(const Crowd& crowd, float radius) {
+    std::vector<Vec2> p;
+    for (const AgentId id : crowd.agents())
+        if (crowd.stuck(id)) p.push_back(crowd.position(id));
+    float deepest = 0.0f;
+    for (std::size_t i = 0; i < p.size(); ++i)
+        for (std::size_t j = i + 1; j < p.size(); ++j)
+            deepest = std::max(deepest, (2.0f * radius - std::hypot(p[i].x - p[j].x, p[i].y - p[j].y)) / radius);
+    return deepest;
+}
+
+TEST(CrowdKeepingApart, AJamOfStuckUnitsStaysWithinThePackBound) {
+    // 400 units press through a one-cell door: the queue jams, units in it are found stuck and
+    // sidestep into each other while the rows behind push. Pairs of mates with a stuck unit in them
+    // are bounded like the pack (pack_overlap, 0.4 radii; measured here: pairs of two stuck units);
+    // with the bound off (pack_overlap 2, checked below so that this test can fail) the jam
+    // squeezes such pairs deeper than half a radius. Measured: 0.400 radii (no bound: 0.597).
+    const CostField cost = door_map(1);
+    auto run = [&](float pack_overlap) {
+        CrowdParams params;
+        params.pack_overlap = pack_overlap;
+        Crowd crowd(cost, params);
+        const GroupId g = crowd.add_group(field_for(cost, {34, 10})).value();
+        std::mt19937 rng(11);
+        std::uniform_real_distribution<float> ux(0.5f, 18.5f), uy(0.5f, 19.5f);
+        for (int i = 0; i < 400; ++i) EXPECT_TRUE(crowd.add_agent({ux(rng), uy(rng)}, g).ok());
+        for (int s = 0; s < 60; ++s) EXPECT_TRUE(crowd.step(1.0f / 60.0f).ok());  // random spawns overlap
+        float deepest = 0.0f;
+        for (int s = 0; s < 60 * 30; ++s) {
+            EXPECT_TRUE(crowd.step(1.0f / 60.0f).ok());
+            deepest = std::max(deepest, deepest_stuck_pair(crowd, params.radius));
+        }
+        EXPECT_EQ(penetrations(crowd, cost, params.radius), 0);
+        std::printf("pack_overlap %.1f: %zu arrived after 30 s\n", pack_overlap, crowd.stats().arrived);
+        return deepest;
+    };
+    const float bounded = run(CrowdParams{}.pack_overlap), unbounded = run(2.0f);
+    std::printf("deepest overlap of two stuck mates %.3f radii (no bound: %.3f)\n", bounded, unbounded);
+    EXPECT_LE(bounded, 0.45f);
+    EXPECT_GT(unbounded, 0.5f) << "the jam no longer squeezes stuck units: the test would not notice";
+}
+
 TEST(CrowdKeepingApart, BadSettingsAreRefused) {
     CostField cost = std::move(CostField::create(8, 8).value());
     Crowd crowd(cost);
