@@ -1424,22 +1424,25 @@ void Crowd::deep_pass(JobSystem& jobs) {
     // ideal disc instead of 0.86, below the 0.8 required.)
     const std::size_t n = live_;
     const float flag = kDeepFlag * params_.pack_overlap;
+    // From the stuck unit's side: it and the mate it is deep with are flagged (only ever set to 1,
+    // by any number of agents at once, so the flags do not depend on the order).
     auto flag_stuck = [&](std::size_t begin, std::size_t end) {
         for (std::size_t k = begin; k < end; ++k) {
-            if (deep_[k] || n_contacts_[k] == 0) continue;
+            if ((a_.stuck[k] & kStuckFlag) == 0) continue;
             const float x = nx_[k], y = ny_[k], r = a_.radius[k];
-            bool deep = false;
             const std::uint32_t* const c = &contacts_[k * kMaxContacts];
             for (std::uint8_t h = 0; h < n_contacts_[k]; ++h) {
                 const std::uint32_t j = c[h];
                 const float dx = x - nx_[j], dy = y - ny_[j];
                 const float near = r + a_.radius[j] - flag * std::min(r, a_.radius[j]);
-                deep |= (dx * dx + dy * dy < near * near) && jammed_mates(k, j);
+                if (dx * dx + dy * dy < near * near && jammed_mates(k, j)) {
+                    std::atomic_ref<std::uint8_t>(deep_[k]).store(1, std::memory_order_relaxed);
+                    std::atomic_ref<std::uint8_t>(deep_[j]).store(1, std::memory_order_relaxed);
+                }
             }
-            deep_[k] = deep;
         }
     };
-    parallel_for(jobs, n, 1024, flag_stuck);
+    parallel_for(jobs, n, 4096, flag_stuck);
     deep_list_.clear();
     for (std::size_t k = 0; k < deep_.size(); ++k) {
         if (deep_[k]) deep_list_.push_back(static_cast<std::uint32_t>(k));
