@@ -30,10 +30,11 @@ public:
     const std::uint32_t* order() const noexcept { return order_.data(); }
 
     /// Calls run(begin, end), row by row and left to right, for each run of sorted places whose
-    /// agents lie in the buckets that the square of half-width `reach` around (x, y) touches (at
-    /// most 3 x 3 for a reach up to one bucket width; 2 x 2 when the reach is at most half of it).
-    /// Every agent within `reach` on both axes is in one of them. Skipping the buckets beyond the
-    /// reach leaves the order of the agents within it as the full 3 x 3 scan gives it.
+    /// agents lie in the buckets that the square of half-width `reach` (at most one bucket width)
+    /// around (x, y) touches, widened by a rounding margin: mostly 2 x 2 or 3 x 3, at most 4 x 4
+    /// (distinct on the torus, which is at least 4 x 4). Every agent within `reach` on both axes
+    /// is in one of them. Skipping the buckets beyond the reach leaves the order of the agents
+    /// within it as the full 3 x 3 scan gives it.
     template <class Run>
     void for_each_near(float x, float y, float reach, Run&& run) const {
         const std::uint32_t* const start = bucket_start_.data();
