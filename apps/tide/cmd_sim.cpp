@@ -452,8 +452,8 @@ void add_sim_command(CLI::App& app) {
                     "Overlap (radii, 0..1) at which a unit stops walking into a mate of its group (default 0.15); 0: "
                     "units squeeze through one another");
     cmd->add_option("--pack-overlap", o->pack_overlap,
-                    "Deepest overlap (radii, 0..2) left between a unit and an arrived mate after each sub-step "
-                    "(default 0.4); 2: no bound");
+                    "Deepest overlap (radii, 0..2) left after each sub-step between a unit and an arrived mate, or "
+                    "a mate flagged stuck (default 0.4); 2: no bound");
     cmd->add_option("--congestion", o->congestion,
                     "off (default); on: the crowd's density (more so units moving against the group) adds to "
                     "the cost the group's field plans on, refreshed a few times per simulated second, so the "

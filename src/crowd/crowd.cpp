@@ -32,7 +32,7 @@ inline int floor_to_int(float v) {
 }
 
 constexpr float kOverlapShare = 0.5f;      // of a pair's overlap depth each agent resolves per sub-step
-constexpr float kDeepFlag = 0.625f;        // a contact deeper than this x pack_overlap before the last pass: deep pass
+constexpr float kDeepFlag = 0.625f;        // a contact deeper than this x pack_overlap: deep pass (deep_pass)
 constexpr int kMaxContacts = 8;            // touching candidates an agent keeps for the contact passes (nearest)
 constexpr float kContactReach = 1.25f;     // candidates: centres nearer than this many times (ri + rj)
 constexpr float kSteerRate = 8.0f;         // 1/s: how fast velocity closes on the desired one, before the force bound
