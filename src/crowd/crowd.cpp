@@ -1442,7 +1442,7 @@ void Crowd::deep_pass(JobSystem& jobs) {
             }
         }
     };
-    parallel_for(jobs, n, 4096, flag_stuck);
+    parallel_for(jobs, n, 1024, flag_stuck);
     deep_list_.clear();
     for (std::size_t k = 0; k < deep_.size(); ++k) {
         if (deep_[k]) deep_list_.push_back(static_cast<std::uint32_t>(k));
