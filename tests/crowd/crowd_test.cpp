@@ -208,7 +208,7 @@ TEST(CrowdKeepingApart, APackPressedByArrivalsStaysWithinItsBound) {
     std::printf("deepest overlap with an arrived unit %.3f radii (no bound: %.3f)\n", bounded, unbounded);
 }
 
-// Deepest overlap (radii of `radius`) over the pairs of units that are both moving and flagged
+// Deepest overlap (radii of `radius`) over the pairs of units that are both flagged
 // stuck (a jam), found by testing every pair (a few hundred units).
 float deepest_stuck_pair(const Crowd& crowd, float radius) {
     std::vector<Vec2> p;
