@@ -928,18 +928,7 @@ Neighbourhood gather_neighbours(const StepView& v, const detail::SpatialHash& ha
         }
     }
     n_contacts_out = static_cast<std::uint8_t>(n_contacts);
-    Neighbourhood nb;
-    nb.sx = sx;
-    nb.sy = sy;
-    nb.ox = ox;
-    nb.oy = oy;
-    nb.px_fix = px_fix;
-    nb.py_fix = py_fix;
-    nb.vx_fix = vx_fix;
-    nb.vy_fix = vy_fix;
-    nb.touches_arrived_mate = touches;
-    nb.near = near;
-    return nb;
+    return Neighbourhood{sx, sy, ox, oy, px_fix, py_fix, vx_fix, vy_fix, touches, near};
 }
 
 // States, first half: cut off, arrived (and re-activated when the goal moved away), moving.
