@@ -128,6 +128,14 @@ public:
     float from_landmark(std::int32_t n, int l) const noexcept {
         return from_landmark_[static_cast<std::size_t>(n) * landmark_count_ + l];
     }
+    /// Costs from node `n` to each landmark (landmark_count() floats; see to_landmark()).
+    const float* to_landmarks(std::int32_t n) const noexcept {
+        return to_landmark_.data() + static_cast<std::size_t>(n) * landmark_count_;
+    }
+    /// Costs from each landmark to node `n` (landmark_count() floats; see from_landmark()).
+    const float* from_landmarks(std::int32_t n) const noexcept {
+        return from_landmark_.data() + static_cast<std::size_t>(n) * landmark_count_;
+    }
     /// Cheapest passable cost on the map (for A* bounds).
     Cost cheapest_cost() const noexcept { return cheapest_; }
 

@@ -38,6 +38,7 @@ namespace {
 
 using hier_detail::SectorSearch;
 constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr float kInfF = std::numeric_limits<float>::infinity();
 // Settling (see route()): a neighbour's field is rebuilt only when one move onto this sector's
 // field would lower one of its values by more than kSettleAbsolute + kSettleRelative x the new
 // value (smaller gains barely move a path: a path's cost stays within about that fraction of the
@@ -165,6 +166,7 @@ struct HierarchicalField::State {
     // the largest cost from it to a target node (see heuristic()).
     std::vector<double> lm_to_min, lm_from_max;
     std::vector<double> lm_from_eff;  // lm_from_max with -inf (no target reached from the landmark) as +inf
+    std::vector<float> lm_to_min_f, lm_from_eff_f;  // the same as floats (exact: min and max of floats)
     Rect target_box{0, 0, -1, -1};
     std::size_t pending = 0;  // targets with unsettled nodes
     std::vector<double> h_cache;
@@ -216,22 +218,50 @@ struct HierarchicalField::State {
     // The heuristic of node n: the larger of the straight-distance bound and the landmark bounds:
     // for a target t and landmark l, cost(t -> n) >= cost(t -> l) - cost(n -> l) and
     // >= cost(l -> n) - cost(l -> t); taking the least over the targets per landmark keeps each
-    // bound a potential (consistent), and so is their maximum. A tiny margin covers float rounding.
+    // bound a potential (consistent), and so is their maximum. A margin of 1e-6 x the costs covers
+    // the rounding of the stored costs (floats) and of this float arithmetic (a few ulps, 2e-7).
     double node_heuristic(std::int32_t n) const {
-        double best = heuristic(graph->nodes()[static_cast<std::size_t>(n)].cell);
+        const double best = heuristic(graph->nodes()[static_cast<std::size_t>(n)].cell);
+        const float* const to = graph->to_landmarks(n);
+        const float* const from = graph->from_landmarks(n);
         const int L = graph->landmark_count();
-        const double* const to_min = lm_to_min.data();
-        const double* const from_max = lm_from_eff.data();
-        // Without tests (a fifth of the search's instructions with them): a bound that does not
-        // hold comes out as -inf or NaN, which std::max(best, b) leaves out. to_min is +inf where no
-        // target reaches landmark l (inf - inf: NaN), from_max +inf where none is reached from it;
-        // a node that cannot reach l (to = +inf) gives -inf, one l cannot reach (from = +inf) NaN.
+        const float lm = L == 8 ? landmark_bound<8>(to, from) : landmark_bound_any(to, from, L);
+        return std::max(best, static_cast<double>(lm));
+    }
+
+    // The landmark bounds in float lanes, without tests (with them they were a fifth of the
+    // search's instructions): a bound that does not hold comes out as -inf or NaN, which
+    // `acc < b ? b : acc` leaves out (a vector max keeps its second operand on NaN). to_min is +inf
+    // where no target reaches landmark l (inf - inf: NaN), from_max +inf where none is reached from
+    // it; a node that cannot reach l (to = +inf) gives -inf, one l cannot reach (from = +inf) NaN.
+    // The fixed count (the default 8 landmarks) lets the compiler use vector lanes.
+    template <int L>
+    float landmark_bound(const float* to, const float* from) const {
+        const float* const to_min = lm_to_min_f.data();
+        const float* const from_max = lm_from_eff_f.data();
+        float acc[L];
         for (int l = 0; l < L; ++l) {
-            const double to = graph->to_landmark(n, l), from = graph->from_landmark(n, l);
-            best = std::max(best, (to_min[l] - to) - 1e-6 * (to_min[l] + to));
-            best = std::max(best, (from - from_max[l]) - 1e-6 * (from_max[l] + from));
+            const float a = (to_min[l] - to[l]) - 1e-6f * (to_min[l] + to[l]);
+            const float b = (from[l] - from_max[l]) - 1e-6f * (from_max[l] + from[l]);
+            float m = -kInfF;
+            m = m < a ? a : m;
+            m = m < b ? b : m;
+            acc[l] = m;
         }
-        return best;
+        float r = -kInfF;
+        for (int l = 0; l < L; ++l) r = r < acc[l] ? acc[l] : r;
+        return r;
+    }
+    float landmark_bound_any(const float* to, const float* from, int L) const {
+        float r = -kInfF;
+        for (int l = 0; l < L; ++l) {
+            const float tm = lm_to_min_f[static_cast<std::size_t>(l)], fm = lm_from_eff_f[static_cast<std::size_t>(l)];
+            const float a = (tm - to[l]) - 1e-6f * (tm + to[l]);
+            const float b = (from[l] - fm) - 1e-6f * (fm + from[l]);
+            r = r < a ? a : r;
+            r = r < b ? b : r;
+        }
+        return r;
     }
 
     void push(std::int32_t n) {
@@ -360,6 +390,8 @@ struct HierarchicalField::State {
         lm_from_eff.resize(lm_from_max.size());
         for (std::size_t l = 0; l < lm_from_max.size(); ++l)
             lm_from_eff[l] = lm_from_max[l] > -kInf ? lm_from_max[l] : kInf;
+        lm_to_min_f.assign(lm_to_min.begin(), lm_to_min.end());
+        lm_from_eff_f.assign(lm_from_eff.begin(), lm_from_eff.end());
     }
 
     // After targets were added (the heuristic can only have dropped): re-key the open list.
