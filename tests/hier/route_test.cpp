@@ -696,6 +696,73 @@ TEST(HierRoute, RouteStatsAndSeveralStarts) {
     EXPECT_EQ(hf->built_sectors(), built);
 }
 
+// The landmark bounds only steer the search: with any number of landmarks (the vector path for 8,
+// the general one for the others, none at all) every route's nodes get the same costs, so the
+// paths cost the same as with straight-distance bounds alone, and landmarks settle fewer nodes.
+// A bound that overestimates (a sign or margin slip in either path) settles a node too early and
+// shows here as a dearer path.
+TEST(HierRoute, LandmarkCountsChangeTheSearchNotTheRoutes) {
+    RandomMapSpec spec;
+    spec.width = 256;
+    spec.height = 256;
+    spec.seed = 21;
+    const CostField mix = generate_random_map(spec).value();
+    const CostField weighted = test::weighted_map(192, 160, 0.2, test::HierCosts::full_range, 22);
+    const CostField maze = generate_maze(30, 30, 23).value();
+    struct Case {
+        const CostField* cost;
+        int sector;
+        const char* name;
+        bool open;  // open ground: landmarks must cut the nodes settled (in a maze the search settles
+                    // most of the small graph whatever its bounds)
+    };
+    const Case cases[] = {{&mix, 32, "256x256 benchmark mix, sector 32", true},
+                          {&weighted, 16, "192x160 full range, sector 16", true},
+                          {&maze, 16, "maze 91x91, sector 16", false}};
+    const int counts[] = {0, 1, 5, 8, 13, 16};
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.name);
+        std::uint64_t rng = 0x1a2d0000u + c.cost->size();
+        std::vector<std::pair<Cell, Cell>> pairs;  // (goal, start)
+        for (int k = 0; k < 6; ++k) {
+            const Cell goal = test::random_open_cell(*c.cost, rng);
+            pairs.push_back({goal, test::random_open_cell(*c.cost, rng)});
+        }
+        std::vector<double> base_cost;
+        std::size_t base_settled = 0;
+        for (const int L : counts) {
+            SCOPED_TRACE("landmarks " + std::to_string(L));
+            SectorConfig sc = sectors(c.sector, c.sector);
+            sc.landmarks = L;
+            auto g = SectorGraph::build(*c.cost, sc);
+            ASSERT_TRUE(g.ok()) << g.error().message;
+            ASSERT_EQ(g->landmark_count(), L);
+            std::size_t settled = 0;
+            for (std::size_t k = 0; k < pairs.size(); ++k) {
+                const Cell goal = pairs[k].first, start = pairs[k].second;
+                auto hf = HierarchicalField::create(*c.cost, *g, {&goal, 1});
+                ASSERT_TRUE(hf.ok()) << hf.error().message;
+                auto st = hf->route({&start, 1});
+                ASSERT_TRUE(st.ok()) << st.error().message;
+                settled += st->nodes_settled;
+                auto pc = hierarchical_path_cost(*hf, *c.cost, start);
+                ASSERT_TRUE(pc.ok()) << pc.error().message;
+                if (L == 0) {
+                    base_cost.push_back(*pc);
+                } else if (std::isinf(base_cost[k])) {
+                    EXPECT_TRUE(std::isinf(*pc)) << "pair " << k;
+                } else {
+                    EXPECT_NEAR(*pc, base_cost[k], 1e-6 * std::max(1.0, base_cost[k]))
+                        << "pair " << k << ": start (" << start.x << ", " << start.y << "), goal (" << goal.x << ", "
+                        << goal.y << ")";
+                }
+            }
+            if (L == 0) base_settled = settled;
+            if (c.open && L >= 8) EXPECT_LT(settled, base_settled) << "landmarks should settle fewer nodes";
+        }
+    }
+}
+
 // Route fields built on a job system (RouteConfig::jobs: a sector starts as soon as the
 // neighbours it reads are made) equal those built on the calling thread, bit for bit, whatever
 // the threads and the order ranges run in: on every route map, and on a benchmark-mix map with
