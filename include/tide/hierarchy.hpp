@@ -121,13 +121,9 @@ public:
     /// Number of landmarks with costs (0 when the config asks for none or the graph has no node).
     int landmark_count() const noexcept { return landmark_count_; }
     /// Cost from node `n` to landmark `l` (+inf when it cannot reach it).
-    float to_landmark(std::int32_t n, int l) const noexcept {
-        return to_landmark_[static_cast<std::size_t>(n) * landmark_count_ + l];
-    }
+    float to_landmark(std::int32_t n, int l) const noexcept { return to_landmarks(n)[l]; }
     /// Cost from landmark `l` to node `n` (+inf when unreachable).
-    float from_landmark(std::int32_t n, int l) const noexcept {
-        return from_landmark_[static_cast<std::size_t>(n) * landmark_count_ + l];
-    }
+    float from_landmark(std::int32_t n, int l) const noexcept { return from_landmarks(n)[l]; }
     /// Costs from node `n` to each landmark (landmark_count() floats; see to_landmark()).
     const float* to_landmarks(std::int32_t n) const noexcept {
         return to_landmark_.data() + static_cast<std::size_t>(n) * landmark_count_;

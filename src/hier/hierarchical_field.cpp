@@ -39,6 +39,7 @@ namespace {
 using hier_detail::SectorSearch;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr float kInfF = std::numeric_limits<float>::infinity();
+constexpr int kMaxLandmarks = 16;  // SectorConfig::landmarks is 0..16
 // Settling (see route()): a neighbour's field is rebuilt only when one move onto this sector's
 // field would lower one of its values by more than kSettleAbsolute + kSettleRelative x the new
 // value (smaller gains barely move a path: a path's cost stays within about that fraction of the
@@ -164,9 +165,9 @@ struct HierarchicalField::State {
     std::vector<Rect> target_rects;
     // Landmark bounds of the target set: per landmark the least cost of a target node to it and
     // the largest cost from it to a target node (see heuristic()).
-    std::vector<double> lm_to_min, lm_from_max;
-    std::vector<double> lm_from_eff;  // lm_from_max with -inf (no target reached from the landmark) as +inf
-    std::vector<float> lm_to_min_f, lm_from_eff_f;  // the same as floats (exact: min and max of floats)
+    // (Floats, as the graph stores the costs: a least or largest of floats is exact.)
+    std::vector<float> lm_to_min, lm_from_max;
+    std::vector<float> lm_from_eff;  // lm_from_max with -inf (no target reached from the landmark) as +inf
     Rect target_box{0, 0, -1, -1};
     std::size_t pending = 0;  // targets with unsettled nodes
     std::vector<double> h_cache;
@@ -225,7 +226,7 @@ struct HierarchicalField::State {
         const float* const to = graph->to_landmarks(n);
         const float* const from = graph->from_landmarks(n);
         const int L = graph->landmark_count();
-        const float lm = L == 8 ? landmark_bound<8>(to, from) : landmark_bound_any(to, from, L);
+        const float lm = L == 8 ? landmark_bound<8>(to, from, L) : landmark_bound<0>(to, from, L);
         return std::max(best, static_cast<double>(lm));
     }
 
@@ -234,12 +235,14 @@ struct HierarchicalField::State {
     // `acc < b ? b : acc` leaves out (a vector max keeps its second operand on NaN). to_min is +inf
     // where no target reaches landmark l (inf - inf: NaN), from_max +inf where none is reached from
     // it; a node that cannot reach l (to = +inf) gives -inf, one l cannot reach (from = +inf) NaN.
-    // The fixed count (the default 8 landmarks) lets the compiler use vector lanes.
-    template <int L>
-    float landmark_bound(const float* to, const float* from) const {
-        const float* const to_min = lm_to_min_f.data();
-        const float* const from_max = lm_from_eff_f.data();
-        float acc[L];
+    // N > 0: exactly N landmarks, a count fixed at compile time (the default 8), which lets the
+    // compiler use vector lanes; N = 0: `count` of them.
+    template <int N>
+    float landmark_bound(const float* to, const float* from, int count) const {
+        const int L = N > 0 ? N : count;
+        const float* const to_min = lm_to_min.data();
+        const float* const from_max = lm_from_eff.data();
+        float acc[N > 0 ? N : kMaxLandmarks];
         for (int l = 0; l < L; ++l) {
             const float a = (to_min[l] - to[l]) - 1e-6f * (to_min[l] + to[l]);
             const float b = (from[l] - from_max[l]) - 1e-6f * (from_max[l] + from[l]);
@@ -250,17 +253,6 @@ struct HierarchicalField::State {
         }
         float r = -kInfF;
         for (int l = 0; l < L; ++l) r = r < acc[l] ? acc[l] : r;
-        return r;
-    }
-    float landmark_bound_any(const float* to, const float* from, int L) const {
-        float r = -kInfF;
-        for (int l = 0; l < L; ++l) {
-            const float tm = lm_to_min_f[static_cast<std::size_t>(l)], fm = lm_from_eff_f[static_cast<std::size_t>(l)];
-            const float a = (tm - to[l]) - 1e-6f * (tm + to[l]);
-            const float b = (from[l] - fm) - 1e-6f * (fm + from[l]);
-            r = r < a ? a : r;
-            r = r < b ? b : r;
-        }
         return r;
     }
 
@@ -286,8 +278,8 @@ struct HierarchicalField::State {
         goal_comp.assign(n, 0);
         h_cache.assign(n, 0.0);
         h_stamp.assign(n, 0);
-        lm_to_min.assign(static_cast<std::size_t>(graph->landmark_count()), kInf);
-        lm_from_max.assign(static_cast<std::size_t>(graph->landmark_count()), -kInf);
+        lm_to_min.assign(static_cast<std::size_t>(graph->landmark_count()), kInfF);
+        lm_from_max.assign(static_cast<std::size_t>(graph->landmark_count()), -kInfF);
         refresh_from_bounds();
         ++h_gen;
         open.clear();
@@ -374,10 +366,10 @@ struct HierarchicalField::State {
             if (!in_goal_comp(i)) continue;
             if (!settled[static_cast<std::size_t>(i)]) ++count;
             for (int l = 0; l < L; ++l) {
-                const double to = graph->to_landmark(i, l), from = graph->from_landmark(i, l);
-                if (to < kInf)
+                const float to = graph->to_landmark(i, l), from = graph->from_landmark(i, l);
+                if (to < kInfF)
                     lm_to_min[static_cast<std::size_t>(l)] = std::min(lm_to_min[static_cast<std::size_t>(l)], to);
-                if (from < kInf)
+                if (from < kInfF)
                     lm_from_max[static_cast<std::size_t>(l)] = std::max(lm_from_max[static_cast<std::size_t>(l)], from);
             }
         }
@@ -389,9 +381,7 @@ struct HierarchicalField::State {
     void refresh_from_bounds() {
         lm_from_eff.resize(lm_from_max.size());
         for (std::size_t l = 0; l < lm_from_max.size(); ++l)
-            lm_from_eff[l] = lm_from_max[l] > -kInf ? lm_from_max[l] : kInf;
-        lm_to_min_f.assign(lm_to_min.begin(), lm_to_min.end());
-        lm_from_eff_f.assign(lm_from_eff.begin(), lm_from_eff.end());
+            lm_from_eff[l] = lm_from_max[l] > -kInfF ? lm_from_max[l] : kInfF;
     }
 
     // After targets were added (the heuristic can only have dropped): re-key the open list.
@@ -934,7 +924,7 @@ std::size_t HierarchicalField::memory_bytes() const noexcept {
            s.unsettled.capacity() * sizeof(std::int32_t) + s.fields.capacity() * sizeof(std::unique_ptr<SectorField>) +
            s.slot_of.capacity() * sizeof(std::int32_t) + s.h_cache.capacity() * sizeof(double) +
            s.h_stamp.capacity() * sizeof(std::uint32_t) + s.sector_min_g.capacity() * sizeof(double) +
-           (s.lm_to_min.capacity() + s.lm_from_max.capacity() + s.lm_from_eff.capacity()) * sizeof(double) +
+           (s.lm_to_min.capacity() + s.lm_from_max.capacity() + s.lm_from_eff.capacity()) * sizeof(float) +
            s.target_rects.capacity() * sizeof(Rect);
 }
 
