@@ -294,6 +294,19 @@ private:
             for (auto* v : {&group, &slot, &sight, &sight_from}) fn(*v);
             for (auto* v : {&state, &stuck, &rest}) fn(*v);
         }
+        /// Calls fn(mine, theirs) for every member of this and `other`.
+        template <class Fn>
+        void each_with(Agents& other, Fn&& fn) {
+            using F = std::pmr::vector<float> Agents::*;
+            using U = std::pmr::vector<std::uint32_t> Agents::*;
+            using B = std::pmr::vector<std::uint8_t> Agents::*;
+            for (F v : {&Agents::px, &Agents::py, &Agents::vx, &Agents::vy, &Agents::radius, &Agents::speed,
+                        &Agents::progress_ref, &Agents::progress_clock, &Agents::sidestep, &Agents::rest_x,
+                        &Agents::rest_y, &Agents::aim_x, &Agents::aim_y})
+                fn(this->*v, other.*v);
+            for (U v : {&Agents::group, &Agents::slot, &Agents::sight, &Agents::sight_from}) fn(this->*v, other.*v);
+            for (B v : {&Agents::state, &Agents::stuck, &Agents::rest}) fn(this->*v, other.*v);
+        }
     };
     void substep(float dt, JobSystem& jobs, bool count_stats);
     void sort_agents(JobSystem& jobs);

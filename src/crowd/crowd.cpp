@@ -742,31 +742,18 @@ void Crowd::sort_agents(JobSystem& jobs) {
     // Move every entry to its sorted place (sorted_ <- a_ permuted), then swap.
     const std::uint32_t* const order = hash_->order();
     sorted_.each([n](auto& v) { v.resize(n); });
+    // One array at a time, through local pointers: a loop over all twenty at once reloaded every
+    // vector's data pointer for every element (the stores might alias them), twice the loads.
     auto gather = [&](std::size_t begin, std::size_t end) {
-        for (std::size_t k = begin; k < end; ++k) {
-            const std::uint32_t e = order[k];
-            sorted_.px[k] = a_.px[e];
-            sorted_.py[k] = a_.py[e];
-            sorted_.vx[k] = a_.vx[e];
-            sorted_.vy[k] = a_.vy[e];
-            sorted_.radius[k] = a_.radius[e];
-            sorted_.speed[k] = a_.speed[e];
-            sorted_.progress_ref[k] = a_.progress_ref[e];
-            sorted_.progress_clock[k] = a_.progress_clock[e];
-            sorted_.sidestep[k] = a_.sidestep[e];
-            sorted_.group[k] = a_.group[e];
-            sorted_.slot[k] = a_.slot[e];
-            sorted_.sight[k] = a_.sight[e];
-            sorted_.sight_from[k] = a_.sight_from[e];
-            sorted_.aim_x[k] = a_.aim_x[e];
-            sorted_.aim_y[k] = a_.aim_y[e];
-            sorted_.state[k] = a_.state[e];
-            sorted_.stuck[k] = a_.stuck[e];
-            sorted_.rest[k] = a_.rest[e];
-            sorted_.rest_x[k] = a_.rest_x[e];
-            sorted_.rest_y[k] = a_.rest_y[e];
-            index_[a_.slot[e]] = static_cast<std::uint32_t>(k);
-        }
+        a_.each_with(sorted_, [&](const auto& from, auto& to) {
+            const auto* const src = from.data();
+            auto* const dst = to.data();
+            const std::uint32_t* const ord = order;  // locals: byte stores could alias the captures
+            for (std::size_t k = begin, stop = end; k < stop; ++k) dst[k] = src[ord[k]];
+        });
+        const std::uint32_t* const slot = sorted_.slot.data();
+        std::uint32_t* const index = index_.data();
+        for (std::size_t k = begin; k < end; ++k) index[slot[k]] = static_cast<std::uint32_t>(k);
     };
     parallel_for(jobs, n, 4096, gather);
     std::swap(a_, sorted_);
