@@ -1322,29 +1322,40 @@ void Crowd::contact_passes(JobSystem& jobs) {
         const float* const px = nx_.data();
         const float* const py = ny_.data();
         const bool flagging = bound && pass + 1 == passes;
+        // Local pointers: wake_up's byte stores could alias the vectors' own, which the loop over
+        // contacts would otherwise reload for every candidate.
+        const float* const radius = a_.radius.data();
+        const std::uint8_t* const rest = a_.rest.data();
+        const std::uint32_t* const slot = a_.slot.data();
+        const std::uint32_t* const contacts = contacts_.data();
+        const std::uint8_t* const n_contacts = n_contacts_.data();
+        std::uint8_t* const wake = wake_.data();
+        float* const out_x = cx_.data();
+        float* const out_y = cy_.data();
         auto body = [&](std::size_t begin, std::size_t end) {
             for (std::size_t k = begin; k < end; ++k) {
-                const float x = px[k], y = py[k], r = a_.radius[k];
-                const bool moved = sleep && a_.rest[k] == 0;  // it wakes the sleepers it presses
+                const float x = px[k], y = py[k], r = radius[k];
+                const bool moved = sleep && rest[k] == 0;  // it wakes the sleepers it presses
                 bool deep = false;
                 float fx = 0.0f, fy = 0.0f;
-                const std::uint32_t* const c = &contacts_[k * kMaxContacts];
-                for (std::uint8_t h = 0; h < n_contacts_[k]; ++h) {
+                const std::uint32_t* const c = &contacts[k * kMaxContacts];
+                const std::uint8_t count = n_contacts[k];
+                for (std::uint8_t h = 0; h < count; ++h) {
                     const std::uint32_t j = c[h];
                     float dx = x - px[j], dy = y - py[j];
-                    const float rr = r + a_.radius[j];
+                    const float rr = r + radius[j];
                     float d2 = dx * dx + dy * dy;
                     if (d2 >= rr * rr) continue;
-                    if (moved && a_.rest[j] >= kSleepSubsteps) wake_up(wake_.data(), j);
+                    if (moved && rest[j] >= kSleepSubsteps) wake_up(wake, j);
                     if (d2 < 1e-12f) {  // on top of each other: split by slot order
-                        dx = a_.slot[k] < a_.slot[j] ? 1e-3f : -1e-3f;
+                        dx = slot[k] < slot[j] ? 1e-3f : -1e-3f;
                         dy = 0.0f;
                         d2 = dx * dx;
                     }
                     const float d = std::sqrt(d2);
                     fx += dx / d * (rr - d);
                     fy += dy / d * (rr - d);
-                    if (flagging) deep |= (rr - d > flag * std::min(r, a_.radius[j])) && packed_mates(k, j);
+                    if (flagging) deep |= (rr - d > flag * std::min(r, radius[j])) && packed_mates(k, j);
                 }
                 if (flagging) deep_[k] = deep;
                 float x1 = x, y1 = y;
@@ -1355,8 +1366,8 @@ void Crowd::contact_passes(JobSystem& jobs) {
                     resolve_overlap(nb, r, x1, y1);
                     push_out_of_walls(cost, r, x, y, x1, y1, a_.vx[k], a_.vy[k]);
                 }
-                cx_[k] = x1;
-                cy_[k] = y1;
+                out_x[k] = x1;
+                out_y[k] = y1;
             }
         };
         parallel_for(jobs, n, 1024, body);
