@@ -288,13 +288,9 @@ private:
         /// Calls fn(vector) for every member.
         template <class Fn>
         void each(Fn&& fn) {
-            for (auto* v : {&px, &py, &vx, &vy, &radius, &speed, &progress_ref, &progress_clock, &sidestep, &rest_x,
-                            &rest_y, &aim_x, &aim_y})
-                fn(*v);
-            for (auto* v : {&group, &slot, &sight, &sight_from}) fn(*v);
-            for (auto* v : {&state, &stuck, &rest}) fn(*v);
+            each_with(*this, [&fn](auto& v, auto&) { fn(v); });
         }
-        /// Calls fn(mine, theirs) for every member of this and `other`.
+        /// Calls fn(mine, theirs) for every member of this and `other` (the one list of members).
         template <class Fn>
         void each_with(Agents& other, Fn&& fn) {
             using F = std::pmr::vector<float> Agents::*;
