@@ -96,6 +96,10 @@ struct OverlapSample {
 /// Overlaps of discs of `radius` at `positions` (pairs found through a uniform grid of 2r cells).
 TIDE_WORLD_API OverlapSample measure_overlap(std::span<const Vec2> positions, float radius, float deep_radii = 0.5f);
 
+/// True when a disc of radius r at p counts as a wall penetration: p is not finite, its cell is a
+/// wall or off the map, or one of the 3 x 3 cells around it that is comes closer than 0.95 r.
+TIDE_WORLD_API bool penetrates_wall(const CostField& cost, Vec2 p, float r);
+
 /// A scripted run on its own World (see the file comment). Not thread-safe; the world steps on
 /// the job system given to create().
 class TIDE_WORLD_API Simulation {
@@ -129,6 +133,7 @@ public:
 private:
     Simulation(JobSystem& jobs, const SimulationSettings& settings);
     double danger_distance(bool least) const;
+    void read_units();
     void measure_overlap();
 
     SimulationSettings settings_;
@@ -144,7 +149,9 @@ private:
     std::size_t penetrations_ = 0;
     bool nan_ = false;
     Vec2 max_overlap_at_{};
-    std::vector<Vec2> overlap_pos_;  // measure_overlap's positions
+    std::vector<Vec2> pos_;          // this step's positions, in ids_ order (read_units)
+    std::vector<AgentState> state_;  // this step's states, in ids_ order
+    bool bulk_ = false;              // the crowd's slot order is ids_ order: one bulk read per step
     float radius_ = 0.0f;            // the units' radius (World's, for their size)
     std::size_t deep_pairs_ = 0;
     double max_overlap_ = 0.0, sum_ms_ = 0.0, max_ms_ = 0.0, danger_mean_start_ = 0.0;

@@ -3,7 +3,10 @@
 #include "tide/simulation.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <limits>
 
@@ -18,13 +21,24 @@ std::string number_text(double value) {
     return buf;
 }
 
+}  // namespace
+
 // A unit-step counts as a wall penetration when the centre is in a wall cell or the disc overlaps a
-// wall cell by more than 5% of the radius.
-bool penetrates(const CostField& cost, Vec2 p, float r) {
+// wall cell by more than 5% of the radius (of the 3 x 3 cells around the centre's).
+bool penetrates_wall(const CostField& cost, Vec2 p, float r) {
     if (!std::isfinite(p.x) || !std::isfinite(p.y)) return true;
-    if (!cost.passable(static_cast<int>(p.x), static_cast<int>(p.y))) return true;
-    for (int y = static_cast<int>(p.y) - 1; y <= static_cast<int>(p.y) + 1; ++y) {
-        for (int x = static_cast<int>(p.x) - 1; x <= static_cast<int>(p.x) + 1; ++x) {
+    const int px = static_cast<int>(p.x), py = static_cast<int>(p.y);
+    if (!cost.passable(px, py)) return true;
+    // Only cells within 0.95 r of the centre count: those the box [p - 0.95 r, p + 0.95 r] touches (a
+    // cell outside it is at least 0.95 r away along one axis). Usually one to four cells, not nine.
+    // The box is widened by 1e-3 so that rounding never leaves out a cell the test below counts.
+    const float reach = r * 0.95f + 1e-3f;
+    const int x0 = std::max(px - 1, static_cast<int>(std::floor(p.x - reach)));
+    const int x1 = std::min(px + 1, static_cast<int>(std::floor(p.x + reach)));
+    const int y0 = std::max(py - 1, static_cast<int>(std::floor(p.y - reach)));
+    const int y1 = std::min(py + 1, static_cast<int>(std::floor(p.y + reach)));
+    for (int y = y0; y <= y1; ++y) {
+        for (int x = x0; x <= x1; ++x) {
             if (cost.passable(x, y)) continue;
             const float qx = std::clamp(p.x, float(x), float(x + 1)), qy = std::clamp(p.y, float(y), float(y + 1));
             if (std::hypot(p.x - qx, p.y - qy) < r * 0.95f) return true;
@@ -32,6 +46,8 @@ bool penetrates(const CostField& cost, Vec2 p, float r) {
     }
     return false;
 }
+
+namespace {
 
 Result<void> check_settings(const SimulationSettings& s) {
     if (s.targets.empty()) {
@@ -107,6 +123,13 @@ Result<std::unique_ptr<Simulation>> Simulation::create(JobSystem& jobs, std::str
         world.finish_builds();
     }
     sim->ids_ = world.agents();
+    {
+        std::vector<AgentId> slots(sim->ids_.size());
+        AgentBuffers out;
+        out.ids = slots;
+        const auto read = world.crowd().read_agents(out);
+        sim->bulk_ = read && *read == slots.size() && slots == sim->ids_;
+    }
     sim->radius_ = sim->ids_.empty() ? settings.world.crowd.radius : world.crowd().agent_params(sim->ids_[0]).radius;
     const std::size_t n = sim->ids_.size();
     sim->step_count_ = static_cast<std::int64_t>(std::ceil(settings.seconds / settings.dt));
@@ -139,42 +162,52 @@ OverlapSample measure_overlap(std::span<const Vec2> pos, float radius, float dee
     OverlapSample s;
     const std::size_t n = pos.size();
     if (n < 2 || !(radius > 0.0f)) return s;
-    float x0 = pos[0].x, x1 = x0, y0 = pos[0].y, y1 = y0;
+    float x0 = std::numeric_limits<float>::infinity(), y0 = x0;
     for (const Vec2& p : pos) {
+        if (!std::isfinite(p.x) || !std::isfinite(p.y)) continue;  // counted as NaN elsewhere
         x0 = std::min(x0, p.x);
-        x1 = std::max(x1, p.x);
         y0 = std::min(y0, p.y);
-        y1 = std::max(y1, p.y);
     }
-    // Cells of 2r (every touching pair is in neighbouring cells), at most about 4 per disc.
-    float cell = 2.0f * radius;
-    const double area = static_cast<double>(x1 - x0 + cell) * (y1 - y0 + cell);
-    const double most = 4.0 * static_cast<double>(n) + 16.0;
-    if (area / (static_cast<double>(cell) * cell) > most) cell = static_cast<float>(std::sqrt(area / most));
-    const int w = static_cast<int>((x1 - x0) / cell) + 1, h = static_cast<int>((y1 - y0) / cell) + 1;
-    std::vector<std::uint32_t> start(static_cast<std::size_t>(w) * h + 1, 0), order(n), cell_of(n);
+    if (!std::isfinite(x0)) return s;
+    // Cells of 2r, so every touching pair is in neighbouring cells, folded onto a power-of-two torus
+    // of about 2 buckets per disc: a dense pack has about one disc per bucket (cells sized to the
+    // crowd's extent held a dozen each in a pack of 10 units a cell, nine buckets per look). Cells
+    // folded together only add candidates that the distance test drops; with at least 4 buckets a
+    // side, the 3 x 3 cells around a disc fall in 9 distinct buckets, so no pair is seen twice.
+    const float cell = 2.0f * radius, inv = 1.0f / cell;
+    std::uint32_t tw = 4, th = 4;
+    while (static_cast<std::size_t>(tw) * th < 2 * n && tw < (1u << 15)) (tw <= th ? tw : th) *= 2;
+    const std::uint32_t mx = tw - 1, my = th - 1;
+    const int shift = std::countr_zero(tw);
+    std::vector<std::uint32_t> start(static_cast<std::size_t>(tw) * th + 1, 0), order(n), cell_x(n), cell_y(n);
+    std::vector<std::uint8_t> used(n, 0);
+    auto bucket = [&](std::uint32_t cx, std::uint32_t cy) { return ((cy & my) << shift) | (cx & mx); };
     for (std::size_t i = 0; i < n; ++i) {
-        const int cx = std::min(w - 1, static_cast<int>((pos[i].x - x0) / cell));
-        const int cy = std::min(h - 1, static_cast<int>((pos[i].y - y0) / cell));
-        cell_of[i] = static_cast<std::uint32_t>(cy * w + cx);
-        ++start[cell_of[i] + 1];
+        if (!std::isfinite(pos[i].x) || !std::isfinite(pos[i].y)) continue;
+        used[i] = 1;
+        // Cell coordinates from the lowest corner, so they are not negative; far-off discs only
+        // wrap round the torus.
+        cell_x[i] = static_cast<std::uint32_t>(static_cast<std::int64_t>((pos[i].x - x0) * inv));
+        cell_y[i] = static_cast<std::uint32_t>(static_cast<std::int64_t>((pos[i].y - y0) * inv));
+        ++start[bucket(cell_x[i], cell_y[i]) + 1];
     }
     for (std::size_t c = 0; c + 1 < start.size(); ++c) start[c + 1] += start[c];
     std::vector<std::uint32_t> fill(start.begin(), start.end() - 1);
-    for (std::size_t i = 0; i < n; ++i) order[fill[cell_of[i]]++] = static_cast<std::uint32_t>(i);
+    for (std::size_t i = 0; i < n; ++i) {
+        if (used[i]) order[fill[bucket(cell_x[i], cell_y[i])]++] = static_cast<std::uint32_t>(i);
+    }
     const float touch = 2.0f * radius, deep_dist = (2.0f - deep_radii) * radius;
     float closest_sq = touch * touch;
     for (std::size_t i = 0; i < n; ++i) {
-        const int cx = static_cast<int>(cell_of[i] % static_cast<std::uint32_t>(w));
-        const int cy = static_cast<int>(cell_of[i] / static_cast<std::uint32_t>(w));
-        for (int y = std::max(0, cy - 1); y <= std::min(h - 1, cy + 1); ++y) {
-            for (int x = std::max(0, cx - 1); x <= std::min(w - 1, cx + 1); ++x) {
-                const std::size_t c = static_cast<std::size_t>(y) * w + x;
+        if (!used[i]) continue;
+        for (std::uint32_t dy = 0; dy < 3; ++dy) {
+            for (std::uint32_t dx = 0; dx < 3; ++dx) {
+                const std::uint32_t c = bucket(cell_x[i] + dx - 1, cell_y[i] + dy - 1);
                 for (std::uint32_t k = start[c]; k < start[c + 1]; ++k) {
                     const std::uint32_t j = order[k];
                     if (j <= i) continue;  // each pair once
-                    const float dx = pos[j].x - pos[i].x, dy = pos[j].y - pos[i].y;
-                    const float d2 = dx * dx + dy * dy;
+                    const float ox = pos[j].x - pos[i].x, oy = pos[j].y - pos[i].y;
+                    const float d2 = ox * ox + oy * oy;
                     if (d2 >= touch * touch) continue;
                     if (d2 < closest_sq) {
                         closest_sq = d2;
@@ -189,12 +222,30 @@ OverlapSample measure_overlap(std::span<const Vec2> pos, float radius, float dee
     return s;
 }
 
-// Deepest pair overlap, in radii, and the pairs deeper than half a radius, at this step.
-void Simulation::measure_overlap() {
+// This step's positions and states of ids_, in ids_ order. A fresh world's units take the crowd's
+// slots in the order they were added, so one bulk read in slot order (sequential, no handle checks)
+// gives them; if that ever stops holding (a unit removed), one lookup per unit.
+void Simulation::read_units() {
     const Crowd& crowd = world_->crowd();
-    overlap_pos_.resize(ids_.size());
-    for (std::size_t k = 0; k < ids_.size(); ++k) overlap_pos_[k] = crowd.position(ids_[k]);
-    const OverlapSample o = tide::measure_overlap(overlap_pos_, radius_);
+    const std::size_t n = ids_.size();
+    pos_.resize(n);
+    state_.resize(n);
+    if (bulk_ && crowd.size() == n) {
+        AgentBuffers out;
+        out.positions = pos_;
+        out.states = state_;
+        if (crowd.read_agents(out)) return;
+    }
+    bulk_ = false;
+    for (std::size_t k = 0; k < n; ++k) {
+        pos_[k] = crowd.position(ids_[k]);
+        state_[k] = crowd.state(ids_[k]);
+    }
+}
+
+// Deepest pair overlap, in radii, and the pairs deeper than half a radius, at this step (pos_).
+void Simulation::measure_overlap() {
+    const OverlapSample o = tide::measure_overlap(pos_, radius_);
     if (o.deepest > max_overlap_) {
         max_overlap_ = o.deepest;
         max_overlap_at_ = o.at;
@@ -211,21 +262,40 @@ Result<void> Simulation::step() {
     const Crowd& crowd = world_->crowd();
     const CostField& cost = world_->cost();
     const float radius = radius_;
-    std::size_t arrived = 0;
-    for (std::size_t k = 0; k < ids_.size(); ++k) {
-        const Vec2 p = crowd.position(ids_[k]);
-        nan_ |= !std::isfinite(p.x) || !std::isfinite(p.y);
-        penetrations_ += penetrates(cost, p, radius);
-        if (settings_.detail) {
-            walked_[k] +=
-                std::hypot(static_cast<double>(p.x) - last_at_[k].x, static_cast<double>(p.y) - last_at_[k].y);
-            last_at_[k] = p;
+    read_units();
+    // The checks of every unit, on the job system (each unit's own entries; counts summed per chunk,
+    // so the totals are the same for any split). The units are in slot order, scattered over the
+    // map, so the wall test's reads of the terrain miss the cache: on one thread it took as long
+    // as a third of a 100,000-unit crowd step.
+    const double now = crowd.time();
+    const bool detail = settings_.detail;
+    std::atomic<std::size_t> arrived_total{0}, penetrations{0};
+    std::atomic<bool> nan{false};
+    auto check = [&](std::size_t begin, std::size_t end) {
+        std::size_t arrived = 0, hits = 0;
+        bool bad = false;
+        for (std::size_t k = begin; k < end; ++k) {
+            const Vec2 p = pos_[k];
+            bad |= !std::isfinite(p.x) || !std::isfinite(p.y);
+            hits += penetrates_wall(cost, p, radius);
+            if (detail) {
+                walked_[k] +=
+                    std::hypot(static_cast<double>(p.x) - last_at_[k].x, static_cast<double>(p.y) - last_at_[k].y);
+                last_at_[k] = p;
+            }
+            if (state_[k] == AgentState::arrived) {
+                ++arrived;
+                if (arrival_[k] < 0) arrival_[k] = now;
+            }
         }
-        if (crowd.state(ids_[k]) == AgentState::arrived) {
-            ++arrived;
-            if (arrival_[k] < 0) arrival_[k] = crowd.time();
-        }
-    }
+        arrived_total += arrived;
+        penetrations += hits;
+        if (bad) nan = true;
+    };
+    parallel_for(*jobs_, ids_.size(), 4096, check);
+    const std::size_t arrived = arrived_total.load();
+    penetrations_ += penetrations.load();
+    nan_ |= nan.load();
     if (arrived_50_s_ < 0 && 2 * arrived >= ids_.size()) arrived_50_s_ = crowd.time();
     if (arrived_90_s_ < 0 && 10 * arrived >= 9 * ids_.size()) arrived_90_s_ = crowd.time();
     sampled_ = steps_done_ % per_second_ == 0 || steps_done_ == step_count_;

@@ -5,12 +5,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "support/jobs.hpp"
 #include "tide/default_map.hpp"
+#include "tide/generate.hpp"
 #include "tide/map_io.hpp"
 #include "tide/simulation.hpp"
 
@@ -129,6 +132,63 @@ TEST(Simulation, UnitsOfSize2WalkWithTheirOwnBodies) {
     EXPECT_FALSE(r.nan);
     EXPECT_GE(r.arrived_fraction, 0.95);
     EXPECT_LT(r.max_overlap, 0.5);
+}
+
+// The wall penetration test the report counts, written out plainly: every one of the 3 x 3 cells
+// around the centre's.
+bool penetrates_every_cell(const CostField& cost, Vec2 p, float r) {
+    if (!std::isfinite(p.x) || !std::isfinite(p.y)) return true;
+    if (!cost.passable(static_cast<int>(p.x), static_cast<int>(p.y))) return true;
+    for (int y = static_cast<int>(p.y) - 1; y <= static_cast<int>(p.y) + 1; ++y) {
+        for (int x = static_cast<int>(p.x) - 1; x <= static_cast<int>(p.x) + 1; ++x) {
+            if (cost.passable(x, y)) continue;
+            const float qx = std::clamp(p.x, float(x), float(x + 1)), qy = std::clamp(p.y, float(y), float(y + 1));
+            if (std::hypot(p.x - qx, p.y - qy) < r * 0.95f) return true;
+        }
+    }
+    return false;
+}
+
+TEST(Simulation, PenetrationTestMatchesEveryCellOfTheNeighbourhood) {
+    // penetrates_wall looks only at the cells within reach of the disc; it must count exactly what
+    // the plain nine-cell test counts, for small and big bodies, at map edges, and on cell borders.
+    auto cost = generate_random_map({48, 40, 0.35, 0.1, 0.05, 7}).value();
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> ux(0.0f, 48.0f), uy(0.0f, 40.0f), frac(0.0f, 1.0f);
+    int hits = 0, misses = 0;
+    for (const float r : {0.05f, 0.16f, 0.3f, 0.5f, 0.61f, 1.06f}) {
+        for (int i = 0; i < 20000; ++i) {
+            Vec2 p{ux(rng), uy(rng)};
+            // A quarter of the points sit exactly at 0.95 r from a cell border, where rounding decides.
+            if (i % 4 == 0) p.x = std::floor(p.x) + (frac(rng) < 0.5f ? r * 0.95f : 1.0f - r * 0.95f);
+            const bool want = penetrates_every_cell(cost, p, r);
+            ASSERT_EQ(penetrates_wall(cost, p, r), want) << "at " << p.x << "," << p.y << " radius " << r;
+            (want ? hits : misses) += 1;
+        }
+    }
+    EXPECT_GT(hits, 10000);
+    EXPECT_GT(misses, 10000);
+    EXPECT_TRUE(penetrates_wall(cost, {std::numeric_limits<float>::quiet_NaN(), 5.0f}, 0.16f));
+    EXPECT_TRUE(penetrates_wall(cost, {-0.5f, 5.0f}, 0.16f));  // off the map
+}
+
+TEST(Simulation, OverlapMeasureSkipsPositionsThatAreNotFinite) {
+    // A NaN position is the report's `nan` flag; the overlap measure leaves it out and still finds
+    // the pairs of the others (a dense pack, about 10 discs a cell, and one far away).
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<float> u(10.0f, 14.0f);
+    std::vector<Vec2> pos;
+    for (int k = 0; k < 160; ++k) pos.push_back({u(rng), u(rng)});
+    pos.push_back({900.0f, 3.0f});
+    const OverlapSample want = measure_overlap(pos, 0.16f);
+    ASSERT_GT(want.deep, 0u);
+    pos.insert(pos.begin() + 40, Vec2{std::numeric_limits<float>::quiet_NaN(), 12.0f});
+    pos.push_back({11.0f, std::numeric_limits<float>::infinity()});
+    const OverlapSample got = measure_overlap(pos, 0.16f);
+    EXPECT_EQ(got.deep, want.deep);
+    EXPECT_EQ(got.deepest, want.deepest);
+    EXPECT_EQ(got.at.x, want.at.x);
+    EXPECT_EQ(got.at.y, want.at.y);
 }
 
 TEST(Simulation, RefusesBadSettings) {
