@@ -97,7 +97,7 @@ struct OverlapSample {
 TIDE_WORLD_API OverlapSample measure_overlap(std::span<const Vec2> positions, float radius, float deep_radii = 0.5f);
 
 /// True when a disc of radius r at p counts as a wall penetration: p is not finite, its cell is a
-/// wall or off the map, or one of the 3 x 3 cells around it that is comes closer than 0.95 r.
+/// wall or off the map, or a wall or off-map cell among the 3 x 3 around it is within 0.95 r of p.
 TIDE_WORLD_API bool penetrates_wall(const CostField& cost, Vec2 p, float r);
 
 /// A scripted run on its own World (see the file comment). Not thread-safe; the world steps on
