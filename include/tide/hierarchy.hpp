@@ -27,6 +27,9 @@
 
 namespace tide {
 
+/// Most landmarks a SectorConfig may ask for.
+inline constexpr int kMaxLandmarks = 16;
+
 /// How a map is cut into sectors and portals.
 struct SectorConfig {
     int sector_size = 64;  ///< Side of a sector in cells, 16..256.
@@ -40,7 +43,7 @@ struct SectorConfig {
     /// benchmark map). False: exactly one portal per run (and per split).
     bool merge_runs = true;
     FieldParams params;  ///< Move costs (diagonal factor, 4 or 8 directions) of the graph and fields.
-    /// Landmarks for the route search (0..16): the graph keeps every node's cost to and from each,
+    /// Landmarks for the route search (0..kMaxLandmarks): the graph keeps every node's cost to and from each,
     /// which bounds route costs far better than straight distance on weighted maps (A* with ALT
     /// bounds). 8 bytes per node and landmark; recomputed by every build and update.
     int landmarks = 8;

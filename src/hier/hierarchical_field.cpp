@@ -39,7 +39,6 @@ namespace {
 using hier_detail::SectorSearch;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr float kInfF = std::numeric_limits<float>::infinity();
-constexpr int kMaxLandmarks = 16;  // SectorConfig::landmarks is 0..16
 // Settling (see route()): a neighbour's field is rebuilt only when one move onto this sector's
 // field would lower one of its values by more than kSettleAbsolute + kSettleRelative x the new
 // value (smaller gains barely move a path: a path's cost stays within about that fraction of the

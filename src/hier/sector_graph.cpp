@@ -105,8 +105,9 @@ Result<SectorGraph> SectorGraph::build(const CostField& cost, const SectorConfig
         return Error{"portal limit " + std::to_string(config.portal_limit) + " is outside 1.." +
                      std::to_string(config.sector_size) + " (the sector size)"};
     }
-    if (config.landmarks < 0 || config.landmarks > 16) {
-        return Error{"landmark count " + std::to_string(config.landmarks) + " is outside 0..16"};
+    if (config.landmarks < 0 || config.landmarks > kMaxLandmarks) {
+        return Error{"landmark count " + std::to_string(config.landmarks) + " is outside 0.." +
+                     std::to_string(kMaxLandmarks)};
     }
     const double f = config.params.diagonal_factor;
     if (!(f >= 1.0 && f <= 2.0)) return Error{"diagonal factor " + std::to_string(f) + " is outside 1..2"};
