@@ -133,7 +133,7 @@ public:
 private:
     Simulation(JobSystem& jobs, const SimulationSettings& settings);
     double danger_distance(bool least) const;
-    void read_units();
+    Result<void> read_units();
     void measure_overlap();
 
     SimulationSettings settings_;
@@ -151,7 +151,6 @@ private:
     Vec2 max_overlap_at_{};
     std::vector<Vec2> pos_;          // this step's positions, in ids_ order (read_units)
     std::vector<AgentState> state_;  // this step's states, in ids_ order
-    bool bulk_ = false;              // the crowd's slot order is ids_ order: one bulk read per step
     float radius_ = 0.0f;            // the units' radius (World's, for their size)
     std::size_t deep_pairs_ = 0;
     double max_overlap_ = 0.0, sum_ms_ = 0.0, max_ms_ = 0.0, danger_mean_start_ = 0.0;

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "tide/assert.hpp"
 #include "tide/limits.hpp"
 
 namespace tide {
@@ -123,13 +124,9 @@ Result<std::unique_ptr<Simulation>> Simulation::create(JobSystem& jobs, std::str
         world.finish_builds();
     }
     sim->ids_ = world.agents();
-    {
-        std::vector<AgentId> slots(sim->ids_.size());
-        AgentBuffers out;
-        out.ids = slots;
-        const auto read = world.crowd().read_agents(out);
-        sim->bulk_ = read && *read == slots.size() && slots == sim->ids_;
-    }
+    // A fresh world's units take the crowd's slots in the order they were added: its roster is the
+    // crowd's slot order, the order read_units() reads in.
+    TIDE_ASSERT(world.crowd().agents() == sim->ids_);
     sim->radius_ = sim->ids_.empty() ? settings.world.crowd.radius : world.crowd().agent_params(sim->ids_[0]).radius;
     const std::size_t n = sim->ids_.size();
     sim->step_count_ = static_cast<std::int64_t>(std::ceil(settings.seconds / settings.dt));
@@ -222,25 +219,22 @@ OverlapSample measure_overlap(std::span<const Vec2> pos, float radius, float dee
     return s;
 }
 
-// This step's positions and states of ids_, in ids_ order. A fresh world's units take the crowd's
-// slots in the order they were added, so one bulk read in slot order (sequential, no handle checks)
-// gives them; if that ever stops holding (a unit removed), one lookup per unit.
-void Simulation::read_units() {
-    const Crowd& crowd = world_->crowd();
+// This step's positions and states of ids_, in ids_ order: one bulk read in slot order (ids_ is
+// that order, see create()). A run's world never removes units (no terrain edits); if one did,
+// the step says so rather than report on the wrong units.
+Result<void> Simulation::read_units() {
     const std::size_t n = ids_.size();
     pos_.resize(n);
     state_.resize(n);
-    if (bulk_ && crowd.size() == n) {
-        AgentBuffers out;
-        out.positions = pos_;
-        out.states = state_;
-        if (crowd.read_agents(out)) return;
+    AgentBuffers out;
+    out.positions = pos_;
+    out.states = state_;
+    const auto read = world_->crowd().read_agents(out);
+    if (!read || *read != n) {
+        return Error{"the run's world holds " + std::to_string(world_->crowd().size()) + " units, not the " +
+                     std::to_string(n) + " it spawned"};
     }
-    bulk_ = false;
-    for (std::size_t k = 0; k < n; ++k) {
-        pos_[k] = crowd.position(ids_[k]);
-        state_[k] = crowd.state(ids_[k]);
-    }
+    return {};
 }
 
 // Deepest pair overlap, in radii, and the pairs deeper than half a radius, at this step (pos_).
@@ -262,7 +256,7 @@ Result<void> Simulation::step() {
     const Crowd& crowd = world_->crowd();
     const CostField& cost = world_->cost();
     const float radius = radius_;
-    read_units();
+    if (auto r = read_units(); !r) return r;
     // The checks of every unit, on the job system (each unit's own entries; counts summed per chunk,
     // so the totals are the same for any split). The units are in slot order, scattered over the
     // map, so the wall test's reads of the terrain miss the cache: on one thread these checks took
