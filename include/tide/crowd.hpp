@@ -31,7 +31,8 @@ namespace tide {
 
 namespace detail {
 class SpatialHash;
-}
+class ArrivalRegions;
+}  // namespace detail
 
 /// Largest agent radius, cells: half the largest unit size.
 inline constexpr float kMaxAgentRadius = 0.5f * kMaxUnitSize;
@@ -70,6 +71,11 @@ struct CrowdParams {
                                     ///< 8-16 cells sleep (no neighbour scan) until a mover comes near,
                                     ///< a new field, a wall or the host moves them; results are the
                                     ///< same as without while nobody sleeps.
+    bool arrival_regions = true;    ///< Goal groups arrive inside an arrival region: cells on the goal's
+                                    ///< side of any passage their units still come through, off other
+                                    ///< groups' ways, filled from the far side of a single way in
+                                    ///< (docs/crowd.md, "Arrival regions"). Off: units arrive wherever they
+                                    ///< touch the pack near the goal or are blocked against it.
     bool line_of_sight = true;      ///< Units steer straight at the furthest point of their field's path
                                     ///< their whole footprint can reach in a straight line over ground of
                                     ///< one cost (up to 1024 moves ahead): on goal fields built on the
@@ -83,6 +89,8 @@ enum class AgentState : std::uint8_t {
     moving,   ///< Following its group's field.
     arrived,  ///< At the goal (or stopped against arrived mates): stays put.
     no_path,  ///< Its cell cannot reach the goal: stands still until a path opens.
+    queued,   ///< Waiting behind others: blocked by units ahead, or outside its group's arrival
+              ///< region against the pack (no progress by design; never flagged stuck).
 };
 
 /// A handle to an agent: an index and a generation, so a stale handle is detected.
@@ -121,6 +129,7 @@ struct CrowdStats {
     std::size_t agents = 0;         ///< Live agents.
     std::size_t arrived = 0;        ///< In AgentState::arrived.
     std::size_t no_path = 0;        ///< In AgentState::no_path.
+    std::size_t queued = 0;         ///< In AgentState::queued.
     std::size_t stuck = 0;          ///< Moving agents flagged stuck (little progress in their last window).
     std::size_t sidestepping = 0;   ///< Stuck agents stepping sideways to get free (stuck_sidestep).
     std::size_t wall_contacts = 0;  ///< Agent-substeps whose disc was pushed out of a wall.
@@ -276,7 +285,9 @@ private:
               aim_y(m),
               state(m),
               stuck(m),
-              rest(m) {}
+              rest(m),
+              hx(m),
+              hy(m) {}
         std::pmr::vector<float> px, py, vx, vy, radius, speed, progress_ref, progress_clock, sidestep;
         std::pmr::vector<float> rest_x, rest_y;  // where the agent's rest began (it stays near it while at rest)
         std::pmr::vector<std::uint32_t> group, slot;
@@ -285,6 +296,7 @@ private:
         std::pmr::vector<std::uint8_t> state,
             stuck,  // stuck: bit 0 flagged, bit 1 side, bits 2-3 stuck checks in a row
             rest;   // sub-steps in a row at rest (arrived, slow, near where its rest began, no mover near; to 255)
+        std::pmr::vector<std::int8_t> hx, hy;  // heading of the last desired velocity, x 127 (0 when not moving)
         /// Calls fn(vector) for every member.
         template <class Fn>
         void each(Fn&& fn) {
@@ -302,6 +314,8 @@ private:
                 fn(this->*v, other.*v);
             for (U v : {&Agents::group, &Agents::slot, &Agents::sight, &Agents::sight_from}) fn(this->*v, other.*v);
             for (B v : {&Agents::state, &Agents::stuck, &Agents::rest}) fn(this->*v, other.*v);
+            using I = std::pmr::vector<std::int8_t> Agents::*;
+            for (I v : {&Agents::hx, &Agents::hy}) fn(this->*v, other.*v);
         }
     };
     void substep(float dt, JobSystem& jobs, bool count_stats);
@@ -316,8 +330,11 @@ private:
         std::shared_ptr<const HierarchicalField> hier;
         bool sight = false;  // flat goal field built on the crowd's own costs: line of sight may apply
         std::shared_ptr<const FlowField> steer;  // flat groups: the field to steer by, when not `flat`
+        std::vector<std::uint32_t> goals;        // goal cells of a goal field or plan (arrival regions)
         explicit operator bool() const noexcept { return flat || hier; }
     };
+    static std::vector<std::uint32_t> goal_cells(const GroupField& f);
+    void refresh_regions();
     Result<GroupId> add_group_field(GroupField field, int unit_size, std::uint8_t movement_class);
     Result<void> check_class(GroupId group, std::uint8_t movement_class, const char* what) const;
     Result<void> set_group_field_to(GroupId group, GroupField field);
@@ -349,6 +366,10 @@ private:
     Agents a_, sorted_;
     std::pmr::vector<float> nx_, ny_, dvx_, dvy_;
     std::pmr::vector<std::uint8_t> nstate_, wall_hit_;
+    std::pmr::vector<std::int8_t> nhx_, nhy_;    // the sub-step's new headings
+    std::vector<std::uint8_t> stuck_before_;     // Agents::stuck as the sub-step found it (neighbours read it)
+    std::vector<std::int32_t> lane_x_, lane_y_;  // per cell: summed headings of moving agents
+    std::vector<std::uint32_t> lane_cells_;
     // Sleeping: how calm the sub-step left each entry (0 active, 1 calm with a mover near, 2 calm),
     // and the sleepers an active agent came near this sub-step (set by other agents: they wake).
     std::pmr::vector<std::uint8_t> quiet_, wake_;
@@ -372,11 +393,15 @@ private:
     void deep_pass(JobSystem& jobs);
     bool packed_mates(std::size_t k, std::size_t j) const noexcept;
     bool jammed_mates(std::size_t k, std::size_t j) const noexcept;
-    std::vector<float> settle_;  // per group: cost-to-go within which the stopping chain reaction acts
-    float max_radius_ = 0.0f;    // largest live radius; recomputed after a removal (max_radius_dirty_)
+    std::vector<float> settle_;              // per group: cost-to-go within which the stopping chain reaction acts
+    std::vector<std::uint32_t> arrived_in_;  // per group: its arrived units at the start of the sub-step
+    float max_radius_ = 0.0f;                // largest live radius; recomputed after a removal (max_radius_dirty_)
     bool max_radius_dirty_ = false;
-    std::unique_ptr<detail::SpatialHash> hash_;    // proximity grid, re-sorted every sub-step
-    std::pmr::vector<std::uint8_t> arrived_mark_;  // scratch: by slot, arrived (for settle_)
+    std::unique_ptr<detail::SpatialHash> hash_;        // proximity grid, re-sorted every sub-step
+    std::unique_ptr<detail::ArrivalRegions> regions_;  // where each group's units may stand as arrived
+    std::uint64_t substeps_ = 0;                       // sub-steps so far (the regions' schedule)
+    bool regions_stale_ = true;                        // a group's field changed: refresh at the next sub-step
+    std::pmr::vector<std::uint8_t> arrived_mark_;      // scratch: by slot, arrived (for settle_)
     std::size_t live_ = 0;
     double time_ = 0.0;
     CrowdStats stats_;

@@ -85,8 +85,10 @@ void measure_density(const Crowd& crowd, const CostField& cost, CrowdDensity& ou
     out.flow_x.assign(cells, 0);
     out.flow_y.assign(cells, 0);
     for (const AgentId id : crowd.agents()) {
-        // Units on their way only: a settled pack is where its group is going, not a jam on the way.
-        if (crowd.state(id) != AgentState::moving) continue;
+        // Units on their way only (walking or queued): a settled pack is where its group is going,
+        // not a jam on the way.
+        const AgentState st = crowd.state(id);
+        if (st != AgentState::moving && st != AgentState::queued) continue;
         const Vec2 p = crowd.position(id);
         const Vec2 v = crowd.velocity(id);
         const float r = crowd.agent_params(id).radius;

@@ -10,9 +10,11 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <numbers>
 #include <string>
 #include <utility>
 
+#include "arrival.hpp"
 #include "look_ahead.hpp"
 #include "spatial_hash.hpp"
 #include "tide/assert.hpp"
@@ -39,16 +41,25 @@ constexpr float kSteerRate = 8.0f;         // 1/s: how fast velocity closes on t
 constexpr std::uint8_t kStuckFlag = 1;     // Agents::stuck bit 0: flagged stuck
 constexpr float kSidestepSpeed = 3.0f;     // a sidestep of stuck_sidestep s covers what a unit of this speed does
 constexpr std::uint8_t kStuckSide = 2;     // Agents::stuck bit 1: the next sidestep goes to the left
-constexpr int kStuckRunShift = 2;          // Agents::stuck bits 2-3: checks in a row that found the unit stuck (to 3)
-constexpr float kStuckCells = 2.0f;        // a stuck window lasts at least the time to cross this many cells
-constexpr int kLookAheadMoves = 1024;      // how far along its field's path a unit looks for a straight way
-constexpr int kGoalSightRecheck = 4;       // cells a unit that sees its goal walks before it looks again
-constexpr int kSightRecheck = 2;           // the same for a unit that sees a point further along its field's path
-constexpr int kSightNear = 3;              // ... or until that point is this close (cells, Chebyshev)
+constexpr int kStuckRunShift = 2;          // Agents::stuck bits 2-3: windows in a row without progress (to 3)
+constexpr std::uint8_t kStuckQueued = 16;  // Agents::stuck bit 4: queued during the current window (so not stuck)
+constexpr std::uint8_t kStuckOthers = 32;  // Agents::stuck bit 5: held up by another group's units in this window
+constexpr std::uint8_t kWaitedOnOthers = 64;  // Agents::stuck bit 6: the last window ended held up by other groups
+constexpr int kSqueezeRun = 2;                // windows in a row without progress after which a unit held up by
+                                              // other groups squeezes past their standing units
+constexpr float kStuckCells = 2.0f;           // a stuck window lasts at least the time to cross this many cells
+constexpr int kLookAheadMoves = 1024;         // how far along its field's path a unit looks for a straight way
+constexpr int kGoalSightRecheck = 4;          // cells a unit that sees its goal walks before it looks again
+constexpr int kSightRecheck = 2;              // the same for a unit that sees a point further along its field's path
+constexpr int kSightNear = 3;                 // ... or until that point is this close (cells, Chebyshev)
 constexpr std::uint32_t kCornerCrowd = 1;  // a unit with fewer agents in its interaction range (alone) aims off corners
 constexpr float kPackDensity = 0.9f;       // of the disc an arrived group packs into (hexagonal packing: 0.907)
 constexpr float kBlockedSpeed = 0.2f;      // below this share of its terrain speed, a unit touching the pack joins it
 constexpr float kSettleSlack = 1.1f;       // the settle radius over that disc's radius (then + settle_distance)
+constexpr float kLaneGain = 1.0f;          // keep-right turn per unit of oncoming weight (to kLaneTan)
+constexpr float kLaneTan = 1.0f;           // tangent of the largest keep-right turn (45 degrees)
+constexpr std::uint64_t kRegionSubsteps = 15;  // arrival regions are made again every this many sub-steps
+constexpr float kRegionKeep = 1.5f;  // arrived units stay arrived within this many times their region's radius (+1)
 // Sleeping (CrowdParams::sleep), as physics engines put resting bodies to sleep.
 //  - At rest: an arrived agent that ends a sub-step slower than kSleepSpeed, within kSleepRadius of
 //    where its rest began, with no moving agent in its tile or the 8 tiles around (kSleepTile
@@ -158,6 +169,8 @@ Crowd::Crowd(const CostField& cost, const CrowdParams& params, std::pmr::memory_
       dvy_(memory),
       nstate_(memory),
       wall_hit_(memory),
+      nhx_(memory),
+      nhy_(memory),
       quiet_(memory),
       wake_(memory),
       near_tile_(memory),
@@ -171,6 +184,7 @@ Crowd::Crowd(const CostField& cost, const CrowdParams& params, std::pmr::memory_
       deep_x_(memory),
       deep_y_(memory),
       hash_(std::make_unique<detail::SpatialHash>(memory)),
+      regions_(std::make_unique<detail::ArrivalRegions>()),
       arrived_mark_(memory) {}
 
 Crowd::~Crowd() = default;
@@ -208,8 +222,25 @@ Result<GroupId> Crowd::add_group(std::shared_ptr<const HierarchicalField> field,
     return add_group_field(GroupField{nullptr, std::move(field), sight, nullptr}, unit_size, movement_class);
 }
 
+// The goal cells of a goal field or plan, for the arrival regions (none for flee fields).
+std::vector<std::uint32_t> Crowd::goal_cells(const GroupField& f) {
+    std::vector<std::uint32_t> out;
+    if (f.flat && f.flat->kind() == FieldKind::goal) {
+        const auto dirs = f.flat->directions();
+        for (std::size_t i = 0; i < dirs.size(); ++i)
+            if (dirs[i] == Direction::goal) out.push_back(static_cast<std::uint32_t>(i));
+    } else if (f.hier) {
+        const auto w = static_cast<std::uint32_t>(f.hier->graph().width());
+        for (const Cell c : f.hier->goals())
+            out.push_back(static_cast<std::uint32_t>(c.y) * w + static_cast<std::uint32_t>(c.x));
+    }
+    return out;
+}
+
 Result<GroupId> Crowd::add_group_field(GroupField field, int unit_size, std::uint8_t movement_class) {
     if (auto r = check_unit_size(unit_size); !r) return r.error();
+    field.goals = goal_cells(field);
+    regions_stale_ = true;
     if (!free_groups_.empty()) {
         const GroupId g = free_groups_.back();
         free_groups_.pop_back();
@@ -368,6 +399,8 @@ std::shared_ptr<const FlowField> Crowd::group_steering(GroupId group) const {
 
 Result<void> Crowd::set_group_field_to(GroupId group, GroupField field) {
     if (!has_group(group)) return Error{ErrorCode::not_found, "unknown group " + std::to_string(group)};
+    field.goals = goal_cells(field);
+    regions_stale_ = true;
     groups_[group] = std::move(field);
     restart_stuck_windows(group);
     return {};
@@ -443,6 +476,8 @@ Result<AgentId> Crowd::add_agent(Vec2 position, GroupId group, const AgentParams
     a_.state.push_back(static_cast<std::uint8_t>(AgentState::moving));
     a_.stuck.push_back(0);
     a_.rest.push_back(0);
+    a_.hx.push_back(0);
+    a_.hy.push_back(0);
     a_.rest_x.push_back(position.x);
     a_.rest_y.push_back(position.y);
     dvx_.push_back(0.0f);
@@ -515,6 +550,7 @@ Result<void> Crowd::set_params(const CrowdParams& p) {
     if (p.contact_passes < 0 || p.contact_passes > 16) {
         return Error{"contact_passes " + std::to_string(p.contact_passes) + " is outside 0..16"};
     }
+    if (p.arrival_regions != params_.arrival_regions) regions_stale_ = true;
     params_ = p;
     return {};
 }
@@ -687,6 +723,7 @@ void Crowd::sort_agents(JobSystem& jobs) {
     // slots are marked in a sequential pass over the entries, then read in slot order (a sort of
     // the arrived slots took 4% of a sub-step once thousands had arrived).
     settle_.assign(groups_.size(), 0.0f);
+    arrived_in_.assign(groups_.size(), 0);
     arrived_mark_.assign(generation_.size(), 0);
     std::size_t arrived_count = 0;
     // Sleeping, in the same pass: the tiles within one tile of a moving agent (entries are still in
@@ -719,12 +756,42 @@ void Crowd::sort_agents(JobSystem& jobs) {
         near_tile_[static_cast<std::size_t>(ty) * tw + tx] = 2;
     };
     std::int64_t last_tile = -1;
+    const int W = cost_->width(), H = cost_->height();
+    {
+        const std::size_t cells = static_cast<std::size_t>(cost_->width()) * cost_->height();
+        if (lane_x_.size() != cells) {
+            lane_x_.assign(cells, 0);
+            lane_y_.assign(cells, 0);
+            lane_cells_.clear();
+        }
+        for (std::uint32_t c : lane_cells_) lane_x_[c] = lane_y_[c] = 0;
+        lane_cells_.clear();
+        for (std::size_t e = 0; e < n; ++e) {
+            if (a_.hx[e] == 0 && a_.hy[e] == 0) continue;
+            const int cx = std::clamp(static_cast<int>(a_.px[e]), 0, W - 1),
+                      cy = std::clamp(static_cast<int>(a_.py[e]), 0, H - 1);
+            const std::uint32_t c = static_cast<std::uint32_t>(cy * W + cx);
+            if (lane_x_[c] == 0 && lane_y_[c] == 0) lane_cells_.push_back(c);
+            lane_x_[c] += a_.hx[e];
+            lane_y_[c] += a_.hy[e];
+        }
+    }
     for (std::size_t e = 0; e < n; ++e) {
         const auto st = static_cast<AgentState>(a_.state[e]);
-        if (st == AgentState::arrived) {
+        // The pack's area: its arrived units, and with an arrival region the units queued at its
+        // edge inside the region (they are where the pack grows next).
+        bool packed = st == AgentState::arrived;
+        if (st == AgentState::queued && regions_->active(a_.group[e])) {
+            const float lift = 0.5f * static_cast<float>(group_unit_[a_.group[e]] - 1);
+            packed = regions_->allows(a_.group[e], std::clamp(floor_to_int(a_.px[e] - lift), 0, W - 1),
+                                      std::clamp(floor_to_int(a_.py[e] - lift), 0, H - 1));
+        }
+        if (packed) {
             arrived_mark_[a_.slot[e]] = 1;
             ++arrived_count;
-        } else if (sleep && st == AgentState::moving) {
+        }
+        if (st == AgentState::arrived) ++arrived_in_[a_.group[e]];
+        if (sleep && (st == AgentState::moving || st == AgentState::queued)) {
             const int tx = std::clamp(static_cast<int>(a_.px[e]) / kSleepTile, 0, tw - 1);
             const int ty = std::clamp(static_cast<int>(a_.py[e]) / kSleepTile, 0, th - 1);
             const std::int64_t t = static_cast<std::int64_t>(ty) * tw + tx;
@@ -773,7 +840,12 @@ struct Neighbourhood {
     float px_fix = 0.0f, py_fix = 0.0f;  // overlap depth along the pair directions, cells
     float vx_fix = 0.0f, vy_fix = 0.0f;  // velocity change: less walking into the agents it overlaps
     bool touches_arrived_mate = false;   // touching (within 5%) an arrived agent of its own group
+    bool touches_arrived = false;        // ... of any group
     std::uint32_t near = 0;              // agents within the interaction range
+    float gx = 0.0f, gy = 0.0f;          // separation from other groups' units on their way (an arrived unit gives way)
+    float oncoming = 0.0f;               // closeness-weighted units of other groups ahead, heading the other way
+    bool blocked_ahead = false;          // touching someone within 60 degrees of its heading
+    bool blocked_by_others = false;      // ... a unit of another group
 };
 
 // The previous state the phases read, and the step's constants.
@@ -787,13 +859,24 @@ struct StepView {
     const std::uint32_t* group;
     const std::uint8_t* state;
     float separation_range;
-    float yield;               // CrowdParams::yield_overlap
+    float yield;                            // CrowdParams::yield_overlap
+    const detail::ArrivalRegions* regions;  // which groups share a pack (they do not give way to each other)
+    const std::uint8_t* stuck;              // Agents::stuck bits
+    const std::int8_t* hx;                  // heading of the last desired velocity (x 127), 0 when not moving
+    const std::int8_t* hy;
     const std::uint8_t* rest;  // sub-steps at rest in a row; at kSleepSubsteps (with `sleep`), asleep
     std::uint8_t* wake;        // sleepers an active agent came near: set (only ever to 1) by other agents
     bool sleep;                // CrowdParams::sleep
     float max_radius;          // the largest radius (the hash's buckets are at least 2 x that x separation_range)
 
     bool asleep(std::uint32_t k) const { return sleep && rest[k] >= kSleepSubsteps; }
+    bool walking(std::uint32_t k) const { return state[k] == static_cast<std::uint8_t>(AgentState::moving); }
+    // Held up by other groups for kSqueezeRun windows in a row: it squeezes past their standing units.
+    bool squeezes(std::uint32_t k) const {
+        return ((stuck[k] >> kStuckRunShift) & 3) >= kSqueezeRun && (stuck[k] & kWaitedOnOthers) != 0 &&
+               (state[k] == static_cast<std::uint8_t>(AgentState::moving) ||
+                state[k] == static_cast<std::uint8_t>(AgentState::queued));
+    }
 };
 
 // Wakes sleeping entry k at the end of the sub-step. Any number of agents may set it at once, and
@@ -829,8 +912,12 @@ Neighbourhood gather_neighbours(const StepView& v, const detail::SpatialHash& ha
         runs[n_runs++] = {from, to};
     });
     float sx = 0.0f, sy = 0.0f, ox = 0.0f, oy = 0.0f, px_fix = 0.0f, py_fix = 0.0f, vx_fix = 0.0f, vy_fix = 0.0f;
-    bool touches = false;
+    bool touches = false, touches_any = false;
     std::uint32_t near = 0;
+    float oncoming = 0.0f, gx = 0.0f, gy = 0.0f;
+    bool blocked = false, blocked_others = false;
+    const bool squeezer = v.squeezes(k);
+    const float hxi = v.hx[k], hyi = v.hy[k];
     float contact_d[kMaxContacts];
     std::uint32_t n_contacts = 0;
     const std::uint32_t i = v.slot[k], group = v.group[k];
@@ -852,6 +939,10 @@ Neighbourhood gather_neighbours(const StepView& v, const detail::SpatialHash& ha
             from = stop;
             for (std::uint32_t h = 0; h < n_hits; ++h) {
                 const std::uint32_t k2 = hits[h];
+                // A unit long held up by other groups squeezes past their standing units (and they
+                // let it): neither sees the other.
+                if (v.group[k2] != group && ((squeezer && !v.walking(k2)) || (v.squeezes(k2) && !v.walking(k))))
+                    continue;
                 float dx = x - v.px[k2], dy = y - v.py[k2];
                 const float rr = r + v.radius[k2];
                 const float range = rr * v.separation_range;
@@ -865,9 +956,23 @@ Neighbourhood gather_neighbours(const StepView& v, const detail::SpatialHash& ha
                 if (full) {
                     const float push = (range - d) / range;
                     ++near;
+                    if (v.group[k2] != group) {
+                        const float hxj = v.hx[k2], hyj = v.hy[k2];
+                        const float facing = hxi * hxj + hyi * hyj;
+                        const float ahead = -(dx * hxi + dy * hyi);
+                        if (facing < -0.25f * 127.0f * 127.0f && ahead > 0.0f) oncoming += push;
+                    }
                     sx += dx / d * push;
                     sy += dy / d * push;
                     if (wakes && v.asleep(k2)) wake_up(v.wake, k2);  // an active agent near: wakes
+                }
+                if (v.group[k2] != group && (v.hx[k2] != 0 || v.hy[k2] != 0) &&
+                    !v.regions->shares(group, v.group[k2])) {  // another group's unit passing through
+                    const float reach = rr * kContactReach;
+                    if (d < reach) {
+                        gx += dx / d * (reach - d) / reach;
+                        gy += dy / d * (reach - d) / reach;
+                    }
                 }
                 if (d < rr) {
                     ox += dx / d * (rr - d) / rr;
@@ -907,22 +1012,28 @@ Neighbourhood gather_neighbours(const StepView& v, const detail::SpatialHash& ha
                         }
                     }
                 }
-                if (d < rr * 1.05f && v.group[k2] == group &&
-                    v.state[k2] == static_cast<std::uint8_t>(AgentState::arrived)) {
-                    touches = true;
+                const bool ahead = d < rr * 1.05f && -(dx * hxi + dy * hyi) > 0.5f * 127.0f * d;
+                blocked |= ahead;
+                blocked_others |= ahead && v.group[k2] != group;
+                if (d < rr * 1.05f && v.state[k2] == static_cast<std::uint8_t>(AgentState::arrived)) {
+                    touches_any = true;
+                    touches |= v.group[k2] == group;
                 }
             }
         }
     }
     n_contacts_out = static_cast<std::uint8_t>(n_contacts);
-    return Neighbourhood{sx, sy, ox, oy, px_fix, py_fix, vx_fix, vy_fix, touches, near};
+    return Neighbourhood{sx,      sy,          ox,   oy, px_fix, py_fix,   vx_fix,  vy_fix,
+                         touches, touches_any, near, gx, gy,     oncoming, blocked, blocked_others};
 }
 
 // States, first half: cut off, arrived (and re-activated when the goal moved away), moving.
-AgentState state_from_field(AgentState st, float to_go, float settle, float arrival_distance) {
+// `settle` is how far from the goal an arrived unit stays arrived (the group's settle radius, or
+// its arrival region's); with `places` (an arrival region) arrival is decided by the places alone.
+AgentState state_from_field(AgentState st, float to_go, float settle, float arrival_distance, bool places) {
     if (to_go == kUnreachable) return AgentState::no_path;
     if (st == AgentState::arrived) return to_go > settle + 1.0f ? AgentState::moving : st;
-    return to_go <= arrival_distance ? AgentState::arrived : AgentState::moving;
+    return to_go <= arrival_distance && !places ? AgentState::arrived : AgentState::moving;
 }
 
 // Integration: acceleration toward the desired velocity (moving) or to a stop (otherwise; only a
@@ -931,12 +1042,14 @@ AgentState state_from_field(AgentState st, float to_go, float settle, float arri
 void integrate(const CrowdParams& P, AgentState st, const Neighbourhood& nb, float dvx, float dvy, float vmax, float dt,
                float& x, float& y, float& vx, float& vy) {
     float ax, ay;
-    if (st == AgentState::moving) {
+    if (st == AgentState::moving || st == AgentState::queued) {
         ax = (dvx - vx) * kSteerRate + nb.sx * P.separation;
         ay = (dvy - vy) * kSteerRate + nb.sy * P.separation;
     } else {
-        ax = -vx * kSteerRate + nb.ox * P.separation * kSteerRate;
-        ay = -vy * kSteerRate + nb.oy * P.separation * kSteerRate;
+        // Standing: only real overlaps push, and units of other groups on their way, for whom it
+        // steps aside.
+        ax = -vx * kSteerRate + nb.ox * P.separation * kSteerRate + nb.gx * P.separation;
+        ay = -vy * kSteerRate + nb.oy * P.separation * kSteerRate + nb.gy * P.separation;
     }
     const float a = std::sqrt(ax * ax + ay * ay);
     if (a > P.max_force) {
@@ -950,7 +1063,8 @@ void integrate(const CrowdParams& P, AgentState st, const Neighbourhood& nb, flo
         vx *= vmax / v;
         vy *= vmax / v;
     }
-    if (st != AgentState::moving && v < 1e-3f && nb.ox * nb.ox + nb.oy * nb.oy < 1e-6f) vx = vy = 0.0f;  // settle
+    if (st != AgentState::moving && st != AgentState::queued && v < 1e-3f && nb.ox * nb.ox + nb.oy * nb.oy < 1e-6f)
+        vx = vy = 0.0f;  // settle
     x += vx * dt;
     y += vy * dt;
 }
@@ -1010,8 +1124,13 @@ void update_stuck(const CrowdParams& P, AgentState st, float to_go, float terrai
     clock += dt;
     const float window = std::max(P.stuck_seconds, kStuckCells * terrain / speed);
     if (clock < window && std::isfinite(ref)) return;
-    const bool now_stuck = st == AgentState::moving && std::isfinite(ref) && ref - to_go < P.stuck_progress;
-    int run = stuck >> kStuckRunShift;
+    const bool walking = st == AgentState::moving || st == AgentState::queued;
+    const bool no_progress = walking && std::isfinite(ref) && ref - to_go < P.stuck_progress;
+    // Queued for part of the window: waiting its turn, not stuck; but a wait on another group's
+    // units counts toward the run that lets a unit squeeze past them (crowd.md, "Two-way traffic").
+    const bool now_stuck = no_progress && st == AgentState::moving && (stuck & kStuckQueued) == 0;
+    const bool waits_on_others = no_progress && (stuck & kStuckOthers) != 0;
+    int run = (stuck >> kStuckRunShift) & 3;
     if (now_stuck && P.stuck_sidestep > 0.0f) {
         // Alternating sides, twice as long each time: a way out a few cells along a wall is found
         // whichever side it is on.
@@ -1021,26 +1140,79 @@ void update_stuck(const CrowdParams& P, AgentState st, float to_go, float terrai
         sidestep = P.stuck_sidestep * pace * static_cast<float>(1 << run);
         stuck ^= kStuckSide;
     }
-    run = now_stuck ? std::min(run + 1, 3) : 0;
-    stuck = static_cast<std::uint8_t>((run << kStuckRunShift) | (stuck & kStuckSide) | (now_stuck ? kStuckFlag : 0));
+    run = no_progress ? std::min(run + 1, 3) : 0;
+    stuck = static_cast<std::uint8_t>((run << kStuckRunShift) | (stuck & kStuckSide) | (now_stuck ? kStuckFlag : 0) |
+                                      (waits_on_others ? kWaitedOnOthers : 0));
     ref = to_go;
     clock = 0.0f;
 }
 
 }  // namespace
 
+// Arrival regions (src/crowd/arrival.*), from the state this sub-step starts from: serial, so the
+// same for any job system.
+void Crowd::refresh_regions() {
+    std::vector<detail::RegionGroup> groups(groups_.size());
+    for (std::size_t g = 0; g < groups_.size(); ++g) {
+        const GroupField& f = groups_[g];
+        if (f.flat && f.flat->kind() == FieldKind::goal) {
+            groups[g].field = {f.flat.get(), nullptr, f.goals};
+        } else if (f.hier) {
+            groups[g].field = {nullptr, f.hier.get(), f.goals};
+        }
+    }
+    std::vector<detail::RegionAgent> agents(live_);
+    const int W = cost_->width(), H = cost_->height();
+    for (std::size_t e = 0; e < live_; ++e) {
+        const std::uint32_t g = a_.group[e];
+        const float area = std::numbers::pi_v<float> * a_.radius[e] * a_.radius[e];
+        groups[g].area += area;
+        groups[g].max_radius = std::max(groups[g].max_radius, a_.radius[e]);
+        const float lift = 0.5f * static_cast<float>(group_unit_[g] - 1);
+        const auto st = static_cast<AgentState>(a_.state[e]);
+        agents[e] = {g, std::clamp(floor_to_int(a_.px[e] - lift), 0, W - 1),
+                     std::clamp(floor_to_int(a_.py[e] - lift), 0, H - 1), area,
+                     st == AgentState::moving || st == AgentState::queued ? detail::RegionRole::moving
+                     : st == AgentState::arrived                          ? detail::RegionRole::arrived
+                                                                          : detail::RegionRole::other};
+    }
+    regions_->refresh(*cost_, groups, agents);
+}
+
 void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
     sort_agents(jobs);
+    if (!params_.arrival_regions) {
+        regions_->clear();
+    } else if (regions_stale_ || substeps_ % kRegionSubsteps == 0) {
+        refresh_regions();
+        regions_stale_ = false;
+    }
+    ++substeps_;
+    const detail::ArrivalRegions& regions = *regions_;
     // The blob of arrived agents grows with the group: a unit stops against an arrived mate within
     // settle_distance plus a little more than the radius of a disc densely packed with the group's
     // arrived agents. A unit that touches the pack further out keeps going round it toward the goal:
     // stopping at the first touch grows the pack along the lanes units come in by (an X along the
     // field's diagonals), as diffusion-limited aggregation does.
-    for (float& s : settle_) s = params_.settle_distance + kSettleSlack * std::sqrt(s / kPackDensity);
+    // With an arrival region the radius is measured along the ground from the pack's anchor, over
+    // the region's cells: the pack grows as walls and the region let it.
+    for (std::size_t g = 0; g < settle_.size(); ++g) {
+        const float r2 = settle_[g];
+        settle_[g] = regions_->active(static_cast<std::uint32_t>(g))
+                         ? params_.settle_distance +
+                               regions_->pack_key(static_cast<std::uint32_t>(g),
+                                                  kSettleSlack * kSettleSlack *
+                                                      (std::numbers::pi_v<float> * r2 +
+                                                       regions_->foreign_area(static_cast<std::uint32_t>(g))) /
+                                                      kPackDensity)
+                         : params_.settle_distance + kSettleSlack * std::sqrt(r2 / kPackDensity);
+    }
     const std::size_t n = live_;
     nx_.resize(n);
     ny_.resize(n);
     nstate_.resize(n);
+    nhx_.resize(n);
+    nhy_.resize(n);
     quiet_.resize(n);
     wake_.assign(n, 0);
     contacts_.resize(n * kMaxContacts);
@@ -1049,16 +1221,18 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
     const CrowdParams& P = params_;
     const int W = cost.width(), H = cost.height();
     const Cost* const cells = cost.cells().data();
-    const StepView view{a_.px.data(),   a_.py.data(),    a_.vx.data(),    a_.vy.data(),       a_.radius.data(),
-                        a_.slot.data(), a_.group.data(), a_.state.data(), P.separation_range, P.yield_overlap,
-                        a_.rest.data(), wake_.data(),    P.sleep,         max_radius_};
+    stuck_before_.assign(a_.stuck.begin(), a_.stuck.end());  // the body writes a_.stuck; neighbours read this
+    const StepView view{
+        a_.px.data(),    a_.py.data(),    a_.vx.data(),       a_.vy.data(),    a_.radius.data(), a_.slot.data(),
+        a_.group.data(), a_.state.data(), P.separation_range, P.yield_overlap, regions_.get(),   stuck_before_.data(),
+        a_.hx.data(),    a_.hy.data(),    a_.rest.data(),     wake_.data(),    P.sleep,          max_radius_};
     const detail::SpatialHash& hash = *hash_;
-    std::atomic<std::size_t> n_arrived{0}, n_no_path{0}, n_stuck{0}, n_sidestep{0}, n_wall{0}, n_asleep{0};
+    std::atomic<std::size_t> n_arrived{0}, n_no_path{0}, n_queued{0}, n_stuck{0}, n_sidestep{0}, n_wall{0}, n_asleep{0};
     // Entries are in bucket order, so an agent's neighbours are a few runs next to its own entry.
     // Every agent reads the previous state (a_: nothing writes positions or states there) and
     // writes only its own entry.
     auto body = [&](std::size_t begin, std::size_t end) {
-        std::size_t arrived = 0, no_path = 0, stuck_count = 0, sidestepping = 0, walls = 0, asleep = 0;
+        std::size_t arrived = 0, no_path = 0, queued = 0, stuck_count = 0, sidestepping = 0, walls = 0, asleep = 0;
         for (std::size_t k = begin; k < end; ++k) {
             const std::uint32_t group = view.group[k];
             // One branch per agent: a flat field is read directly, a hierarchical plan through its
@@ -1107,10 +1281,21 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
                     }
                 }
             }
-            const float settle = settle_[group];
+            // Groups with an arrival region fill it: near it units follow its fill field to a free
+            // place, and arrive there (src/crowd/arrival.*).
+            const bool places = regions.active(group);
+            detail::ArrivalRegions::Steer fill;
+            const bool filling = places && !off_block && regions.steer(group, fx, fy, fill);
+            // What the unit follows, and measures its progress on: near the region once the pack
+            // has started (or is anchored away from the goal) the fill field, else its field.
+            const float to_pack = filling && fill.guide ? fill.value : to_go;
+            // How far from the goal an arrived unit stays arrived: with places, well beyond the
+            // region (a region made again as traffic comes and goes must not wake its pack).
+            const float settle = places ? kRegionKeep * regions.radius(group) + 1.0f : settle_[group];
 
             // States from the field, neighbours, then the stopping chain reaction near the goal.
-            AgentState st = state_from_field(static_cast<AgentState>(view.state[k]), to_go, settle, P.arrival_distance);
+            AgentState st =
+                state_from_field(static_cast<AgentState>(view.state[k]), to_go, settle, P.arrival_distance, places);
             if (st != AgentState::no_path && c != kCostWall && view.asleep(static_cast<std::uint32_t>(k)) &&
                 !near_mover(x, y)) {
                 // Asleep (so arrived), still with a path, and no wall was painted onto it (an agent
@@ -1135,6 +1320,7 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
                     ny_[k] = y;
                     dvx_[k] = dvy_[k] = 0.0f;
                     nstate_[k] = static_cast<std::uint8_t>(st);
+                    nhx_[k] = nhy_[k] = 0;
                     wall_hit_[k] = 0;
                     n_contacts_[k] = 0;  // the contact passes leave it where it is
                     quiet_[k] = 2;
@@ -1153,21 +1339,51 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             const bool slow =
                 std::isfinite(a_.progress_ref[k]) &&
                 vx * vx + vy * vy < kBlockedSpeed * kBlockedSpeed * a_.speed[k] * a_.speed[k] / (terrain * terrain);
-            if (st == AgentState::moving && nb.touches_arrived_mate &&
-                (to_go <= settle || (a_.stuck[k] & kStuckFlag) != 0 || slow)) {
-                st = AgentState::arrived;  // near the goal, or blocked against the pack for a whole window
+            // Touching the pack near the goal, or blocked against it for a whole window: the unit
+            // arrives where its group's arrival region lets it stand, and otherwise waits its turn
+            // (queued), as does a unit held up by anyone right ahead of it.
+            // An arrived unit of a region's pack that touches none of its arrived mates is not part
+            // of the pack: from the next sub-step it walks on to it (this one it was looked at as a
+            // standing unit, whose neighbour scan leaves out what a walking unit reads).
+            const bool rejoin = st == AgentState::arrived && places && arrived_in_[group] > 1 && !nb.touches_arrived;
+            if (st == AgentState::moving) {
+                const bool blocked = (a_.stuck[k] & kStuckFlag) != 0 || slow;
+                // With a region, the pack gathers round its anchor as it would round the goal, and
+                // only inside the region.
+                // With a region: a unit arrives touching the pack within its key (the pack's radius
+                // along the region, see arrival.hpp), at the free place it was led to and held up
+                // there, wedged against the pack, or held up against it for a whole window without
+                // progress; the first one at the lowest place. Touching the pack further out, it
+                // goes on round it (a pack that took every unit at its first touch would grow in
+                // branches).
+                const bool arrives =
+                    places ? filling && regions.allows(group, fcx, fcy) &&
+                                 ((nb.touches_arrived && (fill.key <= settle_[group] || (fill.place && slow) ||
+                                                          (a_.stuck[k] & kStuckFlag) != 0 ||
+                                                          (slow && ((a_.stuck[k] >> kStuckRunShift) & 3) != 0))) ||
+                                  (arrived_in_[group] == 0 && fill.place && fill.key <= settle_[group]))
+                           : nb.touches_arrived_mate && (to_go <= settle || blocked);
+                if (arrives) {
+                    st = AgentState::arrived;
+                } else if (slow && (nb.touches_arrived_mate || nb.blocked_ahead)) {
+                    st = AgentState::queued;
+                }
             }
 
             // Desired velocity: the flow at this point, at the speed the terrain allows; slowing
             // down over the last cells before the goal.
             float dvx = 0.0f, dvy = 0.0f;
+            float head_x = 0.0f, head_y = 0.0f;  // where it wants to go (also while queued)
             std::uint8_t stuck = a_.stuck[k];
             float sidestep = a_.sidestep[k];
-            if (st == AgentState::moving) {
+            if (st == AgentState::moving || st == AgentState::queued) {
                 Vec2 f{0.0f, 0.0f};
                 bool aimed = false;
                 if (off_block) {
                     f = {block_dx, block_dy};
+                    aimed = true;
+                } else if (filling && fill.guide && (fill.dx != 0.0f || fill.dy != 0.0f)) {  // to the next places
+                    f = {fill.dx, fill.dy};
                     aimed = true;
                 } else if (P.line_of_sight && groups_[group].sight && sidestep <= 0.0f) {
                     // Line of sight, a function of the unit's own state only: looked for when it
@@ -1217,9 +1433,25 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
                     }
                 }
                 if (!aimed) f = flat ? steer->sample({fx, fy}) : hier->sample({fx, fy});
-                if (sidestep > 0.0f) f = sidestep_direction(cost, f, nb, x, y, stuck);
-                const float slow = std::min(1.0f, (to_go + 0.25f) / 1.5f);
-                const float speed = a_.speed[k] / terrain * slow;
+                if (sidestep > 0.0f && st == AgentState::moving) f = sidestep_direction(cost, f, nb, x, y, stuck);
+                float oncoming = nb.oncoming;
+                for (int d = 1; d <= 3; ++d) {
+                    const int ax = floor_to_int(x + f.x * d), ay = floor_to_int(y + f.y * d);
+                    if (ax < 0 || ay < 0 || ax >= W || ay >= H) break;
+                    const std::size_t c = static_cast<std::size_t>(ay) * W + ax;
+                    const float o = -(lane_x_[c] * f.x + lane_y_[c] * f.y) / 127.0f;
+                    if (o > 0.0f) oncoming += o * 0.5f;
+                }
+                if (oncoming > 0.0f) {  // keep right of oncoming units of other groups
+                    const float s = std::min(1.0f, oncoming * kLaneGain) * kLaneTan;
+                    const float gx = f.x - f.y * s, gy = f.y + f.x * s;
+                    const float gl = std::sqrt(gx * gx + gy * gy);
+                    f = {gx / gl, gy / gl};
+                }
+                head_x = f.x;
+                head_y = f.y;
+                const float ease = filling ? 1.0f : std::min(1.0f, (to_go + 0.25f) / 1.5f);  // slow down at the goal
+                const float speed = a_.speed[k] / terrain * ease;
                 dvx = f.x * speed;
                 dvy = f.y * speed;
             }
@@ -1236,15 +1468,20 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             // Stuck: little progress toward the goal during the last window; a stuck unit sidesteps.
             float clock = a_.progress_clock[k];
             float ref = a_.progress_ref[k];
-            update_stuck(P, st, to_go, terrain, a_.speed[k], dt, clock, ref, stuck, sidestep);
+            // Progress is measured on what the unit follows: the fill field near its region.
+            update_stuck(P, st, to_pack, terrain, a_.speed[k], dt, clock, ref, stuck, sidestep);
+            if (st == AgentState::queued) stuck |= kStuckQueued;
+            if (nb.blocked_by_others && (st == AgentState::queued || st == AgentState::moving)) stuck |= kStuckOthers;
             nx_[k] = x;
             ny_[k] = y;
             a_.vx[k] = vx;  // only this agent reads its velocity
             a_.vy[k] = vy;
             dvx_[k] = dvx;
             dvy_[k] = dvy;
-            nstate_[k] = static_cast<std::uint8_t>(st);
+            nstate_[k] = static_cast<std::uint8_t>(rejoin ? AgentState::moving : st);  // (see rejoin)
             wall_hit_[k] = hit;
+            nhx_[k] = static_cast<std::int8_t>(std::lround(head_x * 127.0f));
+            nhy_[k] = static_cast<std::int8_t>(std::lround(head_y * 127.0f));
             // 0 active (moving, or arrived but not slow yet), 1 calm but a moving agent is near, 2 calm.
             quiet_[k] = st != AgentState::arrived || vx * vx + vy * vy >= kSleepSpeed * kSleepSpeed ? 0
                         : near_mover(x, y)                                                          ? 1
@@ -1253,8 +1490,10 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             a_.sidestep[k] = sidestep;
             a_.progress_ref[k] = ref;
             a_.progress_clock[k] = clock;
+            if (rejoin) st = AgentState::moving;  // (counted as what it is from now on)
             arrived += st == AgentState::arrived;
             no_path += st == AgentState::no_path;
+            queued += st == AgentState::queued;
             stuck_count += stuck & kStuckFlag;
             sidestepping += sidestep > 0.0f;
             walls += hit;
@@ -1263,6 +1502,7 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             n_asleep.fetch_add(asleep, std::memory_order_relaxed);
             n_arrived.fetch_add(arrived, std::memory_order_relaxed);
             n_no_path.fetch_add(no_path, std::memory_order_relaxed);
+            n_queued.fetch_add(queued, std::memory_order_relaxed);
             n_stuck.fetch_add(stuck_count, std::memory_order_relaxed);
             n_sidestep.fetch_add(sidestepping, std::memory_order_relaxed);
             n_wall.fetch_add(walls, std::memory_order_relaxed);
@@ -1272,6 +1512,7 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
     if (count_stats) {
         stats_.arrived = n_arrived.load();
         stats_.no_path = n_no_path.load();
+        stats_.queued = n_queued.load();
         stats_.stuck = n_stuck.load();
         stats_.sidestepping = n_sidestep.load();
         stats_.wall_contacts = n_wall.load();
@@ -1300,6 +1541,8 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
     a_.px.swap(nx_);
     a_.py.swap(ny_);
     a_.state.swap(nstate_);
+    a_.hx.swap(nhx_);
+    a_.hy.swap(nhy_);
 }
 
 // Contact passes on the sub-step's new positions (nx_, ny_): every agent moves away from the
@@ -1388,7 +1631,9 @@ bool Crowd::packed_mates(std::size_t k, std::size_t j) const noexcept {
 // (the deep overlaps left on the benchmark map, 0.51-0.57 radii on some spawn seeds, were such pairs
 // of moving units, in queues jammed 20 cells before the goal).
 bool Crowd::jammed_mates(std::size_t k, std::size_t j) const noexcept {
-    return (a_.group[k] == a_.group[j]) & (((a_.stuck[k] | a_.stuck[j]) & kStuckFlag) != 0);
+    constexpr auto queued = static_cast<std::uint8_t>(AgentState::queued);
+    return (a_.group[k] == a_.group[j]) &
+           ((((a_.stuck[k] | a_.stuck[j]) & kStuckFlag) != 0) | (nstate_[k] == queued) | (nstate_[j] == queued));
 }
 
 // The deep pass: the agents the last contact pass found in a contact deeper than kDeepFlag x
@@ -1415,7 +1660,8 @@ void Crowd::deep_pass(JobSystem& jobs) {
     // by any number of agents at once, so the flags do not depend on the order).
     auto flag_stuck = [&](std::size_t begin, std::size_t end) {
         for (std::size_t k = begin; k < end; ++k) {
-            if ((a_.stuck[k] & kStuckFlag) == 0) continue;
+            if ((a_.stuck[k] & kStuckFlag) == 0 && nstate_[k] != static_cast<std::uint8_t>(AgentState::queued))
+                continue;
             const float x = nx_[k], y = ny_[k], r = a_.radius[k];
             const std::uint32_t* const c = &contacts_[k * kMaxContacts];
             for (std::uint8_t h = 0; h < n_contacts_[k]; ++h) {
