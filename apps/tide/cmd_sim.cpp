@@ -16,6 +16,7 @@
 #include "tbb_jobs.hpp"
 #include "tide/crowd.hpp"
 #include "tide/generate.hpp"
+#include "tide/scenarios.hpp"
 #include "tide/simulation.hpp"
 #include "tide/world.hpp"
 
@@ -27,7 +28,7 @@ struct SimOptions {
     std::vector<std::string> goals;
     int agents = 1000;
     std::string spawn;
-    double seconds = 30.0;
+    double seconds = -1.0;  // not given: 30 s, or a scenario's own length
     double dt = 1.0 / 60.0;
     int threads = 0;
     std::uint64_t seed = 1;
@@ -40,6 +41,8 @@ struct SimOptions {
     bool detail = false;
     std::string line_of_sight = "on";
     std::string sleep = "on";
+    std::string arrival_regions = "on";
+    std::string scenario;
     int contact_passes = CrowdParams{}.contact_passes;
     double yield_overlap = CrowdParams{}.yield_overlap;
     double pack_overlap = CrowdParams{}.pack_overlap;
@@ -64,13 +67,69 @@ enum GifColor : std::uint8_t {
     kGifGoal,
     kGifMoving,
     kGifArrived,
-    kGifNoPath
+    kGifNoPath,
+    kGifQueued
 };
-const std::vector<GifWriter::Color> kGifPalette = {{232, 230, 205}, {40, 44, 52},    {120, 160, 110},
-                                                   {150, 130, 90},  {190, 190, 190}, {220, 30, 30},
-                                                   {30, 80, 200},   {20, 150, 60},   {130, 130, 130}};
+const std::vector<GifWriter::Color> kGifPalette = {{232, 230, 205}, {40, 44, 52},  {120, 160, 110}, {150, 130, 90},
+                                                   {190, 190, 190}, {220, 30, 30}, {30, 80, 200},   {20, 150, 60},
+                                                   {130, 130, 130}, {150, 60, 200}};
 
-SimRun run_sim(const SimOptions& o, bool congestion) {
+// The world's settings from the options (crowd rules, congestion, seed, planner).
+WorldConfig world_config(const SimOptions& o, bool congestion) {
+    WorldConfig config;
+    config.seed = o.seed;
+    config.hierarchy_cells = o.hierarchy_cells;
+    if (!o.wall_margin.empty()) config.wall_margin = parse_wall_margin(o.wall_margin);
+    config.flee.factor = o.flee_factor;
+    auto on_off = [](const std::string& value, const char* option) {
+        if (value != "on" && value != "off") throw Failure{std::string(option) + " '" + value + "' is not on or off"};
+        return value == "on";
+    };
+    config.crowd.line_of_sight = on_off(o.line_of_sight, "--line-of-sight");
+    config.crowd.sleep = on_off(o.sleep, "--sleep");
+    config.crowd.arrival_regions = on_off(o.arrival_regions, "--arrival-regions");
+    if (o.contact_passes < 0 || o.contact_passes > 16)
+        throw Failure{"--contact-passes " + std::to_string(o.contact_passes) + " is outside 0..16"};
+    config.crowd.contact_passes = o.contact_passes;
+    if (!(o.yield_overlap >= 0.0 && o.yield_overlap <= 1.0))
+        throw Failure{"--yield " + std::to_string(o.yield_overlap) + " is outside 0..1"};
+    config.crowd.yield_overlap = static_cast<float>(o.yield_overlap);
+    if (!(o.pack_overlap >= 0.0 && o.pack_overlap <= 2.0))
+        throw Failure{"--pack-overlap " + std::to_string(o.pack_overlap) + " is outside 0..2"};
+    config.crowd.pack_overlap = static_cast<float>(o.pack_overlap);
+    config.congestion = o.congestion_params;
+    config.congestion.enabled = congestion;
+    if (auto r = check_congestion_params(config.congestion); !r) throw Failure{r.error().message};
+    return config;
+}
+
+void check_run_length(const SimOptions& o) {
+    if (o.seconds != -1.0 && !(o.seconds > 0 && o.seconds <= 3600)) throw Failure{"--seconds must be in (0, 3600]"};
+    if (!(o.dt > 0 && o.dt <= 1.0)) throw Failure{"--dt must be in (0, 1]"};
+    // The step count is checked as a double before it becomes an integer (a cast out of range is
+    // undefined behaviour, and ran zero steps).
+    const double step_count = std::ceil((o.seconds < 0 ? 30.0 : o.seconds) / o.dt);
+    if (!(step_count <= static_cast<double>(kMaxSimSteps))) {
+        throw Failure{"--seconds " + number_text(o.seconds) + " / --dt " + number_text(o.dt) + " = " +
+                      number_text(step_count) + " steps, more than the limit of " + std::to_string(kMaxSimSteps)};
+    }
+    check_threads(o.threads);
+}
+
+// What a run is made of: its simulation, the terrain to draw, the cells to mark, and what the
+// report says of the map.
+struct SimSetup {
+    std::unique_ptr<Simulation> sim;
+    CostField terrain = CostField::create(1, 1).value();
+    std::vector<Cell> marks;
+    nlohmann::json about;
+    bool flee = false;
+    int body_size = 1;
+};
+
+// A run on a map file toward --goal cells (or away from --flee dangers).
+SimSetup map_run(const SimOptions& o, bool congestion, JobSystem& jobs) {
+    if (o.map.empty()) throw Failure{"give --map FILE (or @default), or --scenario NAME"};
     const Map map = load_map_or_fail(o.map);
     // Agents plan on (and are kept out of the walls of) the class's cost field; the pictures draw
     // the map's own terrain. Units of the sizes a World holds (1..kWorldUnitSizes) walk with their
@@ -78,31 +137,20 @@ SimRun run_sim(const SimOptions& o, bool congestion) {
     // walk as size-1 bodies on the class's sized costs.
     const PlanningCost planning = planning_cost(map, o.map, o.unit_class);
     const bool sized_bodies = planning.size > 1 && planning.size <= kWorldUnitSizes;
-    const CostField world_cost = sized_bodies ? [&] {
+    CostField cost = sized_bodies ? [&] {
         auto c = class_cost_field(map, planning.name, 1);
         if (!c) throw Failure{o.map + ": " + c.error().message};
         return std::move(c.value());
     }()
-                                              : planning.cost;
-    const CostField& cost = world_cost;
-    const CostField& terrain = map.cost;
-    const int body_size = sized_bodies ? planning.size : 1;
+                                  : planning.cost;
+    SimSetup setup;
+    setup.body_size = sized_bodies ? planning.size : 1;
     if (o.goals.empty() == o.flee.empty()) throw Failure{"give --goal (go there) or --flee (run from there)"};
-    const bool flee = !o.flee.empty();
-    const std::vector<Cell> goals = flee ? parse_dangers(o.flee) : parse_goals(o.goals);
-    for (const Cell& g : goals) require_open_for_class(planning, g, flee ? "danger" : "goal");
+    setup.flee = !o.flee.empty();
+    setup.marks = setup.flee ? parse_dangers(o.flee) : parse_goals(o.goals);
+    for (const Cell& g : setup.marks) require_open_for_class(planning, g, setup.flee ? "danger" : "goal");
     if (o.agents < 1 || o.agents > kMaxWorldUnits)
         throw Failure{"--agents " + std::to_string(o.agents) + " is outside 1.." + std::to_string(kMaxWorldUnits)};
-    if (!(o.seconds > 0 && o.seconds <= 3600)) throw Failure{"--seconds must be in (0, 3600]"};
-    if (!(o.dt > 0 && o.dt <= 1.0)) throw Failure{"--dt must be in (0, 1]"};
-    // The step count is checked as a double before it becomes an integer (a cast out of range is
-    // undefined behaviour, and ran zero steps).
-    const double step_count = std::ceil(o.seconds / o.dt);
-    if (!(step_count <= static_cast<double>(kMaxSimSteps))) {
-        throw Failure{"--seconds " + number_text(o.seconds) + " / --dt " + number_text(o.dt) + " = " +
-                      number_text(step_count) + " steps, more than the limit of " + std::to_string(kMaxSimSteps)};
-    }
-    check_threads(o.threads);
     float x0 = 0, y0 = 0, x1 = static_cast<float>(cost.width()), y1 = static_cast<float>(cost.height());
     if (!o.spawn.empty()) {
         float v[4];
@@ -120,75 +168,109 @@ SimRun run_sim(const SimOptions& o, bool congestion) {
         x1 = std::min(x1, v[2]);
         y1 = std::min(y1, v[3]);
     }
-    TbbJobSystem jobs(o.threads);
     SimulationSettings settings;
-    settings.targets = goals;
-    settings.flee = flee;
+    settings.targets = setup.marks;
+    settings.flee = setup.flee;
     settings.agents = o.agents;
-    settings.unit_size = body_size;
+    settings.unit_size = setup.body_size;
     if (!o.spawn.empty()) settings.spawn = SpawnArea{x0, y0, x1, y1};
-    settings.seconds = o.seconds;
+    settings.seconds = o.seconds < 0 ? 30.0 : o.seconds;
     settings.dt = o.dt;
     settings.detail = o.detail;
-    WorldConfig& config = settings.world;
-    config.seed = o.seed;
-    config.hierarchy_cells = o.hierarchy_cells;
-    if (!o.wall_margin.empty()) config.wall_margin = parse_wall_margin(o.wall_margin);
-    config.flee.factor = o.flee_factor;
-    if (o.line_of_sight != "on" && o.line_of_sight != "off")
-        throw Failure{"--line-of-sight '" + o.line_of_sight + "' is not on or off"};
-    config.crowd.line_of_sight = o.line_of_sight == "on";
-    if (o.sleep != "on" && o.sleep != "off") throw Failure{"--sleep '" + o.sleep + "' is not on or off"};
-    config.crowd.sleep = o.sleep == "on";
-    if (o.contact_passes < 0 || o.contact_passes > 16)
-        throw Failure{"--contact-passes " + std::to_string(o.contact_passes) + " is outside 0..16"};
-    config.crowd.contact_passes = o.contact_passes;
-    if (!(o.yield_overlap >= 0.0 && o.yield_overlap <= 1.0))
-        throw Failure{"--yield " + std::to_string(o.yield_overlap) + " is outside 0..1"};
-    config.crowd.yield_overlap = static_cast<float>(o.yield_overlap);
-    if (!(o.pack_overlap >= 0.0 && o.pack_overlap <= 2.0))
-        throw Failure{"--pack-overlap " + std::to_string(o.pack_overlap) + " is outside 0..2"};
-    config.crowd.pack_overlap = static_cast<float>(o.pack_overlap);
-    config.congestion = o.congestion_params;
-    config.congestion.enabled = congestion;
-    if (auto r = check_congestion_params(config.congestion); !r) throw Failure{r.error().message};
-    auto created = Simulation::create(jobs, o.map, cost, settings);
+    settings.world = world_config(o, congestion);
+    setup.terrain = map.cost;
+    auto created = Simulation::create(jobs, o.map, std::move(cost), settings);
     check(created);
-    Simulation& sim = **created;
-    const World& world = sim.world();
-    const Crowd& crowd = world.crowd();
-    const std::vector<AgentId> ids = world.agents();
-    // Animation: a frame every 0.1 simulated seconds (at most 600), terrain drawn once.
+    setup.sim = std::move(*created);
+    setup.about = {{"map", o.map}, {"class", planning.name}, {"size", planning.size}, {"body_size", setup.body_size}};
+    if (!planning.is_default()) {
+        setup.about["class_text"] =
+            planning.describe() + (setup.body_size != planning.size ? ", bodies size 1" : std::string());
+    }
+    return setup;
+}
+
+// A run of a built-in scenario (tide/scenarios.hpp).
+SimSetup scenario_run(const SimOptions& o, bool congestion, JobSystem& jobs) {
+    if (!o.map.empty() || !o.goals.empty() || !o.flee.empty() || !o.spawn.empty())
+        throw Failure{"--scenario sets the map, goals and spawn: leave out --map, --goal, --flee and --spawn"};
+    auto scenario = make_scenario(o.scenario);
+    if (!scenario) {
+        std::string names;
+        for (const std::string& n : scenario_names()) names += (names.empty() ? "" : ", ") + n;
+        throw Failure{"--scenario '" + o.scenario + "': no such scenario (one of " + names + ")"};
+    }
+    SimulationSettings settings;
+    settings.seconds = std::max(0.0, o.seconds);  // 0 (not given): the scenario's own length
+    settings.dt = o.dt;
+    settings.detail = o.detail;
+    settings.world = world_config(o, congestion);
+    SimSetup setup;
+    setup.terrain = scenario->cost;
+    for (const Cell g : scenario->goals) setup.marks.push_back(g);
+    for (const TimedCommand& c : scenario->script) {
+        if (const auto* order = std::get_if<Order>(&c.command)) {
+            setup.marks.insert(setup.marks.end(), order->goals.begin(), order->goals.end());
+        }
+    }
+    auto created = Simulation::create(jobs, *scenario, settings);
+    check(created);
+    setup.sim = std::move(*created);
+    setup.about = {{"scenario", scenario->name}, {"description", scenario->description}};
+    return setup;
+}
+
+// What the run draws as it goes: a GIF frame every 0.1 simulated seconds (at most 600), every
+// trajectory, or where the agents stand at --png-at.
+struct Drawing {
     GifWriter gif;
     std::vector<std::uint8_t> terrain_frame, frame;
-    const int gpx = std::max(1, std::min(8, 640 / std::max(cost.width(), cost.height())));
-    const int gif_every = std::max(1, static_cast<int>(std::lround(0.1 / o.dt)));
-    const int gif_w = cost.width() * gpx, gif_h = cost.height() * gpx;
-    if (!o.gif.empty()) {
-        check(gif.open(o.gif, gif_w, gif_h, kGifPalette));
-        terrain_frame.resize(static_cast<std::size_t>(gif_w) * gif_h);
-        for (int y = 0; y < gif_h; ++y)
-            for (int x = 0; x < gif_w; ++x) {
-                const Cost c = terrain.at(x / gpx, y / gpx);
-                terrain_frame[static_cast<std::size_t>(y) * gif_w + x] = c == kCostWall     ? kGifWall
-                                                                         : c == kCostPlain  ? kGifPlain
-                                                                         : c == kCostForest ? kGifForest
-                                                                         : c == kCostSwamp  ? kGifSwamp
-                                                                                            : kGifOther;
-            }
-        for (const Cell& g : goals)
-            for (int y = g.y * gpx; y < (g.y + 1) * gpx; ++y)
-                for (int x = g.x * gpx; x < (g.x + 1) * gpx; ++x)
-                    terrain_frame[static_cast<std::size_t>(y) * gif_w + x] = kGifGoal;
+    int gpx = 1, gif_every = 1, gif_w = 0, gif_h = 0;
+    std::vector<std::vector<Vec2>> trails;
+    std::vector<AgentId> trail_ids;
+    std::vector<Vec2> snapshot;
+    std::vector<render::Rgb> snapshot_colour;
+
+    void start(const SimOptions& o, const SimSetup& setup) {
+        const CostField& terrain = setup.terrain;
+        const World& world = setup.sim->world();
+        gpx = std::max(1, std::min(8, 640 / std::max(terrain.width(), terrain.height())));
+        gif_every = std::max(1, static_cast<int>(std::lround(0.1 / o.dt)));
+        gif_w = terrain.width() * gpx;
+        gif_h = terrain.height() * gpx;
+        if (!o.gif.empty()) {
+            check(gif.open(o.gif, gif_w, gif_h, kGifPalette));
+            terrain_frame.resize(static_cast<std::size_t>(gif_w) * gif_h);
+            for (int y = 0; y < gif_h; ++y)
+                for (int x = 0; x < gif_w; ++x) {
+                    const Cost c = terrain.at(x / gpx, y / gpx);
+                    terrain_frame[static_cast<std::size_t>(y) * gif_w + x] = c == kCostWall     ? kGifWall
+                                                                             : c == kCostPlain  ? kGifPlain
+                                                                             : c == kCostForest ? kGifForest
+                                                                             : c == kCostSwamp  ? kGifSwamp
+                                                                                                : kGifOther;
+                }
+            for (const Cell& g : setup.marks)
+                for (int y = g.y * gpx; y < (g.y + 1) * gpx; ++y)
+                    for (int x = g.x * gpx; x < (g.x + 1) * gpx; ++x)
+                        if (x >= 0 && y >= 0 && x < gif_w && y < gif_h)
+                            terrain_frame[static_cast<std::size_t>(y) * gif_w + x] = kGifGoal;
+            add_gif_frame(world.crowd());
+        }
+        if (!o.png.empty() && o.png_at < 0) {
+            trail_ids = world.agents();
+            trails.resize(trail_ids.size());
+        }
     }
-    auto add_gif_frame = [&] {
+    void add_gif_frame(const Crowd& crowd) {
         frame = terrain_frame;
         const int dot = std::max(1, gpx / 3);
-        for (const AgentId id : ids) {
+        for (const AgentId id : crowd.agents()) {
             const Vec2 p = crowd.position(id);
             const AgentState st = crowd.state(id);
             const std::uint8_t col = st == AgentState::arrived   ? kGifArrived
                                      : st == AgentState::no_path ? kGifNoPath
+                                     : st == AgentState::queued  ? kGifQueued
                                                                  : kGifMoving;
             const int cx = static_cast<int>(p.x * gpx), cy = static_cast<int>(p.y * gpx);
             for (int y = cy - dot / 2; y <= cy + dot / 2; ++y)
@@ -197,147 +279,37 @@ SimRun run_sim(const SimOptions& o, bool congestion) {
                         frame[static_cast<std::size_t>(y) * gif_w + x] = col;
         }
         check(gif.add_frame(frame, 10));
-    };
-    if (!o.gif.empty()) add_gif_frame();
-    std::vector<std::vector<Vec2>> trails(o.png.empty() || o.png_at >= 0 ? 0 : ids.size());
-    // --png-at: where every agent stands at that simulated time, and in what state.
-    std::vector<Vec2> snapshot;
-    std::vector<render::Rgb> snapshot_colour;
-    auto take_snapshot = [&] {
-        for (const AgentId id : ids) {
-            snapshot.push_back(crowd.position(id));
-            const AgentState st = crowd.state(id);
-            snapshot_colour.push_back(st == AgentState::arrived   ? render::Rgb{20, 150, 60}
-                                      : st == AgentState::no_path ? render::Rgb{130, 130, 130}
-                                      : crowd.stuck(id)           ? render::Rgb{235, 120, 0}
-                                                                  : render::Rgb{30, 80, 220});
-        }
-    };
-    while (sim.steps_done() < sim.step_count()) {
-        check(sim.step());
+    }
+    void after_step(const SimOptions& o, const Simulation& sim) {
+        const Crowd& crowd = sim.world().crowd();
         const std::int64_t s = sim.steps_done();
         if (!trails.empty() && s % 6 == 0) {
-            for (std::size_t k = 0; k < ids.size(); ++k) trails[k].push_back(crowd.position(ids[k]));
+            for (std::size_t k = 0; k < trail_ids.size(); ++k) {
+                if (crowd.valid(trail_ids[k])) trails[k].push_back(crowd.position(trail_ids[k]));
+            }
         }
-        if (!o.gif.empty() && s % gif_every == 0 && s / gif_every <= 600) add_gif_frame();
+        if (!o.gif.empty() && s % gif_every == 0 && s / gif_every <= 600) add_gif_frame(crowd);
         if (!o.png.empty() && o.png_at >= 0 && snapshot.empty() &&
             (crowd.time() >= o.png_at || s == sim.step_count())) {
-            take_snapshot();
+            for (const AgentId id : crowd.agents()) {
+                snapshot.push_back(crowd.position(id));
+                const AgentState st = crowd.state(id);
+                snapshot_colour.push_back(st == AgentState::arrived   ? render::Rgb{20, 150, 60}
+                                          : st == AgentState::no_path ? render::Rgb{130, 130, 130}
+                                          : st == AgentState::queued  ? render::Rgb{150, 60, 200}
+                                          : crowd.stuck(id)           ? render::Rgb{235, 120, 0}
+                                                                      : render::Rgb{30, 80, 220});
+            }
         }
-        if (sim.sampled()) {
-            std::fprintf(stderr, "\r[sim] %.0f s: %.1f%% arrived", crowd.time(), 100.0 * sim.arrived_fraction());
-        }
     }
-    std::fprintf(stderr, "\n");
-    const SimulationReport r = sim.report();
-    char hash[17];
-    std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(r.state_hash));
-    const CrowdStats& st = r.crowd;
-    nlohmann::json report = {
-        {"map", o.map},
-        {"class", planning.name},
-        {"size", planning.size},
-        {"body_size", body_size},
-        {"agents", r.agents},
-        {"seconds", r.seconds},
-        {"dt", o.dt},
-        {"threads", r.threads},
-        {"arrived_fraction", r.arrived_fraction},
-        {"arrived_by_second", r.arrived_by_second},
-        {"mean_arrival_s", r.mean_arrival_s},
-        {"max_arrival_s", r.max_arrival_s},
-        {"no_path", st.no_path},
-        {"stuck", st.stuck},
-        {"sidestepping", st.sidestepping},
-        {"sleeping", st.sleeping},
-        {"sleep", config.crowd.sleep},
-        {"line_of_sight", config.crowd.line_of_sight},
-        {"contact_passes", config.crowd.contact_passes},
-        {"yield_overlap", config.crowd.yield_overlap},
-        {"pack_overlap", config.crowd.pack_overlap},
-        {"congestion", config.congestion.enabled},
-        {"arrived_50_s", r.arrived_50_s >= 0 ? nlohmann::json(r.arrived_50_s) : nlohmann::json(nullptr)},
-        {"arrived_90_s", r.arrived_90_s >= 0 ? nlohmann::json(r.arrived_90_s) : nlohmann::json(nullptr)},
-        {"wall_penetrations", r.wall_penetrations},
-        {"nan", r.nan},
-        {"max_overlap", r.max_overlap},
-        {"max_overlap_at", {r.max_overlap_at.x, r.max_overlap_at.y}},
-        {"deep_overlap_pairs", r.deep_overlap_pairs},
-        {"mean_step_ms", r.mean_step_ms},
-        {"max_step_ms", r.max_step_ms},
-        {"state_hash", hash},
-        {"planner", r.hierarchical ? "hierarchical" : "flat"}};
-    if (flee) {
-        report["flee_factor"] = o.flee_factor;
-        report["danger_distance_mean_start"] = r.danger_distance_mean_start;
-        report["danger_distance_mean_end"] = r.danger_distance_mean_end;
-        report["danger_distance_min_end"] = r.danger_distance_min_end;
-    }
-    if (o.detail) {
-        nlohmann::json detail = nlohmann::json::array();
-        for (const SimulationUnit& u : r.units) {
-            detail.push_back({{"start", {u.start.x, u.start.y}},
-                              {"end", {u.end.x, u.end.y}},
-                              {"path_length", u.path_length},
-                              {"arrival_s", u.arrival_s >= 0 ? nlohmann::json(u.arrival_s) : nlohmann::json(nullptr)},
-                              {"state", u.state == AgentState::arrived   ? "arrived"
-                                        : u.state == AgentState::no_path ? "no_path"
-                                        : u.stuck                        ? "stuck"
-                                                                         : "moving"}});
-        }
-        report["agents_detail"] = std::move(detail);
-    }
-    if (has_margin(r.wall_margin)) report["wall_margin"] = {r.wall_margin.radius, r.wall_margin.extra};
-    if (r.hierarchical) {
-        report["graph_ms"] = r.graph_ms;
-        report["sector_fields"] = r.sector_fields;
-        report["sector_field_bytes"] = r.sector_field_bytes;
-    }
-    std::printf(
-        "agents %zu%s, %.1f s simulated at dt %.4f on %d thread(s)\n", r.agents,
-        planning.is_default()
-            ? ""
-            : (" (" + planning.describe() + (body_size != planning.size ? ", bodies size 1" : "") + ")").c_str(),
-        r.seconds, o.dt, r.threads);
-    std::printf("arrived %.1f%% (mean %.2f s, max %.2f s), no path %zu, stuck %zu, asleep %zu\n",
-                100.0 * r.arrived_fraction, r.mean_arrival_s, r.max_arrival_s, st.no_path, st.stuck, st.sleeping);
-    auto when = [](double t) { return t >= 0 ? number_text(t) + " s" : std::string("not reached"); };
-    std::printf("50%% arrived at %s, 90%% at %s (simulated)%s\n", when(r.arrived_50_s).c_str(),
-                when(r.arrived_90_s).c_str(), config.congestion.enabled ? ", congestion on" : "");
-    if (config.congestion.enabled) {
-        report["congestion_params"] = {{"refresh_hz", config.congestion.refresh_hz},
-                                       {"density_weight", config.congestion.density_weight},
-                                       {"threshold", config.congestion.threshold},
-                                       {"full", config.congestion.full},
-                                       {"counter_weight", config.congestion.counter_weight},
-                                       {"radius", config.congestion.radius},
-                                       {"max_extra", config.congestion.max_extra}};
-        report["congestion_refreshes"] = r.congestion_refreshes;
-    }
-    if (flee) {
-        std::printf(
-            "flee factor %g: distance from the nearest danger %.2f cells mean at the start, %.2f mean and "
-            "%.2f least at the end (arrived = standing at a safe spot)\n",
-            o.flee_factor, r.danger_distance_mean_start, r.danger_distance_mean_end, r.danger_distance_min_end);
-    }
-    std::printf(
-        "wall penetrations %zu, NaN %s, deepest overlap %.2f radii (at %.1f,%.1f), at most %zu pairs deeper "
-        "than half a radius\n",
-        r.wall_penetrations, r.nan ? "yes" : "no", r.max_overlap, r.max_overlap_at.x, r.max_overlap_at.y,
-        r.deep_overlap_pairs);
-    std::printf("step %.3f ms mean, %.3f ms max; state hash %s\n", r.mean_step_ms, r.max_step_ms, hash);
-    if (r.hierarchical) {
-        std::printf("planner hierarchical: sector graph %.1f ms, %zu sector fields (%.1f MB)\n", r.graph_ms,
-                    r.sector_fields, static_cast<double>(r.sector_field_bytes) / (1 << 20));
-    }
-    SimRun out;
-    if (!o.png.empty()) {
-        // Terrain, then every trajectory (one colour per agent, cycling) or the agents at --png-at,
-        // goals in red.
-        const int px = std::max(1, std::min(16, 1600 / std::max(cost.width(), cost.height())));
-        render::Image img(cost.width() * px, cost.height() * px, {240, 238, 228});
-        for (int y = 0; y < cost.height(); ++y)
-            for (int x = 0; x < cost.width(); ++x) {
+    // Terrain, then every trajectory (one colour per agent, cycling) or the agents at --png-at,
+    // goals in red.
+    render::Image picture(const SimSetup& setup) const {
+        const CostField& terrain = setup.terrain;
+        const int px = std::max(1, std::min(16, 1600 / std::max(terrain.width(), terrain.height())));
+        render::Image img(terrain.width() * px, terrain.height() * px, {240, 238, 228});
+        for (int y = 0; y < terrain.height(); ++y)
+            for (int x = 0; x < terrain.width(); ++x) {
                 img.fill_rect(x * px, y * px, px, px, render::terrain_colour(terrain.at(x, y)));
             }
         for (std::size_t k = 0; k < trails.size(); ++k) {
@@ -354,13 +326,205 @@ SimRun run_sim(const SimOptions& o, bool congestion) {
             img.fill_rect(static_cast<int>(snapshot[k].x * px) - dot / 2,
                           static_cast<int>(snapshot[k].y * px) - dot / 2, dot, dot, snapshot_colour[k]);
         }
-        for (const Cell& g : goals)
+        for (const Cell& g : setup.marks)
             img.fill_rect(g.x * px - px, g.y * px - px, 3 * px, 3 * px, {220, 30, 30});  // or dangers
-        out.picture = std::move(img);
+        return img;
     }
-    if (!o.gif.empty()) check(gif.close());
+};
+
+nlohmann::json seconds_or_null(double t) {
+    return t >= 0 ? nlohmann::json(t) : nlohmann::json(nullptr);
+}
+
+// The report as JSON (the run's settings from `config`).
+nlohmann::json report_json(const SimOptions& o, const SimSetup& setup, const WorldConfig& config,
+                           const SimulationReport& r) {
+    char hash[17];
+    std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(r.state_hash));
+    const CrowdStats& st = r.crowd;
+    nlohmann::json report = setup.about;
+    report.update({{"agents", r.agents},
+                   {"seconds", r.seconds},
+                   {"dt", o.dt},
+                   {"threads", r.threads},
+                   {"arrived_fraction", r.arrived_fraction},
+                   {"arrived_by_second", r.arrived_by_second},
+                   {"mean_arrival_s", r.mean_arrival_s},
+                   {"max_arrival_s", r.max_arrival_s},
+                   {"no_path", st.no_path},
+                   {"queued", st.queued},
+                   {"stuck", st.stuck},
+                   {"sidestepping", st.sidestepping},
+                   {"sleeping", st.sleeping},
+                   {"sleep", config.crowd.sleep},
+                   {"line_of_sight", config.crowd.line_of_sight},
+                   {"arrival_regions", config.crowd.arrival_regions},
+                   {"contact_passes", config.crowd.contact_passes},
+                   {"yield_overlap", config.crowd.yield_overlap},
+                   {"pack_overlap", config.crowd.pack_overlap},
+                   {"congestion", config.congestion.enabled},
+                   {"arrived_50_s", seconds_or_null(r.arrived_50_s)},
+                   {"arrived_90_s", seconds_or_null(r.arrived_90_s)},
+                   {"done_95_s", seconds_or_null(r.done_95_s)},
+                   {"exited", r.exited},
+                   {"empty_s", seconds_or_null(r.empty_s)},
+                   {"exit_rate", r.exit_rate},
+                   {"region_leaks", r.region_leaks},
+                   {"passage_arrived", r.passage_arrived},
+                   {"wall_penetrations", r.wall_penetrations},
+                   {"nan", r.nan},
+                   {"max_overlap", r.max_overlap},
+                   {"max_overlap_at", {r.max_overlap_at.x, r.max_overlap_at.y}},
+                   {"deep_overlap_pairs", r.deep_overlap_pairs},
+                   {"mean_step_ms", r.mean_step_ms},
+                   {"max_step_ms", r.max_step_ms},
+                   {"state_hash", hash},
+                   {"planner", r.hierarchical ? "hierarchical" : "flat"}});
+    nlohmann::json groups = nlohmann::json::array();
+    for (const SimulationGroup& g : r.groups) {
+        nlohmann::json goals = nlohmann::json::array();
+        for (const Cell c : g.goals) goals.push_back({c.x, c.y});
+        groups.push_back({{"id", g.id},
+                          {"goals", goals},
+                          {"flee", g.flee},
+                          {"exit", g.exit},
+                          {"units", g.units},
+                          {"arrived", g.arrived},
+                          {"exited", g.exited},
+                          {"queued", g.queued},
+                          {"stuck", g.stuck},
+                          {"done_50_s", seconds_or_null(g.done_50_s)},
+                          {"done_90_s", seconds_or_null(g.done_90_s)},
+                          {"done_95_s", seconds_or_null(g.done_95_s)},
+                          {"done_100_s", seconds_or_null(g.done_100_s)},
+                          {"longest_stall_s", g.longest_stall_s},
+                          {"region_radius", g.region_radius}});
+    }
+    report["groups"] = std::move(groups);
+    if (setup.flee) {
+        report["flee_factor"] = o.flee_factor;
+        report["danger_distance_mean_start"] = r.danger_distance_mean_start;
+        report["danger_distance_mean_end"] = r.danger_distance_mean_end;
+        report["danger_distance_min_end"] = r.danger_distance_min_end;
+    }
+    if (o.detail) {
+        nlohmann::json detail = nlohmann::json::array();
+        for (const SimulationUnit& u : r.units) {
+            detail.push_back({{"start", {u.start.x, u.start.y}},
+                              {"end", {u.end.x, u.end.y}},
+                              {"path_length", u.path_length},
+                              {"arrival_s", seconds_or_null(u.arrival_s)},
+                              {"state", u.state == AgentState::arrived   ? "arrived"
+                                        : u.state == AgentState::no_path ? "no_path"
+                                        : u.state == AgentState::queued  ? "queued"
+                                        : u.stuck                        ? "stuck"
+                                                                         : "moving"}});
+        }
+        report["agents_detail"] = std::move(detail);
+    }
+    if (has_margin(r.wall_margin)) report["wall_margin"] = {r.wall_margin.radius, r.wall_margin.extra};
+    if (r.hierarchical) {
+        report["graph_ms"] = r.graph_ms;
+        report["sector_fields"] = r.sector_fields;
+        report["sector_field_bytes"] = r.sector_field_bytes;
+    }
+    if (config.congestion.enabled) {
+        report["congestion_params"] = {{"refresh_hz", config.congestion.refresh_hz},
+                                       {"density_weight", config.congestion.density_weight},
+                                       {"threshold", config.congestion.threshold},
+                                       {"full", config.congestion.full},
+                                       {"counter_weight", config.congestion.counter_weight},
+                                       {"radius", config.congestion.radius},
+                                       {"max_extra", config.congestion.max_extra}};
+        report["congestion_refreshes"] = r.congestion_refreshes;
+    }
+    return report;
+}
+
+// The report's summary lines on standard output.
+void print_report(const SimOptions& o, const SimSetup& setup, const WorldConfig& config, const SimulationReport& r) {
+    const CrowdStats& st = r.crowd;
+    const std::string about = setup.about.contains("class_text")
+                                  ? " (" + setup.about["class_text"].get<std::string>() + ")"
+                              : setup.about.contains("scenario") ? " (scenario " + r.scenario + ")"
+                                                                 : std::string();
+    std::printf("agents %zu%s, %.1f s simulated at dt %.4f on %d thread(s)\n", r.agents, about.c_str(), r.seconds, o.dt,
+                r.threads);
+    std::printf("arrived %.1f%% (mean %.2f s, max %.2f s), no path %zu, queued %zu, stuck %zu, asleep %zu\n",
+                100.0 * r.arrived_fraction, r.mean_arrival_s, r.max_arrival_s, st.no_path, st.queued, st.stuck,
+                st.sleeping);
+    auto when = [](double t) { return t >= 0 ? number_text(t) + " s" : std::string("not reached"); };
+    std::printf("50%% arrived at %s, 90%% at %s, 95%% at %s (simulated)%s\n", when(r.arrived_50_s).c_str(),
+                when(r.arrived_90_s).c_str(), when(r.done_95_s).c_str(),
+                config.congestion.enabled ? ", congestion on" : "");
+    if (r.exited > 0) {
+        std::printf(
+            "%zu units left by the exits (%.1f per second from the first quarter to the third), map empty "
+            "at %s\n",
+            r.exited, r.exit_rate, when(r.empty_s).c_str());
+    }
+    if (r.groups.size() > 1 || !r.scenario.empty()) {
+        for (const SimulationGroup& g : r.groups) {
+            std::printf(
+                "group %u (%s %d,%d): %zu units, %zu arrived, %zu left, %zu queued, %zu stuck; 95%% at %s, all at "
+                "%s, longest stall %.0f s\n",
+                g.id,
+                g.exit   ? "exit"
+                : g.flee ? "flee"
+                         : "goal",
+                g.goals.empty() ? -1 : g.goals[0].x, g.goals.empty() ? -1 : g.goals[0].y, g.units, g.arrived, g.exited,
+                g.queued, g.stuck, when(g.done_95_s).c_str(), when(g.done_100_s).c_str(), g.longest_stall_s);
+        }
+    }
+    if (config.crowd.arrival_regions) {
+        std::printf("arrival regions: at most %zu arrived units beyond their region (+1 cell)", r.region_leaks);
+        if (!r.scenario.empty()) std::printf(", %zu in the passage while units still came", r.passage_arrived);
+        std::printf("\n");
+    }
+    if (setup.flee) {
+        std::printf(
+            "flee factor %g: distance from the nearest danger %.2f cells mean at the start, %.2f mean and "
+            "%.2f least at the end (arrived = standing at a safe spot)\n",
+            o.flee_factor, r.danger_distance_mean_start, r.danger_distance_mean_end, r.danger_distance_min_end);
+    }
+    std::printf(
+        "wall penetrations %zu, NaN %s, deepest overlap %.2f radii (at %.1f,%.1f), at most %zu pairs deeper "
+        "than half a radius\n",
+        r.wall_penetrations, r.nan ? "yes" : "no", r.max_overlap, r.max_overlap_at.x, r.max_overlap_at.y,
+        r.deep_overlap_pairs);
+    char hash[17];
+    std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(r.state_hash));
+    std::printf("step %.3f ms mean, %.3f ms max; state hash %s\n", r.mean_step_ms, r.max_step_ms, hash);
+    if (r.hierarchical) {
+        std::printf("planner hierarchical: sector graph %.1f ms, %zu sector fields (%.1f MB)\n", r.graph_ms,
+                    r.sector_fields, static_cast<double>(r.sector_field_bytes) / (1 << 20));
+    }
+}
+
+SimRun run_sim(const SimOptions& o, bool congestion) {
+    check_run_length(o);
+    TbbJobSystem jobs(o.threads);
+    SimSetup setup = o.scenario.empty() ? map_run(o, congestion, jobs) : scenario_run(o, congestion, jobs);
+    Simulation& sim = *setup.sim;
+    Drawing drawing;
+    drawing.start(o, setup);
+    while (sim.steps_done() < sim.step_count()) {
+        check(sim.step());
+        drawing.after_step(o, sim);
+        if (sim.sampled()) {
+            std::fprintf(stderr, "\r[sim] %.0f s: %.1f%% arrived", sim.world().crowd().time(),
+                         100.0 * sim.arrived_fraction());
+        }
+    }
+    std::fprintf(stderr, "\n");
+    const SimulationReport r = sim.report();
+    const WorldConfig config = world_config(o, congestion);
+    SimRun out;
+    out.report = report_json(o, setup, config, r);
+    print_report(o, setup, config, r);
+    if (!o.png.empty()) out.picture = drawing.picture(setup);
+    if (!o.gif.empty()) check(drawing.gif.close());
     if (r.nan) throw Failure{"NaN positions appeared"};
-    out.report = std::move(report);
     return out;
 }
 
@@ -419,7 +583,12 @@ void run_sim_command(const SimOptions& o) {
 void add_sim_command(CLI::App& app) {
     auto o = std::make_shared<SimOptions>();
     auto* cmd = app.add_subcommand("sim", "Run a crowd to the goal(s) and report arrival, safety and step times");
-    cmd->add_option("--map", o->map, "Map file, or @default")->required();
+    cmd->add_option("--map", o->map, "Map file, or @default (or give --scenario)");
+    std::string scenario_help = "A built-in scenario instead of --map/--goal: ";
+    for (const std::string& n : scenario_names()) scenario_help += n + (n == scenario_names().back() ? "" : ", ");
+    cmd->add_option(
+        "--scenario", o->scenario,
+        scenario_help + " (tide/scenarios.hpp; its map, groups, orders and length; prints a line per group)");
     cmd->add_option("--goal", o->goals, "Goal cell X,Y (repeat for several)");
     cmd->add_option("--flee", o->flee,
                     "Instead of --goal: a danger cell X,Y (repeatable); the crowd flees from the dangers along their "
@@ -429,7 +598,7 @@ void add_sim_command(CLI::App& app) {
     cmd->add_option("--agents", o->agents, "Number of agents (default 1000)");
     cmd->add_option("--spawn", o->spawn,
                     "Spawn area X0,Y0,X1,Y1: the cells covering [X0, X1) x [Y0, Y1) (default: whole map)");
-    cmd->add_option("--seconds", o->seconds, "Simulated seconds (default 30)");
+    cmd->add_option("--seconds", o->seconds, "Simulated seconds (default 30, or the scenario's length)");
     cmd->add_option("--dt", o->dt, "Step in seconds (default 1/60)");
     cmd->add_option("--threads", o->threads, "Worker threads (default: all cores)");
     cmd->add_option("--seed", o->seed, "Spawn seed (default 1)");
@@ -445,6 +614,10 @@ void add_sim_command(CLI::App& app) {
     cmd->add_option("--sleep", o->sleep,
                     "on (default): arrived units at rest for 15 sub-steps with no moving unit within 8-16 cells sleep "
                     "(no neighbour scan) until one comes near; off: every unit does the whole sub-step");
+    cmd->add_option("--arrival-regions", o->arrival_regions,
+                    "on (default): goal groups arrive only inside their arrival region (never behind a passage their "
+                    "units still come through, nor in another group's way) and fill it from the far side of a single "
+                    "way in; off: units arrive where they touch the pack near the goal or are blocked against it");
     cmd->add_option("--contact-passes", o->contact_passes,
                     "Position passes per sub-step that push touching units apart, 0..16 (default " +
                         std::to_string(CrowdParams{}.contact_passes) + ")");

@@ -113,6 +113,14 @@ struct AgentParams {
     std::uint64_t user_tag = 0;       ///< The host's value (an entity id, an index); never read by the crowd.
 };
 
+/// A group's arrival region (CrowdParams::arrival_regions) as the last refresh left it.
+struct ArrivalRegion {
+    bool active = false;          ///< False: the group has none (regions off, flee or exit group, no units).
+    float radius = kUnreachable;  ///< Largest cost to go of its cells.
+    std::size_t cells = 0;        ///< Its cells.
+    Cell anchor{};                ///< Where its pack is centred (top-left cells of the group's unit size).
+};
+
 /// Caller-owned outputs of Crowd::read_agents(): each non-empty span receives one item per live
 /// agent, in slot order (the order of Crowd::agents()); empty spans are skipped.
 struct AgentBuffers {
@@ -134,6 +142,7 @@ struct CrowdStats {
     std::size_t sidestepping = 0;   ///< Stuck agents stepping sideways to get free (stuck_sidestep).
     std::size_t wall_contacts = 0;  ///< Agent-substeps whose disc was pushed out of a wall.
     std::size_t sleeping = 0;       ///< Arrived agents asleep in the last sub-step (CrowdParams::sleep).
+    std::size_t exited = 0;         ///< Agents that left through an exit during the step (exited()).
 };
 
 /// The crowd. Holds a pointer to the cost field (the host keeps it alive and may edit it between
@@ -198,6 +207,20 @@ public:
     Result<void> set_group_steering(GroupId group, std::shared_ptr<const FlowField> steer);
     /// The field a group's units steer by when it is not the group's own field (else null).
     std::shared_ptr<const FlowField> group_steering(GroupId group) const;
+    /// Makes a group's goals exits (or plain goals again): a unit of the group that reaches one
+    /// (within arrival_distance of it) leaves the crowd during the step and is listed in exited();
+    /// the host removes it from its own books, or adds it again elsewhere. Its group forms no pack
+    /// (no arrival region). Error for an unknown group or a flee field.
+    Result<void> set_group_exit(GroupId group, bool exit);
+    /// True when the group's goals are exits.
+    bool group_exit(GroupId group) const noexcept;
+    /// The group's arrival region (inactive for an unknown group).
+    ArrivalRegion arrival_region(GroupId group) const;
+    /// True when the top-left cell (x, y) lies in the group's arrival region (or it has none).
+    bool in_arrival_region(GroupId group, int x, int y) const noexcept;
+    /// Units that left through their group's exit during the last step(), in slot order. Their
+    /// handles are stale now (valid() is false).
+    std::span<const AgentId> exited() const noexcept { return exited_; }
 
     /// Adds an agent at `position` in `group` with `params`; refuses NaN/infinite positions,
     /// positions off the map (ErrorCode::off_map) or inside a wall (on_wall), an unknown group
@@ -331,6 +354,7 @@ private:
         bool sight = false;  // flat goal field built on the crowd's own costs: line of sight may apply
         std::shared_ptr<const FlowField> steer;  // flat groups: the field to steer by, when not `flat`
         std::vector<std::uint32_t> goals;        // goal cells of a goal field or plan (arrival regions)
+        bool exit = false;                       // the goals are exits (set_group_exit)
         explicit operator bool() const noexcept { return flat || hier; }
     };
     static std::vector<std::uint32_t> goal_cells(const GroupField& f);
@@ -393,9 +417,12 @@ private:
     void deep_pass(JobSystem& jobs);
     bool packed_mates(std::size_t k, std::size_t j) const noexcept;
     bool jammed_mates(std::size_t k, std::size_t j) const noexcept;
-    std::vector<float> settle_;              // per group: cost-to-go within which the stopping chain reaction acts
-    std::vector<std::uint32_t> arrived_in_;  // per group: its arrived units at the start of the sub-step
-    float max_radius_ = 0.0f;                // largest live radius; recomputed after a removal (max_radius_dirty_)
+    std::vector<float> settle_;               // per group: cost-to-go within which the stopping chain reaction acts
+    std::vector<std::uint32_t> arrived_in_;   // per group: its arrived units at the start of the sub-step
+    std::vector<AgentId> exited_;             // exited() of the last step
+    std::pmr::vector<std::uint8_t> leaving_;  // by entry: reached its exit in this sub-step
+    void remove_leavers();
+    float max_radius_ = 0.0f;  // largest live radius; recomputed after a removal (max_radius_dirty_)
     bool max_radius_dirty_ = false;
     std::unique_ptr<detail::SpatialHash> hash_;        // proximity grid, re-sorted every sub-step
     std::unique_ptr<detail::ArrivalRegions> regions_;  // where each group's units may stand as arrived

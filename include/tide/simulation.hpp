@@ -21,6 +21,7 @@
 #include "tide/export.h"
 #include "tide/jobs.hpp"
 #include "tide/result.hpp"
+#include "tide/scenarios.hpp"
 #include "tide/world.hpp"
 
 namespace tide {
@@ -41,6 +42,27 @@ struct SimulationSettings {
     double dt = 1.0 / 60.0;          ///< Step, s, (0, 1]; seconds / dt steps, at most kMaxSimSteps.
     bool detail = false;             ///< Record each unit's start and path length (report().units).
     WorldConfig world;               ///< The world's settings: seed, hierarchy_cells, wall margin, crowd.
+};
+
+/// One group of a run (SimulationReport::groups): the units whose last group it was.
+struct SimulationGroup {
+    UnitGroupId id = 0;            ///< The world's group id.
+    std::vector<Cell> goals;       ///< Its goals (dangers of a flee group, exits of an exit group).
+    bool flee = false;             ///< A flee group.
+    bool exit = false;             ///< Its goals are exits.
+    std::size_t units = 0;         ///< Units whose last group it was (those that left included).
+    std::size_t arrived = 0;       ///< Of them arrived now.
+    std::size_t exited = 0;        ///< Of them gone through an exit.
+    std::size_t queued = 0;        ///< Of them queued now.
+    std::size_t stuck = 0;         ///< Of them flagged stuck now.
+    double done_50_s = -1.0;       ///< First step with half of them arrived or gone; -1: not yet.
+    double done_90_s = -1.0;       ///< The same for 90%.
+    double done_95_s = -1.0;       ///< The same for 95%.
+    double done_100_s = -1.0;      ///< The same for all of them.
+    double longest_stall_s = 0.0;  ///< Longest time with units not arrived and no progress (none
+                                   ///< arrived or left, their summed cost to go fell by less than
+                                   ///< one cell), sampled once per simulated second.
+    double region_radius = 0.0;    ///< Its arrival region's radius now (cost to go; 0 without one).
 };
 
 /// One unit at the end of a run (SimulationReport::units).
@@ -83,7 +105,21 @@ struct SimulationReport {
     double danger_distance_mean_start = 0;   ///< Flee: mean distance to the nearest danger at the start.
     double danger_distance_mean_end = 0;     ///< Flee: the same now.
     double danger_distance_min_end = 0;      ///< Flee: the least distance now.
-    std::vector<SimulationUnit> units;       ///< Per unit, in roster order.
+    std::vector<SimulationUnit> units;       ///< Per unit still in the world, in roster order.
+    // Groups, exits and arrival regions.
+    std::vector<SimulationGroup> groups;  ///< Per group that held units (by id).
+    double done_95_s = -1.0;              ///< First step with 95% of all units arrived or gone; -1: not yet.
+    std::size_t exited = 0;               ///< Units gone through exits.
+    double empty_s = -1.0;                ///< When the last unit left (runs with exits); -1: not yet.
+    double exit_rate = 0.0;               ///< Units per second through the exits between the 25% and 75% of
+                                          ///< them (0 with fewer than 8 gone).
+    std::size_t region_leaks = 0;         ///< Most arrived units at one sample (once per simulated second)
+                                          ///< farther from their goal (cost to go) than their region's
+                                          ///< radius plus one cell.
+    std::size_t passage_arrived = 0;      ///< Scenario runs: most arrived units at one sample in the
+                                          ///< scenario's passage while a unit not arrived stood in its
+                                          ///< approach (Scenario::passage).
+    std::string scenario;                 ///< The scenario run (empty for a plain run).
 };
 
 /// Overlap of a set of equal discs at one moment.
@@ -109,6 +145,10 @@ public:
     /// (invalid_argument, too_large), targets off the map or on walls, no room to spawn.
     static Result<std::unique_ptr<Simulation>> create(JobSystem& jobs, std::string name, CostField cost,
                                                       const SimulationSettings& settings);
+    /// Loads `scenario` into a world on `jobs` and runs its script at its times. Of `settings`,
+    /// only seconds (0: the scenario's own), dt, detail and world are read.
+    static Result<std::unique_ptr<Simulation>> create(JobSystem& jobs, const Scenario& scenario,
+                                                      const SimulationSettings& settings);
     ~Simulation();
     Simulation(const Simulation&) = delete;
     Simulation& operator=(const Simulation&) = delete;
@@ -132,14 +172,34 @@ public:
 
 private:
     Simulation(JobSystem& jobs, const SimulationSettings& settings);
+    void start();
     double danger_distance(bool least) const;
     Result<void> read_units();
     void measure_overlap();
+    void sample_groups();
+    float cost_to_go(UnitGroupId group, Vec2 p, int size) const;
 
     SimulationSettings settings_;
     JobSystem* jobs_;
     std::unique_ptr<World> world_;
-    std::vector<AgentId> ids_;
+    std::vector<AgentId> ids_;          // the units spawned (roster order at the start)
+    std::optional<Scenario> scenario_;  // scenario runs
+    std::size_t next_command_ = 0;      // the script's next command
+    // By slot (AgentId::index) of the units spawned: k into ids_ (-1: none), first arrival or exit
+    // time, the last group seen, gone through an exit.
+    std::vector<std::int32_t> slot_k_;
+    std::vector<UnitGroupId> last_group_;
+    std::vector<std::uint8_t> exited_;
+    std::vector<double> exit_times_;
+    std::vector<AgentId> live_;  // this step's live units (slot order)
+    struct GroupTrack {
+        double done_50 = -1, done_90 = -1, done_95 = -1, done_100 = -1;
+        double last_progress = 0, longest_stall = 0, ref_to_go = -1;
+        std::size_t ref_done = 0;
+    };
+    std::vector<GroupTrack> tracks_;  // by UnitGroupId
+    double done_95_s_ = -1.0, empty_s_ = -1.0;
+    std::size_t leaks_ = 0, passage_arrived_ = 0;
     std::int64_t step_count_ = 0, steps_done_ = 0;
     int per_second_ = 1;
     bool sampled_ = false;

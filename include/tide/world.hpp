@@ -33,6 +33,7 @@
 #include <memory>
 #include <memory_resource>
 #include <optional>
+#include <span>
 #include <string>
 #include <variant>
 #include <vector>
@@ -85,12 +86,15 @@ struct SetGoals {
     std::vector<Cell> goals;  ///< 1..kMaxOrderGoals cells on the map, not walls.
     UnitGroupId group = 0;    ///< 0: all units.
     bool flee = false;        ///< The cells are dangers: the units flee from them (a flee field).
+    bool exit = false;        ///< The cells are exits: units leave the world through them (removed on
+                              ///< reaching one, see World::exited()) instead of gathering there.
 };
 /// Orders the selected units to a goal set: they form a new group.
 struct Order {
     std::variant<SelectBox, std::vector<AgentId>> select;  ///< Units in a box, or these handles (stale ones skipped).
     std::vector<Cell> goals;                               ///< 1..kMaxOrderGoals cells on the map, not walls.
     bool flee = false;  ///< The cells are dangers: the units flee from them (a flee field).
+    bool exit = false;  ///< The cells are exits: units leave the world through them (see SetGoals::exit).
 };
 /// Paints a round brush of `radius` cells around (x, y) with `cost` (kCostWall for walls). Goal
 /// cells are never walled; units caught in new walls move to the nearest open cell.
@@ -134,9 +138,13 @@ struct SetWallMargin {
 struct SetCongestion {
     CongestionParams params;
 };
+/// Removes the selected units from the world (their groups shrink; a group left empty goes).
+struct RemoveUnits {
+    std::variant<SelectBox, std::vector<AgentId>> select;  ///< Units in a box, or these handles (stale ones skipped).
+};
 /// Everything apply() takes.
-using WorldCommand =
-    std::variant<SetGoals, Order, Paint, Spawn, SetUnitParams, SetPaused, PlaceTower, SetWallMargin, SetCongestion>;
+using WorldCommand = std::variant<SetGoals, Order, Paint, Spawn, SetUnitParams, SetPaused, PlaceTower, SetWallMargin,
+                                  SetCongestion, RemoveUnits>;
 
 /// What a command did: for an order or a goal change, the group and how many units it has.
 struct CommandOutcome {
@@ -150,7 +158,9 @@ struct UnitGroup {
     std::vector<Cell> goals;         ///< Canonical order (by row, then column), as cells its units can stand on.
     int size = 1;                    ///< Size of its units (1..kWorldUnitSizes).
     bool flee = false;               ///< Its goals are dangers its units flee from.
+    bool exit = false;               ///< Its goals are exits its units leave by.
     std::size_t members = 0;         ///< Units in the group.
+    std::size_t exited = 0;          ///< Units that left through its exits so far.
     bool field_ready = false;        ///< Its members follow its own field (else still their previous one).
     std::uint64_t field_serial = 0;  ///< Bumped whenever the group's field changes (a new field published).
     std::chrono::steady_clock::time_point ordered;  ///< When the order (or goal change) was given.
@@ -169,6 +179,7 @@ struct WorldStats {
     std::uint64_t repairs_published = 0;  ///< Repaired fields published so far.
     double order_to_field_ms = 0.0;       ///< Order to published field, for the last order answered.
     std::uint64_t tick = 0;               ///< Ticks simulated.
+    std::uint64_t exited = 0;             ///< Units that left through exits so far (this map).
     std::uint64_t fields_published = 0;   ///< Group field changes so far.
     // Hierarchical maps (all zero on flat maps).
     bool hierarchical = false;       ///< The map plans hierarchically (WorldConfig::hierarchy_cells).
@@ -239,7 +250,8 @@ public:
     Result<void> load(std::string name, CostField cost, std::vector<Cell> goals, int units,
                       std::optional<CellRect> spawn_area = std::nullopt);
     /// Applies a command; error (world unchanged) for bad goals, an empty selection, an unknown
-    /// group, paint off the map, counts or settings out of range.
+    /// group, paint off the map, counts or settings out of range. CommandOutcome::units: the units
+    /// ordered, spawned or removed.
     Result<CommandOutcome> apply(const WorldCommand& command);
     /// Publishes finished fields (every group whose field changed turns now), advances the crowd
     /// by dt unless paused (or `force`, for single steps), then publishes what finished during the
@@ -275,6 +287,9 @@ public:
     const std::vector<AgentId>& agents() const noexcept { return agents_; }
     /// +1 whenever the roster changes (spawn, load, a unit removed).
     std::uint64_t roster_version() const noexcept { return roster_version_; }
+    /// Units that left through their group's exits during the last tick (their handles are stale
+    /// now), in slot order.
+    std::span<const AgentId> exited() const noexcept { return exited_; }
     /// The group of a unit (0 for a stale handle).
     UnitGroupId group_of(AgentId id) const noexcept;
     /// The groups, by id.
@@ -287,6 +302,9 @@ public:
     /// repair or a new build not published yet); true otherwise, also for unknown groups and
     /// hierarchical plans (they catch up within the tick).
     bool field_up_to_date(UnitGroupId id) const;
+    /// The arrival region of a group's units (CrowdParams::arrival_regions; inactive for an
+    /// unknown group or one whose first field is not published yet).
+    ArrivalRegion arrival_region(UnitGroupId id) const;
     /// The group with the most units (ties: the lowest id); 0 when there is none.
     UnitGroupId largest_group() const noexcept;
     /// The field a group follows now (nullptr while its first field is being built, for an unknown
@@ -316,9 +334,12 @@ private:
     Result<std::vector<Cell>> check_goals(const std::vector<Cell>& goals) const;
     std::vector<Cell> goals_for_size(const std::vector<Cell>& goals, int size) const;
     float radius_for(int size) const noexcept { return params_.radius + 0.45f * static_cast<float>(size - 1); }
-    Result<CommandOutcome> order(std::vector<AgentId> units, std::vector<Cell> goals, bool flee);
+    Result<CommandOutcome> order(std::vector<AgentId> units, std::vector<Cell> goals, bool flee, bool exit);
     Result<CommandOutcome> order_one_size(const std::vector<AgentId>& units, const std::vector<Cell>& goals, int size,
-                                          bool flee);
+                                          bool flee, bool exit);
+    void remove_exited();
+    std::vector<AgentId> selection(const std::variant<SelectBox, std::vector<AgentId>>& select) const;
+    std::size_t remove_units(std::vector<AgentId> units);
     FieldOptions field_options(int size, bool flee) const;
     Result<void> set_wall_margin(const WallMargin& margin);
     Result<void> set_congestion(const CongestionParams& params);
@@ -368,6 +389,7 @@ private:
     std::vector<std::vector<Cell>> starts_;  // scratch of route_units(): cells to route, per crowd group
     std::unique_ptr<Crowd> crowd_;
     std::vector<AgentId> agents_;
+    std::vector<AgentId> exited_;  // exited() of the last tick
     std::uint64_t roster_version_ = 0;
     std::vector<UnitGroupId> unit_group_;  // by AgentId::index
     std::vector<std::uint8_t> unit_size_;  // by AgentId::index

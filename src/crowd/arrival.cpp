@@ -129,24 +129,25 @@ ArrivalRegions::Passage ArrivalRegions::passage_at(const CostField& terrain, int
     };
     const std::uint32_t cell =
         static_cast<std::uint32_t>(y) * static_cast<std::uint32_t>(W) + static_cast<std::uint32_t>(x);
-    int axis = 0, width = 0;
+    // Measured once per refresh (walks have marked all traffic by the time anything asks).
     if (const PathCell* p = paths_.find(cell); p != nullptr && p->width >= 0) {
-        width = p->width;
-        axis = p->axis;
-    } else {
-        width = passage_width(terrain, x, y, kNarrowCap, axis);
-        PathCell& pc = paths_.insert(cell);
-        pc.width = static_cast<std::int16_t>(width);
-        pc.axis = static_cast<std::int8_t>(axis);
+        return p->width >= narrow ? Passage::none : p->in_use ? Passage::in_use : Passage::idle;
     }
-    if (width >= narrow) return Passage::none;
-    if (traffic(x, y)) return Passage::in_use;
-    const int dx = kAxisDx[axis], dy = kAxisDy[axis];
-    for (int k = 1; k < kNarrowCap && terrain.passable(x + k * dx, y + k * dy); ++k)
-        if (traffic(x + k * dx, y + k * dy)) return Passage::in_use;
-    for (int k = 1; k < kNarrowCap && terrain.passable(x - k * dx, y - k * dy); ++k)
-        if (traffic(x - k * dx, y - k * dy)) return Passage::in_use;
-    return Passage::idle;
+    int axis = 0;
+    const int width = passage_width(terrain, x, y, kNarrowCap, axis);
+    bool in_use = false;
+    if (width < kNarrowCap) {
+        in_use = traffic(x, y);
+        const int dx = kAxisDx[axis], dy = kAxisDy[axis];
+        for (int k = 1; !in_use && k < kNarrowCap && terrain.passable(x + k * dx, y + k * dy); ++k)
+            in_use = traffic(x + k * dx, y + k * dy);
+        for (int k = 1; !in_use && k < kNarrowCap && terrain.passable(x - k * dx, y - k * dy); ++k)
+            in_use = traffic(x - k * dx, y - k * dy);
+    }
+    PathCell& pc = paths_.insert(cell);
+    pc.width = static_cast<std::int16_t>(width);
+    pc.in_use = in_use;
+    return width >= narrow ? Passage::none : in_use ? Passage::in_use : Passage::idle;
 }
 
 // Passages narrower than the pack of a group of this disc area (its diameter) are narrow for it.
@@ -242,9 +243,10 @@ bool ArrivalRegions::contains(const Region& r, int x, int y) const noexcept {
 }
 
 // Grows a region from the goals in order of cost to go over the cells the field reaches (4
-// neighbours) until it holds area / kDensity cells. Cells excluded() are taken only once nothing
-// else is left; a cell of a passage narrower than the pack that moving units pass through is not
-// crossed at all.
+// neighbours) until it holds the area (at kDensity, with a rim). With `passages` (one way in), the
+// cells of passages narrower than the pack are not crossed until nothing else is left (the goal's
+// side first), and those moving units pass through last of all. With `others`, cells excluded()
+// are taken only once nothing else is left.
 void ArrivalRegions::grow(const CostField& terrain, const RegionField& f, std::uint32_t group, float area,
                           float max_radius, bool others, bool passages, Region& out) {
     const int W = terrain.width(), H = terrain.height();
@@ -317,6 +319,12 @@ void ArrivalRegions::grow(const CostField& terrain, const RegionField& f, std::u
     out.active = true;
     out.radius = radius;
     out.cells = admitted_.size();
+    // The passages units still come through, next to the region: no unit may stand in them.
+    while (!in_use.empty()) {
+        out.keep_clear.push_back(in_use.top().second);
+        in_use.pop();
+    }
+    std::sort(out.keep_clear.begin(), out.keep_clear.end());
     if (admitted_.empty()) return;
     int x0 = W, y0 = H, x1 = -1, y1 = -1;
     for (const std::uint32_t c : admitted_) {
@@ -584,7 +592,13 @@ void ArrivalRegions::refresh(const CostField& terrain, std::span<const RegionGro
         // One way in (the ways in lie close together: a gap, a door, a corridor's end): the pack
         // must keep it free. Ways in all round (units come from every side, through the many small
         // passages of a cluttered map) plug nothing: the region grows as the field does.
-        const bool one_way_in = !entries_.empty() && spread(terrain, entries_) <= kMouthSpread;
+        // Once seen, a group keeps it while it follows the same field: the last units to come in
+        // (a few stragglers) must find the way in as free as the first did.
+        Anchor& remembered = anchors_[g];
+        const bool same_field = remembered.flat == groups[g].field.flat && remembered.hier == groups[g].field.hier;
+        const bool one_way_in =
+            (!entries_.empty() && spread(terrain, entries_) <= kMouthSpread) || (same_field && remembered.one_way_in);
+        remembered.one_way_in = one_way_in;
         grow(terrain, groups[g].field, g, area, max_radius, true, one_way_in, regions_[g]);
         if (regions_[g].cells > 0 && own_.cells > 0) {
             fill(terrain, groups[g].field, g, area, started_[g] != 0, one_way_in, agents, regions_[g]);
@@ -638,6 +652,11 @@ float ArrivalRegions::pack_key(std::uint32_t group, float cells) const noexcept 
     const std::vector<float>& v = regions_[group].by_key;
     const std::size_t i = std::min(v.size() - 1, static_cast<std::size_t>(std::max(0.0f, std::ceil(cells))));
     return v[i];
+}
+
+bool ArrivalRegions::keep_clear(std::uint32_t group, std::uint32_t cell) const noexcept {
+    return active(group) &&
+           std::binary_search(regions_[group].keep_clear.begin(), regions_[group].keep_clear.end(), cell);
 }
 
 float ArrivalRegions::radius(std::uint32_t group) const noexcept {

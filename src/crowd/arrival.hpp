@@ -62,6 +62,8 @@ struct RegionAgent {
 /// refreshing; the const queries may be called from any number of threads between refreshes.
 class ArrivalRegions {
 public:
+    /// No anchor (anchor() of a group without a region).
+    static constexpr std::uint32_t kNoAnchor = 0xffffffffu;
     /// Packing density the region is sized for: cells = summed disc area / this. Low: the region
     /// only bounds where units may arrive (never behind a passage, never in another group's way);
     /// the pack fills it in the order of its fill keys and stands denser.
@@ -75,6 +77,9 @@ public:
     bool active(std::uint32_t group) const noexcept { return group < regions_.size() && regions_[group].active; }
     /// True when the top-left cell (x, y) is in the group's region, or the group has none.
     bool allows(std::uint32_t group, int x, int y) const noexcept;
+    /// True when `cell` (y * width + x) lies in a passage units still come through, at the edge of
+    /// the group's region: its units must not stand there.
+    bool keep_clear(std::uint32_t group, std::uint32_t cell) const noexcept;
     /// Largest cost to go of the group's region (kUnreachable when it has none).
     float radius(std::uint32_t group) const noexcept;
     /// The fill key (Steer::key) within which the first `cells` cells of the group's region lie: a
@@ -83,6 +88,10 @@ public:
     /// True when `other` has goals in `group`'s region: its units end in the same pack (and are not
     /// passing through it).
     bool shares(std::uint32_t group, std::uint32_t other) const noexcept;
+    /// The cell the group's pack is centred on (kNoAnchor when it has none).
+    std::uint32_t anchor(std::uint32_t group) const noexcept {
+        return active(group) ? regions_[group].anchor : kNoAnchor;
+    }
     /// Disc area of other groups' arrived units standing in the group's region at the last refresh
     /// (a group with goals there shares the pack).
     float foreign_area(std::uint32_t group) const noexcept;
@@ -113,19 +122,20 @@ private:
         std::vector<std::uint8_t> fill;
         std::vector<std::uint8_t> toward;  // move codes toward the anchor
         std::vector<float> fill_value;
-        std::uint32_t anchor = 0;     // the cell the pack is centred on
-        bool guide = false;           // Steer::guide
-        std::vector<float> fill_key;  // the order the pack fills cells in (lower first)
-        std::vector<float> by_key;    // the region's keys, ascending
-        float foreign = 0.0f;         // disc area of other groups' arrived units in the region
+        std::uint32_t anchor = kNoAnchor;       // the cell the pack is centred on
+        bool guide = false;                     // Steer::guide
+        std::vector<float> fill_key;            // the order the pack fills cells in (lower first)
+        std::vector<float> by_key;              // the region's keys, ascending
+        std::vector<std::uint32_t> keep_clear;  // cells of passages in use at its edge, ascending
+        float foreign = 0.0f;                   // disc area of other groups' arrived units in the region
     };
     // Where a group's pack is centred, kept from refresh to refresh while the group follows the
     // same field and the cell stays suitable.
-    static constexpr std::uint32_t kNoAnchor = 0xffffffffu;
     struct Anchor {
         std::uint32_t cell = kNoAnchor;
         const FlowField* flat = nullptr;
         const HierarchicalField* hier = nullptr;
+        bool one_way_in = false;  // its units came in by one way (kept with the field)
     };
     std::vector<Anchor> anchors_;
     std::vector<std::uint8_t> started_;    // by group: some of its units have arrived
@@ -141,7 +151,7 @@ private:
         std::uint32_t entered = 0;       // group + 1 whose walks entered its region here
         std::uint32_t walked_entry = 0;  // group + 1 of the last entry walk through it
         std::int16_t width = -1;         // passage width, cells (-1: not measured yet)
-        std::int8_t axis = 0;            // the line of that width: 0 row, 1 column, 2 and 3 the diagonals
+        bool in_use = false;             // traffic crosses the passage's narrowest line through the cell
     };
     struct Seen {
         std::uint32_t key = 0;

@@ -33,19 +33,20 @@ inline int floor_to_int(float v) {
     return i - (static_cast<float>(i) > v ? 1 : 0);
 }
 
-constexpr float kOverlapShare = 0.5f;      // of a pair's overlap depth each agent resolves per sub-step
-constexpr float kDeepFlag = 0.625f;        // a contact deeper than this x pack_overlap: deep pass (deep_pass)
-constexpr int kMaxContacts = 8;            // touching candidates an agent keeps for the contact passes (nearest)
-constexpr float kContactReach = 1.25f;     // candidates: centres nearer than this many times (ri + rj)
-constexpr float kSteerRate = 8.0f;         // 1/s: how fast velocity closes on the desired one, before the force bound
-constexpr std::uint8_t kStuckFlag = 1;     // Agents::stuck bit 0: flagged stuck
-constexpr float kSidestepSpeed = 3.0f;     // a sidestep of stuck_sidestep s covers what a unit of this speed does
-constexpr std::uint8_t kStuckSide = 2;     // Agents::stuck bit 1: the next sidestep goes to the left
-constexpr int kStuckRunShift = 2;          // Agents::stuck bits 2-3: windows in a row without progress (to 3)
-constexpr std::uint8_t kStuckQueued = 16;  // Agents::stuck bit 4: queued during the current window (so not stuck)
-constexpr std::uint8_t kStuckOthers = 32;  // Agents::stuck bit 5: held up by another group's units in this window
+constexpr float kOverlapShare = 0.5f;       // of a pair's overlap depth each agent resolves per sub-step
+constexpr float kDeepFlag = 0.625f;         // a contact deeper than this x pack_overlap: deep pass (deep_pass)
+constexpr int kMaxContacts = 8;             // touching candidates an agent keeps for the contact passes (nearest)
+constexpr float kContactReach = 1.25f;      // candidates: centres nearer than this many times (ri + rj)
+constexpr float kSteerRate = 8.0f;          // 1/s: how fast velocity closes on the desired one, before the force bound
+constexpr std::uint8_t kStuckFlag = 1;      // Agents::stuck bit 0: flagged stuck
+constexpr float kSidestepSpeed = 3.0f;      // a sidestep of stuck_sidestep s covers what a unit of this speed does
+constexpr std::uint8_t kStuckSide = 2;      // Agents::stuck bit 1: the next sidestep goes to the left
+constexpr int kStuckRunShift = 2;           // Agents::stuck bits 2-3: windows in a row without progress (to 3)
+constexpr std::uint8_t kStuckQueued = 16;   // Agents::stuck bit 4: queued during the current window (so not stuck)
+constexpr std::uint8_t kStuckOthers = 32;   // Agents::stuck bit 5: held up by another group's units in this window
+constexpr std::uint8_t kStuckOnFill = 128;  // Agents::stuck bit 7: the window measures progress on the fill field
 constexpr std::uint8_t kWaitedOnOthers = 64;  // Agents::stuck bit 6: the last window ended held up by other groups
-constexpr int kSqueezeRun = 2;                // windows in a row without progress after which a unit held up by
+constexpr int kSqueezeRun = 1;                // windows in a row without progress after which a unit held up by
                                               // other groups squeezes past their standing units
 constexpr float kStuckCells = 2.0f;           // a stuck window lasts at least the time to cross this many cells
 constexpr int kLookAheadMoves = 1024;         // how far along its field's path a unit looks for a straight way
@@ -57,9 +58,11 @@ constexpr float kPackDensity = 0.9f;       // of the disc an arrived group packs
 constexpr float kBlockedSpeed = 0.2f;      // below this share of its terrain speed, a unit touching the pack joins it
 constexpr float kSettleSlack = 1.1f;       // the settle radius over that disc's radius (then + settle_distance)
 constexpr float kLaneGain = 1.0f;          // keep-right turn per unit of oncoming weight (to kLaneTan)
-constexpr float kLaneTan = 1.0f;           // tangent of the largest keep-right turn (45 degrees)
-constexpr std::uint64_t kRegionSubsteps = 15;  // arrival regions are made again every this many sub-steps
-constexpr float kRegionKeep = 1.5f;  // arrived units stay arrived within this many times their region's radius (+1)
+constexpr float kLaneTan = 1.5f;           // tangent of the largest keep-right turn (45 degrees)
+constexpr float kAheadCos = 0.3f;          // a unit within contact reach and 72 degrees of a unit's heading holds it up
+constexpr std::uint64_t kRegionSubsteps = 24;  // arrival regions are made again every this many sub-steps
+constexpr float kRegionKeep =
+    1.0f;  // arrived units stay arrived within this many times their region's radius (+1 cell)
 // Sleeping (CrowdParams::sleep), as physics engines put resting bodies to sleep.
 //  - At rest: an arrived agent that ends a sub-step slower than kSleepSpeed, within kSleepRadius of
 //    where its rest began, with no moving agent in its tile or the 8 tiles around (kSleepTile
@@ -183,6 +186,7 @@ Crowd::Crowd(const CostField& cost, const CrowdParams& params, std::pmr::memory_
       deep_list_(memory),
       deep_x_(memory),
       deep_y_(memory),
+      leaving_(memory),
       hash_(std::make_unique<detail::SpatialHash>(memory)),
       regions_(std::make_unique<detail::ArrivalRegions>()),
       arrived_mark_(memory) {}
@@ -209,7 +213,7 @@ Result<GroupId> Crowd::add_group(std::shared_ptr<const FlowField> field, int uni
     }
     if (auto r = check_unit_size(unit_size); !r) return r.error();
     const bool sight = sees_along(*field, unit_size);
-    return add_group_field(GroupField{std::move(field), nullptr, sight, nullptr}, unit_size, movement_class);
+    return add_group_field(GroupField{std::move(field), nullptr, sight, nullptr, {}, false}, unit_size, movement_class);
 }
 
 Result<GroupId> Crowd::add_group(std::shared_ptr<const HierarchicalField> field, int unit_size,
@@ -219,7 +223,7 @@ Result<GroupId> Crowd::add_group(std::shared_ptr<const HierarchicalField> field,
                      std::to_string(cost_->height()) + " map"};
     }
     const bool sight = detail::plans_on(*field);
-    return add_group_field(GroupField{nullptr, std::move(field), sight, nullptr}, unit_size, movement_class);
+    return add_group_field(GroupField{nullptr, std::move(field), sight, nullptr, {}, false}, unit_size, movement_class);
 }
 
 // The goal cells of a goal field or plan, for the arrival regions (none for flee fields).
@@ -367,7 +371,7 @@ Result<void> Crowd::set_group_field(GroupId group, std::shared_ptr<const FlowFie
     }
     if (!has_group(group)) return Error{ErrorCode::not_found, "unknown group " + std::to_string(group)};
     const bool sight = sees_along(*field, group_unit_[group]);
-    return set_group_field_to(group, GroupField{std::move(field), nullptr, sight, nullptr});
+    return set_group_field_to(group, GroupField{std::move(field), nullptr, sight, nullptr, {}, false});
 }
 
 Result<void> Crowd::set_group_field(GroupId group, std::shared_ptr<const HierarchicalField> field) {
@@ -375,7 +379,7 @@ Result<void> Crowd::set_group_field(GroupId group, std::shared_ptr<const Hierarc
         return Error{"group plan must be made on the crowd's map"};
     }
     const bool sight = detail::plans_on(*field);
-    return set_group_field_to(group, GroupField{nullptr, std::move(field), sight, nullptr});
+    return set_group_field_to(group, GroupField{nullptr, std::move(field), sight, nullptr, {}, false});
 }
 
 Result<void> Crowd::set_group_steering(GroupId group, std::shared_ptr<const FlowField> steer) {
@@ -397,9 +401,42 @@ std::shared_ptr<const FlowField> Crowd::group_steering(GroupId group) const {
     return has_group(group) ? groups_[group].steer : nullptr;
 }
 
+Result<void> Crowd::set_group_exit(GroupId group, bool exit) {
+    if (!has_group(group)) return Error{ErrorCode::not_found, "unknown group " + std::to_string(group)};
+    if (exit && groups_[group].flat && groups_[group].flat->kind() != FieldKind::goal) {
+        return Error{"group " + std::to_string(group) + " flees: its field has no goals to leave by"};
+    }
+    groups_[group].exit = exit;
+    regions_stale_ = true;
+    return {};
+}
+
+ArrivalRegion Crowd::arrival_region(GroupId group) const {
+    ArrivalRegion out;
+    if (!has_group(group) || !regions_->active(group)) return out;
+    out.active = true;
+    out.radius = regions_->radius(group);
+    out.cells = regions_->cells(group);
+    const std::uint32_t a = regions_->anchor(group);
+    if (a != detail::ArrivalRegions::kNoAnchor) {
+        const auto w = static_cast<std::uint32_t>(cost_->width());
+        out.anchor = {static_cast<int>(a % w), static_cast<int>(a / w)};
+    }
+    return out;
+}
+
+bool Crowd::in_arrival_region(GroupId group, int x, int y) const noexcept {
+    return regions_->allows(group, x, y);
+}
+
+bool Crowd::group_exit(GroupId group) const noexcept {
+    return has_group(group) && groups_[group].exit;
+}
+
 Result<void> Crowd::set_group_field_to(GroupId group, GroupField field) {
     if (!has_group(group)) return Error{ErrorCode::not_found, "unknown group " + std::to_string(group)};
     field.goals = goal_cells(field);
+    field.exit = groups_[group].exit;
     regions_stale_ = true;
     groups_[group] = std::move(field);
     restart_stuck_windows(group);
@@ -702,9 +739,11 @@ Result<void> Crowd::step(float dt, JobSystem& jobs) {
     const int n = std::max(1, static_cast<int>(std::ceil(dt / params_.max_substep)));
     const float sub = dt / static_cast<float>(n);
     stats_ = {};
+    exited_.clear();
     for (int k = 0; k < n; ++k) substep(sub, jobs, k == n - 1);
     time_ += dt;
     stats_.agents = live_;
+    stats_.exited = exited_.size();
     return {};
 }
 
@@ -844,7 +883,7 @@ struct Neighbourhood {
     std::uint32_t near = 0;              // agents within the interaction range
     float gx = 0.0f, gy = 0.0f;          // separation from other groups' units on their way (an arrived unit gives way)
     float oncoming = 0.0f;               // closeness-weighted units of other groups ahead, heading the other way
-    bool blocked_ahead = false;          // touching someone within 60 degrees of its heading
+    bool blocked_ahead = false;          // someone within contact reach, within 72 degrees of its heading
     bool blocked_by_others = false;      // ... a unit of another group
 };
 
@@ -1012,7 +1051,7 @@ Neighbourhood gather_neighbours(const StepView& v, const detail::SpatialHash& ha
                         }
                     }
                 }
-                const bool ahead = d < rr * 1.05f && -(dx * hxi + dy * hyi) > 0.5f * 127.0f * d;
+                const bool ahead = d < rr * kContactReach && -(dx * hxi + dy * hyi) > kAheadCos * 127.0f * d;
                 blocked |= ahead;
                 blocked_others |= ahead && v.group[k2] != group;
                 if (d < rr * 1.05f && v.state[k2] == static_cast<std::uint8_t>(AgentState::arrived)) {
@@ -1141,8 +1180,8 @@ void update_stuck(const CrowdParams& P, AgentState st, float to_go, float terrai
         stuck ^= kStuckSide;
     }
     run = no_progress ? std::min(run + 1, 3) : 0;
-    stuck = static_cast<std::uint8_t>((run << kStuckRunShift) | (stuck & kStuckSide) | (now_stuck ? kStuckFlag : 0) |
-                                      (waits_on_others ? kWaitedOnOthers : 0));
+    stuck = static_cast<std::uint8_t>((run << kStuckRunShift) | (stuck & (kStuckSide | kStuckOnFill)) |
+                                      (now_stuck ? kStuckFlag : 0) | (waits_on_others ? kWaitedOnOthers : 0));
     ref = to_go;
     clock = 0.0f;
 }
@@ -1155,6 +1194,7 @@ void Crowd::refresh_regions() {
     std::vector<detail::RegionGroup> groups(groups_.size());
     for (std::size_t g = 0; g < groups_.size(); ++g) {
         const GroupField& f = groups_[g];
+        if (f.exit) continue;  // its units leave: no pack
         if (f.flat && f.flat->kind() == FieldKind::goal) {
             groups[g].field = {f.flat.get(), nullptr, f.goals};
         } else if (f.hier) {
@@ -1213,6 +1253,7 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
     nstate_.resize(n);
     nhx_.resize(n);
     nhy_.resize(n);
+    leaving_.assign(n, 0);
     quiet_.resize(n);
     wake_.assign(n, 0);
     contacts_.resize(n * kMaxContacts);
@@ -1291,13 +1332,15 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             const float to_pack = filling && fill.guide ? fill.value : to_go;
             // How far from the goal an arrived unit stays arrived: with places, well beyond the
             // region (a region made again as traffic comes and goes must not wake its pack).
-            const float settle = places ? kRegionKeep * regions.radius(group) + 1.0f : settle_[group];
+            const float settle = places ? kRegionKeep * regions.radius(group) : settle_[group];
 
+            // An exit: a unit that reaches it leaves (remove_leavers(), after the sub-step).
+            leaving_[k] = groups_[group].exit && to_go <= P.arrival_distance;
             // States from the field, neighbours, then the stopping chain reaction near the goal.
             AgentState st =
                 state_from_field(static_cast<AgentState>(view.state[k]), to_go, settle, P.arrival_distance, places);
             if (st != AgentState::no_path && c != kCostWall && view.asleep(static_cast<std::uint32_t>(k)) &&
-                !near_mover(x, y)) {
+                !near_mover(x, y) && !(places && to_go > settle + 1.0f)) {
                 // Asleep (so arrived), still with a path, and no wall was painted onto it (an agent
                 // at rest against a wall may touch it): it stays arrived where it is, without a
                 // neighbour scan; only its stuck clock runs on. Deep in a big pack the cost to go
@@ -1343,9 +1386,23 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             // arrives where its group's arrival region lets it stand, and otherwise waits its turn
             // (queued), as does a unit held up by anyone right ahead of it.
             // An arrived unit of a region's pack that touches none of its arrived mates is not part
-            // of the pack: from the next sub-step it walks on to it (this one it was looked at as a
-            // standing unit, whose neighbour scan leaves out what a walking unit reads).
-            const bool rejoin = st == AgentState::arrived && places && arrived_in_[group] > 1 && !nb.touches_arrived;
+            // of the pack, and one pushed into a passage units still come through must leave it:
+            // from the next sub-step it walks on (this one it was looked at as a standing unit,
+            // whose neighbour scan leaves out what a walking unit reads).
+            // (A disc any part of which lies in such a passage counts: the cells under its box.)
+            bool in_passage = false;
+            if (places) {
+                const float reach = r - 0.5f * static_cast<float>(group_unit_[group] - 1);
+                const int x0 = std::max(0, floor_to_int(fx - reach)), x1 = std::min(W - 1, floor_to_int(fx + reach));
+                const int y0 = std::max(0, floor_to_int(fy - reach)), y1 = std::min(H - 1, floor_to_int(fy + reach));
+                for (int py = y0; py <= y1 && !in_passage; ++py)
+                    for (int px = x0; px <= x1 && !in_passage; ++px)
+                        in_passage =
+                            regions.keep_clear(group, static_cast<std::uint32_t>(py) * static_cast<std::uint32_t>(W) +
+                                                          static_cast<std::uint32_t>(px));
+            }
+            const bool rejoin =
+                st == AgentState::arrived && places && ((arrived_in_[group] > 1 && !nb.touches_arrived) || in_passage);
             if (st == AgentState::moving) {
                 const bool blocked = (a_.stuck[k] & kStuckFlag) != 0 || slow;
                 // With a region, the pack gathers round its anchor as it would round the goal, and
@@ -1357,7 +1414,7 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
                 // goes on round it (a pack that took every unit at its first touch would grow in
                 // branches).
                 const bool arrives =
-                    places ? filling && regions.allows(group, fcx, fcy) &&
+                    places ? filling && !in_passage && regions.allows(group, fcx, fcy) &&
                                  ((nb.touches_arrived && (fill.key <= settle_[group] || (fill.place && slow) ||
                                                           (a_.stuck[k] & kStuckFlag) != 0 ||
                                                           (slow && ((a_.stuck[k] >> kStuckRunShift) & 3) != 0))) ||
@@ -1469,6 +1526,13 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             float clock = a_.progress_clock[k];
             float ref = a_.progress_ref[k];
             // Progress is measured on what the unit follows: the fill field near its region.
+            // The window restarts when the measure changes (into or out of the fill field's box).
+            const bool on_fill = filling && fill.guide;
+            if (on_fill != ((stuck & kStuckOnFill) != 0)) {
+                ref = std::numeric_limits<float>::infinity();
+                clock = 0.0f;
+                stuck = static_cast<std::uint8_t>(stuck ^ kStuckOnFill);
+            }
             update_stuck(P, st, to_pack, terrain, a_.speed[k], dt, clock, ref, stuck, sidestep);
             if (st == AgentState::queued) stuck |= kStuckQueued;
             if (nb.blocked_by_others && (st == AgentState::queued || st == AgentState::moving)) stuck |= kStuckOthers;
@@ -1534,6 +1598,21 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
                 a_.rest_y[k] = ny_[k];
             }
             a_.rest[k] = rest;
+            // An arrived unit pushed out of its region's reach (cost to go beyond its radius + 1)
+            // walks back from the next sub-step.
+            const std::uint32_t g = a_.group[k];
+            if (nstate_[k] == static_cast<std::uint8_t>(AgentState::arrived) && regions_->active(g)) {
+                const float lift = 0.5f * static_cast<float>(group_unit_[g] - 1);
+                const int cx = std::clamp(floor_to_int(nx_[k] - lift), 0, cost_->width() - 1);
+                const int cy = std::clamp(floor_to_int(ny_[k] - lift), 0, cost_->height() - 1);
+                const float to_go = groups_[g].flat
+                                        ? groups_[g].flat->to_stop()[static_cast<std::size_t>(cy) * cost_->width() + cx]
+                                        : groups_[g].hier->to_go(cx, cy);
+                if (to_go > kRegionKeep * regions_->radius(g) + 1.0f) {
+                    nstate_[k] = static_cast<std::uint8_t>(AgentState::moving);
+                    a_.rest[k] = 0;
+                }
+            }
         }
     };
     parallel_for(jobs, n, 4096, count_rest);
@@ -1543,6 +1622,18 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
     a_.state.swap(nstate_);
     a_.hx.swap(nhx_);
     a_.hy.swap(nhy_);
+    remove_leavers();
+}
+
+// Units that reached their exit in this sub-step leave, in slot order (listed in exited_).
+void Crowd::remove_leavers() {
+    const std::size_t first = exited_.size();
+    for (std::size_t e = 0; e < live_; ++e) {
+        if (leaving_[e]) exited_.push_back({a_.slot[e], generation_[a_.slot[e]]});
+    }
+    std::sort(exited_.begin() + static_cast<std::ptrdiff_t>(first), exited_.end(),
+              [](AgentId a, AgentId b) { return a.index < b.index; });
+    for (std::size_t i = first; i < exited_.size(); ++i) (void)remove_agent(exited_[i]);
 }
 
 // Contact passes on the sub-step's new positions (nx_, ny_): every agent moves away from the

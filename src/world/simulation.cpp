@@ -12,6 +12,7 @@
 
 #include "tide/assert.hpp"
 #include "tide/limits.hpp"
+#include "tide/scenarios.hpp"
 
 namespace tide {
 namespace {
@@ -123,22 +124,54 @@ Result<std::unique_ptr<Simulation>> Simulation::create(JobSystem& jobs, std::str
         if (auto r = world.apply(SetGoals{settings.targets, 0, true}); !r) return r.error();
         world.finish_builds();
     }
-    sim->ids_ = world.agents();
-    // A fresh world's units take the crowd's slots in the order they were added: its roster is the
-    // crowd's slot order, the order read_units() reads in.
-    TIDE_ASSERT(world.crowd().agents() == sim->ids_);
-    sim->radius_ = sim->ids_.empty() ? settings.world.crowd.radius : world.crowd().agent_params(sim->ids_[0]).radius;
-    const std::size_t n = sim->ids_.size();
-    sim->step_count_ = static_cast<std::int64_t>(std::ceil(settings.seconds / settings.dt));
-    sim->per_second_ = std::max(1, static_cast<int>(std::lround(1.0 / settings.dt)));
-    sim->arrival_.assign(n, -1.0);
-    if (settings.detail) {
-        for (const AgentId id : sim->ids_) sim->start_at_.push_back(world.crowd().position(id));
-        sim->last_at_ = sim->start_at_;
-        sim->walked_.assign(n, 0.0);
-    }
+    sim->start();
     sim->danger_mean_start_ = settings.flee ? sim->danger_distance(false) : 0.0;
     return sim;
+}
+
+Result<std::unique_ptr<Simulation>> Simulation::create(JobSystem& jobs, const Scenario& scenario,
+                                                       const SimulationSettings& settings) {
+    SimulationSettings s = settings;
+    if (s.seconds == 0.0) s.seconds = scenario.seconds;
+    s.targets = scenario.goals;
+    s.flee = false;
+    s.agents = std::max(1, scenario.units);
+    s.unit_size = 1;
+    s.spawn.reset();
+    if (auto r = check_settings(s); !r) return r.error();
+    std::unique_ptr<Simulation> sim(new Simulation(jobs, s));
+    if (auto r = load_scenario(*sim->world_, scenario); !r) return r.error();
+    sim->world_->finish_builds();
+    sim->scenario_ = scenario;
+    while (sim->next_command_ < scenario.script.size() && scenario.script[sim->next_command_].at_s <= 0.0) {
+        ++sim->next_command_;  // applied by load_scenario
+    }
+    sim->start();
+    return sim;
+}
+
+// The run's units are the world's now; every per-unit record starts here.
+void Simulation::start() {
+    const World& world = *world_;
+    ids_ = world.agents();
+    std::sort(ids_.begin(), ids_.end(), [](AgentId a, AgentId b) { return a.index < b.index; });
+    radius_ = ids_.empty() ? settings_.world.crowd.radius : world.crowd().agent_params(ids_[0]).radius;
+    const std::size_t n = ids_.size();
+    std::uint32_t slots = 0;
+    for (const AgentId id : ids_) slots = std::max(slots, id.index + 1);
+    slot_k_.assign(slots, -1);
+    for (std::size_t k = 0; k < n; ++k) slot_k_[ids_[k].index] = static_cast<std::int32_t>(k);
+    last_group_.assign(n, 0);
+    exited_.assign(n, 0);
+    for (std::size_t k = 0; k < n; ++k) last_group_[k] = world.group_of(ids_[k]);
+    step_count_ = static_cast<std::int64_t>(std::ceil(settings_.seconds / settings_.dt));
+    per_second_ = std::max(1, static_cast<int>(std::lround(1.0 / settings_.dt)));
+    arrival_.assign(n, -1.0);
+    if (settings_.detail) {
+        for (const AgentId id : ids_) start_at_.push_back(world.crowd().position(id));
+        last_at_ = start_at_;
+        walked_.assign(n, 0.0);
+    }
 }
 
 // Distance of the units from the nearest danger (cell centres): the mean, or the least.
@@ -146,6 +179,7 @@ double Simulation::danger_distance(bool least) const {
     const Crowd& crowd = world_->crowd();
     double sum = 0.0, low = std::numeric_limits<double>::infinity();
     for (const AgentId id : ids_) {
+        if (!crowd.valid(id)) continue;
         const Vec2 p = crowd.position(id);
         double d = std::numeric_limits<double>::infinity();
         for (const Cell& g : settings_.targets) d = std::min(d, std::hypot(p.x - (g.x + 0.5), p.y - (g.y + 0.5)));
@@ -219,20 +253,22 @@ OverlapSample measure_overlap(std::span<const Vec2> pos, float radius, float dee
     return s;
 }
 
-// This step's positions and states of ids_, in ids_ order: one bulk read in slot order (ids_ is
-// that order, see create()). A run's world never removes units (no terrain edits); if one did,
-// the step says so rather than report on the wrong units.
+// This step's live units, positions and states, in slot order: one bulk read. Units may leave
+// (exits, removals); every unit still in the world must be one of the run's.
 Result<void> Simulation::read_units() {
-    const std::size_t n = ids_.size();
+    const std::size_t n = world_->crowd().size();
+    live_.resize(n);
     pos_.resize(n);
     state_.resize(n);
     AgentBuffers out;
+    out.ids = live_;
     out.positions = pos_;
     out.states = state_;
-    const auto read = world_->crowd().read_agents(out);
-    if (!read || *read != n) {
-        return Error{"the run's world holds " + std::to_string(world_->crowd().size()) + " units, not the " +
-                     std::to_string(n) + " it spawned"};
+    if (auto read = world_->crowd().read_agents(out); !read) return read.error();
+    for (const AgentId id : live_) {
+        if (id.index >= slot_k_.size() || slot_k_[id.index] < 0 || ids_[slot_k_[id.index]] != id) {
+            return Error{"unit " + std::to_string(id.index) + " in the run's world is not one of its units"};
+        }
     }
     return {};
 }
@@ -248,6 +284,13 @@ void Simulation::measure_overlap() {
 }
 
 Result<void> Simulation::step() {
+    if (scenario_) {  // the script's commands due by now
+        const double now = world_->crowd().time();
+        while (next_command_ < scenario_->script.size() && scenario_->script[next_command_].at_s <= now + 1e-9) {
+            if (auto r = world_->apply(scenario_->script[next_command_].command); !r) return r.error();
+            ++next_command_;
+        }
+    }
     if (auto r = world_->tick(static_cast<float>(settings_.dt)); !r) return r;
     ++steps_done_;
     const double ms = world_->stats().step_ms;
@@ -268,8 +311,9 @@ Result<void> Simulation::step() {
     auto check = [&](std::size_t begin, std::size_t end) {
         std::size_t arrived = 0, hits = 0;
         bool bad = false;
-        for (std::size_t k = begin; k < end; ++k) {
-            const Vec2 p = pos_[k];
+        for (std::size_t j = begin; j < end; ++j) {
+            const std::size_t k = static_cast<std::size_t>(slot_k_[live_[j].index]);
+            const Vec2 p = pos_[j];
             bad |= !std::isfinite(p.x) || !std::isfinite(p.y);
             hits += penetrates_wall(cost, p, radius);
             if (detail) {
@@ -277,7 +321,7 @@ Result<void> Simulation::step() {
                     std::hypot(static_cast<double>(p.x) - last_at_[k].x, static_cast<double>(p.y) - last_at_[k].y);
                 last_at_[k] = p;
             }
-            if (state_[k] == AgentState::arrived) {
+            if (state_[j] == AgentState::arrived) {
                 ++arrived;
                 if (arrival_[k] < 0) arrival_[k] = now;
             }
@@ -286,17 +330,113 @@ Result<void> Simulation::step() {
         penetrations += hits;
         if (bad) nan = true;
     };
-    parallel_for(*jobs_, ids_.size(), 4096, check);
-    const std::size_t arrived = arrived_total.load();
+    parallel_for(*jobs_, live_.size(), 4096, check);
+    // Units gone through an exit count as arrived from now on (their first arrival: when they left).
+    for (const AgentId id : world_->exited()) {
+        if (id.index >= slot_k_.size() || slot_k_[id.index] < 0) continue;
+        const auto k = static_cast<std::size_t>(slot_k_[id.index]);
+        exited_[k] = 1;
+        exit_times_.push_back(now);
+        if (arrival_[k] < 0) arrival_[k] = now;
+    }
+    const std::size_t gone = exit_times_.size();
+    if (empty_s_ < 0 && gone > 0 && live_.empty()) empty_s_ = now;
+    const std::size_t arrived = arrived_total.load() + gone;
     penetrations_ += penetrations.load();
     nan_ |= nan.load();
     if (arrived_50_s_ < 0 && 2 * arrived >= ids_.size()) arrived_50_s_ = crowd.time();
     if (arrived_90_s_ < 0 && 10 * arrived >= 9 * ids_.size()) arrived_90_s_ = crowd.time();
+    if (done_95_s_ < 0 && 20 * arrived >= 19 * ids_.size()) done_95_s_ = crowd.time();
+    for (std::size_t j = 0; j < live_.size(); ++j) {
+        last_group_[static_cast<std::size_t>(slot_k_[live_[j].index])] = world_->group_of(live_[j]);
+    }
+    sample_groups();
     sampled_ = steps_done_ % per_second_ == 0 || steps_done_ == step_count_;
     if (sampled_) arrived_by_second_.push_back(static_cast<double>(arrived) / static_cast<double>(ids_.size()));
     // Overlap ten times a simulated second (and at the end).
     if (sampled_ || steps_done_ % std::max(1, per_second_ / 10) == 0) measure_overlap();
     return {};
+}
+
+// Cost to go of a unit of `size` at p on its group's field (kUnreachable without one).
+float Simulation::cost_to_go(UnitGroupId group, Vec2 p, int size) const {
+    const CostField& cost = world_->cost();
+    const float lift = 0.5f * static_cast<float>(size - 1);
+    const int x = std::clamp(static_cast<int>(std::floor(p.x - lift)), 0, cost.width() - 1);
+    const int y = std::clamp(static_cast<int>(std::floor(p.y - lift)), 0, cost.height() - 1);
+    if (const auto field = world_->field(group))
+        return field->to_stop()[static_cast<std::size_t>(y) * cost.width() + x];
+    if (const auto plan = world_->plan(group)) return plan->to_go(x, y);
+    return kUnreachable;
+}
+
+// The groups' figures, ten times a simulated second: when half, 90%, 95% and all of a group's
+// units had arrived or left, and (once a second) how long it has gone without progress, arrived
+// units beyond their region, and arrived units in the scenario's passage while others still come.
+void Simulation::sample_groups() {
+    if (steps_done_ % std::max(1, per_second_ / 10) != 0 && steps_done_ != step_count_) return;
+    const World& world = *world_;
+    const double now = world.crowd().time();
+    UnitGroupId top = 0;
+    for (const UnitGroupId g : last_group_) top = std::max(top, g);
+    if (tracks_.size() <= top) tracks_.resize(top + 1);
+    std::vector<std::size_t> units(top + 1, 0), done(top + 1, 0), waiting(top + 1, 0);
+    std::vector<double> to_go(top + 1, 0.0);
+    for (std::size_t k = 0; k < ids_.size(); ++k) {
+        ++units[last_group_[k]];
+        done[last_group_[k]] += exited_[k];
+    }
+    const bool second = steps_done_ % per_second_ == 0 || steps_done_ == step_count_;
+    std::size_t leaks = 0, in_passage = 0;
+    bool approaching = false;
+    const auto in_rect = [](const CellRect* r, Vec2 p) {
+        return r != nullptr && p.x >= static_cast<float>(r->x0) && p.x < static_cast<float>(r->x1 + 1) &&
+               p.y >= static_cast<float>(r->y0) && p.y < static_cast<float>(r->y1 + 1);
+    };
+    const CellRect* passage = scenario_ && scenario_->passage ? &*scenario_->passage : nullptr;
+    const CellRect* approach = scenario_ && scenario_->approach ? &*scenario_->approach : nullptr;
+    for (std::size_t j = 0; j < live_.size(); ++j) {
+        const auto k = static_cast<std::size_t>(slot_k_[live_[j].index]);
+        const UnitGroupId g = last_group_[k];
+        const bool arrived = state_[j] == AgentState::arrived;
+        done[g] += arrived;
+        if (!second) continue;
+        if (arrived) {
+            in_passage += in_rect(passage, pos_[j]);
+        } else {
+            approaching |= in_rect(approach, pos_[j]);
+        }
+        if (arrived || state_[j] == AgentState::no_path) {
+            const ArrivalRegion region = arrived ? world.arrival_region(g) : ArrivalRegion{};
+            if (region.active && cost_to_go(g, pos_[j], world.unit_size(live_[j])) > region.radius + 1.0f) ++leaks;
+            continue;
+        }
+        const float t = cost_to_go(g, pos_[j], world.unit_size(live_[j]));
+        if (t < kUnreachable) to_go[g] += t;
+        ++waiting[g];
+    }
+    for (UnitGroupId g = 1; g <= top; ++g) {
+        if (units[g] == 0) continue;
+        GroupTrack& t = tracks_[g];
+        const auto reached = [&](double share, double& at) {
+            if (at < 0 && static_cast<double>(done[g]) >= share * static_cast<double>(units[g]) - 1e-9) at = now;
+        };
+        reached(0.5, t.done_50);
+        reached(0.9, t.done_90);
+        reached(0.95, t.done_95);
+        reached(1.0, t.done_100);
+        if (!second) continue;
+        if (t.ref_to_go < 0 || done[g] > t.ref_done || to_go[g] < t.ref_to_go - 1.0 || waiting[g] == 0) {
+            t.last_progress = now;
+            t.ref_to_go = to_go[g];
+            t.ref_done = done[g];
+        }
+        t.longest_stall = std::max(t.longest_stall, now - t.last_progress);
+    }
+    if (second) {
+        leaks_ = std::max(leaks_, leaks);
+        if (approaching) passage_arrived_ = std::max(passage_arrived_, in_passage);
+    }
 }
 
 Result<void> Simulation::run() {
@@ -347,6 +487,7 @@ SimulationReport Simulation::report() const {
     }
     r.units.reserve(ids_.size());
     for (std::size_t k = 0; k < ids_.size(); ++k) {
+        if (!crowd.valid(ids_[k])) continue;  // gone through an exit
         SimulationUnit u;
         if (settings_.detail) {
             u.start = start_at_[k];
@@ -358,6 +499,53 @@ SimulationReport Simulation::report() const {
         u.stuck = u.state == AgentState::moving && crowd.stuck(ids_[k]);
         r.units.push_back(u);
     }
+    // Groups: the units whose last group each was.
+    std::vector<SimulationGroup> groups;
+    for (std::size_t k = 0; k < ids_.size(); ++k) {
+        const UnitGroupId g = last_group_[k];
+        auto it = std::find_if(groups.begin(), groups.end(), [g](const SimulationGroup& x) { return x.id == g; });
+        if (it == groups.end()) {
+            SimulationGroup x;
+            x.id = g;
+            if (const UnitGroup* view = world_->group(g)) {
+                x.goals = view->goals;
+                x.flee = view->flee;
+                x.exit = view->exit;
+            }
+            if (g < tracks_.size()) {
+                const GroupTrack& t = tracks_[g];
+                x.done_50_s = t.done_50, x.done_90_s = t.done_90, x.done_95_s = t.done_95, x.done_100_s = t.done_100;
+                x.longest_stall_s = t.longest_stall;
+            }
+            const ArrivalRegion region = world_->arrival_region(g);
+            x.region_radius = region.active ? region.radius : 0.0;
+            groups.push_back(std::move(x));
+            it = groups.end() - 1;
+        }
+        ++it->units;
+        if (exited_[k]) {
+            ++it->exited;
+            it->exit = true;
+        } else if (crowd.valid(ids_[k])) {
+            const AgentState st = crowd.state(ids_[k]);
+            it->arrived += st == AgentState::arrived;
+            it->queued += st == AgentState::queued;
+            it->stuck += st == AgentState::moving && crowd.stuck(ids_[k]);
+        }
+    }
+    std::sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+    r.groups = std::move(groups);
+    r.done_95_s = done_95_s_;
+    r.exited = exit_times_.size();
+    r.empty_s = empty_s_;
+    if (exit_times_.size() >= 8) {
+        const std::size_t a = exit_times_.size() / 4, b = 3 * exit_times_.size() / 4;
+        const double span = exit_times_[b] - exit_times_[a];
+        r.exit_rate = span > 0.0 ? static_cast<double>(b - a) / span : 0.0;
+    }
+    r.region_leaks = leaks_;
+    r.passage_arrived = passage_arrived_;
+    if (scenario_) r.scenario = scenario_->name;
     return r;
 }
 

@@ -52,6 +52,8 @@ struct World::Group {
     std::vector<Cell> goals;
     int size = 1;  // of its units: movement class size - 1
     bool flee = false;
+    bool exit = false;       // its goals are exits (Crowd::set_group_exit)
+    std::size_t exited = 0;  // units that left through them
     FieldTicket ticket;
     GroupId crowd_group = kNoCrowdGroup;       // set when its first field is published
     std::shared_ptr<const FlowField> applied;  // the field its crowd group follows (flat maps)
@@ -396,6 +398,7 @@ void World::follow_plan(Group& g, std::shared_ptr<HierarchicalField> plan) {
     } else {
         (void)crowd_->set_group_field(g.crowd_group, std::move(view));
     }
+    (void)crowd_->set_group_exit(g.crowd_group, g.exit);
     ++g.field_serial;
     ++stats_.fields_published;
 }
@@ -471,17 +474,9 @@ Result<CommandOutcome> World::apply(const WorldCommand& command) {
             if constexpr (std::is_same_v<T, SetGoals>) {
                 out = set_goals(c);
             } else if constexpr (std::is_same_v<T, Order>) {
-                std::vector<AgentId> units;
-                if (const auto* box = std::get_if<SelectBox>(&c.select)) {
-                    units = select(*box);
-                } else {
-                    for (const AgentId id : std::get<std::vector<AgentId>>(c.select)) {
-                        if (crowd_->valid(id)) units.push_back(id);
-                    }
-                    std::sort(units.begin(), units.end(), [](AgentId a, AgentId b) { return a.index < b.index; });
-                    units.erase(std::unique(units.begin(), units.end()), units.end());
-                }
-                out = order(std::move(units), c.goals, c.flee);
+                out = order(selection(c.select), c.goals, c.flee, c.exit);
+            } else if constexpr (std::is_same_v<T, RemoveUnits>) {
+                out = CommandOutcome{0, remove_units(selection(c.select))};
             } else if constexpr (std::is_same_v<T, Paint>) {
                 if (auto r = paint(c); !r) out = r.error();
             } else if constexpr (std::is_same_v<T, Spawn>) {
@@ -550,9 +545,10 @@ std::vector<Cell> World::goals_for_size(const std::vector<Cell>& goals, int size
 }
 
 // Units of several sizes form one group per size (each size plans on its own field).
-Result<CommandOutcome> World::order(std::vector<AgentId> units, std::vector<Cell> goals, bool flee) {
+Result<CommandOutcome> World::order(std::vector<AgentId> units, std::vector<Cell> goals, bool flee, bool exit) {
     auto checked = check_goals(goals);
     if (!checked) return checked.error();
+    if (flee && exit) return Error{ErrorCode::invalid_argument, "an order's cells are dangers or exits, not both"};
     if (flee && stats_.hierarchical)
         return Error{ErrorCode::unsupported, "flee orders are not available on hierarchical maps"};
     if (units.empty()) return Error{"the selection holds no units"};
@@ -563,7 +559,7 @@ Result<CommandOutcome> World::order(std::vector<AgentId> units, std::vector<Cell
             if (unit_size(id) == size) these.push_back(id);
         }
         if (these.empty()) continue;
-        auto r = order_one_size(these, *checked, size, flee);
+        auto r = order_one_size(these, *checked, size, flee, exit);
         if (!r) return r.error();
         if (r->units > out.units) out.group = r->group;
         out.units += r->units;
@@ -573,7 +569,7 @@ Result<CommandOutcome> World::order(std::vector<AgentId> units, std::vector<Cell
 }
 
 Result<CommandOutcome> World::order_one_size(const std::vector<AgentId>& units, const std::vector<Cell>& goals,
-                                             int size, bool flee) {
+                                             int size, bool flee, bool exit) {
     std::vector<Cell> sized = goals_for_size(goals, size);
     if (sized.empty()) return Error{"no cell near the goals fits units of size " + std::to_string(size)};
     if (stats_.hierarchical) {
@@ -581,6 +577,7 @@ Result<CommandOutcome> World::order_one_size(const std::vector<AgentId>& units, 
         auto plan = make_plan(sized, size);
         if (!plan) return plan.error();
         Group& g = new_group(std::move(sized), FieldTicket{}, size);
+        g.exit = exit;
         follow_plan(g, std::move(*plan));
         for (const AgentId id : units) move_unit(id, g);
         stats_.route_ms = route_units(&g);
@@ -592,6 +589,7 @@ Result<CommandOutcome> World::order_one_size(const std::vector<AgentId>& units, 
     if (!ticket) return ticket.error();
     Group& g = new_group(std::move(sized), *ticket, size);
     g.flee = flee;
+    g.exit = exit;
     for (const AgentId id : units) move_unit(id, g);
     return CommandOutcome{g.id, g.members};
 }
@@ -609,13 +607,19 @@ Result<CommandOutcome> World::set_goals(const SetGoals& c) {
         for (auto& g : groups_) {
             if (!g->dropped && g->members == agents_.size()) target = g.get();
         }
-        if (!target) return order(agents_, c.goals, c.flee);
+        if (!target) return order(agents_, c.goals, c.flee, c.exit);
     }
+    if (c.flee && c.exit) return Error{ErrorCode::invalid_argument, "an order's cells are dangers or exits, not both"};
     if (c.flee && stats_.hierarchical)
         return Error{ErrorCode::unsupported, "flee orders are not available on hierarchical maps"};
     std::vector<Cell> sized = goals_for_size(*checked, target->size);
     if (sized.empty()) return Error{"no cell near the goals fits units of size " + std::to_string(target->size)};
-    if (target->goals == sized && target->flee == c.flee) return CommandOutcome{target->id, target->members};
+    if (target->goals == sized && target->flee == c.flee && target->exit == c.exit)
+        return CommandOutcome{target->id, target->members};
+    if (target->exit != c.exit) {
+        target->exit = c.exit;
+        if (target->crowd_group != kNoCrowdGroup) (void)crowd_->set_group_exit(target->crowd_group, c.exit && !c.flee);
+    }
     if (stats_.hierarchical) {
         const auto t0 = Clock::now();
         auto plan = make_plan(sized, target->size);
@@ -1092,6 +1096,7 @@ bool World::apply_fields() {
         } else {
             (void)crowd_->set_group_field(g.crowd_group, p.field);  // everyone in it turns at the next step
         }
+        (void)crowd_->set_group_exit(g.crowd_group, g.exit && !g.flee);
         g.applied = p.field;
         ++g.field_serial;
         ++stats_.fields_published;
@@ -1135,7 +1140,9 @@ void World::refresh_view() {
         v.goals = g->goals;
         v.size = g->size;
         v.flee = g->flee;
+        v.exit = g->exit;
         v.members = g->members;
+        v.exited = g->exited;
         v.field_ready = g->crowd_group != kNoCrowdGroup && g->pending.empty();
         v.field_serial = g->field_serial;
         v.ordered = g->ordered;
@@ -1161,6 +1168,7 @@ Result<void> World::tick(float dt, bool force) {
         refresh_plan_stats();
         refresh_view();
     }
+    exited_.clear();
     if (paused_ && !force) return {};
     if (config_.congestion.enabled && !stats_.hierarchical) {
         if (congestion_clock_ <= 0.0) {
@@ -1174,10 +1182,64 @@ Result<void> World::tick(float dt, bool force) {
     stats_.step_ms = ms_between(t0, Clock::now());
     stats_.crowd = crowd_->stats();
     ++stats_.tick;
+    remove_exited();
     // Fields finished during the step go out now rather than at the next tick: the host draws
     // and sends them a tick sooner, and the crowd sees them at its next step either way.
     if (apply_fields()) refresh_view();
     return {};
+}
+
+// The live units a box (in roster order) or a list of handles (in slot order, each once) names.
+std::vector<AgentId> World::selection(const std::variant<SelectBox, std::vector<AgentId>>& select) const {
+    if (const auto* box = std::get_if<SelectBox>(&select)) return this->select(*box);
+    std::vector<AgentId> units;
+    for (const AgentId id : std::get<std::vector<AgentId>>(select)) {
+        if (crowd_->valid(id)) units.push_back(id);
+    }
+    std::sort(units.begin(), units.end(), [](AgentId a, AgentId b) { return a.index < b.index; });
+    units.erase(std::unique(units.begin(), units.end()), units.end());
+    return units;
+}
+
+// Removes live units from the crowd, the roster and their groups; returns how many.
+std::size_t World::remove_units(std::vector<AgentId> units) {
+    if (units.empty()) return 0;
+    std::sort(units.begin(), units.end(), [](AgentId a, AgentId b) { return a.index < b.index; });
+    for (const AgentId id : units) {
+        if (Group* g = find(unit_group_[id.index])) leave(*g);
+        unit_group_[id.index] = 0;
+        (void)crowd_->remove_agent(id);
+    }
+    std::erase_if(agents_, [&](AgentId id) {
+        return std::binary_search(units.begin(), units.end(), id,
+                                  [](AgentId a, AgentId b) { return a.index < b.index; });
+    });
+    ++roster_version_;
+    drop_empty_groups();
+    return units.size();
+}
+
+// Units that left through an exit in the step leave the roster and their groups.
+void World::remove_exited() {
+    const std::span<const AgentId> gone = crowd_->exited();
+    if (gone.empty()) return;
+    exited_.assign(gone.begin(), gone.end());
+    for (const AgentId id : gone) {
+        if (Group* g = find(unit_group_[id.index])) {
+            ++g->exited;
+            leave(*g);
+        }
+        unit_group_[id.index] = 0;
+    }
+    stats_.exited += gone.size();
+    // The roster keeps its order; exited_ is in slot order, as a lookup by slot.
+    std::erase_if(agents_, [&](AgentId id) {
+        return std::binary_search(exited_.begin(), exited_.end(), id,
+                                  [](AgentId a, AgentId b) { return a.index < b.index; });
+    });
+    ++roster_version_;
+    drop_empty_groups();
+    refresh_view();
 }
 
 void World::finish_builds() {
@@ -1194,6 +1256,12 @@ bool World::finish_builds_for(double ms) {
     const bool idle = service_->wait_idle_for(std::chrono::duration_cast<std::chrono::steady_clock::duration>(budget));
     if (apply_fields() | drop_empty_groups()) refresh_view();
     return idle;
+}
+
+ArrivalRegion World::arrival_region(UnitGroupId id) const {
+    const Group* g = find(id);
+    if (!g || g->crowd_group == kNoCrowdGroup) return {};
+    return crowd_->arrival_region(g->crowd_group);
 }
 
 UnitGroupId World::group_of(AgentId id) const noexcept {

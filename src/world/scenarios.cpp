@@ -1,0 +1,199 @@
+// The built-in scenarios; see scenarios.hpp. Each is built through the World's public commands
+// only, so a host can write its own the same way.
+
+#include "tide/scenarios.hpp"
+
+#include <algorithm>
+
+#include "tide/generate.hpp"
+
+namespace tide {
+namespace {
+
+// A w x h map of plain cells inside a wall border.
+CostField walled_room(int w, int h) {
+    CostField cost = *CostField::create(w, h);
+    cost.fill_rect(0, 0, w - 1, 0, kCostWall);
+    cost.fill_rect(0, h - 1, w - 1, h - 1, kCostWall);
+    cost.fill_rect(0, 0, 0, h - 1, kCostWall);
+    cost.fill_rect(w - 1, 0, w - 1, h - 1, kCostWall);
+    return cost;
+}
+
+// An order of the units in a box.
+Order order_box(SelectBox box, std::vector<Cell> goals) {
+    Order o;
+    o.select = box;
+    o.goals = std::move(goals);
+    return o;
+}
+
+// 1,000 units behind a wall with a 4-cell door, the goal on the other side.
+Scenario door() {
+    Scenario s;
+    s.description = "1,000 units through a 4-cell door to a goal across the room";
+    s.cost = walled_room(64, 40);
+    s.cost.fill_rect(30, 1, 31, 38, kCostWall);
+    s.cost.fill_rect(30, 18, 31, 21, kCostPlain);  // the door: rows 18..21
+    s.goals = {{56, 20}};
+    s.units = 1000;
+    s.spawn_area = CellRect{2, 2, 24, 37};
+    s.passage = CellRect{30, 18, 31, 21};
+    s.approach = CellRect{1, 1, 29, 38};
+    s.seconds = 60.0;
+    return s;
+}
+
+// Two groups of 300 at either end of a 6-cell corridor, each heading for the other end.
+Scenario counter_flow(bool both) {
+    Scenario s;
+    s.description = both ? "two groups of 300 trade ends through a 6-cell corridor"
+                         : "300 units through a 6-cell corridor (the west-bound group of counter_flow alone)";
+    s.cost = walled_room(96, 24);
+    s.cost.fill_rect(20, 1, 75, 8, kCostWall);  // the corridor: rows 9..14 between x = 20 and 75
+    s.cost.fill_rect(20, 15, 75, 22, kCostWall);
+    s.goals = {{90, 12}};
+    s.units = both ? 300 : 0;
+    s.spawn_area = CellRect{2, 2, 16, 21};
+    Spawn east;
+    east.count = 300;
+    east.add = true;
+    east.in_area = true;
+    east.x0 = 79, east.y0 = 2, east.x1 = 93, east.y1 = 21;
+    // Added units with the same goals join the first group: an order to the east end's units
+    // makes them a group of their own, heading west.
+    s.script.push_back({0.0, east});
+    s.script.push_back({0.0, order_box({79.0f, 2.0f, 94.0f, 22.0f}, {{5, 11}})});
+    s.seconds = 60.0;
+    return s;
+}
+
+// The default map, 1,500 units: those right of the wall go to a goal just past the gap, the
+// others keep the goal on the right, so the two groups cross in the gap.
+Scenario gap_swap(bool both) {
+    Scenario s;
+    s.description = both ? "1,500 units on the default map: the ones right of the wall are sent through the 4-cell "
+                           "gap, the others cross them the other way"
+                         : "the ordered group of gap_swap alone (the others removed)";
+    auto m = make_builtin_map("default");
+    s.cost = std::move(m->cost);
+    s.goals = std::move(m->goals);
+    s.units = 1500;
+    s.script.push_back({0.0, order_box({16.0f, 0.0f, 64.0f, 40.0f}, {{12, 19}})});
+    if (!both) s.script.push_back({0.0, RemoveUnits{SelectBox{0.0f, 0.0f, 16.0f, 40.0f}}});
+    s.passage = CellRect{14, 18, 15, 21};
+    s.seconds = 120.0;
+    return s;
+}
+
+// 1,000 units right of the default map's wall, their goal two cells past its 4-cell gap.
+Scenario goal_beside_gap() {
+    Scenario s;
+    s.description = "1,000 units right of the default map's wall, the goal two cells past the 4-cell gap";
+    auto m = make_builtin_map("default");
+    s.cost = std::move(m->cost);
+    s.goals = {{12, 19}};
+    s.units = 1000;
+    s.spawn_area = CellRect{17, 0, 63, 39};
+    s.passage = CellRect{14, 18, 15, 21};
+    s.approach = CellRect{16, 0, 63, 39};
+    s.seconds = 90.0;
+    return s;
+}
+
+// A room with pillars and four one-cell exits in its outer wall; every unit leaves by the nearest.
+Scenario evacuation() {
+    Scenario s;
+    s.description = "1,200 units leave a room with pillars by four one-cell exits, each by the nearest";
+    s.cost = walled_room(72, 48);
+    for (int y = 8; y < 44; y += 9)
+        for (int x = 8; x < 68; x += 10) s.cost.fill_rect(x, y, x + 2, y + 2, kCostWall);
+    s.cost.fill_rect(20, 22, 50, 23, kCostWall);  // a long table in the middle
+    s.goals = {{0, 10}, {71, 36}, {35, 0}, {12, 47}};
+    for (const Cell e : s.goals) s.cost.set(e.x, e.y, kCostPlain);
+    s.units = 1200;
+    s.spawn_area = CellRect{3, 3, 68, 44};
+    s.exits = true;
+    s.seconds = 120.0;
+    return s;
+}
+
+// One exit: the flow rate a one-cell exit lets through, for evacuation's lower bound.
+Scenario exit_flow() {
+    Scenario s;
+    s.description = "600 units leave a room by one one-cell exit (the flow rate of an exit)";
+    s.cost = walled_room(40, 24);
+    s.goals = {{0, 12}};
+    s.cost.set(0, 12, kCostPlain);
+    s.units = 600;
+    s.spawn_area = CellRect{2, 2, 37, 21};
+    s.exits = true;
+    s.seconds = 120.0;
+    return s;
+}
+
+// The built-in maze, 400 units from its corner.
+Scenario maze() {
+    Scenario s;
+    s.description = "400 units through the built-in 121x121 maze";
+    auto m = make_builtin_map("maze");
+    s.cost = std::move(m->cost);
+    s.goals = std::move(m->goals);
+    const CellRect corner{0, 0, 30, 30};
+    s.units = std::min(400, max_units(s.cost, corner));
+    s.spawn_area = corner;
+    s.seconds = 120.0;
+    return s;
+}
+
+}  // namespace
+
+const std::vector<std::string>& scenario_names() {
+    static const std::vector<std::string> names{"door",       "counter_flow", "gap_swap",           "goal_beside_gap",
+                                                "evacuation", "maze",         "counter_flow_alone", "gap_swap_alone",
+                                                "exit_flow"};
+    return names;
+}
+
+Result<Scenario> make_scenario(std::string_view name) {
+    Scenario s;
+    if (name == "door") {
+        s = door();
+    } else if (name == "counter_flow" || name == "counter_flow_alone") {
+        s = counter_flow(name == "counter_flow");
+    } else if (name == "gap_swap" || name == "gap_swap_alone") {
+        s = gap_swap(name == "gap_swap");
+    } else if (name == "goal_beside_gap") {
+        s = goal_beside_gap();
+    } else if (name == "evacuation") {
+        s = evacuation();
+    } else if (name == "exit_flow") {
+        s = exit_flow();
+    } else if (name == "maze") {
+        s = maze();
+    } else {
+        return Error{ErrorCode::not_found, "no scenario '" + std::string(name.substr(0, 40)) + "'"};
+    }
+    s.name = std::string(name);
+    return s;
+}
+
+Result<void> load_scenario(World& world, const Scenario& s) {
+    if (auto r = world.load("scenario:" + s.name, s.cost, s.goals, s.units, s.spawn_area); !r) return r;
+    if (s.exits) {
+        if (auto r = world.apply(SetGoals{s.goals, 0, false, true}); !r) return r.error();
+    }
+    for (const TimedCommand& c : s.script) {
+        if (c.at_s > 0.0) break;
+        if (auto r = world.apply(c.command); !r) return r.error();
+    }
+    return {};
+}
+
+Result<void> load_scenario(World& world, std::string_view name) {
+    auto s = make_scenario(name);
+    if (!s) return s.error();
+    return load_scenario(world, *s);
+}
+
+}  // namespace tide
