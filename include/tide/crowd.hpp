@@ -207,8 +207,8 @@ public:
     Result<void> set_group_steering(GroupId group, std::shared_ptr<const FlowField> steer);
     /// The field a group's units steer by when it is not the group's own field (else null).
     std::shared_ptr<const FlowField> group_steering(GroupId group) const;
-    /// Makes a group's goals exits (or plain goals again): a unit of the group that reaches one
-    /// (within arrival_distance of it) leaves the crowd during the step and is listed in exited();
+    /// Makes a group's goals exits (or plain goals again): a unit of the group whose cell (its
+    /// top-left cell, for units of size > 1) is one leaves the crowd during the step and is listed in exited();
     /// the host removes it from its own books, or adds it again elsewhere. Its group forms no pack
     /// (no arrival region). Error for an unknown group or a flee field.
     Result<void> set_group_exit(GroupId group, bool exit);

@@ -21,10 +21,12 @@ constexpr float kPackDensity =
     0.66f;                          // how densely a settled pack stands (measured: 0.855 of the ideal disc's distance)
 constexpr int kMouthSpread = 8;     // ways in that lie within a box this many cells a side are one way in
 constexpr float kSmallPack = 4.0f;  // packs narrower than this (cells) need no anchor away from the goal
-constexpr float kAnchorSlack = 1.5f;  // the anchor is this many cells deeper than the pack's radius
-constexpr float kDepthWeight = 1.0f;  // the pack fills a region cell this much sooner per cell of depth
-constexpr float kFreeArea = 0.4f;     // a cell with this much disc area of arrived units on it is taken
-constexpr float kTakenCost = 50.0f;   // the fill field's extra price of entering a taken cell
+constexpr float kAnchorSlack = 1.5f;   // the anchor is this many cells deeper than the pack's radius
+constexpr float kDepthWeight = 1.0f;   // the pack fills a region cell this much sooner per cell of depth
+constexpr float kFreeArea = 0.4f;      // a cell with this much disc area of arrived units on it is taken
+constexpr float kTakenCost = 50.0f;    // the fill field's extra price of entering a taken cell
+constexpr float kNextShare = 0.25f;    // the next places hold this share of the pack more ...
+constexpr std::size_t kNextCells = 6;  // ... and this many cells
 constexpr float kUnitDiagonal = 1.41421356f;
 
 std::uint32_t hash_cell(std::uint32_t x) {
@@ -502,39 +504,49 @@ void ArrivalRegions::fill(const CostField& terrain, const RegionField& f, std::u
             if (contains(r, x, y)) r.by_key.push_back(r.fill_key[i]);
         }
     }
-    // The fill field: from the free cells of the region, each starting at its key, round the
-    // cells arrived units take (kTakenCost more to enter a full one): units walk to where the pack
-    // grows next instead of into it. Once every cell of the region is taken, toward the anchor.
+    // The fill field: from the next places, the free cells of the region the pack takes next
+    // (in key order, room for kNextShare more of the pack and kNextCells cells), each starting at
+    // its key, round the cells arrived units take (kTakenCost more to enter a full one): units walk
+    // round the pack to where it grows next instead of into it, so it grows round. Without such a
+    // cell, from every free cell of the region; once all are taken, toward the anchor.
     const std::vector<float> to_anchor = value_;
     taken_.assign(n, 0.0f);
     r.foreign = 0.0f;
+    float packed = 0.0f;
     for (const RegionAgent& u : agents) {
         if (u.role != RegionRole::arrived || !in_box(u.x, u.y)) continue;
         taken_[local(u.x, u.y)] += u.area;
         if (u.group != group && contains(r, u.x, u.y)) r.foreign += u.area;
+        if (u.group == group || contains(r, u.x, u.y)) packed += u.area;
     }
     std::sort(r.by_key.begin(), r.by_key.end());
+    const float next =
+        r.by_key.empty()
+            ? kFar
+            : r.by_key[std::min(r.by_key.size() - 1,
+                                static_cast<std::size_t>(packed / kPackDensity * (1.0f + kNextShare)) + kNextCells)];
     for (float& t : taken_) t = kTakenCost * std::min(1.0f, t / kFreeArea);
     value_.assign(n, kFar);
     r.fill.assign(n, static_cast<std::uint8_t>(Direction::unreachable));
-    {
-        MinHeap open;
+    MinHeap open;
+    for (const float bound : {next, kFar}) {
         for (int y = r.y0; y < r.y0 + r.h; ++y) {
             for (int x = r.x0; x < r.x0 + r.w; ++x) {
                 if (!contains(r, x, y) || !in_box(x, y)) continue;
                 const std::size_t i = local(x, y);
-                if (taken_[i] >= kTakenCost || r.fill_key[i] == kFar) continue;
+                if (taken_[i] >= kTakenCost || r.fill_key[i] == kFar || r.fill_key[i] > bound) continue;
                 value_[i] = r.fill_key[i];
                 r.fill[i] = static_cast<std::uint8_t>(Direction::goal);
                 open.push({value_[i], static_cast<std::uint32_t>(i)});
             }
         }
-        if (open.empty()) {
-            value_ = to_anchor;
-            r.fill = r.toward;
-        } else {
-            spread(open, &taken_);
-        }
+        if (!open.empty()) break;
+    }
+    if (open.empty()) {
+        value_ = to_anchor;
+        r.fill = r.toward;
+    } else {
+        spread(open, &taken_);
     }
     r.fill_value = value_;
 }

@@ -58,6 +58,7 @@ constexpr float kPackDensity = 0.9f;       // of the disc an arrived group packs
 constexpr float kBlockedSpeed = 0.2f;      // below this share of its terrain speed, a unit touching the pack joins it
 constexpr float kSettleSlack = 1.1f;       // the settle radius over that disc's radius (then + settle_distance)
 constexpr float kLaneGain = 1.0f;          // keep-right turn per unit of oncoming weight (to kLaneTan)
+constexpr int kLaneLook = 5;               // cells ahead a unit looks for oncoming units of other groups
 constexpr float kLaneTan = 1.5f;           // tangent of the largest keep-right turn (45 degrees)
 constexpr float kAheadCos = 0.3f;          // a unit within contact reach and 72 degrees of a unit's heading holds it up
 constexpr std::uint64_t kRegionSubsteps = 24;  // arrival regions are made again every this many sub-steps
@@ -883,7 +884,7 @@ struct Neighbourhood {
     std::uint32_t near = 0;              // agents within the interaction range
     float gx = 0.0f, gy = 0.0f;          // separation from other groups' units on their way (an arrived unit gives way)
     float oncoming = 0.0f;               // closeness-weighted units of other groups ahead, heading the other way
-    bool blocked_ahead = false;          // someone within contact reach, within 72 degrees of its heading
+    bool blocked_ahead = false;          // someone within the interaction range, within 72 degrees of its heading
     bool blocked_by_others = false;      // ... a unit of another group
 };
 
@@ -1051,7 +1052,7 @@ Neighbourhood gather_neighbours(const StepView& v, const detail::SpatialHash& ha
                         }
                     }
                 }
-                const bool ahead = d < rr * kContactReach && -(dx * hxi + dy * hyi) > kAheadCos * 127.0f * d;
+                const bool ahead = d < range && -(dx * hxi + dy * hyi) > kAheadCos * 127.0f * d;
                 blocked |= ahead;
                 blocked_others |= ahead && v.group[k2] != group;
                 if (d < rr * 1.05f && v.state[k2] == static_cast<std::uint8_t>(AgentState::arrived)) {
@@ -1068,7 +1069,8 @@ Neighbourhood gather_neighbours(const StepView& v, const detail::SpatialHash& ha
 
 // States, first half: cut off, arrived (and re-activated when the goal moved away), moving.
 // `settle` is how far from the goal an arrived unit stays arrived (the group's settle radius, or
-// its arrival region's); with `places` (an arrival region) arrival is decided by the places alone.
+// its arrival region's); with `places` (an arrival region, or exits: units walk on through them)
+// arrival is not decided by the distance to the goal.
 AgentState state_from_field(AgentState st, float to_go, float settle, float arrival_distance, bool places) {
     if (to_go == kUnreachable) return AgentState::no_path;
     if (st == AgentState::arrived) return to_go > settle + 1.0f ? AgentState::moving : st;
@@ -1152,8 +1154,8 @@ Vec2 sidestep_direction(const CostField& cost, Vec2 f, const Neighbourhood& nb, 
 // stuck sidesteps for stuck_sidestep seconds (doubled for each check in a row that finds it stuck,
 // up to 8x), to the other side than last time; units faster than kSidestepSpeed on their terrain
 // for proportionally less time, so the sidestep covers the same distance.
-void update_stuck(const CrowdParams& P, AgentState st, float to_go, float terrain, float speed, float dt, float& clock,
-                  float& ref, std::uint8_t& stuck, float& sidestep) {
+void update_stuck(const CrowdParams& P, AgentState st, float to_go, float terrain, float speed, float dt, bool room,
+                  float& clock, float& ref, std::uint8_t& stuck, float& sidestep) {
     sidestep = st == AgentState::moving ? std::max(0.0f, sidestep - dt) : 0.0f;
     if (sidestep > 0.0f) {  // the next window starts when the sidestep is over
         clock = 0.0f;
@@ -1167,7 +1169,8 @@ void update_stuck(const CrowdParams& P, AgentState st, float to_go, float terrai
     const bool no_progress = walking && std::isfinite(ref) && ref - to_go < P.stuck_progress;
     // Queued for part of the window: waiting its turn, not stuck; but a wait on another group's
     // units counts toward the run that lets a unit squeeze past them (crowd.md, "Two-way traffic").
-    const bool now_stuck = no_progress && st == AgentState::moving && (stuck & kStuckQueued) == 0;
+    // Stuck is wedged: no progress with room ahead (`room`: nobody within reach ahead of it now).
+    const bool now_stuck = no_progress && st == AgentState::moving && (stuck & kStuckQueued) == 0 && room;
     const bool waits_on_others = no_progress && (stuck & kStuckOthers) != 0;
     int run = (stuck >> kStuckRunShift) & 3;
     if (now_stuck && P.stuck_sidestep > 0.0f) {
@@ -1334,11 +1337,11 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             // region (a region made again as traffic comes and goes must not wake its pack).
             const float settle = places ? kRegionKeep * regions.radius(group) : settle_[group];
 
-            // An exit: a unit that reaches it leaves (remove_leavers(), after the sub-step).
-            leaving_[k] = groups_[group].exit && to_go <= P.arrival_distance;
+            // An exit: a unit whose (top-left) cell is one leaves (remove_leavers(), after the sub-step).
+            leaving_[k] = groups_[group].exit && to_go <= 0.0f;
             // States from the field, neighbours, then the stopping chain reaction near the goal.
-            AgentState st =
-                state_from_field(static_cast<AgentState>(view.state[k]), to_go, settle, P.arrival_distance, places);
+            AgentState st = state_from_field(static_cast<AgentState>(view.state[k]), to_go, settle, P.arrival_distance,
+                                             places || groups_[group].exit);
             if (st != AgentState::no_path && c != kCostWall && view.asleep(static_cast<std::uint32_t>(k)) &&
                 !near_mover(x, y) && !(places && to_go > settle + 1.0f)) {
                 // Asleep (so arrived), still with a path, and no wall was painted onto it (an agent
@@ -1353,7 +1356,7 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
                 if (std::fabs(wx - x) < 1e-3f && std::fabs(wy - y) < 1e-3f) {
                     float clock = a_.progress_clock[k], ref = a_.progress_ref[k], sidestep = a_.sidestep[k];
                     std::uint8_t stuck = a_.stuck[k];
-                    update_stuck(P, st, to_go, terrain, a_.speed[k], dt, clock, ref, stuck, sidestep);
+                    update_stuck(P, st, to_go, terrain, a_.speed[k], dt, true, clock, ref, stuck, sidestep);
                     a_.progress_clock[k] = clock;
                     a_.progress_ref[k] = ref;
                     a_.sidestep[k] = sidestep;
@@ -1404,7 +1407,8 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             const bool rejoin =
                 st == AgentState::arrived && places && ((arrived_in_[group] > 1 && !nb.touches_arrived) || in_passage);
             if (st == AgentState::moving) {
-                const bool blocked = (a_.stuck[k] & kStuckFlag) != 0 || slow;
+                const bool blocked =
+                    (a_.stuck[k] & kStuckFlag) != 0 || slow || ((a_.stuck[k] >> kStuckRunShift) & 3) != 0;
                 // With a region, the pack gathers round its anchor as it would round the goal, and
                 // only inside the region.
                 // With a region: a unit arrives touching the pack within its key (the pack's radius
@@ -1417,9 +1421,9 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
                     places ? filling && !in_passage && regions.allows(group, fcx, fcy) &&
                                  ((nb.touches_arrived && (fill.key <= settle_[group] || (fill.place && slow) ||
                                                           (a_.stuck[k] & kStuckFlag) != 0 ||
-                                                          (slow && ((a_.stuck[k] >> kStuckRunShift) & 3) != 0))) ||
+                                                          (slow && ((a_.stuck[k] >> kStuckRunShift) & 3) >= 2))) ||
                                   (arrived_in_[group] == 0 && fill.place && fill.key <= settle_[group]))
-                           : nb.touches_arrived_mate && (to_go <= settle || blocked);
+                           : !groups_[group].exit && nb.touches_arrived_mate && (to_go <= settle || blocked);
                 if (arrives) {
                     st = AgentState::arrived;
                 } else if (slow && (nb.touches_arrived_mate || nb.blocked_ahead)) {
@@ -1492,7 +1496,7 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
                 if (!aimed) f = flat ? steer->sample({fx, fy}) : hier->sample({fx, fy});
                 if (sidestep > 0.0f && st == AgentState::moving) f = sidestep_direction(cost, f, nb, x, y, stuck);
                 float oncoming = nb.oncoming;
-                for (int d = 1; d <= 3; ++d) {
+                for (int d = 1; d <= kLaneLook; ++d) {
                     const int ax = floor_to_int(x + f.x * d), ay = floor_to_int(y + f.y * d);
                     if (ax < 0 || ay < 0 || ax >= W || ay >= H) break;
                     const std::size_t c = static_cast<std::size_t>(ay) * W + ax;
@@ -1533,7 +1537,7 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
                 clock = 0.0f;
                 stuck = static_cast<std::uint8_t>(stuck ^ kStuckOnFill);
             }
-            update_stuck(P, st, to_pack, terrain, a_.speed[k], dt, clock, ref, stuck, sidestep);
+            update_stuck(P, st, to_pack, terrain, a_.speed[k], dt, !nb.blocked_ahead, clock, ref, stuck, sidestep);
             if (st == AgentState::queued) stuck |= kStuckQueued;
             if (nb.blocked_by_others && (st == AgentState::queued || st == AgentState::moving)) stuck |= kStuckOthers;
             nx_[k] = x;
