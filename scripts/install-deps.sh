@@ -6,6 +6,7 @@ set -euo pipefail
 
 packages=(
   cmake g++ make pkg-config
+  patch                                      # the mutants' dry run in make test, and make mutants
   googletest libgtest-dev libbenchmark-dev   # tests and micro benchmarks
   libpng-dev                                 # PNG pictures (tide render)
   libcli11-dev nlohmann-json3-dev            # CLI parsing, JSON reports
