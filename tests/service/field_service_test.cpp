@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
+#include <memory_resource>
 #include <random>
 #include <thread>
 #include <vector>
@@ -443,6 +445,70 @@ TEST(FieldService, PaintingWhileFieldsAreBuiltEndsExact) {
         EXPECT_TRUE(same_bits(*svc->current(tickets[i]), reference(cost, goals[i]))) << "ticket " << i;
     }
     EXPECT_GT(svc->stats().repairs, 20u);
+}
+
+// Memory that runs `hook` once, at the first allocation of at least `threshold` bytes after arm():
+// with repairs off only a builder's scratch is that large, and a builder runs outside the service's
+// lock, so the hook may call the service while a build runs, on the same thread.
+class HookOnLargeAllocation final : public std::pmr::memory_resource {
+public:
+    HookOnLargeAllocation(std::size_t threshold, std::function<void()> hook)
+        : threshold_(threshold), hook_(std::move(hook)) {}
+    void arm() { armed_ = true; }
+    bool fired() const { return fired_; }
+
+private:
+    void* do_allocate(std::size_t bytes, std::size_t align) override {
+        if (armed_ && !fired_ && bytes >= threshold_) {
+            fired_ = true;
+            hook_();
+        }
+        return std::pmr::new_delete_resource()->allocate(bytes, align);
+    }
+    void do_deallocate(void* p, std::size_t bytes, std::size_t align) override {
+        std::pmr::new_delete_resource()->deallocate(p, bytes, align);
+    }
+    bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override { return this == &other; }
+
+    std::size_t threshold_;
+    std::function<void()> hook_;
+    bool armed_ = false;
+    bool fired_ = false;
+};
+
+TEST(FieldService, AnEditDuringABuildIsAnsweredWithTheNewTerrain) {
+    // The terrain changes while the build for the old terrain runs. That build stays what it is;
+    // the ticket waiting for it and a request for the same goals made after the edit must end with
+    // the field of the new terrain, not join the running build of the old one.
+    ManualJobSystem jobs;
+    const int w = 60, h = 40;
+    CostField cost = weighted_map(w, h, 31);
+    const std::vector<Cell> goals{{20, 15}};
+    FieldService* service = nullptr;
+    FieldTicket later{};
+    HookOnLargeAllocation memory(std::size_t{8} * w * h, [&] {
+        // A wall across the map but for one gap: most values change.
+        ASSERT_TRUE(service->edit_rect(0, 25, w - 2, 25, kCostWall).ok());
+        cost.fill_rect(0, 25, w - 2, 25, kCostWall);
+        later = service->request(goals).value();
+    });
+    FieldServiceConfig config;
+    config.repair = false;  // builds only: the first large allocation is the builder's scratch
+    // Declared after `memory`, so the service goes first.
+    auto svc = make_service(cost, jobs, config, &memory);
+    service = svc.get();
+    const FieldTicket first = svc->request(goals).value();
+    memory.arm();
+    jobs.run_all();
+    ASSERT_TRUE(memory.fired()) << "no build allocated its scratch from the service's memory";
+    svc->publish();
+    const FlowField expected = reference(cost, goals);
+    for (const FieldTicket t : {first, later}) {
+        ASSERT_TRUE(svc->status(t).up_to_date);
+        ASSERT_NE(svc->current(t), nullptr);
+        EXPECT_TRUE(same_bits(*svc->current(t), expected));
+    }
+    EXPECT_EQ(svc->stats().builds, 2u) << "the old terrain's build and one for the new terrain";
 }
 
 TEST(FieldService, EditsBetweenPublishesPublishTheNewestFieldOnly) {
