@@ -1,14 +1,17 @@
 // Frames of tide serve decode back to the world's state: agents (positions, states, groups, unit
 // sizes), fields of a chosen group, selections; the JSON messages carry the groups (with their unit
-// size), the repair counters and tower answers.
+// size and the counts of their units' states), the repair counters and tower answers.
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <cstring>
+#include <map>
 
 #include "protocol.hpp"
 #include "tide/generate.hpp"
+#include "tide/scenarios.hpp"
 
 namespace tide::serve {
 namespace {
@@ -295,6 +298,93 @@ TEST_F(DefaultWorld, JsonMessagesListGroupsAndServiceCounters) {
     const auto agents = nlohmann::json::parse(agents_json(world, 1000));
     ASSERT_EQ(agents["group"].size(), 300u);
     for (std::size_t i = 0; i < 300; ++i) EXPECT_EQ(agents["group"][i], world.group_of(world.agents()[i]));
+}
+
+// The state bytes of the agents frame, /api/agents and the counts per group all say what
+// unit_state() says: queued (waiting at the door by design) apart from stuck (a moving unit the
+// crowd flags stuck) and from moving.
+TEST(UnitStates, FrameAndCountsTellQueuedAndStuckApart) {
+    SerialJobSystem jobs;
+    World world{jobs};
+    ASSERT_TRUE(load_scenario(world, "door").ok());
+    std::array<std::size_t, kUnitStates> seen{};
+    for (int t = 1; t <= 60 * 20; ++t) {
+        ASSERT_TRUE(world.tick(1.0f / 60.0f).ok());
+        if (t % 60 != 0) continue;
+        const std::string a = encode_agents(world);
+        EXPECT_EQ(a[1], 3) << "format 3: state codes 0..4";
+        const std::size_t n = world.agents().size();
+        const auto agents = nlohmann::json::parse(agents_json(world, n));
+        std::map<UnitGroupId, std::array<std::size_t, kUnitStates>> by_group;
+        for (std::size_t i = 0; i < n; ++i) {
+            const AgentId id = world.agents()[i];
+            const int code = static_cast<std::uint8_t>(a[20 + 4 * n + i]);
+            ASSERT_LT(code, kUnitStates);
+            const AgentState s = world.crowd().state(id);
+            const bool stuck = world.crowd().stuck(id);
+            switch (static_cast<UnitState>(code)) {
+                case UnitState::moving:
+                    EXPECT_TRUE(s == AgentState::moving && !stuck);
+                    break;
+                case UnitState::stuck:
+                    EXPECT_TRUE(s == AgentState::moving && stuck);
+                    break;
+                case UnitState::arrived:
+                    EXPECT_EQ(s, AgentState::arrived);
+                    break;
+                case UnitState::no_path:
+                    EXPECT_EQ(s, AgentState::no_path);
+                    break;
+                case UnitState::queued:
+                    EXPECT_EQ(s, AgentState::queued);
+                    break;
+            }
+            EXPECT_EQ(agents["state"][i], code);
+            ++seen[code];
+            ++by_group[world.group_of(id)][code];
+        }
+        const auto stats = nlohmann::json::parse(stats_json(world, 60.0, 1));
+        const auto state = nlohmann::json::parse(state_json(world, 60.0, 1));
+        ASSERT_EQ(stats["group_states"].size(), world.groups().size());
+        ASSERT_EQ(state["groups"].size(), world.groups().size());
+        for (std::size_t k = 0; k < world.groups().size(); ++k) {
+            const UnitGroup& g = world.groups()[k];
+            const auto& counts = by_group[g.id];
+            for (const auto* j : {&stats["group_states"][k], &state["groups"][k]}) {
+                EXPECT_EQ((*j)["id"], g.id);
+                EXPECT_EQ((*j)["moving"], counts[0]);
+                EXPECT_EQ((*j)["arrived"], counts[1]);
+                EXPECT_EQ((*j)["no_path"], counts[2]);
+                EXPECT_EQ((*j)["queued"], counts[3]);
+                EXPECT_EQ((*j)["stuck"], counts[4]);
+            }
+            EXPECT_EQ(counts[0] + counts[1] + counts[2] + counts[3] + counts[4], g.members);
+        }
+        EXPECT_EQ(stats["queued"], world.stats().crowd.queued);
+        EXPECT_EQ(stats["stuck"], world.stats().crowd.stuck);
+    }
+    EXPECT_GT(seen[static_cast<int>(UnitState::queued)], 100u) << "units wait at the door";
+    EXPECT_GT(seen[static_cast<int>(UnitState::arrived)], 0u);
+    EXPECT_GT(seen[static_cast<int>(UnitState::moving)], 0u);
+    EXPECT_STREQ(unit_state_name(UnitState::queued), "queued");
+    EXPECT_STREQ(unit_state_name(UnitState::stuck), "stuck");
+}
+
+// Exit groups say so, and count the units that left by their exits; the stats count them all.
+TEST(UnitStates, ExitGroupsCountTheUnitsThatLeft) {
+    SerialJobSystem jobs;
+    World world{jobs};
+    ASSERT_TRUE(load_scenario(world, "evacuation").ok());
+    for (int t = 0; t < 60 * 5; ++t) ASSERT_TRUE(world.tick(1.0f / 60.0f).ok());
+    const auto groups = nlohmann::json::parse(groups_json(world))["groups"];
+    ASSERT_EQ(groups.size(), 1u);
+    EXPECT_EQ(groups[0]["exit"], true);
+    const std::size_t left = groups[0]["exited"].get<std::size_t>();
+    EXPECT_GT(left, 0u);
+    EXPECT_EQ(left + world.agents().size(), 1200u);
+    const auto stats = nlohmann::json::parse(stats_json(world, 60.0, 1));
+    EXPECT_EQ(stats["exited"], left);
+    EXPECT_EQ(stats["agents"], 1200u - left);
 }
 
 // ---- Hierarchical maps and big maps ----------------------------------------------------------------

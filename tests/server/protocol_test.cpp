@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "protocol.hpp"
-#include "scenarios.hpp"
+#include "tide/scenarios.hpp"
 
 namespace tide::serve {
 namespace {

@@ -20,6 +20,7 @@
 
 #include "compare.hpp"
 #include "server_harness.hpp"
+#include "tide/scenarios.hpp"
 
 namespace tide::serve {
 namespace {
@@ -649,7 +650,8 @@ TEST(Server, ScenarioPresetsLoadTheirMapAndGroups) {
     c.send(R"({"type":"scenario","name":"atlantis"})");
     EXPECT_NE(c.wait_json("error").value("message", "").find("no scenario"), std::string::npos);
     const std::pair<const char*, std::size_t> expected[] = {
-        {"door", 1}, {"counter_flow", 2}, {"evacuation", 1}, {"maze", 1}};
+        {"door", 1},       {"counter_flow", 2}, {"gap_swap", 2},           {"goal_beside_gap", 1},
+        {"evacuation", 1}, {"exit_flow", 1},    {"counter_flow_alone", 1}, {"maze", 1}};
     for (const auto& [name, groups] : expected) {
         c.send(std::string(R"({"type":"scenario","name":")") + name + "\"}");
         nlohmann::json w = nlohmann::json::object();
@@ -657,6 +659,10 @@ TEST(Server, ScenarioPresetsLoadTheirMapAndGroups) {
         ASSERT_EQ(w.value("map", ""), std::string("scenario:") + name);
         EXPECT_EQ(w["groups"].size(), groups) << name;
         EXPECT_GT(w["agents"].get<int>(), 0) << name;
+        // The evacuation's units leave by its exits.
+        EXPECT_EQ(w["groups"][0]["exit"], std::string(name) == "evacuation" || std::string(name) == "exit_flow")
+            << name;
+        EXPECT_EQ(w["scenarios"], nlohmann::json(tide::scenario_names()));
     }
     const auto st = state(port);
     EXPECT_EQ(st["map"], "scenario:maze");

@@ -8,6 +8,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "protocol.hpp"
 #include "tide/astar.hpp"
 #include "tide/flow_field.hpp"
 
@@ -33,11 +34,6 @@ Cell cell_of(Vec2 p) {
 double octile(Cell a, Cell b) {
     const double dx = std::abs(a.x - b.x), dy = std::abs(a.y - b.y);
     return std::max(dx, dy) + (std::sqrt(2.0) - 1.0) * std::min(dx, dy);
-}
-
-const char* state_name(int s) {
-    static const char* names[] = {"moving", "arrived", "no path", "stuck"};
-    return names[std::clamp(s, 0, 3)];
 }
 
 }  // namespace
@@ -135,8 +131,6 @@ std::string inspect_json(const World& world, float x, float y) {
     if (best == ids.size()) return json{{"type", "inspected"}, {"unit", nullptr}}.dump();
     const AgentId id = ids[best];
     const Vec2 p = crowd.position(id), v = crowd.velocity(id), d = crowd.desired_velocity(id);
-    int state = static_cast<int>(crowd.state(id));
-    if (state == 0 && crowd.stuck(id)) state = 3;
     std::size_t neighbours = 0;
     for (std::size_t i = 0; i < ids.size(); ++i) {
         if (i == best) continue;
@@ -160,7 +154,7 @@ std::string inspect_json(const World& world, float x, float y) {
                 {"unit", best},
                 {"group", group},
                 {"size", world.unit_size(id)},
-                {"state", state_name(state)},
+                {"state", unit_state_name(unit_state(crowd, id))},
                 {"x", round3(p.x)},
                 {"y", round3(p.y)},
                 {"vx", round3(v.x)},

@@ -7,10 +7,11 @@
 #include <cstring>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
+#include <unordered_map>
 
-#include "scenarios.hpp"
 #include "tide/generate.hpp"
 #include "tide/map_io.hpp"
+#include "tide/scenarios.hpp"
 
 namespace tide::serve {
 namespace {
@@ -311,7 +312,9 @@ Result<Command> parse_command(const json& j, const std::string& type) {
         const std::string name = it->get<std::string>();
         const auto& names = scenario_names();
         if (std::find(names.begin(), names.end(), name) == names.end()) {
-            return Error{"scenario: no scenario '" + name.substr(0, 40) + "' (door, counter_flow, evacuation, maze)"};
+            std::string known;
+            for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
+            return Error{"scenario: no scenario '" + name.substr(0, 40) + "' (" + known + ")"};
         }
         return Command{ScenarioCmd{name}};
     }
@@ -408,6 +411,8 @@ json groups_array(const World& world) {
                        {"size", g.size},
                        {"field_ready", g.field_ready},
                        {"flee", g.flee},
+                       {"exit", g.exit},
+                       {"exited", g.exited},
                        {"sector_fields", g.sector_fields},
                        {"order_ms", g.order_to_field_ms < 0 ? json(nullptr) : json(tidy(g.order_to_field_ms))}});
     }
@@ -435,14 +440,33 @@ json service_object(const World& world) {
             {"running", s.running}};
 }
 
-json stats_object(const World& world, double tick_hz, std::size_t clients) {
+// The units of each group in each readable state: {"id", "moving", "arrived", "queued", "stuck",
+// "no_path"} per group, in the order of World::groups().
+json group_states_array(const std::vector<GroupStateCounts>& counts) {
+    json out = json::array();
+    for (const GroupStateCounts& g : counts) {
+        out.push_back({{"id", g.group},
+                       {"moving", g.counts[static_cast<int>(UnitState::moving)]},
+                       {"arrived", g.counts[static_cast<int>(UnitState::arrived)]},
+                       {"queued", g.counts[static_cast<int>(UnitState::queued)]},
+                       {"stuck", g.counts[static_cast<int>(UnitState::stuck)]},
+                       {"no_path", g.counts[static_cast<int>(UnitState::no_path)]}});
+    }
+    return out;
+}
+
+json stats_object(const World& world, double tick_hz, std::size_t clients,
+                  const std::vector<GroupStateCounts>& counts) {
     const WorldStats& s = world.stats();
     const FieldServiceStats f = world.service_stats();
     return {{"agents", world.agents().size()},
             {"arrived", s.crowd.arrived},
             {"no_path", s.crowd.no_path},
+            {"queued", s.crowd.queued},
             {"stuck", s.crowd.stuck},
+            {"exited", s.exited},
             {"groups", world.groups().size()},
+            {"group_states", group_states_array(counts)},
             {"field_ms", s.build_ms},
             {"repair_ms", s.repair_ms},
             {"repairs", s.repairs_published},
@@ -509,6 +533,34 @@ std::string error_json(std::string_view message, std::string_view request) {
     return dump(j);
 }
 
+UnitState unit_state(const Crowd& crowd, AgentId id) {
+    const AgentState s = crowd.state(id);
+    if (s == AgentState::moving && crowd.stuck(id)) return UnitState::stuck;
+    return static_cast<UnitState>(s);
+}
+
+const char* unit_state_name(UnitState s) {
+    static const char* names[kUnitStates] = {"moving", "arrived", "no path", "queued", "stuck"};
+    const auto i = static_cast<std::size_t>(s);
+    return i < std::size(names) ? names[i] : "moving";
+}
+
+std::vector<GroupStateCounts> group_state_counts(const World& world) {
+    std::vector<GroupStateCounts> out;
+    std::unordered_map<UnitGroupId, std::size_t> index;
+    for (const UnitGroup& g : world.groups()) {
+        index.emplace(g.id, out.size());
+        out.push_back({g.id, {}});
+    }
+    const Crowd& crowd = world.crowd();
+    for (const AgentId id : world.agents()) {
+        const auto it = index.find(world.group_of(id));
+        if (it == index.end()) continue;
+        ++out[it->second].counts[static_cast<std::size_t>(unit_state(crowd, id))];
+    }
+    return out;
+}
+
 std::string encode_agents(const World& world) {
     const auto& ids = world.agents();
     const std::size_t n = ids.size();
@@ -527,9 +579,7 @@ std::string encode_agents(const World& world) {
         const auto qy = static_cast<std::uint16_t>(std::clamp(std::lround(p.y / h * 65535.0f), 0L, 65535L));
         put(out, 20 + 4 * i, qx);
         put(out, 22 + 4 * i, qy);
-        std::uint8_t st = static_cast<std::uint8_t>(crowd.state(ids[i]));
-        if (st == 0 && crowd.stuck(ids[i])) st = 3;
-        out[20 + 4 * n + i] = static_cast<char>(st);
+        out[20 + 4 * n + i] = static_cast<char>(unit_state(crowd, ids[i]));
         out[20 + 5 * n + i] = static_cast<char>(world.group_of(ids[i]) & 0xFF);
         out[20 + 6 * n + i] = static_cast<char>(world.unit_size(ids[i]));
     }
@@ -875,7 +925,7 @@ std::string groups_json(const World& world) {
 }
 
 std::string stats_json(const World& world, double tick_hz, std::size_t clients) {
-    json j = stats_object(world, tick_hz, clients);
+    json j = stats_object(world, tick_hz, clients, group_state_counts(world));
     j["type"] = "stats";
     return j.dump();
 }
@@ -908,16 +958,24 @@ std::string tower_placed_json(const TowerRect& rect) {
 }
 
 std::string state_json(const World& world, double tick_hz, std::size_t clients) {
+    const std::vector<GroupStateCounts> counts = group_state_counts(world);
+    // Each group with its units' states beside its members (the same counts as the stats' group_states).
+    json groups = groups_array(world);
+    const json states = group_states_array(counts);
+    for (std::size_t i = 0; i < groups.size() && i < states.size(); ++i) {
+        for (const auto& [k, v] : states[i].items())
+            if (k != "id") groups[i][k] = v;
+    }
     json j{{"map", world.name()},
            {"width", world.cost().width()},
            {"height", world.cost().height()},
            {"goals", cells_array(world.all_goals())},
-           {"groups", groups_array(world)},
+           {"groups", groups},
            {"params", params_object(world)},
            {"paused", world.paused()},
            {"terrain_version", world.terrain_version()},
            {"service", service_object(world)},
-           {"stats", stats_object(world, tick_hz, clients)}};
+           {"stats", stats_object(world, tick_hz, clients, counts)}};
     return dump(j);
 }
 
@@ -935,9 +993,7 @@ std::string agents_json(const World& world, std::size_t limit) {
         vy.push_back(v.y);
         dvx.push_back(d.x);
         dvy.push_back(d.y);
-        int s = static_cast<int>(crowd.state(ids[i]));
-        if (s == 0 && crowd.stuck(ids[i])) s = 3;
-        st.push_back(s);
+        st.push_back(static_cast<int>(unit_state(crowd, ids[i])));
         group.push_back(world.group_of(ids[i]));
         size.push_back(world.unit_size(ids[i]));
     }

@@ -22,9 +22,35 @@ namespace tide::serve {
 /// Most units the demo server simulates, whatever asks (command line or client); limits.hpp.
 inline constexpr int kMaxAgents = kMaxServerUnits;
 
-/// Byte 1 of an agents frame: its layout. 2 adds a size byte per unit after the group keys
-/// (format 1, with 0 in that byte, ended at the group keys).
-inline constexpr int kAgentsFrameFormat = 2;
+/// Byte 1 of an agents frame: its layout and the meaning of its state bytes. 3: state codes 0..4
+/// (UnitState); 2 had 3 for stuck and no queued state; 2 added a size byte per unit after the
+/// group keys (format 1, with 0 in that byte, ended at the group keys).
+inline constexpr int kAgentsFrameFormat = 3;
+
+/// What a user can read of a unit: the state byte of an agents frame, the `state` of /api/agents,
+/// and the counts per group. Stuck is a moving unit the crowd flags stuck (no progress with room
+/// ahead); queued waits behind others by design.
+enum class UnitState : std::uint8_t { moving = 0, arrived = 1, no_path = 2, queued = 3, stuck = 4 };
+inline constexpr int kUnitStates = 5;
+static_assert(static_cast<int>(UnitState::stuck) + 1 == kUnitStates);
+static_assert(static_cast<int>(AgentState::moving) == static_cast<int>(UnitState::moving) &&
+                  static_cast<int>(AgentState::arrived) == static_cast<int>(UnitState::arrived) &&
+                  static_cast<int>(AgentState::no_path) == static_cast<int>(UnitState::no_path) &&
+                  static_cast<int>(AgentState::queued) == static_cast<int>(UnitState::queued),
+              "the crowd's states keep their codes in the agents frame");
+
+/// The readable state of a live unit.
+UnitState unit_state(const Crowd& crowd, AgentId id);
+/// "moving", "arrived", "no path", "queued" or "stuck".
+const char* unit_state_name(UnitState s);
+
+/// Units of one group in each readable state (UnitState order).
+struct GroupStateCounts {
+    UnitGroupId group = 0;
+    std::array<std::size_t, kUnitStates> counts{};
+};
+/// The counts of every group, in the order of World::groups().
+std::vector<GroupStateCounts> group_state_counts(const World& world);
 
 // kMaxFieldSamples (limits.hpp): bigger maps are sampled every `stride` cells (byte 1 of a
 // fields frame), so a frame stays at most about 4 MiB.
@@ -132,7 +158,8 @@ Result<OrderCmd> parse_order_body(std::string_view body);
 /// The JSON error reply for `request` (a message type, or "" for none).
 std::string error_json(std::string_view message, std::string_view request);
 
-/// Binary agents frame (type 1, format 2): positions, states, group keys and sizes of the world's units.
+/// Binary agents frame (type 1, format kAgentsFrameFormat): positions, states (UnitState), group
+/// keys and sizes of the world's units.
 std::string encode_agents(const World& world);
 /// Binary fields frame (type 2) for `group` (0 or a group without a field yet: the largest group
 /// that has one): quantised integration, terrain, flow directions, every `stride` cells (see

@@ -27,9 +27,9 @@
 #include "../tbb_jobs.hpp"
 #include "compare.hpp"
 #include "protocol.hpp"
-#include "scenarios.hpp"
 #include "tide/generate.hpp"
 #include "tide/map_io.hpp"
+#include "tide/scenarios.hpp"
 #include "tide/world.hpp"
 #include "web_assets.hpp"
 
@@ -1020,7 +1020,14 @@ void Server::Impl::sim_loop() {
                             sp.x1 = (*c.area)[2];
                             sp.y1 = (*c.area)[3];
                         }
-                        run(sp);
+                        if (!run(sp) || c.add) return;
+                        // A respawn makes a new crowd, whose handles may equal old ones: the
+                        // selections go (units added or removed leave them as they are).
+                        for (auto& [id, v] : viewers) {
+                            if (v.selection.empty()) continue;
+                            v.selection.clear();
+                            post_to(id, encode_selection(*world, v.selection), true);
+                        }
                     } else if constexpr (std::is_same_v<T, TowerCheckCmd>) {
                         type = "tower_check";
                         const TowerRect& t = c.rect;
@@ -1162,13 +1169,14 @@ void Server::Impl::sim_loop() {
         if (auto r = world->tick(dt, step_once); !r) log("step failed: " + r.error().message);
         if (world->terrain_version() != terrain_sent) broadcast_terrain(false);
 
-        // The roster changed (respawn, units walled in with nowhere to go): selections are void.
+        // The roster changed (a respawn, units that left by an exit or were walled in with nowhere
+        // to go): each selection keeps the units still there, sent again against the new roster.
         if (world->roster_version() != roster) {
             roster = world->roster_version();
             post_store(world_message(), &Impl::last_world);
             for (auto& [id, v] : viewers) {
                 if (v.selection.empty()) continue;
-                v.selection.clear();
+                std::erase_if(v.selection, [&](AgentId a) { return !world->crowd().valid(a); });
                 post_to(id, encode_selection(*world, v.selection), true);
             }
         }
