@@ -60,14 +60,18 @@ mkdir -p "$SRC" "$BLD" "$LOGS"
 # 1. Sync the scratch tree: copy a file only when its content differs (new mtime => rebuilt),
 #    which also undoes any patch left behind by an interrupted run; files the working tree no
 #    longer has (a .rej, a file a patch created, a deleted source) are removed.
+# What the record names: the commit synced, resolved now (HEAD may move while the run goes on).
 FROM=$ROOT
 if [ -n "$REV" ]; then
   commit=$(git rev-parse --verify --quiet "$REV^{commit}") || { echo "mutants: $REV is not a commit" >&2; exit 2; }
+  RUN_COMMIT=$(git rev-parse --short "$commit"); RUN_DIRTY=
   FROM=$WORK/export
   rm -rf "$FROM" && mkdir -p "$FROM" && git archive "$commit" | tar -x -C "$FROM" \
     || { echo "mutants: could not export $REV" >&2; exit 1; }
   echo "mutants: syncing the scratch tree $SRC from commit $(git rev-parse --short "$commit")"
 else
+  RUN_COMMIT=$(git rev-parse --short HEAD)
+  RUN_DIRTY=$(git status --porcelain --untracked-files=no | grep -q . && echo " (working tree with uncommitted changes)")
   echo "mutants: syncing the scratch tree $SRC from the working tree"
 fi
 source_files() {
@@ -168,7 +172,9 @@ build() { # log targets...
 }
 
 # 2. Configure once, build once (later builds recompile only what a patch touched).
+scratch="scratch build reused"
 if [ ! -f "$BLD/CMakeCache.txt" ]; then
+  scratch="scratch build made from nothing in this run"
   # Ninja when the machine has it (faster no-op checks), else the default generator.
   generator=()
   if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
@@ -278,12 +284,6 @@ done
 echo "mutants: $summary"
 
 if [ $RECORD = 1 ]; then
-  if [ -n "$REV" ]; then
-    commit=$(git rev-parse --short "$REV^{commit}"); dirty=
-  else
-    commit=$(git rev-parse --short HEAD)
-    dirty=$(git status --porcelain --untracked-files=no | grep -q . && echo " (working tree with uncommitted changes)")
-  fi
   {
     echo "# Mutation check"
     echo
@@ -296,9 +296,9 @@ if [ $RECORD = 1 ]; then
     echo "Patches listed in \`tests/mutants/SKIP\` are reported as skipped, with the reason, until refreshed."
     echo
     echo "- Date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-    echo "- Commit: $commit$dirty"
+    echo "- Commit: $RUN_COMMIT$RUN_DIRTY"
     echo "- Machine: $(nproc) cores, $(uname -sm); Release build, $JOBS jobs"
-    echo "- Command: \`scripts/mutants.sh${REV:+ --rev $REV}${PATTERNS[*]:+ ${PATTERNS[*]}}\`"
+    echo "- Command: \`scripts/mutants.sh${REV:+ --rev $REV}${PATTERNS[*]:+ ${PATTERNS[*]}}\` ($scratch)"
     echo "- Result: $summary"
     echo
     echo "| Mutant | Breaks | Tests (ctest -R) | Outcome | Time | Failing tests / reason |"
