@@ -4,7 +4,7 @@
 // sizes, the tower stamp and the sector overlay).
 
 import { Connection } from './net.js';
-import { colours, css, groupColour, mix, viridis } from './palette.js';
+import { colours, css, groupColour, kUnitStates, mix, viridis } from './palette.js';
 import { kArrowMinCell, kNumbersMinCell, View } from './view.js';
 import { CanvasInput, isTyping, throttled, TowerProbe, towerKey } from './ui.js';
 
@@ -15,8 +15,13 @@ const kTerrainNames = { 1: 'plain', 3: 'forest', 6: 'swamp', 255: 'wall' };
 const kUnitsPerFreeCell = 10; // the server's limit (tide/limits.hpp kMaxUnitsPerFreeCell)
 const kSlowTickHz = 50; // below this server tick rate the badge shows
 const kHintDoneKey = 'tide.firstRunHintDone';
-const kHintText = 'Try this: <b>drag the G</b> to move the goal · press <b>1</b> and <b>paint a wall</b> across the gap in the left wall · ' +
+// The mouse hint names the gap in the left wall only on maps that have it (the default map, and the
+// scenarios built on it); elsewhere it says the same thing in general words.
+const kGapMaps = new Set(['default', 'scenario:gap_swap', 'scenario:goal_beside_gap']);
+const mouseHint = (where) => `Try this: <b>drag the G</b> to move the goal · press <b>1</b> and <b>paint a wall</b> ${where} · ` +
     '<b>drag a box</b> around units, then <b>right-click</b> to send them · <b>?</b> lists every control';
+const kHintText = mouseHint('across the gap in the left wall');
+const kGenericHintText = mouseHint("across the units' way");
 // On a touch screen (a finger is the main pointer): the gestures instead of the mouse buttons and keys.
 const kTouchHintText = 'Try this: <b>drag the G</b> · <b>long-press, then drag</b> a box around units, ' +
     '<b>tap</b> to send them there · <button class="hint-help" title="Controls and gestures">?</button> lists every gesture';
@@ -49,6 +54,7 @@ const state = {
     heatChosen: false, // the user flipped the heat map: no automatic choice any more
     slowTicks: 0, // consecutive stats messages under kSlowTickHz
     inspectTimer: 0, // refreshes the inspected unit while its box is open
+    groupStates: new Map(), // group id -> its units by state (the stats message's group_states)
 };
 
 const tide = {
@@ -108,6 +114,10 @@ const tide = {
     scale: () => view.scale,
     /** Units of each size in the last agents frame: {1: n, 2: n, 3: n}. */
     unitSizes: () => unitSizeCounts(),
+    /** Units in each state in the last agents frame: [moving, arrived, no path, queued, stuck]. */
+    unitStates: () => unitStateCounts(),
+    /** The Groups panel as shown: [{id, columns: {units, arrived, queued, stuck, 'no path', left}}] (numbers as text). */
+    groupRows: () => groupRows(),
     /** The tower stamp under the cursor and its verdict: {x0, y0, x1, y1, state: 'pending' | 'free' | 'blocks', answer}, or null. */
     towerStamp: () => (state.tower ? { ...state.tower, state: towerState(), answer: state.towerVerdict } : null),
     /** Whether the sector overlay is on. */
@@ -231,6 +241,7 @@ function handleMessage(m) {
             }
             state.loading = null;
             setPlanner(m);
+            if (!$('hint').hidden) showHint(hintText()); // the gap is named only on maps that have it
             towerProbe.recheck();
             break;
         }
@@ -297,6 +308,9 @@ function handleMessage(m) {
             toast(m.message);
             if (m.request === 'spawn') showSpawnNote(m.message);
             if (m.request === 'astar_compare') $('astar-box').hidden = true;
+            // A refused setting (the wall margin or congestion on a hierarchical map): the boxes show
+            // what the groups plan with, not what was asked for.
+            if (m.request === 'wall_margin' || m.request === 'congestion') showPlanningToggles();
             if (m.request === 'set_goals' && !state.dragging) {
                 // Refused: draw the server's goals again.
                 state.localGoals.clear();
@@ -443,6 +457,8 @@ function refreshGroups() {
         size: g.size || 1,
         field_ready: g.field_ready,
         flee: !!g.flee,
+        exit: !!g.exit,
+        exited: g.exited || 0,
         order_ms: g.order_ms,
     }));
     view.setMarkers(state.groups);
@@ -504,26 +520,53 @@ function setView(group) {
 }
 
 let groupsHtml = '';
-/** The Groups list: one row per group (plus "auto"), the chosen one marked, the one on screen named. */
+/**
+ * The Groups list: a row per group with its units by state (members, arrived, queued, stuck, no
+ * path, and on maps with exits the units that left), plus "auto"; the chosen row marked, the one
+ * on screen named.
+ */
 function showGroups() {
+    // Exit groups never arrive (their units leave): "left" instead of "arrived" when every group
+    // is one, beside it when some are.
+    const exits = state.groups.some((g) => g.exit), goals = !state.groups.length || state.groups.some((g) => !g.exit);
+    const columns = [['members', 'units', 'Units in the group'],
+        ...(goals ? [['arrived', 'arrived', 'At the goal, or in the pack round it']] : []),
+        ...(exits ? [['exited', 'left', 'Units that left the map by an exit']] : []),
+        ['queued', 'queued', 'Waiting their turn behind other units'], ['stuck', 'stuck', 'Wedged: no progress with free room ahead'],
+        ['no_path', 'no path', 'Cut off from every goal']];
     const auto = state.viewChoice === 0 ? 'chosen' : '';
     const autoTitle = "Show the field of the selection's group, else of the largest group";
-    const rows = [`<li data-group="0" class="${auto}" title="${autoTitle}">` +
+    const head = columns.map(([, label, title]) => `<span class="n" title="${title}">${label}</span>`).join('');
+    const rows = [`<li class="head"><span class="name">group</span>${head}</li>`,
+        `<li data-group="0" class="${auto}" title="${autoTitle}">` +
         '<span class="name">auto</span><span class="note">selection, else largest</span></li>'];
     for (const g of state.groups) {
         const classes = [g.id === state.viewChoice ? 'chosen' : '', g.id === state.shownGroup ? 'shown' : '']
             .join(' ').trim();
-        const goals = `${g.size > 1 ? `${g.size}×${g.size} · ` : ''}${g.goals.length} goal${g.goals.length === 1 ? '' : 's'}`;
-        const note = g.field_ready ? goals : `${goals} · building field…`;
-        const title = `Show group ${g.id}'s field (click again: auto)`;
+        // The counts of one stats message (members too, so that a row adds up); a group too new
+        // for them shows its members from the groups message.
+        const counts = state.groupStates.get(g.id);
+        const members = counts ? counts.moving + counts.arrived + counts.queued + counts.stuck + counts.no_path : g.members;
+        const value = (key) => (key === 'members' ? members : counts ? counts[key] : key === 'exited' ? g.exited : undefined);
+        const cells = columns.map(([key]) => {
+            const v = value(key);
+            return `<span class="n${v ? '' : ' zero'}">${fmtCount(v)}</span>`;
+        }).join('');
+        const n = g.goals.length;
+        const goals = g.exit ? `${n} exit${n === 1 ? '' : 's'}` : g.flee ? `flees ${n} danger${n === 1 ? '' : 's'}` : `${n} goal${n === 1 ? '' : 's'}`;
+        const notes = [g.size > 1 ? `${g.size}×${g.size} units` : '', n > 1 || g.exit || g.flee ? goals : '',
+            g.field_ready ? '' : 'building field…'].filter(Boolean);
+        const title = `Group ${g.id}: ${goals}${g.size > 1 ? `, units of ${g.size}×${g.size} cells` : ''}. Show its field (click again: auto)`;
         rows.push(`<li data-group="${g.id}" class="${classes}" title="${title}">` +
-            `<i class="sw" style="background:${css(groupColour(g.id))}"></i><span class="name">group ${g.id}</span>` +
-            `<span class="members">${fmtInt(g.members)}</span><span class="note">${note}</span></li>`);
+            `<span class="name"><i class="sw" style="background:${css(groupColour(g.id))}"></i>${g.id}</span>${cells}` +
+            `${notes.length ? `<span class="note">${notes.join(' · ')}</span>` : ''}</li>`);
     }
     const html = rows.join('');
     if (html !== groupsHtml) {
         groupsHtml = html;
-        $('groups').innerHTML = html;
+        const list = $('groups');
+        list.classList.toggle('cols6', columns.length === 6);
+        list.innerHTML = html;
     }
     const shown = state.shownGroup;
     $('field-shown').textContent = shown ? `group ${shown}${state.viewChoice === 0 ? ' (auto)' : ''}` : '–';
@@ -553,7 +596,9 @@ function fillMaps(names, current, uploads) {
     const currentValue = names.includes(current) ? current : uploads.includes(current) ? `upload:${current}` : `other:${current}`;
     if (!entries.some((e) => e.value === currentValue)) {
         const scenario = current.startsWith('scenario:');
-        entries.push({ value: currentValue, label: scenario ? `${current.slice(9).replace('_', '-')} (scenario)` : current, kind: 'other' });
+        const button = scenario && document.querySelector(`[data-scenario="${CSS.escape(current.slice(9))}"]`);
+        const label = !scenario ? current : `${button ? button.textContent : current.slice(9).replaceAll('_', ' ')} (scenario)`;
+        entries.push({ value: currentValue, label, kind: 'other' });
     }
     const key = entries.map((e) => `${e.value}|${e.kind}`).join('\n');
     if (select.dataset.key !== key) {
@@ -579,14 +624,15 @@ function setParams(params) {
     }
     if (typeof params.radius === 'number') view.setOption('unitRadius', params.radius);
     if (typeof params.line_of_sight === 'boolean') $('toggle-sight').checked = params.line_of_sight;
-    if (Array.isArray(params.wall_margin)) {
-        state.wallMargin = params.wall_margin;
-        $('toggle-margin').checked = params.wall_margin[0] > 0 && params.wall_margin[1] > 0;
-    }
-    if (typeof params.congestion === 'boolean') {
-        state.congestion = params.congestion;
-        $('toggle-congestion').checked = params.congestion;
-    }
+    if (Array.isArray(params.wall_margin)) state.wallMargin = params.wall_margin;
+    if (typeof params.congestion === 'boolean') state.congestion = params.congestion;
+    showPlanningToggles();
+}
+
+/** The wall-margin and congestion boxes as the server last said the groups plan. */
+function showPlanningToggles() {
+    $('toggle-margin').checked = state.wallMargin[0] > 0 && state.wallMargin[1] > 0;
+    if (state.congestion !== null) $('toggle-congestion').checked = state.congestion;
 }
 
 // Line of sight: units that see far along their field steer straight there (off: they follow the
@@ -624,6 +670,13 @@ function fmtMs(v) {
     return `${v < 10 ? v.toFixed(2) : v.toFixed(1)} ms`;
 }
 
+/** A count for a narrow column: 12,345 as 12.3k, 123,456 as 123k. */
+function fmtCount(v) {
+    if (typeof v !== 'number') return '–';
+    if (v < 10000) return v.toLocaleString('en-US');
+    return `${(v / 1000).toFixed(v < 100000 ? 1 : 0)}k`;
+}
+
 function fmtInt(v) {
     return typeof v === 'number' ? v.toLocaleString('en-US') : '–';
 }
@@ -646,9 +699,20 @@ function showStats(s) {
     $('stat-cancelled').textContent = fmtInt(s.builds_cancelled);
     $('stat-cached').textContent = fmtMb(s.cached_bytes);
     $('stat-published').textContent = fmtInt(s.fields_published);
+    // Units by state: the legend's counts (every group), the Groups rows per group.
+    const perGroup = Array.isArray(s.group_states) ? s.group_states : [];
+    state.groupStates = new Map(perGroup.map((g) => [g.id, g]));
+    const moving = perGroup.length ? perGroup.reduce((n, g) => n + g.moving, 0)
+        : s.agents - s.arrived - s.no_path - (s.queued || 0) - s.stuck;
+    $('stat-moving').textContent = fmtInt(moving);
+    $('stat-queued').textContent = fmtInt(s.queued);
     $('stat-arrived').textContent = fmtInt(s.arrived);
     $('stat-no-path').textContent = fmtInt(s.no_path);
     $('stat-stuck').textContent = fmtInt(s.stuck);
+    const exits = state.serverGroups.some((g) => g.exit) || s.exited > 0;
+    $('exited-item').hidden = !exits;
+    $('stat-exited').textContent = fmtInt(s.exited);
+    showGroups();
     $('stat-field-ms').textContent = fmtMs(s.field_ms);
     $('stat-step-ms').textContent = fmtMs(s.step_ms);
     $('stat-tick-hz').textContent = typeof s.tick_hz === 'number' ? `${s.tick_hz.toFixed(1)} Hz` : '–';
@@ -935,6 +999,23 @@ function unitSizeCounts() {
     return counts;
 }
 
+/** Units in each state (the frame's codes 0..4) in the last agents frame. */
+function unitStateCounts() {
+    const a = view.agents, counts = new Array(kUnitStates).fill(0);
+    if (a) for (let i = 0; i < a.count; i++) if (a.states[i] < kUnitStates) counts[a.states[i]]++;
+    return counts;
+}
+
+/** The rows of the Groups list as the page shows them, by the labels of its header. */
+function groupRows() {
+    const labels = [...document.querySelectorAll('#groups li.head .n')].map((e) => e.textContent);
+    return [...document.querySelectorAll('#groups li[data-group]')].filter((li) => li.dataset.group !== '0').map((li) => ({
+        id: Number(li.dataset.group),
+        columns: Object.fromEntries([...li.querySelectorAll('.n')].map((e, i) => [labels[i], e.textContent])),
+        note: li.querySelector('.note') ? li.querySelector('.note').textContent : '',
+    }));
+}
+
 function towerState() {
     const v = state.towerVerdict;
     return !v ? 'pending' : v.blocks ? 'blocks' : 'free';
@@ -1011,13 +1092,14 @@ requestAnimationFrame(animate);
 
 /**
  * The first stats message after the page loaded: a crowd that has settled (almost every unit
- * arrived, the world running, one group of size-1 units) is respawned so that the newcomer sees it
+ * arrived or queued for a place, the world running, one goal group of size-1 units) is respawned so that the newcomer sees it
  * flow; the one-line hint shows until the user does something it suggests (or closes it).
  */
 function firstRun(stats) {
     const groups = state.serverGroups;
-    const settled = stats.agents > 0 && stats.arrived >= 0.9 * stats.agents && !state.paused && groups.length === 1 &&
-        (groups[0].size || 1) === 1 && !groups[0].flee;
+    // Settled: (almost) every unit arrived, or waiting for a place in the pack round the goal.
+    const settled = stats.agents > 0 && stats.arrived + (stats.queued || 0) >= 0.9 * stats.agents && !state.paused &&
+        groups.length === 1 && (groups[0].size || 1) === 1 && !groups[0].flee && !groups[0].exit;
     if (settled) {
         tide.firstRunRespawn = true;
         view.clearTrails();
@@ -1030,7 +1112,13 @@ function firstRun(stats) {
     } catch {
         done = false;
     }
-    if (!done) showHint(touchFirst() ? kTouchHintText : kHintText);
+    if (!done) showHint(hintText());
+}
+
+/** The first-run hint for the map on screen. */
+function hintText() {
+    if (touchFirst()) return kTouchHintText;
+    return state.world && kGapMaps.has(state.world.map) ? kHintText : kGenericHintText;
 }
 
 function showHint(html) {
@@ -1093,9 +1181,12 @@ function showColourBar() {
     if (bar.hidden) return;
     const max = view.maxIntegration * f.integrationScale;
     const stops = [];
+    // Left to right from the smallest value to the largest, coloured as view.js draws them: a goal
+    // field from 0 (dark) to the largest cost (yellow), a flee field from the safest, most negative
+    // value (dark) to 0 (yellow).
     for (let k = 0; k <= 8; k++) {
-        const t = f.flee ? 1 - k / 8 : k / 8;
-        const c = view.pixelUnits ? mix(viridis(t), colours.white, 0.55) : viridis(t); // as view.js draws it
+        const t = k / 8;
+        const c = view.pixelUnits ? mix(viridis(t), colours.white, 0.55) : viridis(t);
         stops.push(`${css(c)} ${(k / 8) * 100}%`);
     }
     $('cb-gradient').style.background = `linear-gradient(to right, ${stops.join(', ')})`;

@@ -2,6 +2,9 @@
 // agents (type 1), fields (type 2), selection (type 3), sectors (type 4), sector fields (type 5),
 // terrain (type 6) and fields patch (type 7) frames from the server. Reconnects on its own.
 
+/** State codes of the agents frame (format 3): what a user can read of a unit. */
+export const kUnitStateMoving = 0, kUnitStateArrived = 1, kUnitStateNoPath = 2, kUnitStateQueued = 3, kUnitStateStuck = 4;
+
 const kAgentsFrame = 1, kFieldsFrame = 2, kSelectionFrame = 3, kSectorsFrame = 4, kSectorFieldsFrame = 5,
     kTerrainFrame = 6, kFieldsPatchFrame = 7;
 
@@ -18,7 +21,12 @@ export function decodeFrame(buffer) {
         const count = dv.getUint32(4, true);
         if (buffer.byteLength < 20 + 6 * count) return null;
         // Format 2 (byte 1) adds a size byte per unit; format 1 frames draw every unit at size 1.
-        const sized = dv.getUint8(1) >= 2 && buffer.byteLength >= 20 + 7 * count;
+        const format = dv.getUint8(1);
+        const sized = format >= 2 && buffer.byteLength >= 20 + 7 * count;
+        // Format 3: states 0 moving, 1 arrived, 2 no path, 3 queued, 4 stuck (kUnitState*). Older
+        // formats had 3 for stuck and no queued state.
+        let states = new Uint8Array(buffer, 20 + 4 * count, count);
+        if (format < 3) states = states.map((s) => (s === 3 ? kUnitStateStuck : s));
         return {
             kind: 'agents',
             count,
@@ -26,7 +34,7 @@ export function decodeFrame(buffer) {
             scaleX: dv.getFloat32(12, true),
             scaleY: dv.getFloat32(16, true),
             positions: new Uint16Array(buffer, 20, 2 * count), // x0, y0, x1, y1, ...
-            states: new Uint8Array(buffer, 20 + 4 * count, count), // 0 moving, 1 arrived, 2 no path, 3 stuck
+            states, // 0 moving, 1 arrived, 2 no path, 3 queued, 4 stuck
             groups: new Uint8Array(buffer, 20 + 5 * count, count), // group id & 255
             sizes: sized ? new Uint8Array(buffer, 20 + 6 * count, count) : null, // cells a side, 1..3 (null: all 1)
         };

@@ -57,33 +57,42 @@ export function groupColour(id) {
     return groupColours[id % groupColours.length];
 }
 
-// Units by state (the agents frame's state byte): moving, arrived, no path, stuck. Moving units are
-// filled with their group's colour and arrived ones with a pale tint of it (rimmed in the colour);
-// no path is grey and stuck orange whatever the group.
-export const unitStateNames = ['moving', 'arrived', 'no path', 'stuck'];
+// Units by state (the agents frame's state byte, format 3): moving, arrived, no path, queued,
+// stuck. A unit keeps its group's colour while it moves, waits or has arrived: moving units are
+// filled with it, queued ones (waiting behind others, by design) with a dark shade of it, arrived
+// ones with a pale tint of it (rimmed in the colour); no path is grey and stuck (wedged: no progress
+// with room ahead) orange whatever the group.
+export const unitStateNames = ['moving', 'arrived', 'no path', 'queued', 'stuck'];
+export const kUnitStates = unitStateNames.length;
 export const kUnitNoPath = rgb(120, 120, 128), kUnitStuck = rgb(235, 120, 20);
 
-/** Fill and rim of a unit of group colour `c` in `state` (0..3). */
+/** Fill and rim of a unit of group colour `c` in `state` (0..4; anything else is drawn as moving). */
 export function unitColour(c, state) {
     switch (state) {
-        case 0: return { fill: c, rim: mix(c, colours.ink, 0.55) };
         case 1: return { fill: mix(c, colours.white, 0.6), rim: c };
         case 2: return { fill: kUnitNoPath, rim: mix(kUnitNoPath, colours.ink, 0.55) };
-        default: return { fill: kUnitStuck, rim: mix(kUnitStuck, colours.ink, 0.55) };
+        case 3: return { fill: mix(c, colours.ink, 0.5), rim: mix(c, colours.ink, 0.8) };
+        case 4: return { fill: kUnitStuck, rim: mix(kUnitStuck, colours.ink, 0.55) };
+        default: return { fill: c, rim: mix(c, colours.ink, 0.55) };
     }
 }
 
-/** Fill and rim lookup tables indexed by (group byte & 7) * 4 + state. */
+/** Fill and rim lookup tables indexed by unitColourKey(group byte, state). */
 export function unitColourTables() {
-    const fill = new Uint32Array(32), rim = new Uint32Array(32);
+    const fill = new Uint32Array(64), rim = new Uint32Array(64);
     for (let g = 0; g < 8; g++) {
-        for (let s = 0; s < 4; s++) {
+        for (let s = 0; s < 8; s++) {
             const u = unitColour(groupColours[g], s);
-            fill[g * 4 + s] = u.fill;
-            rim[g * 4 + s] = u.rim;
+            fill[unitColourKey(g, s)] = u.fill;
+            rim[unitColourKey(g, s)] = u.rim;
         }
     }
     return { fill, rim };
+}
+
+/** Index into unitColourTables() of a unit of group byte `group` in state `state`. */
+export function unitColourKey(group, state) {
+    return ((group & 7) << 3) | (state & 7);
 }
 
 /** Colour of a terrain cost, as render::terrain_colour (grey ramp for costs outside the named classes). */

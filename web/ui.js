@@ -612,7 +612,7 @@ export class CanvasInput {
         if (now || wait <= 0) {
             this.goalSentAt = performance.now();
             const goals = this.groupGoals(this.goalGroup);
-            if (goals) this.app.send({ type: 'set_goals', group: this.goalGroup, goals, flee: this.flees(this.goalGroup) });
+            if (goals) this.app.send({ type: 'set_goals', group: this.goalGroup, goals, ...this.kind(this.goalGroup) });
         } else {
             this.goalTimer = setTimeout(() => {
                 this.goalTimer = 0;
@@ -633,7 +633,7 @@ export class CanvasInput {
         const goals = current.map((g) => [...g]);
         goals[this.goalIndex] = [cx, cy];
         this.goalSentAt = performance.now();
-        this.app.send({ type: 'set_goals', group: this.goalGroup, goals, flee: this.flees(this.goalGroup), snap: true });
+        this.app.send({ type: 'set_goals', group: this.goalGroup, goals, ...this.kind(this.goalGroup), snap: true });
     }
 
     /** Shift-click: adds a goal to the group whose field is on screen (on a wall: snapped to the nearest open cell). */
@@ -646,7 +646,7 @@ export class CanvasInput {
         const next = this.appendGoal(goals, cx, cy);
         if (!next) return;
         if (!wall) this.app.setLocalGoals(group, next);
-        this.app.send({ type: 'set_goals', group, goals: next, flee: this.flees(group), ...(wall ? { snap: true } : {}) });
+        this.app.send({ type: 'set_goals', group, goals: next, ...this.kind(group), ...(wall ? { snap: true } : {}) });
     }
 
     removeGoal(group, index) {
@@ -659,7 +659,13 @@ export class CanvasInput {
         }
         const next = goals.filter((_, i) => i !== index).map((g) => [...g]);
         this.app.setLocalGoals(group, next);
-        this.app.send({ type: 'set_goals', group, goals: next, flee: this.flees(group) });
+        this.app.send({ type: 'set_goals', group, goals: next, ...this.kind(group) });
+    }
+
+    /** What a group's goals are, as set_goals says it: {flee} (dangers, or goals) or {exit: true} (exits). */
+    kind(group) {
+        const g = this.app.groups().find((x) => x.id === group);
+        return g && g.exit ? { exit: true } : { flee: !!(g && g.flee) };
     }
 
     /** True when the group flees (its goals are dangers). */

@@ -126,7 +126,7 @@ export class View {
 
     /** The goal markers: [{id, goals}] by group, drawn in this order (the last on top). */
     setMarkers(groups) {
-        this.markers = groups.map((g) => ({ id: g.id, flee: !!g.flee, goals: g.goals.map((c) => [c[0], c[1]]) }));
+        this.markers = groups.map((g) => ({ id: g.id, flee: !!g.flee, exit: !!g.exit, goals: g.goals.map((c) => [c[0], c[1]]) }));
         this.labelGroups = groups.length > 1;
     }
 
@@ -812,7 +812,7 @@ export class View {
             const disc = discs[sizes ? sizes[i] : 1] || discs[1], r = disc.r;
             const px = (ox + pos[2 * i] * kx) | 0, py = (oy + pos[2 * i + 1] * ky) | 0;
             if (px < -r || py < -r || px >= W + r || py >= H + r) continue;
-            const key = ((grp[i] & 7) << 2) | (st[i] & 3);
+            const key = ((grp[i] & 7) << 3) | (st[i] & 7); // unitColourKey()
             const colour = fills[key], rimColour = rims[key];
             drawn++;
             if (px >= r && py >= r && px < W - r && py < H - r) {
@@ -970,9 +970,10 @@ export class View {
         const half = Math.round(this.goalHalf() * this.dpr);
         const rects = [];
         for (const m of this.markers) {
-            // A flee group's markers are its dangers: "!" in red.
+            // A flee group's markers are its dangers: "!" in red; an exit group's are its exits: "E".
             const colour = m.flee ? '#e03030' : groupColour(m.id);
-            const label = m.flee ? (this.labelGroups ? `!${m.id}` : '!') : this.labelGroups ? `G${m.id}` : 'G';
+            const letter = m.flee ? '!' : m.exit ? 'E' : 'G';
+            const label = this.labelGroups ? `${letter}${m.id}` : letter;
             m.goals.forEach(([gx, gy], index) => {
                 const r = this.drawGoal(ctx, Math.round(this.ox + (gx + 0.5) * s), Math.round(this.oy + (gy + 0.5) * s),
                     half, colour, label);

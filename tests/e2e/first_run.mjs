@@ -2,18 +2,20 @@
 //
 //   node tests/e2e/first_run.mjs --tide build/bin/tide --out build/e2e-first-run
 //
-// On the default map with 300 units, at 1280x800: the first-run hint shows, and goes once a goal
-// is moved; the help overlay opens with ? and closes with Esc; the colour bar shows while the heat
+// On the default map with 300 units, at 1280x800: the first-run hint shows (naming the gap in the
+// left wall), and goes once a goal is moved; the Groups rows and the Live figures are on screen
+// without scrolling the panel; the help overlay opens with ? and closes with Esc; the colour bar shows while the heat
 // map is on (with the field's largest value), and the values toggle says "zoom in"; 100,000 units
 // are refused with the map's room and a suggested count; a goal dragged onto a wall is snapped to
 // the nearest open cell with a note; the A* comparison shows its numbers and paths; an Alt+click
 // inspects a unit; an uploaded map can be picked again after switching away; the Download .tmap
 // link of a painted map gives the text /api/map.tmap gives, and that file loads back identical;
-// each scenario preset loads and its crowd moves; at 390x844 the panel is a drawer over a
+// the hint on an uploaded map says what to try in general words, and names the gap again on the
+// default map; the page offers the six presets (not the baselines), each loads and its crowd moves; at 390x844 the panel is a drawer over a
 // full-size map, a pinch zooms and a touch drag pans; a page opened on a settled crowd respawns it;
 // on a slow link shift+right-click still adds a goal to the order just given.
 // Screenshots: first-run.png, help.png, heat.png, goal-snapped.png, astar.png, inspect.png,
-// scenario-*.png, narrow.png, narrow-drawer.png.
+// hint-other-map.png, scenario-*.png, narrow.png, narrow-drawer.png.
 
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -81,8 +83,19 @@ async function firstRunAndHelp(page, out) {
     await page.waitForFunction(() => window.tide.hintShown(), null, { timeout: 5000 });
     const hint = await page.textContent('#hint-text');
     check(/drag the G/.test(hint) && /paint a wall/.test(hint) && /right-click/.test(hint), `the hint reads "${hint}"`);
+    check(/gap in the left wall/.test(hint), `on the default map the hint does not name its gap: "${hint}"`);
     await page.screenshot({ path: path.join(out, 'first-run.png') });
     pass('the first-run hint shows what to try');
+
+    // At 1280x800 the Groups rows and the Live figures are on screen without scrolling the panel.
+    const layout = await page.evaluate(() => {
+        const bottom = (id) => document.getElementById(id).getBoundingClientRect().bottom;
+        return { height: window.innerHeight, scrolled: document.getElementById('panel').scrollTop, groups: bottom('groups'),
+            states: bottom('stat-stuck'), live: bottom('live'), rows: window.tide.groupRows().length };
+    });
+    check(layout.scrolled === 0 && layout.rows === 1 && layout.groups <= layout.height && layout.states <= layout.height &&
+        layout.live <= layout.height, `at 1280x800 the live figures are off screen: ${JSON.stringify(layout)}`);
+    pass('the Groups rows and the Live figures are visible without scrolling', JSON.stringify(layout));
 
     await page.keyboard.press('?');
     await page.waitForFunction(() => !document.getElementById('help').hidden, null, { timeout: 3000 });
@@ -241,13 +254,40 @@ async function maps(page, base, out) {
     pass('the downloaded .tmap of a painted map loads back identical', `${file.length} bytes`);
 }
 
+/**
+ * The first-run hint names the gap in the left wall only where there is one: on an uploaded map it
+ * says the same in general words, and it names the gap once the default map is loaded.
+ */
+async function hintOnOtherMaps(context, base, out) {
+    const page = await context.newPage();
+    await page.goto(base);
+    await page.evaluate(() => localStorage.removeItem('tide.firstRunHintDone'));
+    await page.reload();
+    await page.waitForFunction(() => window.tide && window.tide.ready && window.tide.hintShown(), null, { timeout: 10_000 });
+    const map = await page.evaluate(() => window.tide.world.map);
+    const generic = await page.evaluate(() => window.tide.hintText());
+    check(map !== 'default' && /paint a wall/.test(generic) && !/gap/.test(generic), `on ${map} the hint reads "${generic}"`);
+    await page.screenshot({ path: path.join(out, 'hint-other-map.png') });
+    await page.evaluate(() => window.tide.send({ type: 'load_map', name: 'default' }));
+    await page.waitForFunction(() => /gap in the left wall/.test(window.tide.hintText()), null, { timeout: 10_000 });
+    await page.click('#hint-close');
+    await page.close();
+    pass('the first-run hint names the gap only on the default map', `${map}: "${generic}"`);
+}
+
 async function scenarios(page, base, out) {
-    for (const name of ['door', 'counter_flow', 'evacuation', 'maze']) {
+    // The page offers the presets of issue 34 and not the baselines tide sim measures against.
+    const offered = await page.evaluate(() => [...document.querySelectorAll('[data-scenario]')].map((b) => b.dataset.scenario));
+    const want = ['door', 'counter_flow', 'gap_swap', 'goal_beside_gap', 'evacuation', 'maze'];
+    check(JSON.stringify(offered) === JSON.stringify(want), `the scenario buttons are ${offered}`);
+    const names = await page.evaluate(() => window.tide.world.scenarios);
+    check(want.every((n) => names.includes(n)), `the world message lists the scenarios ${names}`);
+    for (const name of want) {
         await page.click(`[data-scenario="${name}"]`);
         const s = await waitMap(base, `scenario:${name}`);
         check(s.stats.agents > 0, `scenario ${name} has no units`);
-        if (name === 'counter_flow') check(s.groups.length === 2, `counter-flow has ${s.groups.length} groups`);
-        if (name === 'evacuation') check(s.groups[0].goals.length === 4, `evacuation has ${s.groups[0].goals.length} exits`);
+        if (name === 'counter_flow' || name === 'gap_swap') check(s.groups.length === 2, `${name} has ${s.groups.length} groups`);
+        if (name === 'evacuation') check(s.groups[0].goals.length === 4 && s.groups[0].exit, `evacuation: ${JSON.stringify(s.groups[0])}`);
         const a = await getJson(base, '/api/agents?limit=400');
         const moved = await waitFor(async () => {
             const b = await getJson(base, '/api/agents?limit=400');
@@ -255,7 +295,7 @@ async function scenarios(page, base, out) {
             return { done: m >= 0.5, m };
         }, 15_000);
         check(moved.done, `the ${name} crowd moved ${moved.m.toFixed(2)} cells on average`);
-        if (name === 'door' || name === 'evacuation' || name === 'counter_flow') {
+        if (name !== 'maze') {
             await page.waitForFunction(() => window.tide.agentsDrawn > 0, null, { timeout: 5000 });
             await page.screenshot({ path: path.join(out, `scenario-${name}.png`) });
         }
@@ -434,6 +474,7 @@ async function main() {
             await goalOnWall(page, base, out);
             await comparison(page, base, out);
             await maps(page, base, out);
+            await hintOnOtherMaps(context, base, out);
             await scenarios(page, base, out);
             await narrow(page, base, out);
             await settledRespawn(context, base);

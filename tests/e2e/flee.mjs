@@ -4,15 +4,16 @@
 //
 // On the default map with 300 units: the Danger tool chosen with its shortcut (D), a click in the
 // middle of the pack makes every unit flee from that cell (/api/state: one group, flee, goals =
-// the danger; the page draws a flee field: window.tide.fieldIsFlee(), negative values); after a
+// the danger; the page draws a flee field: window.tide.fieldIsFlee(), negative values; its colour
+// bar runs from the safest value, drawn dark on the map, to 0, drawn yellow); after a
 // few seconds the units' mean distance from the danger has grown and nobody is within 3 cells; a
 // second danger click adds a danger to the same group; a click on a danger marker removes it.
 // Then the wall-margin toggle: the params echo carries [2, 4] and the group's field changes (the
-// page's value of a cell beside a wall). Screenshot: flee.png.
+// page's value of a cell beside a wall). Screenshots: flee-colour-bar.png, flee.png.
 
 import path from 'node:path';
 
-import { check, getJson, runBrowserScript, sleep, waitFor } from './lib.mjs';
+import { check, getJson, nextFrames, runBrowserScript, sleep, waitFor } from './lib.mjs';
 
 const kDanger = [40, 20];
 const kSecondDanger = [30, 10];
@@ -52,6 +53,73 @@ async function clickCell(page, cell) {
     await page.mouse.click(x, y);
 }
 
+/** [r, g, b] of every colour in a CSS linear-gradient, in order. */
+const gradientColours = (css) => [...css.matchAll(/rgb\((\d+), ?(\d+), ?(\d+)\)/g)].map((m) => m.slice(1, 4).map(Number));
+const rgbDistance = (a, b) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+
+/**
+ * The heat map of the flee field and its colour bar agree: the bar runs from the safest, most
+ * negative value (left label) to 0 (right label), and its left end has the colour the map gives
+ * the safest cells (dark), its right end the colour of the cells next to the danger (yellow). The
+ * map's colours are read at a corner of each cell, clear of arrows and numbers.
+ */
+async function colourBar(page, out) {
+    await page.click('#toggle-heat');
+    await page.waitForFunction(() => !document.getElementById('colour-bar').hidden, null, { timeout: 3000 });
+    await nextFrames(page, 3);
+    const seen = await page.evaluate(() => {
+        const t = window.tide, w = t.world.width, h = t.world.height;
+        const canvas = document.getElementById('canvas'), rect = canvas.getBoundingClientRect();
+        const k = canvas.width / rect.width, data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+        const pixel = (x, y) => {
+            const [cx, cy] = t.positionToClient(x + 0.12, y + 0.12);
+            const i = 4 * (Math.round((cy - rect.top) * k) * canvas.width + Math.round((cx - rect.left) * k));
+            return [data[i], data[i + 1], data[i + 2]];
+        };
+        let min = 0, max = -Infinity;
+        for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) {
+            const c = t.cell(x, y);
+            if (c.cost === 255 || !Number.isFinite(c.integration)) continue;
+            min = Math.min(min, c.integration);
+            max = Math.max(max, c.integration);
+        }
+        // The safest cells, and the least safe ones (beside the danger: a flee value is never above 0).
+        const safest = [], nearZero = [];
+        for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) {
+            const c = t.cell(x, y);
+            if (c.cost === 255 || !Number.isFinite(c.integration)) continue;
+            if (c.integration <= min + 0.03 * (max - min)) safest.push(pixel(x, y));
+            else if (c.integration >= max - 0.03 * (max - min)) nearZero.push(pixel(x, y));
+        }
+        return { min, max, safest, nearZero, gradient: getComputedStyle(document.getElementById('cb-gradient')).backgroundImage,
+            left: document.getElementById('cb-min').textContent, right: document.getElementById('cb-max').textContent,
+            title: document.getElementById('cb-title').textContent };
+    });
+    const stops = gradientColours(seen.gradient);
+    check(stops.length >= 2, `the colour bar's gradient is "${seen.gradient}"`);
+    const [leftColour, rightColour] = [stops[0], stops[stops.length - 1]];
+    // The bar's colour at a value (its stops evenly spaced from the left label to the right one).
+    const barAt = (v) => {
+        const f = Math.min(1, Math.max(0, (v - seen.min) / -seen.min)) * (stops.length - 1);
+        const i = Math.min(stops.length - 2, Math.floor(f)), u = f - i;
+        return stops[i].map((c, j) => c + (stops[i + 1][j] - c) * u);
+    };
+    const mirror = (v) => seen.min - v; // the value at the other end of the bar
+    check(Number(seen.left) < 0 && Math.abs(Number(seen.left) - seen.min) <= Math.max(0.11, -seen.min * 0.01) && Number(seen.right) === 0,
+        `the flee colour bar reads ${seen.left} .. ${seen.right}, the field's values ${seen.min.toFixed(2)} .. 0`);
+    // Most of the sampled cells (a unit may stand on a corner) have the colour of their end of the bar.
+    const share = (pixels, near, far) => pixels.filter((p) => rgbDistance(p, near) < rgbDistance(p, far)).length / Math.max(1, pixels.length);
+    const safe = share(seen.safest, barAt(seen.min), barAt(mirror(seen.min)));
+    const zero = share(seen.nearZero, barAt(seen.max), barAt(mirror(seen.max)));
+    check(seen.safest.length > 0 && safe >= 0.8, `the safest cells (${seen.safest.length}, ${seen.min.toFixed(1)}) are drawn like the bar's left end ${leftColour} in ${(safe * 100).toFixed(0)}% of them`);
+    check(seen.nearZero.length > 0 && zero >= 0.8, `the least safe cells (${seen.nearZero.length}, ${seen.max.toFixed(1)}) are drawn like the bar at that value, ${barAt(seen.max).map(Math.round)}, in ${(zero * 100).toFixed(0)}% of them`);
+    check(leftColour[0] + leftColour[1] + leftColour[2] < rightColour[0] + rightColour[1] + rightColour[2], `the bar runs from ${leftColour} to ${rightColour}: the safest end is not the dark one`);
+    await page.screenshot({ path: path.join(out, 'flee-colour-bar.png') });
+    await page.click('#toggle-heat');
+    pass('the flee colour bar runs from the safest value (dark, as drawn) to 0 (yellow)',
+        `${seen.title}: ${seen.left} ${leftColour} .. ${seen.right} ${rightColour}; ${seen.safest.length} safest cells, ${seen.nearZero.length} least safe (${seen.max.toFixed(1)})`);
+}
+
 async function run(page, base, out) {
     await page.waitForFunction(() => window.tide && window.tide.ready && window.tide.agentsDrawn > 0, null, { timeout: 10_000 });
     // Gather the pack around the danger cell first: everyone to it, as a goal.
@@ -79,6 +147,7 @@ async function run(page, base, out) {
     }, 5000);
     check(shown.done, `the page shows no flee field (flee ${shown.flee}, value beside the danger ${shown.v})`);
     pass('the page shows the flee values', `value 3 cells east of the danger ${shown.v.toFixed(2)}`);
+    await colourBar(page, out);
 
     const after = await waitFor(async () => {
         const a = await getJson(base, '/api/agents?limit=1000');

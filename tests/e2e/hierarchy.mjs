@@ -77,6 +77,20 @@ async function run(page, base, opts, out) {
     check(opts.huge ? stride === 4 : stride === 1, `fields frames sample every ${stride} cells`);
     pass('the page shows a hierarchical map', `${world.width}x${world.height}, sectors of ${world.sector_size}, field stride ${stride}`);
 
+    // Wall margins and congestion are flat-map settings: the server refuses them here, and their
+    // boxes go back to what the groups plan with.
+    for (const [id, refusal] of [['toggle-margin', /wall margins are not available/], ['toggle-congestion', /congestion is not available/]]) {
+        check(!(await page.isChecked(`#${id}`)), `#${id} is ticked on a hierarchical map before any click`);
+        await page.evaluate(() => { window.tide.lastError = null; });
+        await page.click(`#${id}`);
+        await page.waitForFunction((re) => new RegExp(re).test(window.tide.lastError || ''), refusal.source, { timeout });
+        await page.waitForFunction((id) => !document.getElementById(id).checked, id, { timeout: 3000 })
+            .catch(() => check(false, `#${id} stayed ticked after the server refused it: ${refusal}`));
+    }
+    const params = (await getJson(base, '/api/state')).params;
+    check(params.wall_margin[0] === 0 && params.congestion === false, `/api/state params ${JSON.stringify(params)}`);
+    pass('the wall-margin and congestion boxes untick when the server refuses them on a hierarchical map');
+
     // Units in one corner (the huge map starts them there), so that only the sectors on their way get fields.
     const goal = world.goals[0];
     if (!opts.huge) {

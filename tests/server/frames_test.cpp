@@ -384,6 +384,7 @@ TEST(UnitStates, ExitGroupsCountTheUnitsThatLeft) {
     EXPECT_EQ(left + world.agents().size(), 1200u);
     const auto stats = nlohmann::json::parse(stats_json(world, 60.0, 1));
     EXPECT_EQ(stats["exited"], left);
+    EXPECT_EQ(stats["group_states"][0]["exited"], left);
     EXPECT_EQ(stats["agents"], 1200u - left);
 }
 

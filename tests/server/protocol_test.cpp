@@ -299,6 +299,11 @@ TEST(Protocol, DemoMessages) {
     ASSERT_TRUE(goals.command.ok());
     EXPECT_TRUE(std::get<SetGoalsCmd>(*goals.command).snap);
     EXPECT_FALSE(parse_client_message(R"({"type":"set_goals","goals":[[0,0]],"snap":1})").command.ok());
+    auto exits = parse_client_message(R"({"type":"set_goals","goals":[[0,0]],"exit":true})");
+    ASSERT_TRUE(exits.command.ok());
+    EXPECT_TRUE(std::get<SetGoalsCmd>(*exits.command).exit);
+    EXPECT_FALSE(std::get<SetGoalsCmd>(*goals.command).exit);
+    EXPECT_FALSE(parse_client_message(R"({"type":"set_goals","goals":[[0,0]],"exit":true,"flee":true})").command.ok());
     auto up = parse_client_message(R"({"type":"load_map","name":"mine.map","uploaded":true})");
     ASSERT_TRUE(up.command.ok());
     EXPECT_TRUE(std::get<LoadMapCmd>(*up.command).uploaded);

@@ -667,6 +667,27 @@ TEST(Server, ScenarioPresetsLoadTheirMapAndGroups) {
     const auto st = state(port);
     EXPECT_EQ(st["map"], "scenario:maze");
     EXPECT_EQ(st["groups"][0]["members"], 400);
+
+    // An exit moved (the page drags its marker with `exit`) stays an exit; without it the group
+    // gathers at the cells instead.
+    c.send(R"({"type":"scenario","name":"evacuation"})");
+    nlohmann::json w = nlohmann::json::object();
+    for (int i = 0; i < 40 && w.value("map", "") != "scenario:evacuation"; ++i) w = c.wait_json("world");
+    ASSERT_EQ(w.value("map", ""), "scenario:evacuation");
+    const auto id = w["groups"][0]["id"].get<int>();
+    auto goals_of = [&](bool exit) {
+        for (int i = 0; i < 100; ++i) {
+            const auto g = c.wait_json("groups");
+            if (!g.empty() && g["groups"].size() == 1 && g["groups"][0]["goals"].size() == 2 &&
+                g["groups"][0]["exit"] == exit)
+                return true;
+        }
+        return false;
+    };
+    c.send(nlohmann::json{{"type", "set_goals"}, {"group", id}, {"goals", {{0, 10}, {35, 0}}}, {"exit", true}}.dump());
+    EXPECT_TRUE(goals_of(true));
+    c.send(nlohmann::json{{"type", "set_goals"}, {"group", id}, {"goals", {{0, 10}, {35, 0}}}}.dump());
+    EXPECT_TRUE(goals_of(false));
 }
 
 TEST(Server, AstarComparisonAndInspection) {

@@ -154,7 +154,7 @@ Result<bool> get_flee(const json& j, const std::string& type) {
 
 Result<Command> parse_command(const json& j, const std::string& type) {
     if (type == "set_goals") {
-        if (auto r = only_keys(j, type, {"goals", "group", "flee", "snap"}); !r) return r.error();
+        if (auto r = only_keys(j, type, {"goals", "group", "flee", "snap", "exit"}); !r) return r.error();
         auto goals = get_goals(j, type);
         if (!goals) return goals.error();
         auto group = get_group(j, type, false);
@@ -163,7 +163,10 @@ Result<Command> parse_command(const json& j, const std::string& type) {
         if (!flee) return flee.error();
         auto snap = get_opt_bool(j, type, "snap", false);
         if (!snap) return snap.error();
-        return Command{SetGoalsCmd{std::move(*goals), *group, *flee, *snap}};
+        auto exit = get_opt_bool(j, type, "exit", false);
+        if (!exit) return exit.error();
+        if (*flee && *exit) return Error{"set_goals: 'flee' and 'exit' cannot both be true"};
+        return Command{SetGoalsCmd{std::move(*goals), *group, *flee, *snap, *exit}};
     }
     if (type == "select") {
         if (auto r = only_keys(j, type, {"box"}); !r) return r.error();
@@ -441,11 +444,14 @@ json service_object(const World& world) {
 }
 
 // The units of each group in each readable state: {"id", "moving", "arrived", "queued", "stuck",
-// "no_path"} per group, in the order of World::groups().
-json group_states_array(const std::vector<GroupStateCounts>& counts) {
+// "no_path", "exited"} per group, in the order of World::groups() (exited: units that left by its
+// exits so far).
+json group_states_array(const World& world, const std::vector<GroupStateCounts>& counts) {
     json out = json::array();
     for (const GroupStateCounts& g : counts) {
+        const UnitGroup* info = world.group(g.group);
         out.push_back({{"id", g.group},
+                       {"exited", info ? info->exited : 0},
                        {"moving", g.counts[static_cast<int>(UnitState::moving)]},
                        {"arrived", g.counts[static_cast<int>(UnitState::arrived)]},
                        {"queued", g.counts[static_cast<int>(UnitState::queued)]},
@@ -466,7 +472,7 @@ json stats_object(const World& world, double tick_hz, std::size_t clients,
             {"stuck", s.crowd.stuck},
             {"exited", s.exited},
             {"groups", world.groups().size()},
-            {"group_states", group_states_array(counts)},
+            {"group_states", group_states_array(world, counts)},
             {"field_ms", s.build_ms},
             {"repair_ms", s.repair_ms},
             {"repairs", s.repairs_published},
@@ -961,7 +967,7 @@ std::string state_json(const World& world, double tick_hz, std::size_t clients) 
     const std::vector<GroupStateCounts> counts = group_state_counts(world);
     // Each group with its units' states beside its members (the same counts as the stats' group_states).
     json groups = groups_array(world);
-    const json states = group_states_array(counts);
+    const json states = group_states_array(world, counts);
     for (std::size_t i = 0; i < groups.size() && i < states.size(); ++i) {
         for (const auto& [k, v] : states[i].items())
             if (k != "id") groups[i][k] = v;

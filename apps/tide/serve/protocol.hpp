@@ -65,6 +65,7 @@ struct SetGoalsCmd {
     UnitGroupId group = 0;  ///< 0: every unit.
     bool flee = false;      ///< The cells are dangers to flee from.
     bool snap = false;      ///< Goals on walls move to the nearest open cell (answered with `snapped`).
+    bool exit = false;      ///< The cells are exits: units leave the world there (SetGoals::exit).
 };                          ///< Replace a group's goal set (or everyone's).
 struct PaintCmd {
     int x = 0, y = 0, radius = 0;

@@ -996,7 +996,7 @@ void Server::Impl::sim_loop() {
                         type = "set_goals";
                         std::vector<Cell> goals = c.goals;
                         const auto moves = c.snap ? snap_goals(world->cost(), goals) : std::vector<SnappedGoal>{};
-                        if (run(SetGoals{std::move(goals), c.group, c.flee}) && !moves.empty())
+                        if (run(SetGoals{std::move(goals), c.group, c.flee, c.exit}) && !moves.empty())
                             post_to(in.session, snapped_json(moves, type), false);
                     } else if constexpr (std::is_same_v<T, PaintCmd>) {
                         type = "paint";
