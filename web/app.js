@@ -4,7 +4,7 @@
 // sizes, the tower stamp and the sector overlay).
 
 import { Connection } from './net.js';
-import { colours, css, groupColour, kUnitStates, mix, viridis } from './palette.js';
+import { colours, css, groupColour, kUnitStates, mix, unitColour, viridis } from './palette.js';
 import { kArrowMinCell, kNumbersMinCell, View } from './view.js';
 import { CanvasInput, isTyping, throttled, TowerProbe, towerKey } from './ui.js';
 
@@ -571,6 +571,20 @@ function showGroups() {
     const shown = state.shownGroup;
     $('field-shown').textContent = shown ? `group ${shown}${state.viewChoice === 0 ? ' (auto)' : ''}` : '–';
     $('field-swatch').style.background = shown ? css(groupColour(shown)) : 'transparent';
+    showLegendColours(shown || 1);
+}
+
+let legendGroup = 0;
+/** The legend's moving, queued and arrived dots in the colours of the group shown. */
+function showLegendColours(group) {
+    if (group === legendGroup) return;
+    legendGroup = group;
+    const panel = $('panel');
+    for (const [name, s] of [['moving', 0], ['arrived', 1], ['queued', 3]]) {
+        const u = unitColour(groupColour(group), s);
+        panel.style.setProperty(`--dot-${name}`, css(u.fill));
+        panel.style.setProperty(`--dot-${name}-rim`, css(u.rim));
+    }
 }
 
 // Pointer down rather than click: the list is rebuilt when the groups change, which may happen
