@@ -41,7 +41,8 @@ inline constexpr float kMaxAgentRadius = 0.5f * kMaxUnitSize;
 struct CrowdParams {
     float radius = 0.16f;           ///< Default agent radius, cells.
     float max_speed = 3.0f;         ///< Default top speed on cost-1 ground, cells/s.
-    float max_force = 12.0f;        ///< Largest steering acceleration, cells/s^2.
+    float max_force = 12.0f;        ///< Largest steering acceleration, cells/s^2 (agents faster than
+                                    ///< 3 cells/s get proportionally more: the same time to top speed).
     float separation = 6.0f;        ///< Strength of the push between overlapping agents.
     float separation_range = 1.5f;  ///< Agents push apart within this many times (ri + rj).
     float arrival_distance = 1.0f;  ///< Cost-to-go below which an agent is at its goal.
@@ -67,10 +68,10 @@ struct CrowdParams {
                                     ///< sub-step between a unit and an arrived mate, or a mate flagged
                                     ///< stuck: the bound of packs and jams (other moving pairs may
                                     ///< squeeze deeper); 2 turns it off.
-    bool sleep = true;              ///< Arrived agents at rest for 15 sub-steps with no moving agent within
-                                    ///< 8-16 cells sleep (no neighbour scan) until a mover comes near,
-                                    ///< a new field, a wall or the host moves them; results are the
-                                    ///< same as without while nobody sleeps.
+    bool sleep = true;              ///< Arrived or queued agents at rest for 15 sub-steps sleep (no
+                                    ///< neighbour scan) until an agent that moved comes near, a new
+                                    ///< field, a wall or the host moves them; results are the same as
+                                    ///< without while nobody sleeps.
     bool arrival_regions = true;    ///< Goal groups arrive inside an arrival region: cells on the goal's
                                     ///< side of any passage their units still come through, off other
                                     ///< groups' ways, filled from the far side of a single way in
@@ -309,6 +310,7 @@ private:
               state(m),
               stuck(m),
               rest(m),
+              held(m),
               hx(m),
               hy(m) {}
         std::pmr::vector<float> px, py, vx, vy, radius, speed, progress_ref, progress_clock, sidestep;
@@ -318,7 +320,8 @@ private:
         std::pmr::vector<float> aim_x, aim_y;               // the point the look-ahead aims at (with sight)
         std::pmr::vector<std::uint8_t> state,
             stuck,  // stuck: bit 0 flagged, bit 1 side, bits 2-3 stuck checks in a row
-            rest;   // sub-steps in a row at rest (arrived, slow, near where its rest began, no mover near; to 255)
+            rest,   // sub-steps in a row at rest (arrived or queued, slow, near where its rest began; to 255)
+            held;   // 1: the last sub-step (contact passes included) moved it slower than its slow speed
         std::pmr::vector<std::int8_t> hx, hy;  // heading of the last desired velocity, x 127 (0 when not moving)
         /// Calls fn(vector) for every member.
         template <class Fn>
@@ -336,7 +339,7 @@ private:
                         &Agents::rest_y, &Agents::aim_x, &Agents::aim_y})
                 fn(this->*v, other.*v);
             for (U v : {&Agents::group, &Agents::slot, &Agents::sight, &Agents::sight_from}) fn(this->*v, other.*v);
-            for (B v : {&Agents::state, &Agents::stuck, &Agents::rest}) fn(this->*v, other.*v);
+            for (B v : {&Agents::state, &Agents::stuck, &Agents::rest, &Agents::held}) fn(this->*v, other.*v);
             using I = std::pmr::vector<std::int8_t> Agents::*;
             for (I v : {&Agents::hx, &Agents::hy}) fn(this->*v, other.*v);
         }
@@ -394,15 +397,9 @@ private:
     std::vector<std::uint8_t> stuck_before_;     // Agents::stuck as the sub-step found it (neighbours read it)
     std::vector<std::int32_t> lane_x_, lane_y_;  // per cell: summed headings of moving agents
     std::vector<std::uint32_t> lane_cells_;
-    // Sleeping: how calm the sub-step left each entry (0 active, 1 calm with a mover near, 2 calm),
+    // Sleeping: how calm the sub-step left each entry (0 active, 2 calm),
     // and the sleepers an active agent came near this sub-step (set by other agents: they wake).
     std::pmr::vector<std::uint8_t> quiet_, wake_;
-    // Sleeping: tiles (kSleepTile cells a side) with a moving agent in them or next to them, where
-    // nobody sleeps, and the tiles marked so (cleared at the next sort).
-    std::pmr::vector<std::uint8_t> near_tile_;
-    std::pmr::vector<std::uint32_t> marked_tiles_;
-    int tiles_w_ = 0;
-    bool near_mover(float x, float y) const;
     // The contact passes: each entry's nearest touching candidates (kMaxContacts per entry, entry
     // indices), their count, and the passes' second position buffer.
     std::pmr::vector<std::uint32_t> contacts_;

@@ -55,33 +55,33 @@ constexpr int kSightRecheck = 2;              // the same for a unit that sees a
 constexpr int kSightNear = 3;                 // ... or until that point is this close (cells, Chebyshev)
 constexpr std::uint32_t kCornerCrowd = 1;  // a unit with fewer agents in its interaction range (alone) aims off corners
 constexpr float kPackDensity = 0.9f;       // of the disc an arrived group packs into (hexagonal packing: 0.907)
+constexpr float kAccelSpeed = 3.0f;        // cells/s: faster agents get proportionally more than max_force
 constexpr float kBlockedSpeed = 0.2f;      // below this share of its terrain speed, a unit touching the pack joins it
 constexpr float kSettleSlack = 1.1f;       // the settle radius over that disc's radius (then + settle_distance)
 constexpr float kLaneGain = 1.0f;          // keep-right turn per unit of oncoming weight (to kLaneTan)
 constexpr int kLaneLook = 5;               // cells ahead a unit looks for oncoming units of other groups
-constexpr float kLaneTan = 1.5f;           // tangent of the largest keep-right turn (45 degrees)
-constexpr float kAheadCos = 0.3f;          // a unit within contact reach and 72 degrees of a unit's heading holds it up
+constexpr float kLaneTan = 1.5f;           // tangent of the largest keep-right turn (56 degrees)
+constexpr float kAheadCos = 0.3f;  // a unit within the interaction range and 72 degrees of a unit's heading holds it up
 constexpr std::uint64_t kRegionSubsteps = 24;  // arrival regions are made again every this many sub-steps
 constexpr float kRegionKeep =
     1.0f;  // arrived units stay arrived within this many times their region's radius (+1 cell)
 // Sleeping (CrowdParams::sleep), as physics engines put resting bodies to sleep.
-//  - At rest: an arrived agent that ends a sub-step slower than kSleepSpeed, within kSleepRadius of
-//    where its rest began, with no moving agent in its tile or the 8 tiles around (kSleepTile
-//    cells a side: 8 to 16 cells away). After kSleepSubsteps such sub-steps in a row it sleeps: it
-//    keeps its place and state without a neighbour scan, integration or contact pass.
+//  - At rest: an arrived or queued agent that ends a sub-step slower than kSleepSpeed, within
+//    kSleepRadius of where its rest began. After kSleepSubsteps such sub-steps in a row it sleeps:
+//    it keeps its place, state and heading without a neighbour scan, integration or contact pass.
 //  - Why not "touching nobody" or "not moved at all": a packed crowd is held in place by small
 //    overlaps that balance out, and the overlap passes keep nudging its agents by thousandths of
 //    a cell; neither would ever hold in a pack.
-//  - Why the tiles: a pack still being joined must give way as a whole to grow round (frozen
-//    early arrivals made the default map's pack 0.73 of the ideal disc instead of 0.81; a 4-cell
-//    tile still 0.79). With movers anywhere near, nothing sleeps and the crowd moves exactly as
-//    without sleeping.
-//  - Woken by: a moving agent coming within a tile of it, an awake agent that left its rest in the
-//    last sub-step (rest count 0) coming within the interaction range or overlapping it in a
-//    contact pass, a new field for its group, a wall painted onto it, the host moving it or
-//    changing its radius. A woken agent starts again at rest count 1, so waking runs through a
-//    pack only as far as agents actually move.
-constexpr int kSleepTile = 8;  // cells
+//  - A pack still being joined must give way as a whole to grow round. It does: an agent pressed
+//    by a newcomer moves faster than kSleepSpeed and wakes its neighbours in turn (the default
+//    map's pack is 0.81 of the ideal disc with sleeping, as without). Sleeping used to wait until
+//    no mover was within 8 to 16 cells; in a crowd that arrives for a minute nobody slept, and
+//    the waiting bought nothing measurable.
+//  - Woken by: an awake agent that left its rest in the last sub-step (rest count 0) coming
+//    within the interaction range or overlapping it in a contact pass, a new field for its group,
+//    a wall painted onto it, the host moving it or changing its radius. A woken agent starts again
+//    at rest count 1, so waking runs through a pack only as far as agents actually move. A queued
+//    sleeper also wakes every kRegionSubsteps sub-steps to look again (the pack may take it now).
 constexpr std::uint8_t kSleepSubsteps = 15;
 constexpr float kSleepSpeed = 0.05f;   // cells/s
 constexpr float kSleepRadius = 0.05f;  // cells
@@ -177,8 +177,6 @@ Crowd::Crowd(const CostField& cost, const CrowdParams& params, std::pmr::memory_
       nhy_(memory),
       quiet_(memory),
       wake_(memory),
-      near_tile_(memory),
-      marked_tiles_(memory),
       contacts_(memory),
       n_contacts_(memory),
       cx_(memory),
@@ -514,6 +512,7 @@ Result<AgentId> Crowd::add_agent(Vec2 position, GroupId group, const AgentParams
     a_.state.push_back(static_cast<std::uint8_t>(AgentState::moving));
     a_.stuck.push_back(0);
     a_.rest.push_back(0);
+    a_.held.push_back(0);
     a_.hx.push_back(0);
     a_.hy.push_back(0);
     a_.rest_x.push_back(position.x);
@@ -720,14 +719,6 @@ std::uint64_t Crowd::state_hash() const {
     return h;
 }
 
-bool Crowd::near_mover(float x, float y) const {
-    const int tw = tiles_w_, th = static_cast<int>(near_tile_.size()) / std::max(1, tw);
-    if (tw == 0 || th == 0) return false;
-    const int tx = std::clamp(static_cast<int>(x) / kSleepTile, 0, tw - 1);
-    const int ty = std::clamp(static_cast<int>(y) / kSleepTile, 0, th - 1);
-    return near_tile_[static_cast<std::size_t>(ty) * tw + tx] != 0;
-}
-
 Result<void> Crowd::step(float dt) {
     SerialJobSystem serial;
     return step(dt, serial);
@@ -766,36 +757,6 @@ void Crowd::sort_agents(JobSystem& jobs) {
     arrived_in_.assign(groups_.size(), 0);
     arrived_mark_.assign(generation_.size(), 0);
     std::size_t arrived_count = 0;
-    // Sleeping, in the same pass: the tiles within one tile of a moving agent (entries are still in
-    // the last sub-step's bucket order, so consecutive ones mostly share a tile).
-    const bool sleep = params_.sleep;
-    const int tw = (cost_->width() + kSleepTile - 1) / kSleepTile;
-    const int th = (cost_->height() + kSleepTile - 1) / kSleepTile;
-    if (sleep) {
-        if (tw != tiles_w_ || near_tile_.size() != static_cast<std::size_t>(tw) * th) {
-            near_tile_.assign(static_cast<std::size_t>(tw) * th, 0);
-            tiles_w_ = tw;
-            marked_tiles_.clear();
-        }
-        for (const std::uint32_t t : marked_tiles_) near_tile_[t] = 0;
-        marked_tiles_.clear();
-    }
-    // near_tile_: 0 no mover near, 1 a mover within one tile, 2 a mover in this tile (its 3 x 3
-    // tiles are marked already, so the next mover there costs one look).
-    auto mark_near = [&](int tx, int ty) {
-        if (near_tile_[static_cast<std::size_t>(ty) * tw + tx] == 2) return;
-        for (int y = std::max(0, ty - 1); y <= std::min(th - 1, ty + 1); ++y) {
-            for (int x = std::max(0, tx - 1); x <= std::min(tw - 1, tx + 1); ++x) {
-                const auto u = static_cast<std::uint32_t>(y * tw + x);
-                if (near_tile_[u] == 0) {
-                    near_tile_[u] = 1;
-                    marked_tiles_.push_back(u);
-                }
-            }
-        }
-        near_tile_[static_cast<std::size_t>(ty) * tw + tx] = 2;
-    };
-    std::int64_t last_tile = -1;
     const int W = cost_->width(), H = cost_->height();
     {
         const std::size_t cells = static_cast<std::size_t>(cost_->width()) * cost_->height();
@@ -831,13 +792,6 @@ void Crowd::sort_agents(JobSystem& jobs) {
             ++arrived_count;
         }
         if (st == AgentState::arrived) ++arrived_in_[a_.group[e]];
-        if (sleep && (st == AgentState::moving || st == AgentState::queued)) {
-            const int tx = std::clamp(static_cast<int>(a_.px[e]) / kSleepTile, 0, tw - 1);
-            const int ty = std::clamp(static_cast<int>(a_.py[e]) / kSleepTile, 0, th - 1);
-            const std::int64_t t = static_cast<std::int64_t>(ty) * tw + tx;
-            if (t != last_tile) mark_near(tx, ty);
-            last_tile = t;
-        }
     }
     for (std::size_t i = 0; arrived_count > 0 && i < arrived_mark_.size(); ++i) {
         if (!arrived_mark_[i]) continue;
@@ -886,6 +840,7 @@ struct Neighbourhood {
     float oncoming = 0.0f;               // closeness-weighted units of other groups ahead, heading the other way
     bool blocked_ahead = false;          // someone within the interaction range, within 72 degrees of its heading
     bool blocked_by_others = false;      // ... a unit of another group
+    bool touches_leaving_mate = false;   // touching a mate that left the pack in the last sub-step
 };
 
 // The previous state the phases read, and the step's constants.
@@ -952,7 +907,7 @@ Neighbourhood gather_neighbours(const StepView& v, const detail::SpatialHash& ha
         runs[n_runs++] = {from, to};
     });
     float sx = 0.0f, sy = 0.0f, ox = 0.0f, oy = 0.0f, px_fix = 0.0f, py_fix = 0.0f, vx_fix = 0.0f, vy_fix = 0.0f;
-    bool touches = false, touches_any = false;
+    bool touches = false, touches_any = false, leaving = false;
     std::uint32_t near = 0;
     float oncoming = 0.0f, gx = 0.0f, gy = 0.0f;
     bool blocked = false, blocked_others = false;
@@ -1055,16 +1010,20 @@ Neighbourhood gather_neighbours(const StepView& v, const detail::SpatialHash& ha
                 const bool ahead = d < range && -(dx * hxi + dy * hyi) > kAheadCos * 127.0f * d;
                 blocked |= ahead;
                 blocked_others |= ahead && v.group[k2] != group;
-                if (d < rr * 1.05f && v.state[k2] == static_cast<std::uint8_t>(AgentState::arrived)) {
-                    touches_any = true;
-                    touches |= v.group[k2] == group;
+                if (d < rr * 1.05f) {
+                    if (v.state[k2] == static_cast<std::uint8_t>(AgentState::arrived)) {
+                        touches_any = true;
+                        touches |= v.group[k2] == group;
+                    } else if (v.group[k2] == group && v.hx[k2] == 0 && v.hy[k2] == 0 && v.walking(k2)) {
+                        leaving = true;  // a mate that left the pack last sub-step (it has not walked yet)
+                    }
                 }
             }
         }
     }
     n_contacts_out = static_cast<std::uint8_t>(n_contacts);
-    return Neighbourhood{sx,      sy,          ox,   oy, px_fix, py_fix,   vx_fix,  vy_fix,
-                         touches, touches_any, near, gx, gy,     oncoming, blocked, blocked_others};
+    return Neighbourhood{sx,          sy,   ox, oy, px_fix,   py_fix,  vx_fix,         vy_fix, touches,
+                         touches_any, near, gx, gy, oncoming, blocked, blocked_others, leaving};
 }
 
 // States, first half: cut off, arrived (and re-activated when the goal moved away), moving.
@@ -1079,9 +1038,10 @@ AgentState state_from_field(AgentState st, float to_go, float settle, float arri
 
 // Integration: acceleration toward the desired velocity (moving) or to a stop (otherwise; only a
 // real overlap still pushes, so a pack spreads until nobody overlaps and then stands still),
-// bounded by max_force; velocity bounded by the terrain's speed; then the position.
-void integrate(const CrowdParams& P, AgentState st, const Neighbourhood& nb, float dvx, float dvy, float vmax, float dt,
-               float& x, float& y, float& vx, float& vy) {
+// bounded by `accel` (max_force, more for fast agents); velocity bounded by the terrain's speed;
+// then the position.
+void integrate(const CrowdParams& P, AgentState st, const Neighbourhood& nb, float dvx, float dvy, float vmax,
+               float accel, float dt, float& x, float& y, float& vx, float& vy) {
     float ax, ay;
     if (st == AgentState::moving || st == AgentState::queued) {
         ax = (dvx - vx) * kSteerRate + nb.sx * P.separation;
@@ -1093,9 +1053,9 @@ void integrate(const CrowdParams& P, AgentState st, const Neighbourhood& nb, flo
         ay = -vy * kSteerRate + nb.oy * P.separation * kSteerRate + nb.gy * P.separation;
     }
     const float a = std::sqrt(ax * ax + ay * ay);
-    if (a > P.max_force) {
-        ax *= P.max_force / a;
-        ay *= P.max_force / a;
+    if (a > accel) {
+        ax *= accel / a;
+        ay *= accel / a;
     }
     vx += ax * dt;
     vy += ay * dt;
@@ -1230,6 +1190,15 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
         refresh_regions();
         regions_stale_ = false;
     }
+    if (params_.sleep && substeps_ % kRegionSubsteps == 0) {
+        // A queued sleeper waits on others: it looks again every kRegionSubsteps sub-steps (the
+        // pack it queues at may have grown to take it), without waking its neighbours.
+        for (std::size_t e = 0; e < live_; ++e) {
+            if (a_.state[e] == static_cast<std::uint8_t>(AgentState::queued) && a_.rest[e] >= kSleepSubsteps) {
+                a_.rest[e] = 1;
+            }
+        }
+    }
     ++substeps_;
     const detail::ArrivalRegions& regions = *regions_;
     // The blob of arrived agents grows with the group: a unit stops against an arrived mate within
@@ -1343,14 +1312,15 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             AgentState st = state_from_field(static_cast<AgentState>(view.state[k]), to_go, settle, P.arrival_distance,
                                              places || groups_[group].exit);
             if (st != AgentState::no_path && c != kCostWall && view.asleep(static_cast<std::uint32_t>(k)) &&
-                !near_mover(x, y) && !(places && to_go > settle + 1.0f)) {
-                // Asleep (so arrived), still with a path, and no wall was painted onto it (an agent
-                // at rest against a wall may touch it): it stays arrived where it is, without a
-                // neighbour scan; only its stuck clock runs on. Deep in a big pack the cost to go
-                // can exceed the settle radius: awake, such an agent stays arrived by touching the
-                // arrived mates around it, which have not moved either. A new field wakes the group
-                // (restart_stuck_windows).
-                st = AgentState::arrived;
+                !(places && to_go > settle + 1.0f)) {
+                // Asleep (so arrived, or queued), still with a path, and no wall was painted onto it
+                // (an agent at rest against a wall may touch it): it stays as it was where it is,
+                // without a neighbour scan; only its stuck clock runs on. Deep in a big pack the
+                // cost to go can exceed the settle radius: awake, such an agent stays arrived by
+                // touching the arrived mates around it, which have not moved either. A new field
+                // wakes the group (restart_stuck_windows); a queue wakes as the unit ahead moves on.
+                const bool waiting = view.state[k] == static_cast<std::uint8_t>(AgentState::queued);
+                st = waiting ? AgentState::queued : AgentState::arrived;
                 float wx = x, wy = y, wvx = 0.0f, wvy = 0.0f;
                 push_out_of_walls(cost, r, x, y, wx, wy, wvx, wvy);
                 if (std::fabs(wx - x) < 1e-3f && std::fabs(wy - y) < 1e-3f) {
@@ -1366,11 +1336,13 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
                     ny_[k] = y;
                     dvx_[k] = dvy_[k] = 0.0f;
                     nstate_[k] = static_cast<std::uint8_t>(st);
-                    nhx_[k] = nhy_[k] = 0;
+                    nhx_[k] = waiting ? a_.hx[k] : std::int8_t{0};  // a queue still faces its way
+                    nhy_[k] = waiting ? a_.hy[k] : std::int8_t{0};
                     wall_hit_[k] = 0;
                     n_contacts_[k] = 0;  // the contact passes leave it where it is
                     quiet_[k] = 2;
-                    ++arrived;
+                    arrived += !waiting;
+                    queued += waiting;
                     ++asleep;
                     stuck_count += stuck & kStuckFlag;
                     continue;
@@ -1382,14 +1354,18 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             // Slow against the pack counts only once a stuck window has run since the unit's field
             // last changed (restart_stuck_windows): a pack woken by a new field (a flee order, a
             // goal moved) starts from rest and would otherwise settle again where it stands.
-            const bool slow =
-                std::isfinite(a_.progress_ref[k]) &&
-                vx * vx + vy * vy < kBlockedSpeed * kBlockedSpeed * a_.speed[k] * a_.speed[k] / (terrain * terrain);
+            // Slow: its velocity, or what the last sub-step made good of it (a unit pressing into a
+            // pack keeps its velocity while the contact passes hold it in place).
+            const bool slow = std::isfinite(a_.progress_ref[k]) &&
+                              (a_.held[k] != 0 || vx * vx + vy * vy < kBlockedSpeed * kBlockedSpeed * a_.speed[k] *
+                                                                          a_.speed[k] / (terrain * terrain));
             // Touching the pack near the goal, or blocked against it for a whole window: the unit
             // arrives where its group's arrival region lets it stand, and otherwise waits its turn
             // (queued), as does a unit held up by anyone right ahead of it.
             // An arrived unit of a region's pack that touches none of its arrived mates is not part
-            // of the pack, and one pushed into a passage units still come through must leave it:
+            // of the pack (unless it touches a mate that left the pack just now: two units touching
+            // each other and nobody else took turns, one arriving by the other as that one left),
+            // and one pushed into a passage units still come through must leave it:
             // from the next sub-step it walks on (this one it was looked at as a standing unit,
             // whose neighbour scan leaves out what a walking unit reads).
             // (A disc any part of which lies in such a passage counts: the cells under its box.)
@@ -1405,7 +1381,8 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
                                                           static_cast<std::uint32_t>(px));
             }
             const bool rejoin =
-                st == AgentState::arrived && places && ((arrived_in_[group] > 1 && !nb.touches_arrived) || in_passage);
+                st == AgentState::arrived && places &&
+                ((arrived_in_[group] > 1 && !nb.touches_arrived && !nb.touches_leaving_mate) || in_passage);
             if (st == AgentState::moving) {
                 const bool blocked =
                     (a_.stuck[k] & kStuckFlag) != 0 || slow || ((a_.stuck[k] >> kStuckRunShift) & 3) != 0;
@@ -1413,8 +1390,9 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
                 // only inside the region.
                 // With a region: a unit arrives touching the pack within its key (the pack's radius
                 // along the region, see arrival.hpp), at the free place it was led to and held up
-                // there, wedged against the pack, or held up against it for a whole window without
-                // progress; the first one at the lowest place. Touching the pack further out, it
+                // there, wedged against the pack, or held up against it for two whole windows
+                // without progress; the first one at the lowest
+                // place. Touching the pack further out, it
                 // goes on round it (a pack that took every unit at its first touch would grow in
                 // branches).
                 const bool arrives =
@@ -1522,7 +1500,11 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             const float safe_x = x, safe_y = y;
             vx += nb.vx_fix;  // walk less into the agents it overlaps
             vy += nb.vy_fix;
-            integrate(P, st, nb, dvx, dvy, a_.speed[k] / terrain, dt, x, y, vx, vy);
+            // Agents faster than kAccelSpeed accelerate (and brake) in proportion: the time to top
+            // speed stays kAccelSpeed / max_force (a 20 cells/s unit at 12 cells/s^2 needed 17
+            // cells to stop and overshot every pack).
+            const float accel = P.max_force * std::max(1.0f, a_.speed[k] / kAccelSpeed);
+            integrate(P, st, nb, dvx, dvy, a_.speed[k] / terrain, accel, dt, x, y, vx, vy);
             resolve_overlap(nb, r, x, y);
             const std::uint8_t hit = push_out_of_walls(cost, r, safe_x, safe_y, x, y, vx, vy) ? 1 : 0;
 
@@ -1550,10 +1532,11 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             wall_hit_[k] = hit;
             nhx_[k] = static_cast<std::int8_t>(std::lround(head_x * 127.0f));
             nhy_[k] = static_cast<std::int8_t>(std::lround(head_y * 127.0f));
-            // 0 active (moving, or arrived but not slow yet), 1 calm but a moving agent is near, 2 calm.
-            quiet_[k] = st != AgentState::arrived || vx * vx + vy * vy >= kSleepSpeed * kSleepSpeed ? 0
-                        : near_mover(x, y)                                                          ? 1
-                                                                                                    : 2;
+            // 0 active (moving, or arrived or queued but not slow yet), 2 calm.
+            quiet_[k] = (st != AgentState::arrived && st != AgentState::queued) || rejoin ||
+                                vx * vx + vy * vy >= kSleepSpeed * kSleepSpeed
+                            ? 0
+                            : 2;
             a_.stuck[k] = stuck;
             a_.sidestep[k] = sidestep;
             a_.progress_ref[k] = ref;
@@ -1597,11 +1580,22 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             if (still) {
                 rest = static_cast<std::uint8_t>(std::min(255, a_.rest[k] + 1));
             } else if (quiet_[k] != 0) {
-                rest = 1;  // a rest (re)starts here: calm, but drifted, woken or near a moving agent
+                rest = 1;  // a rest (re)starts here: calm, but drifted or woken
                 a_.rest_x[k] = nx_[k];
                 a_.rest_y[k] = ny_[k];
             }
             a_.rest[k] = rest;
+            {
+                // Held: moved slower than the slow speed over the whole sub-step (a_.px is still
+                // where it started).
+                const float mx = nx_[k] - a_.px[k], my = ny_[k] - a_.py[k];
+                const int cx = std::clamp(static_cast<int>(a_.px[k]), 0, cost_->width() - 1);
+                const int cy = std::clamp(static_cast<int>(a_.py[k]), 0, cost_->height() - 1);
+                const Cost c = cells[static_cast<std::size_t>(cy) * cost_->width() + cx];
+                const float terrain = c == kCostWall ? 1.0f : static_cast<float>(c);
+                const float slow = kBlockedSpeed * a_.speed[k] * dt / terrain;
+                a_.held[k] = mx * mx + my * my < slow * slow ? 1 : 0;
+            }
             // An arrived unit pushed out of its region's reach (cost to go beyond its radius + 1)
             // walks back from the next sub-step.
             const std::uint32_t g = a_.group[k];

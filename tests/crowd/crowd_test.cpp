@@ -10,6 +10,7 @@
 #include <memory>
 #include <random>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "support/jobs.hpp"
@@ -169,9 +170,10 @@ float deepest_in_pack(const Crowd& crowd, const CostField& cost, float radius) {
 }
 
 TEST(CrowdKeepingApart, APackPressedByArrivalsStaysWithinItsBound) {
-    // 2,000 units converge on the middle of a 48x48 map with scattered walls: the arrivals press
+    // 3,000 units converge on the middle of a 48x48 map with scattered walls: the arrivals press
     // the pack, and the contact passes alone leave pairs in it deeper than the 0.45 radii allowed
-    // here at some step (pack_overlap 2: about 0.5, checked below so that this test can fail). The
+    // here at some step (pack_overlap 2: 0.48, checked below so that this test can fail; 2,000
+    // units pressed to 0.43 once units held in place by the pack count as slow and join it). The
     // deep pass bounds every pair with an arrived unit to pack_overlap (0.4) at every step.
     RandomMapSpec spec;
     spec.width = spec.height = 48;
@@ -189,7 +191,7 @@ TEST(CrowdKeepingApart, APackPressedByArrivalsStaysWithinItsBound) {
         const GroupId g = crowd.add_group(field_for(cost, goal)).value();
         std::mt19937 rng(7);
         std::uniform_real_distribution<float> u(0.5f, 47.5f);
-        for (int added = 0; added < 2000;) {
+        for (int added = 0; added < 3000;) {
             const Vec2 q{u(rng), u(rng)};
             if (cost.passable(static_cast<int>(q.x), static_cast<int>(q.y)) && crowd.add_agent(q, g).ok()) ++added;
         }
@@ -199,7 +201,7 @@ TEST(CrowdKeepingApart, APackPressedByArrivalsStaysWithinItsBound) {
             EXPECT_TRUE(crowd.step(1.0f / 60.0f).ok());
             deepest = std::max(deepest, deepest_in_pack(crowd, cost, params.radius));
         }
-        EXPECT_EQ(crowd.stats().arrived, 2000u);
+        EXPECT_EQ(crowd.stats().arrived, 3000u);
         EXPECT_EQ(penetrations(crowd, cost, params.radius), 0);
         return deepest;
     };
@@ -439,6 +441,8 @@ TEST(CrowdArrival, AThousandUnitsOnTheDefaultMapPackRoundAndStandStill) {
     }
     const double ideal = 2.0 / 3.0 * 0.16 * std::sqrt(1000 / 0.9069);
     // Measured: 0.855 (0.447 with the old settle radius), all arrived after 24 s, 0.002 cells/s.
+    std::printf("pack: mean distance %.2f cells, ideal %.2f, ratio %.3f; all arrived at %.1f s\n", distance / 1000.0,
+                ideal, ideal / (distance / 1000.0), all_arrived);
     EXPECT_GE(ideal / (distance / 1000.0), 0.8) << "mean distance " << distance / 1000.0 << ", ideal " << ideal;
     EXPECT_LT(speed / 1000.0, 0.05) << "3 s after the last unit arrived";
     EXPECT_EQ(crowd.stats().arrived, 1000u);
@@ -1118,27 +1122,28 @@ TEST(CrowdSleeping, ASettledPackSleepsAndStaysPut) {
     EXPECT_EQ(penetrations(pack.crowd, pack.cost, 0.16f), 0);
 }
 
-TEST(CrowdSleeping, NothingChangesWhileMoversAreNearAndThreadsDoNotMatter) {
-    // Until units settle, sleeping changes nothing: 10 s into the default map's run (units still
-    // arriving everywhere near the goal) the state equals the run without sleeping, bit for bit.
-    auto run = [](bool sleep, JobSystem& jobs, int steps) {
+TEST(CrowdSleeping, UnitsSleepWhileOthersStillArriveAndThreadsDoNotMatter) {
+    // Arrived and queued units at rest sleep even while others are still arriving near them (a
+    // mover wakes only the sleepers in its own reach): 10 s into the default map's run, with units
+    // still arriving everywhere near the goal, some of the pack sleeps. Any number of threads gives
+    // the same state, with most of the pack asleep.
+    auto run = [](JobSystem& jobs, int steps) {
         auto m = make_builtin_map("default");
-        CrowdParams p;
-        p.sleep = sleep;
-        Crowd crowd(m->cost, p);
+        Crowd crowd(m->cost);
         const GroupId g = crowd.add_group(field_for(m->cost, {54, 18})).value();
         spawn_thousand_on_default_map(crowd, m->cost, g);
         for (int s = 0; s < steps; ++s) EXPECT_TRUE(crowd.step(1.0f / 60.0f, jobs).ok());
-        return std::pair{crowd.state_hash(), crowd.stats().sleeping};
+        return std::tuple{crowd.state_hash(), crowd.stats().sleeping, crowd.stats().arrived};
     };
     SerialJobSystem serial;
     test::ThreadJobs two(2), three(3);
-    EXPECT_EQ(run(true, serial, 600).first, run(false, serial, 600).first);
-    // Later, with most of the pack asleep, any number of threads gives the same state.
-    const auto one = run(true, serial, 40 * 60);
-    EXPECT_GT(one.second, 500u);
-    EXPECT_EQ(run(true, two, 40 * 60), one);
-    EXPECT_EQ(run(true, three, 40 * 60), one);
+    const auto early = run(serial, 600);
+    EXPECT_GT(std::get<1>(early), 0u) << "nobody sleeps while units still arrive";
+    EXPECT_LT(std::get<2>(early), 1000u) << "the test wants units still arriving at 10 s";
+    const auto one = run(serial, 40 * 60);
+    EXPECT_GT(std::get<1>(one), 500u);
+    EXPECT_EQ(run(two, 40 * 60), one);
+    EXPECT_EQ(run(three, 40 * 60), one);
 }
 
 TEST(CrowdSleeping, ANewFieldWakesThePack) {
@@ -1165,8 +1170,8 @@ TEST(CrowdSleeping, AUnitWalkingIntoThePackWakesItAndJoins) {
     SettledPack pack(true, serial);
     const std::size_t asleep = pack.crowd.stats().sleeping;
     ASSERT_GE(asleep, 900u);
-    // A newcomer from the far side of the map: the pack wakes around it as it comes near, and it
-    // joins the pack (arrives) with nobody pushed into a wall.
+    // A newcomer from the far side of the map: the sleepers in its reach wake as it comes near (not
+    // the whole pack), and it joins the pack (arrives) with nobody pushed into a wall.
     const AgentId late = pack.crowd.add_agent({3.5f, 18.5f}, pack.group).value();
     std::size_t fewest = asleep;
     for (int s = 0; s < 30 * 60 && pack.crowd.state(late) != AgentState::arrived; ++s) {
@@ -1174,7 +1179,8 @@ TEST(CrowdSleeping, AUnitWalkingIntoThePackWakesItAndJoins) {
         fewest = std::min(fewest, pack.crowd.stats().sleeping);
     }
     EXPECT_EQ(pack.crowd.state(late), AgentState::arrived);
-    EXPECT_LT(fewest, asleep - 50) << "the pack did not wake around the newcomer";
+    EXPECT_LT(fewest, asleep) << "the pack did not wake round the newcomer";
+    EXPECT_GT(fewest, asleep - 200) << "the newcomer woke the pack as a whole";
     EXPECT_EQ(penetrations(pack.crowd, pack.cost, 0.16f), 0);
 }
 

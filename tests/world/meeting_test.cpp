@@ -86,7 +86,9 @@ TEST(CrowdsMeet, AGoalBesideAGapLeavesTheGapFreeAndNothingArrivesBehindIt) {
     EXPECT_EQ(r.passage_arrived, 0u) << "arrived units in the gap while others still came through it";
     // Nothing arrived on the approach side of the wall: the pack is on the goal's side.
     for (const SimulationUnit& u : r.units) {
-        if (u.state == AgentState::arrived) EXPECT_LT(u.end.x, 14.0f) << "arrived behind the wall";
+        if (u.state == AgentState::arrived) {
+            EXPECT_LT(u.end.x, 14.0f) << "arrived behind the wall";
+        }
     }
 }
 

@@ -504,7 +504,10 @@ TEST(WorldOrders, ASettledPackWokenByAFleeOrderLeaves) {
 }
 
 // Fast units (20 cells/s, the demo's top speed) arrive and are not flagged stuck: a sidestep covers
-// the distance a 3 cells/s unit's does (at 1.5 s x 20 cells/s they left the pack 30 cells behind).
+// the distance a 3 cells/s unit's does (at 1.5 s x 20 cells/s they left the pack 30 cells behind),
+// and they brake in time (at the default 12 cells/s^2 they needed 17 cells to stop, overshot the
+// pack again and again, and the last of 40 arrived after 19 s; with the acceleration in proportion
+// to their speed, after 4 s).
 TEST(WorldOrders, FastUnitsArriveWithoutSidestepsThatCarryThemAway) {
     SerialJobSystem jobs;
     World world(jobs);
@@ -513,9 +516,18 @@ TEST(WorldOrders, FastUnitsArriveWithoutSidestepsThatCarryThemAway) {
     UnitParams fast;
     fast.speed = 20.0f;
     ASSERT_TRUE(world.apply(SetUnitParams{fast}).ok());
-    for (int i = 0; i < 20 * 60; ++i) ASSERT_TRUE(world.tick(1.0f / 60.0f).ok());
+    double all = -1.0;
+    std::size_t most_stuck = 0;
+    for (int i = 0; i < 20 * 60; ++i) {
+        ASSERT_TRUE(world.tick(1.0f / 60.0f).ok());
+        most_stuck = std::max(most_stuck, world.crowd().stats().stuck);
+        if (all < 0.0 && world.crowd().stats().arrived == 40u) all = (i + 1) / 60.0;
+    }
     EXPECT_EQ(world.crowd().stats().arrived, 40u);
     EXPECT_EQ(world.crowd().stats().stuck, 0u);
+    EXPECT_GE(all, 0.0);
+    EXPECT_LE(all, 8.0) << "seconds until all 40 arrived (the farthest is about 55 cells away: 3 s)";
+    EXPECT_LE(most_stuck, 2u) << "units flagged stuck at once on the way";
 }
 
 TEST(WorldOrders, CommandsBeforeALoadAreRefused) {
