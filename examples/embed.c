@@ -87,7 +87,10 @@ int main(int argc, char** argv) {
     if (status != TIDE_OK) return fail(status);
     for (k = 0; k < count; ++k) {
         printf("agent %llu at (%.2f, %.2f) %s\n", (unsigned long long)tags[k], positions[k].x, positions[k].y,
-               states[k] == TIDE_AGENT_ARRIVED ? "arrived" : "moving");
+               states[k] == TIDE_AGENT_ARRIVED  ? "arrived"
+               : states[k] == TIDE_AGENT_QUEUED ? "queued"
+               : states[k] == TIDE_AGENT_NO_PATH ? "no path"
+                                                 : "moving");
         arrived += states[k] == TIDE_AGENT_ARRIVED;
     }
     printf("%lu of %lu arrived\n", (unsigned long)arrived, (unsigned long)count);

@@ -123,6 +123,8 @@ const char* state_name(tide::AgentState s) {
             return "arrived";
         case tide::AgentState::no_path:
             return "no_path";
+        case tide::AgentState::queued:
+            return "queued";
     }
     return "?";
 }
@@ -243,6 +245,7 @@ py::dict sim(const PyMap& m, std::vector<std::pair<int, int>> goals, int agents,
     out["states"] = states;
     out["arrived"] = r.crowd.arrived;
     out["stuck"] = r.crowd.stuck;
+    out["queued"] = r.crowd.queued;
     out["no_path"] = r.crowd.no_path;
     out["sidestepping"] = r.crowd.sidestepping;
     out["time"] = r.seconds;
@@ -509,7 +512,7 @@ PYBIND11_MODULE(tide, m) {
                 for (auto v : s) out.append(state_name(v));
                 return out;
             },
-            "State names ('moving', 'arrived', 'no_path'), in handle order.")
+            "State names ('moving', 'arrived', 'no_path', 'queued'), in handle order.")
         .def(
             "tags",
             [](const tide::Crowd& c) {

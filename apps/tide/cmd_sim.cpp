@@ -612,8 +612,8 @@ void add_sim_command(CLI::App& app) {
                     "on (default): units steer straight where they see far along their field's path; off: the "
                     "sampled flow only");
     cmd->add_option("--sleep", o->sleep,
-                    "on (default): arrived units at rest for 15 sub-steps with no moving unit within 8-16 cells sleep "
-                    "(no neighbour scan) until one comes near; off: every unit does the whole sub-step");
+                    "on (default): arrived and queued units at rest for 15 sub-steps sleep (no neighbour scan) until "
+                    "a unit that moved comes near; off: every unit does the whole sub-step");
     cmd->add_option("--arrival-regions", o->arrival_regions,
                     "on (default): goal groups arrive only inside their arrival region (never behind a passage their "
                     "units still come through, nor in another group's way) and fill it from the far side of a single "

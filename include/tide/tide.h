@@ -192,6 +192,7 @@ typedef struct tide_agent_params {
 #define TIDE_AGENT_MOVING 0
 #define TIDE_AGENT_ARRIVED 1
 #define TIDE_AGENT_NO_PATH 2
+#define TIDE_AGENT_QUEUED 3 /**< Waiting behind others (or at its pack's edge): not stuck, by design. */
 
 /** The C++ defaults. */
 TIDE_API tide_crowd_params tide_crowd_params_default(void);

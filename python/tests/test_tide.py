@@ -123,6 +123,24 @@ def test_scen_matches_published_optimal_lengths(tmp_path):
     assert np.allclose(r["cost"], r["optimal"], rtol=1e-6)
 
 
+def test_units_waiting_at_a_door_are_queued():
+    # A room whose right wall has a one-cell door (x = 20, y = 10), the goal beyond it.
+    costs = np.ones((21, 32), dtype=np.uint8)
+    costs[:, 20] = tide.COST_WALL
+    costs[10, 20] = 1
+    m = tide.Map(costs)
+    crowd = tide.Crowd(m)
+    g = crowd.add_group(tide.build_field(m, [(28, 10)]))
+    for i in range(150):
+        crowd.add_agent(12.3 + 0.36 * (i % 20), 7.3 + 0.36 * (i // 20), g)
+    seen = set()
+    for _ in range(12):
+        crowd.step(1 / 60, steps=15)
+        seen.update(crowd.states())
+    assert seen <= {"moving", "arrived", "queued"}
+    assert "queued" in seen
+
+
 def test_sim_is_deterministic_and_reports_like_the_cli():
     m = tide.Map.builtin("default")
     assert m.goals

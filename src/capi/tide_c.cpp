@@ -43,7 +43,8 @@ static_assert(static_cast<int>(tide::Direction::goal) == TIDE_DIRECTION_GOAL &&
               "tide.h's direction codes are tide::Direction's values");
 static_assert(static_cast<int>(tide::AgentState::moving) == TIDE_AGENT_MOVING &&
                   static_cast<int>(tide::AgentState::arrived) == TIDE_AGENT_ARRIVED &&
-                  static_cast<int>(tide::AgentState::no_path) == TIDE_AGENT_NO_PATH,
+                  static_cast<int>(tide::AgentState::no_path) == TIDE_AGENT_NO_PATH &&
+                  static_cast<int>(tide::AgentState::queued) == TIDE_AGENT_QUEUED,
               "tide.h's agent states are tide::AgentState's values");
 static_assert(sizeof(tide_vec2) == sizeof(tide::Vec2) && sizeof(tide_agent) == sizeof(tide::AgentId) &&
                   sizeof(tide_cell) == sizeof(tide::Cell),

@@ -178,6 +178,43 @@ TEST(CApi, ACrowdRunsOnTheHostsJobsAndChecksHandles) {
     tide_map_destroy(map);
 }
 
+// Units waiting their turn at a one-cell door read as TIDE_AGENT_QUEUED (the C++ AgentState::queued).
+TEST(CApi, UnitsWaitingAtADoorReadAsQueued) {
+    std::vector<uint8_t> costs(32 * 21, 1);
+    for (int y = 0; y < 21; ++y) costs[static_cast<std::size_t>(y) * 32 + 20] = TIDE_COST_WALL;
+    costs[10 * 32 + 20] = 1;
+    tide_map* map = nullptr;
+    ASSERT_EQ(tide_map_create(32, 21, costs.data(), &map), TIDE_OK);
+    tide_field* field = nullptr;
+    const tide_cell goal{28, 10};
+    ASSERT_EQ(tide_field_build(map, &goal, 1, nullptr, &field), TIDE_OK);
+    tide_crowd* crowd = nullptr;
+    ASSERT_EQ(tide_crowd_create(map, nullptr, &crowd), TIDE_OK);
+    tide_group g = 0;
+    ASSERT_EQ(tide_crowd_add_group(crowd, field, 1, &g), TIDE_OK);
+    tide_field_destroy(field);
+    for (int i = 0; i < 150; ++i) {
+        ASSERT_EQ(tide_crowd_add_agent(crowd, {12.3f + 0.36f * (i % 20), 7.3f + 0.36f * (i / 20)}, g, nullptr, nullptr),
+                  TIDE_OK);
+    }
+    std::vector<uint8_t> states(150);
+    int queued = 0;
+    for (int s = 0; s < 12; ++s) {
+        for (int k = 0; k < 15; ++k) ASSERT_EQ(tide_crowd_step(crowd, 1.0f / 60.0f, nullptr), TIDE_OK);
+        size_t count = 0;
+        ASSERT_EQ(
+            tide_crowd_read_agents(crowd, states.size(), nullptr, nullptr, nullptr, states.data(), nullptr, &count),
+            TIDE_OK);
+        for (size_t k = 0; k < count; ++k) {
+            EXPECT_LE(states[k], TIDE_AGENT_QUEUED);
+            queued += states[k] == TIDE_AGENT_QUEUED;
+        }
+    }
+    EXPECT_GT(queued, 0) << "units at the door read as queued";
+    tide_crowd_destroy(crowd);
+    tide_map_destroy(map);
+}
+
 TEST(CApi, AnAgentJoinsOnlyAGroupOfItsMovementClass) {
     tide_map* map = nullptr;
     ASSERT_EQ(tide_map_create(20, 6, nullptr, &map), TIDE_OK);
