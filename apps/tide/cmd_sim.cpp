@@ -371,6 +371,7 @@ nlohmann::json report_json(const SimOptions& o, const SimSetup& setup, const Wor
                    {"exit_rate", r.exit_rate},
                    {"region_leaks", r.region_leaks},
                    {"passage_arrived", r.passage_arrived},
+                   {"stuck_blocked", r.stuck_blocked},
                    {"wall_penetrations", r.wall_penetrations},
                    {"nan", r.nan},
                    {"max_overlap", r.max_overlap},
@@ -481,6 +482,7 @@ void print_report(const SimOptions& o, const SimSetup& setup, const WorldConfig&
         if (!r.scenario.empty()) std::printf(", %zu in the passage while units still came", r.passage_arrived);
         std::printf("\n");
     }
+    std::printf("stuck with a unit right ahead (waiting, not wedged): at most %zu at a sample\n", r.stuck_blocked);
     if (setup.flee) {
         std::printf(
             "flee factor %g: distance from the nearest danger %.2f cells mean at the start, %.2f mean and "

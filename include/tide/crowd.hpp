@@ -209,18 +209,20 @@ public:
     /// The field a group's units steer by when it is not the group's own field (else null).
     std::shared_ptr<const FlowField> group_steering(GroupId group) const;
     /// Makes a group's goals exits (or plain goals again): a unit of the group whose cell (its
-    /// top-left cell, for units of size > 1) is one leaves the crowd during the step and is listed in exited();
-    /// the host removes it from its own books, or adds it again elsewhere. Its group forms no pack
-    /// (no arrival region). Error for an unknown group or a flee field.
-    Result<void> set_group_exit(GroupId group, bool exit);
+    /// top-left cell, for units of size > 1) is one is listed in exited() during the step. With
+    /// `remove` it leaves the crowd (the host removes it from its own books, or adds it again
+    /// elsewhere); without, it stays, arrived on the exit, for the host to send on (set_agent_group
+    /// to a group led further: units that continue past a door). Its group forms no pack (no
+    /// arrival region). Error for an unknown group or a flee field.
+    Result<void> set_group_exit(GroupId group, bool exit, bool remove = true);
     /// True when the group's goals are exits.
     bool group_exit(GroupId group) const noexcept;
     /// The group's arrival region (inactive for an unknown group).
     ArrivalRegion arrival_region(GroupId group) const;
     /// True when the top-left cell (x, y) lies in the group's arrival region (or it has none).
     bool in_arrival_region(GroupId group, int x, int y) const noexcept;
-    /// Units that left through their group's exit during the last step(), in slot order. Their
-    /// handles are stale now (valid() is false).
+    /// Units that reached their group's exit during the last step(), in slot order. Their handles
+    /// are stale now (valid() is false), unless the group keeps them (set_group_exit, `remove` false).
     std::span<const AgentId> exited() const noexcept { return exited_; }
 
     /// Adds an agent at `position` in `group` with `params`; refuses NaN/infinite positions,
@@ -268,7 +270,8 @@ public:
     Vec2 desired_velocity(AgentId id) const;
     /// State of an agent.
     AgentState state(AgentId id) const;
-    /// True when a moving agent made little progress during the last stuck window.
+    /// True when a moving agent made little progress during the last stuck window with room ahead
+    /// (nobody right ahead of it now: one waiting behind others is not stuck).
     bool stuck(AgentId id) const;
     /// True when the handle names a live agent.
     bool valid(AgentId id) const noexcept;
@@ -321,7 +324,8 @@ private:
         std::pmr::vector<std::uint8_t> state,
             stuck,  // stuck: bit 0 flagged, bit 1 side, bits 2-3 stuck checks in a row
             rest,   // sub-steps in a row at rest (arrived or queued, slow, near where its rest began; to 255)
-            held;   // 1: the last sub-step (contact passes included) moved it slower than its slow speed
+            held;   // bit 0: the last sub-step (contact passes included) moved it slower than its slow speed;
+                    // bit 1: someone was right ahead of it (a stuck flag then reads as not stuck)
         std::pmr::vector<std::int8_t> hx, hy;  // heading of the last desired velocity, x 127 (0 when not moving)
         /// Calls fn(vector) for every member.
         template <class Fn>
@@ -358,6 +362,7 @@ private:
         std::shared_ptr<const FlowField> steer;  // flat groups: the field to steer by, when not `flat`
         std::vector<std::uint32_t> goals;        // goal cells of a goal field or plan (arrival regions)
         bool exit = false;                       // the goals are exits (set_group_exit)
+        bool exit_keeps = false;                 // ... whose units stay, arrived, for the host to send on
         explicit operator bool() const noexcept { return flat || hier; }
     };
     static std::vector<std::uint32_t> goal_cells(const GroupField& f);

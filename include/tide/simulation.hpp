@@ -119,6 +119,10 @@ struct SimulationReport {
     std::size_t passage_arrived = 0;      ///< Scenario runs: most arrived units at one sample in the
                                           ///< scenario's passage while a unit not arrived stood in its
                                           ///< approach (Scenario::passage).
+    std::size_t stuck_blocked = 0;        ///< Most units at one sample (once per simulated second) flagged
+                                          ///< stuck with another unit within 1.2 (ri + rj) ahead, within 60
+                                          ///< degrees of the way they want to go (stuck means wedged with
+                                          ///< room ahead: such units are waiting, so this should be 0).
     std::string scenario;                 ///< The scenario run (empty for a plain run).
 };
 
@@ -176,6 +180,7 @@ private:
     double danger_distance(bool least) const;
     Result<void> read_units();
     void measure_overlap();
+    void count_stuck_blocked();
     void sample_groups();
     float cost_to_go(UnitGroupId group, Vec2 p, int size) const;
 
@@ -199,7 +204,7 @@ private:
     };
     std::vector<GroupTrack> tracks_;  // by UnitGroupId
     double done_95_s_ = -1.0, empty_s_ = -1.0;
-    std::size_t leaks_ = 0, passage_arrived_ = 0;
+    std::size_t leaks_ = 0, passage_arrived_ = 0, stuck_blocked_ = 0;
     std::int64_t step_count_ = 0, steps_done_ = 0;
     int per_second_ = 1;
     bool sampled_ = false;

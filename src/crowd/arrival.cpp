@@ -491,6 +491,7 @@ void ArrivalRegions::fill(const CostField& terrain, const RegionField& f, std::u
         open.push({0.0f, static_cast<std::uint32_t>(local(ax, ay))});
         spread(open, nullptr);
     }
+    r.anchor_i = local(ax, ay);
     r.toward = r.fill;  // the moves toward the anchor (what a unit at a next place follows)
     r.fill_key.assign(n, kFar);
     r.by_key.clear();
@@ -688,6 +689,7 @@ bool ArrivalRegions::steer(std::uint32_t group, float px, float py, Steer& out) 
     out.key = r.fill_key[own_i];
     out.guide = r.guide;
     out.place = own == static_cast<std::uint8_t>(Direction::goal);
+    out.anchor = own_i == r.anchor_i;
     out.dx = out.dy = 0.0f;
     // At a next place: on toward the anchor, into the pack's edge.
     const std::vector<std::uint8_t>& moves = out.place ? r.toward : r.fill;

@@ -103,6 +103,7 @@ public:
         float value = 0.0f;          ///< Fill value of the cell: cost to the anchor.
         float key = 0.0f;            ///< Order in which the pack takes the cell (lower first).
         bool place = false;          ///< The cell is a free place nothing leads on from.
+        bool anchor = false;         ///< The cell is the anchor, the pack's centre.
         bool guide = false;          ///< Steer by dx, dy (the pack has started, or is anchored away from the goal).
     };
     /// The fill field at the top-left point p (cell units); false when p is outside the group's
@@ -122,6 +123,7 @@ private:
         std::vector<std::uint8_t> fill;
         std::vector<std::uint8_t> toward;  // move codes toward the anchor
         std::vector<float> fill_value;
+        std::size_t anchor_i = 0;               // the anchor's index in the fill box
         std::uint32_t anchor = kNoAnchor;       // the cell the pack is centred on
         bool guide = false;                     // Steer::guide
         std::vector<float> fill_key;            // the order the pack fills cells in (lower first)

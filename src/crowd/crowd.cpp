@@ -33,26 +33,29 @@ inline int floor_to_int(float v) {
     return i - (static_cast<float>(i) > v ? 1 : 0);
 }
 
-constexpr float kOverlapShare = 0.5f;       // of a pair's overlap depth each agent resolves per sub-step
-constexpr float kDeepFlag = 0.625f;         // a contact deeper than this x pack_overlap: deep pass (deep_pass)
-constexpr int kMaxContacts = 8;             // touching candidates an agent keeps for the contact passes (nearest)
-constexpr float kContactReach = 1.25f;      // candidates: centres nearer than this many times (ri + rj)
-constexpr float kSteerRate = 8.0f;          // 1/s: how fast velocity closes on the desired one, before the force bound
-constexpr std::uint8_t kStuckFlag = 1;      // Agents::stuck bit 0: flagged stuck
-constexpr float kSidestepSpeed = 3.0f;      // a sidestep of stuck_sidestep s covers what a unit of this speed does
-constexpr std::uint8_t kStuckSide = 2;      // Agents::stuck bit 1: the next sidestep goes to the left
-constexpr int kStuckRunShift = 2;           // Agents::stuck bits 2-3: windows in a row without progress (to 3)
-constexpr std::uint8_t kStuckQueued = 16;   // Agents::stuck bit 4: queued during the current window (so not stuck)
-constexpr std::uint8_t kStuckOthers = 32;   // Agents::stuck bit 5: held up by another group's units in this window
-constexpr std::uint8_t kStuckOnFill = 128;  // Agents::stuck bit 7: the window measures progress on the fill field
+constexpr float kOverlapShare = 0.5f;   // of a pair's overlap depth each agent resolves per sub-step
+constexpr float kDeepFlag = 0.625f;     // a contact deeper than this x pack_overlap: deep pass (deep_pass)
+constexpr int kMaxContacts = 8;         // touching candidates an agent keeps for the contact passes (nearest)
+constexpr float kContactReach = 1.25f;  // candidates: centres nearer than this many times (ri + rj)
+constexpr float kStayReach = 1.2f;  // an arrived unit of a region's pack stays within this many times (ri + rj) of it
+constexpr float kSteerRate = 8.0f;  // 1/s: how fast velocity closes on the desired one, before the force bound
+constexpr std::uint8_t kStuckFlag = 1;        // Agents::stuck bit 0: flagged stuck
+constexpr float kSidestepSpeed = 3.0f;        // a sidestep of stuck_sidestep s covers what a unit of this speed does
+constexpr std::uint8_t kStuckSide = 2;        // Agents::stuck bit 1: the next sidestep goes to the left
+constexpr int kStuckRunShift = 2;             // Agents::stuck bits 2-3: windows in a row without progress (to 3)
+constexpr std::uint8_t kStuckQueued = 16;     // Agents::stuck bit 4: queued during the current window (so not stuck)
+constexpr std::uint8_t kStuckOthers = 32;     // Agents::stuck bit 5: held up by another group's units in this window
+constexpr std::uint8_t kStuckOnFill = 128;    // Agents::stuck bit 7: the window measures progress on the fill field
 constexpr std::uint8_t kWaitedOnOthers = 64;  // Agents::stuck bit 6: the last window ended held up by other groups
-constexpr int kSqueezeRun = 1;                // windows in a row without progress after which a unit held up by
-                                              // other groups squeezes past their standing units
-constexpr float kStuckCells = 2.0f;           // a stuck window lasts at least the time to cross this many cells
-constexpr int kLookAheadMoves = 1024;         // how far along its field's path a unit looks for a straight way
-constexpr int kGoalSightRecheck = 4;          // cells a unit that sees its goal walks before it looks again
-constexpr int kSightRecheck = 2;              // the same for a unit that sees a point further along its field's path
-constexpr int kSightNear = 3;                 // ... or until that point is this close (cells, Chebyshev)
+constexpr std::uint8_t kHeldSlow = 1;      // Agents::held bit 0: the last sub-step moved it slower than its slow speed
+constexpr std::uint8_t kHeldAhead = 2;     // Agents::held bit 1: someone was right ahead of it (see stuck())
+constexpr int kSqueezeRun = 1;             // windows in a row without progress after which a unit held up by
+                                           // other groups squeezes past their standing units
+constexpr float kStuckCells = 2.0f;        // a stuck window lasts at least the time to cross this many cells
+constexpr int kLookAheadMoves = 1024;      // how far along its field's path a unit looks for a straight way
+constexpr int kGoalSightRecheck = 4;       // cells a unit that sees its goal walks before it looks again
+constexpr int kSightRecheck = 2;           // the same for a unit that sees a point further along its field's path
+constexpr int kSightNear = 3;              // ... or until that point is this close (cells, Chebyshev)
 constexpr std::uint32_t kCornerCrowd = 1;  // a unit with fewer agents in its interaction range (alone) aims off corners
 constexpr float kPackDensity = 0.9f;       // of the disc an arrived group packs into (hexagonal packing: 0.907)
 constexpr float kAccelSpeed = 3.0f;        // cells/s: faster agents get proportionally more than max_force
@@ -400,12 +403,13 @@ std::shared_ptr<const FlowField> Crowd::group_steering(GroupId group) const {
     return has_group(group) ? groups_[group].steer : nullptr;
 }
 
-Result<void> Crowd::set_group_exit(GroupId group, bool exit) {
+Result<void> Crowd::set_group_exit(GroupId group, bool exit, bool remove) {
     if (!has_group(group)) return Error{ErrorCode::not_found, "unknown group " + std::to_string(group)};
     if (exit && groups_[group].flat && groups_[group].flat->kind() != FieldKind::goal) {
         return Error{"group " + std::to_string(group) + " flees: its field has no goals to leave by"};
     }
     groups_[group].exit = exit;
+    groups_[group].exit_keeps = exit && !remove;
     regions_stale_ = true;
     return {};
 }
@@ -638,7 +642,8 @@ AgentState Crowd::state(AgentId id) const {
 }
 
 bool Crowd::stuck(AgentId id) const {
-    return (a_.stuck[index_of(id)] & kStuckFlag) != 0;
+    const std::size_t k = index_of(id);
+    return (a_.stuck[k] & kStuckFlag) != 0 && (a_.held[k] & kHeldAhead) == 0;
 }
 
 Result<void> Crowd::check_agent_params(const AgentParams& p) const {
@@ -841,6 +846,7 @@ struct Neighbourhood {
     bool blocked_ahead = false;          // someone within the interaction range, within 72 degrees of its heading
     bool blocked_by_others = false;      // ... a unit of another group
     bool touches_leaving_mate = false;   // touching a mate that left the pack in the last sub-step
+    bool near_arrived = false;           // within kStayReach x (ri + rj) of an arrived agent of any group
 };
 
 // The previous state the phases read, and the step's constants.
@@ -907,7 +913,7 @@ Neighbourhood gather_neighbours(const StepView& v, const detail::SpatialHash& ha
         runs[n_runs++] = {from, to};
     });
     float sx = 0.0f, sy = 0.0f, ox = 0.0f, oy = 0.0f, px_fix = 0.0f, py_fix = 0.0f, vx_fix = 0.0f, vy_fix = 0.0f;
-    bool touches = false, touches_any = false, leaving = false;
+    bool touches = false, touches_any = false, leaving = false, near_arrived = false;
     std::uint32_t near = 0;
     float oncoming = 0.0f, gx = 0.0f, gy = 0.0f;
     bool blocked = false, blocked_others = false;
@@ -1010,6 +1016,7 @@ Neighbourhood gather_neighbours(const StepView& v, const detail::SpatialHash& ha
                 const bool ahead = d < range && -(dx * hxi + dy * hyi) > kAheadCos * 127.0f * d;
                 blocked |= ahead;
                 blocked_others |= ahead && v.group[k2] != group;
+                near_arrived |= d < rr * kStayReach && v.state[k2] == static_cast<std::uint8_t>(AgentState::arrived);
                 if (d < rr * 1.05f) {
                     if (v.state[k2] == static_cast<std::uint8_t>(AgentState::arrived)) {
                         touches_any = true;
@@ -1022,8 +1029,8 @@ Neighbourhood gather_neighbours(const StepView& v, const detail::SpatialHash& ha
         }
     }
     n_contacts_out = static_cast<std::uint8_t>(n_contacts);
-    return Neighbourhood{sx,          sy,   ox, oy, px_fix,   py_fix,  vx_fix,         vy_fix, touches,
-                         touches_any, near, gx, gy, oncoming, blocked, blocked_others, leaving};
+    return Neighbourhood{sx,          sy,   ox, oy, px_fix,   py_fix,  vx_fix,         vy_fix,  touches,
+                         touches_any, near, gx, gy, oncoming, blocked, blocked_others, leaving, near_arrived};
 }
 
 // States, first half: cut off, arrived (and re-activated when the goal moved away), moving.
@@ -1307,7 +1314,8 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             const float settle = places ? kRegionKeep * regions.radius(group) : settle_[group];
 
             // An exit: a unit whose (top-left) cell is one leaves (remove_leavers(), after the sub-step).
-            leaving_[k] = groups_[group].exit && to_go <= 0.0f;
+            leaving_[k] = groups_[group].exit && to_go <= 0.0f &&
+                          view.state[k] != static_cast<std::uint8_t>(AgentState::arrived);  // (kept: once)
             // States from the field, neighbours, then the stopping chain reaction near the goal.
             AgentState st = state_from_field(static_cast<AgentState>(view.state[k]), to_go, settle, P.arrival_distance,
                                              places || groups_[group].exit);
@@ -1344,7 +1352,7 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
                     arrived += !waiting;
                     queued += waiting;
                     ++asleep;
-                    stuck_count += stuck & kStuckFlag;
+                    stuck_count += (stuck & kStuckFlag) != 0 && (a_.held[k] & kHeldAhead) == 0;
                     continue;
                 }
             }
@@ -1356,13 +1364,16 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             // goal moved) starts from rest and would otherwise settle again where it stands.
             // Slow: its velocity, or what the last sub-step made good of it (a unit pressing into a
             // pack keeps its velocity while the contact passes hold it in place).
-            const bool slow = std::isfinite(a_.progress_ref[k]) &&
-                              (a_.held[k] != 0 || vx * vx + vy * vy < kBlockedSpeed * kBlockedSpeed * a_.speed[k] *
-                                                                          a_.speed[k] / (terrain * terrain));
+            const bool slow =
+                std::isfinite(a_.progress_ref[k]) &&
+                ((a_.held[k] & kHeldSlow) != 0 ||
+                 vx * vx + vy * vy < kBlockedSpeed * kBlockedSpeed * a_.speed[k] * a_.speed[k] / (terrain * terrain));
             // Touching the pack near the goal, or blocked against it for a whole window: the unit
             // arrives where its group's arrival region lets it stand, and otherwise waits its turn
             // (queued), as does a unit held up by anyone right ahead of it.
-            // An arrived unit of a region's pack that touches none of its arrived mates is not part
+            // An arrived unit of a region's pack that stands apart from every arrived unit (farther
+            // than kStayReach: the pack's own pressure drifts a unit off its edge by a few hundredths
+            // of a cell, which must not send it walking round the pack) is not part
             // of the pack (unless it touches a mate that left the pack just now: two units touching
             // each other and nobody else took turns, one arriving by the other as that one left),
             // and one pushed into a passage units still come through must leave it:
@@ -1380,9 +1391,12 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
                             regions.keep_clear(group, static_cast<std::uint32_t>(py) * static_cast<std::uint32_t>(W) +
                                                           static_cast<std::uint32_t>(px));
             }
+            // (Nor does one standing alone at the anchor while it is free, where it may arrive
+            // touching nobody: see `arrives` below.)
+            const bool at_place = filling && fill.place && fill.anchor;
             const bool rejoin =
                 st == AgentState::arrived && places &&
-                ((arrived_in_[group] > 1 && !nb.touches_arrived && !nb.touches_leaving_mate) || in_passage);
+                ((arrived_in_[group] > 1 && !nb.near_arrived && !nb.touches_leaving_mate && !at_place) || in_passage);
             if (st == AgentState::moving) {
                 const bool blocked =
                     (a_.stuck[k] & kStuckFlag) != 0 || slow || ((a_.stuck[k] >> kStuckRunShift) & 3) != 0;
@@ -1391,16 +1405,18 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
                 // With a region: a unit arrives touching the pack within its key (the pack's radius
                 // along the region, see arrival.hpp), at the free place it was led to and held up
                 // there, wedged against the pack, or held up against it for two whole windows
-                // without progress; the first one at the lowest
-                // place. Touching the pack further out, it
-                // goes on round it (a pack that took every unit at its first touch would grow in
-                // branches).
+                // without progress; the first one at the lowest place. Touching the pack further
+                // out, it goes on round it (a pack that took every unit at its first touch would
+                // grow in branches). A unit held up at the anchor while it is free arrives there
+                // even touching no arrived mate: units crowding the anchor while a few mates stand
+                // arrived a cell away (a small pond, a late rejoin) must not queue for ever.
                 const bool arrives =
                     places ? filling && !in_passage && regions.allows(group, fcx, fcy) &&
                                  ((nb.touches_arrived && (fill.key <= settle_[group] || (fill.place && slow) ||
                                                           (a_.stuck[k] & kStuckFlag) != 0 ||
                                                           (slow && ((a_.stuck[k] >> kStuckRunShift) & 3) >= 2))) ||
-                                  (arrived_in_[group] == 0 && fill.place && fill.key <= settle_[group]))
+                                  (arrived_in_[group] == 0 && fill.place && fill.key <= settle_[group]) ||
+                                  (at_place && slow))
                            : !groups_[group].exit && nb.touches_arrived_mate && (to_go <= settle || blocked);
                 if (arrives) {
                     st = AgentState::arrived;
@@ -1522,6 +1538,23 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             update_stuck(P, st, to_pack, terrain, a_.speed[k], dt, !nb.blocked_ahead, clock, ref, stuck, sidestep);
             if (st == AgentState::queued) stuck |= kStuckQueued;
             if (nb.blocked_by_others && (st == AgentState::queued || st == AgentState::moving)) stuck |= kStuckOthers;
+            // A unit flagged stuck that has someone right ahead now waits behind it: it reads as
+            // not stuck (stuck(), stats) until it has room again; the flag itself runs its window.
+            // Ahead of its heading (the neighbour scan), or of the way it now wants to go (a
+            // sidestep turns it): a contact candidate within 72 degrees of its desired velocity.
+            bool someone_ahead = nb.blocked_ahead;
+            const float want2 = dvx * dvx + dvy * dvy;
+            if (!someone_ahead && (stuck & kStuckFlag) != 0 && want2 > 1e-12f) {
+                const float want = std::sqrt(want2), ox0 = view.px[k], oy0 = view.py[k];
+                const std::uint32_t* const cs = &contacts_[k * kMaxContacts];
+                for (std::uint8_t h = 0; h < n_contacts_[k] && !someone_ahead; ++h) {
+                    const float ddx = view.px[cs[h]] - ox0, ddy = view.py[cs[h]] - oy0;
+                    const float d = std::sqrt(ddx * ddx + ddy * ddy);
+                    someone_ahead =
+                        d < (r + view.radius[cs[h]]) * kContactReach && ddx * dvx + ddy * dvy > kAheadCos * d * want;
+                }
+            }
+            a_.held[k] = static_cast<std::uint8_t>((a_.held[k] & kHeldSlow) | (someone_ahead ? kHeldAhead : 0));
             nx_[k] = x;
             ny_[k] = y;
             a_.vx[k] = vx;  // only this agent reads its velocity
@@ -1545,7 +1578,7 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             arrived += st == AgentState::arrived;
             no_path += st == AgentState::no_path;
             queued += st == AgentState::queued;
-            stuck_count += stuck & kStuckFlag;
+            stuck_count += (stuck & kStuckFlag) != 0 && !someone_ahead;
             sidestepping += sidestep > 0.0f;
             walls += hit;
         }
@@ -1594,7 +1627,8 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
                 const Cost c = cells[static_cast<std::size_t>(cy) * cost_->width() + cx];
                 const float terrain = c == kCostWall ? 1.0f : static_cast<float>(c);
                 const float slow = kBlockedSpeed * a_.speed[k] * dt / terrain;
-                a_.held[k] = mx * mx + my * my < slow * slow ? 1 : 0;
+                a_.held[k] = static_cast<std::uint8_t>((a_.held[k] & kHeldAhead) |
+                                                       (mx * mx + my * my < slow * slow ? kHeldSlow : 0));
             }
             // An arrived unit pushed out of its region's reach (cost to go beyond its radius + 1)
             // walks back from the next sub-step.
@@ -1631,7 +1665,14 @@ void Crowd::remove_leavers() {
     }
     std::sort(exited_.begin() + static_cast<std::ptrdiff_t>(first), exited_.end(),
               [](AgentId a, AgentId b) { return a.index < b.index; });
-    for (std::size_t i = first; i < exited_.size(); ++i) (void)remove_agent(exited_[i]);
+    for (std::size_t i = first; i < exited_.size(); ++i) {
+        const std::size_t e = index_[exited_[i].index];
+        if (groups_[a_.group[e]].exit_keeps) {
+            a_.state[e] = static_cast<std::uint8_t>(AgentState::arrived);  // the host sends it on
+        } else {
+            (void)remove_agent(exited_[i]);
+        }
+    }
 }
 
 // Contact passes on the sub-step's new positions (nx_, ny_): every agent moves away from the

@@ -352,10 +352,62 @@ Result<void> Simulation::step() {
     }
     sample_groups();
     sampled_ = steps_done_ % per_second_ == 0 || steps_done_ == step_count_;
+    if (sampled_) count_stuck_blocked();
     if (sampled_) arrived_by_second_.push_back(static_cast<double>(arrived) / static_cast<double>(ids_.size()));
     // Overlap ten times a simulated second (and at the end).
     if (sampled_ || steps_done_ % std::max(1, per_second_ / 10) == 0) measure_overlap();
     return {};
+}
+
+// Units flagged stuck with another unit right ahead: nearer than kRightAhead x (ri + rj), all but
+// touching, and within 60 degrees of their desired velocity. Such a unit waits behind others and
+// should read queued or moving, not stuck. (The crowd clears the readout for anyone within its
+// interaction range, separation_range x (ri + rj), 1.5 by default, ahead of its heading at the
+// start of the sub-step: the margin covers the sub-step's moves and a heading that is not yet the
+// desired velocity.) One-cell buckets, looked up only round the (few) stuck units.
+void Simulation::count_stuck_blocked() {
+    const Crowd& crowd = world_->crowd();
+    std::vector<std::size_t> stuck;
+    for (std::size_t j = 0; j < live_.size(); ++j) {
+        if (crowd.stuck(live_[j])) stuck.push_back(j);
+    }
+    if (stuck.empty()) return;
+    const CostField& cost = world_->cost();
+    const int W = cost.width(), H = cost.height();
+    auto cell_of = [&](Vec2 p) {
+        const int x = std::clamp(static_cast<int>(std::floor(p.x)), 0, W - 1);
+        const int y = std::clamp(static_cast<int>(std::floor(p.y)), 0, H - 1);
+        return static_cast<std::int64_t>(y) * W + x;
+    };
+    std::vector<std::pair<std::int64_t, std::uint32_t>> by_cell(live_.size());
+    for (std::size_t j = 0; j < live_.size(); ++j) by_cell[j] = {cell_of(pos_[j]), static_cast<std::uint32_t>(j)};
+    std::sort(by_cell.begin(), by_cell.end());
+    std::size_t blocked = 0;
+    for (const std::size_t j : stuck) {
+        const Vec2 p = pos_[j], want = crowd.desired_velocity(live_[j]);
+        const float wl = std::hypot(want.x, want.y);
+        if (wl < 1e-6f) continue;
+        bool ahead = false;
+        constexpr float kRightAhead = 1.2f;
+        const float rj = crowd.agent_params(live_[j]).radius;
+        const int ring = 1 + static_cast<int>(kRightAhead * (rj + kMaxAgentRadius));
+        const int cx = static_cast<int>(cell_of(p) % W), cy = static_cast<int>(cell_of(p) / W);
+        for (int y = std::max(0, cy - ring); y <= std::min(H - 1, cy + ring) && !ahead; ++y) {
+            for (int x = std::max(0, cx - ring); x <= std::min(W - 1, cx + ring) && !ahead; ++x) {
+                const std::int64_t c = static_cast<std::int64_t>(y) * W + x;
+                auto it = std::lower_bound(by_cell.begin(), by_cell.end(), std::pair{c, std::uint32_t{0}});
+                for (; it != by_cell.end() && it->first == c && !ahead; ++it) {
+                    if (it->second == j) continue;
+                    const Vec2 q = pos_[it->second];
+                    const float dx = q.x - p.x, dy = q.y - p.y, d = std::hypot(dx, dy);
+                    const float reach = kRightAhead * (rj + crowd.agent_params(live_[it->second]).radius);
+                    ahead = d < reach && (dx * want.x + dy * want.y) > 0.5f * d * wl;
+                }
+            }
+        }
+        blocked += ahead;
+    }
+    stuck_blocked_ = std::max(stuck_blocked_, blocked);
 }
 
 // Cost to go of a unit of `size` at p on its group's field (kUnreachable without one).
@@ -545,6 +597,7 @@ SimulationReport Simulation::report() const {
     }
     r.region_leaks = leaks_;
     r.passage_arrived = passage_arrived_;
+    r.stuck_blocked = stuck_blocked_;
     if (scenario_) r.scenario = scenario_->name;
     return r;
 }

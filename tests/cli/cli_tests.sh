@@ -520,8 +520,11 @@ sim_wall_safety)
   # 2026-12-03: the deep pass also bounds pairs of mates with a unit flagged stuck in them, checked
   # where the contact passes left them (crowd.cpp, jammed_mates): the first re-recorded, the
   # second (no bound) unchanged.
-  expected_hash=2c47435d3cbc881e
-  expected_hash_no_pack_bound=9adf9a3ffe350a4a
+  # 2026-12-04: crowds that meet (issue 34: arrival regions, queued units, sleeping without the
+  # mover tiles, acceleration in proportion to speed, units held up at a free anchor arrive, an
+  # arrived unit stays within 1.2 (ri + rj) of the pack): both re-recorded.
+  expected_hash=6c336a65e805fa74
+  expected_hash_no_pack_bound=c565cf004785a933
   sim5k=("$tide" sim --map @default --goal 54,18 --agents 5000 --seconds 5)
   h1=$("${sim5k[@]}" --threads 1 2>/dev/null | grep -o 'state hash [0-9a-f]*')
   h2=$("${sim5k[@]}" --threads 2 2>/dev/null | grep -o 'state hash [0-9a-f]*')

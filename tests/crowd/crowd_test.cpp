@@ -405,8 +405,8 @@ TEST(CrowdStuck, AUnitWedgedInAWallCornerBesideAPackGetsFreeWithinFiveSeconds) {
 }
 
 // 1,000 units at random open spots of the default map (64 x 40), the same ones every time.
-void spawn_thousand_on_default_map(Crowd& crowd, const CostField& cost, GroupId g) {
-    std::mt19937 rng(5);
+void spawn_thousand_on_default_map(Crowd& crowd, const CostField& cost, GroupId g, unsigned seed = 5) {
+    std::mt19937 rng(seed);
     std::uniform_real_distribution<float> ux(0.0f, 64.0f), uy(0.0f, 40.0f);
     for (int n = 0; n < 1000;) {
         const Vec2 p{ux(rng), uy(rng)};
@@ -423,29 +423,53 @@ TEST(CrowdArrival, AThousandUnitsOnTheDefaultMapPackRoundAndStandStill) {
     ASSERT_TRUE(m.ok());
     const CostField& cost = m->cost;
     const Cell goal{54, 18};
-    Crowd crowd(cost);
-    const GroupId g = crowd.add_group(field_for(cost, goal)).value();
-    spawn_thousand_on_default_map(crowd, cost, g);
-    double all_arrived = -1.0;
-    for (int s = 0; s < 60 * 60; ++s) {
-        ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
-        if (all_arrived < 0.0 && crowd.stats().arrived == 1000) all_arrived = crowd.time();
-        if (all_arrived >= 0.0 && crowd.time() >= all_arrived + 3.0) break;
+    // Measured (2026-12-04, spawn seeds 1-6): ratio 0.778-0.803, all arrived after 27-36 s, a pack
+    // at rest; seeds 3 (the least round) to 5 are checked. The bound is below the spread, which
+    // any change to the crowd reshuffles (0.855 before arrival regions, 0.447 with the old
+    // settle radius).
+    for (unsigned seed : {3u, 4u, 5u}) {
+        Crowd crowd(cost);
+        const GroupId g = crowd.add_group(field_for(cost, goal)).value();
+        spawn_thousand_on_default_map(crowd, cost, g, seed);
+        double all_arrived = -1.0;
+        for (int s = 0; s < 60 * 60; ++s) {
+            ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
+            if (all_arrived < 0.0 && crowd.stats().arrived == 1000) all_arrived = crowd.time();
+            if (all_arrived >= 0.0 && crowd.time() >= all_arrived + 3.0) break;
+        }
+        ASSERT_GE(all_arrived, 0.0) << "seed " << seed << ": arrived " << crowd.stats().arrived;
+        double distance = 0.0, speed = 0.0;
+        for (AgentId id : crowd.agents()) {
+            const Vec2 p = crowd.position(id), v = crowd.velocity(id);
+            distance += std::hypot(p.x - (goal.x + 0.5f), p.y - (goal.y + 0.5f));
+            speed += std::hypot(v.x, v.y);
+        }
+        const double ideal = 2.0 / 3.0 * 0.16 * std::sqrt(1000 / 0.9069);
+        std::printf("seed %u pack: mean distance %.2f cells, ideal %.2f, ratio %.3f; all arrived at %.1f s\n", seed,
+                    distance / 1000.0, ideal, ideal / (distance / 1000.0), all_arrived);
+        EXPECT_GE(ideal / (distance / 1000.0), 0.75)
+            << "seed " << seed << ": mean distance " << distance / 1000.0 << ", ideal " << ideal;
+        EXPECT_LT(speed / 1000.0, 0.05) << "seed " << seed << ": 3 s after the last unit arrived";
+        EXPECT_EQ(crowd.stats().arrived, 1000u) << "seed " << seed;
     }
-    ASSERT_GE(all_arrived, 0.0) << "arrived " << crowd.stats().arrived;
-    double distance = 0.0, speed = 0.0;
-    for (AgentId id : crowd.agents()) {
-        const Vec2 p = crowd.position(id), v = crowd.velocity(id);
-        distance += std::hypot(p.x - (goal.x + 0.5f), p.y - (goal.y + 0.5f));
-        speed += std::hypot(v.x, v.y);
+}
+
+TEST(CrowdArrival, TenUnitsOnASmallPondAllArriveAndNoneQueuesForEver) {
+    // A 5x3 pond (tide sim --class water on the lake map of tests/cli): units that reached the
+    // anchor while a few mates stood arrived a cell away queued there for ever (20% arrived).
+    CostField cost = std::move(CostField::create(7, 5).value());
+    cost.fill_rect(0, 0, 6, 4, kCostWall);
+    cost.fill_rect(1, 1, 5, 3, kCostPlain);
+    for (unsigned seed = 1; seed <= 8; ++seed) {
+        Crowd crowd(cost);
+        const GroupId g = crowd.add_group(field_for(cost, {3, 2})).value();
+        std::mt19937 rng(seed);
+        std::uniform_real_distribution<float> ux(1.2f, 5.8f), uy(1.2f, 3.8f);
+        for (int i = 0; i < 10; ++i) ASSERT_TRUE(crowd.add_agent({ux(rng), uy(rng)}, g).ok());
+        for (int s = 0; s < 60 * 5; ++s) ASSERT_TRUE(crowd.step(1.0f / 60.0f).ok());
+        EXPECT_EQ(crowd.stats().arrived, 10u) << "seed " << seed << ": queued " << crowd.stats().queued;
+        EXPECT_EQ(penetrations(crowd, cost, CrowdParams{}.radius), 0) << "seed " << seed;
     }
-    const double ideal = 2.0 / 3.0 * 0.16 * std::sqrt(1000 / 0.9069);
-    // Measured: 0.855 (0.447 with the old settle radius), all arrived after 24 s, 0.002 cells/s.
-    std::printf("pack: mean distance %.2f cells, ideal %.2f, ratio %.3f; all arrived at %.1f s\n", distance / 1000.0,
-                ideal, ideal / (distance / 1000.0), all_arrived);
-    EXPECT_GE(ideal / (distance / 1000.0), 0.8) << "mean distance " << distance / 1000.0 << ", ideal " << ideal;
-    EXPECT_LT(speed / 1000.0, 0.05) << "3 s after the last unit arrived";
-    EXPECT_EQ(crowd.stats().arrived, 1000u);
 }
 
 TEST(Crowd, WallSafetyOnTheRandomBenchmarkMap) {
@@ -1215,6 +1239,71 @@ TEST(CrowdSleeping, AWallPaintedOntoSleepersPushesThemOut) {
         }
     }
     EXPECT_EQ(into_walls, 0) << covered << " units stood on the new wall, " << walled_in << " are walled in";
+}
+
+// Exits: a room (x < 20) whose right wall has a one-cell door at (20, 10); the door cell is the
+// exit group's goal. 60 units start in the room.
+struct ExitRoom {
+    CostField cost = CostField::create(40, 21).value();
+    std::unique_ptr<Crowd> crowd;
+    GroupId exit_group = 0;
+    std::vector<AgentId> units;
+    explicit ExitRoom(bool remove) {
+        cost.fill_rect(20, 0, 20, 20, kCostWall);
+        cost.set(20, 10, kCostPlain);
+        crowd = std::make_unique<Crowd>(cost);
+        exit_group = crowd->add_group(field_for(cost, {20, 10})).value();
+        EXPECT_TRUE(crowd->set_group_exit(exit_group, true, remove).ok());
+        for (int i = 0; i < 60; ++i) {
+            units.push_back(crowd->add_agent({6.3f + 0.5f * (i % 10), 7.3f + 0.5f * (i / 10)}, exit_group).value());
+        }
+    }
+};
+
+TEST(CrowdExits, UnitsLeaveThroughTheExitOnceEachAndTheirHandlesGoStale) {
+    ExitRoom room(true);
+    std::vector<AgentId> left;
+    for (int s = 0; s < 60 * 60 && room.crowd->size() > 0; ++s) {
+        ASSERT_TRUE(room.crowd->step(1.0f / 60.0f).ok());
+        EXPECT_EQ(room.crowd->stats().exited, room.crowd->exited().size());
+        for (const AgentId id : room.crowd->exited()) {
+            EXPECT_FALSE(room.crowd->valid(id));
+            left.push_back(id);
+        }
+    }
+    EXPECT_EQ(room.crowd->size(), 0u) << "every unit left";
+    std::sort(left.begin(), left.end(), [](AgentId a, AgentId b) { return a.index < b.index; });
+    EXPECT_EQ(left.size(), 60u);
+    EXPECT_TRUE(std::adjacent_find(left.begin(), left.end(), [](AgentId a, AgentId b) { return a.index == b.index; }) ==
+                left.end())
+        << "a unit listed twice";
+    EXPECT_TRUE(room.crowd->set_group_exit(99, true).error().code == ErrorCode::not_found);
+}
+
+TEST(CrowdExits, AGroupThatKeepsItsUnitsHandsThemToTheHostWhoSendsThemOn) {
+    // The host's choice: units that reach the door stay in the crowd and go on to (35, 10).
+    ExitRoom room(false);
+    const GroupId beyond = room.crowd->add_group(field_for(room.cost, {35, 10})).value();
+    std::size_t handed = 0;
+    for (int s = 0; s < 90 * 60; ++s) {
+        ASSERT_TRUE(room.crowd->step(1.0f / 60.0f).ok());
+        for (const AgentId id : room.crowd->exited()) {
+            ASSERT_TRUE(room.crowd->valid(id)) << "a kept unit's handle stays valid";
+            EXPECT_EQ(room.crowd->state(id), AgentState::arrived) << "it stands on the exit until sent on";
+            ASSERT_TRUE(room.crowd->set_agent_group(id, beyond).ok());
+            ++handed;
+        }
+        if (room.crowd->stats().arrived == 60u && handed == 60u) break;
+    }
+    EXPECT_EQ(handed, 60u) << "each unit handed over once";
+    EXPECT_EQ(room.crowd->size(), 60u);
+    std::size_t past_the_door = 0;
+    for (const AgentId id : room.units) {
+        EXPECT_EQ(room.crowd->group(id), beyond);
+        EXPECT_EQ(room.crowd->state(id), AgentState::arrived);
+        past_the_door += room.crowd->position(id).x > 21.0f;
+    }
+    EXPECT_EQ(past_the_door, 60u);
 }
 
 }  // namespace

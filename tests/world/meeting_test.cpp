@@ -32,7 +32,11 @@ SimulationReport run(std::string_view name, JobSystem& jobs, double seconds = 0.
     EXPECT_TRUE(sim.ok()) << sim.error().message;
     if (!sim.ok()) return {};
     EXPECT_TRUE((*sim)->run().ok());
-    return (*sim)->report();
+    SimulationReport r = (*sim)->report();
+    // Queue vs stuck, in every scenario: a unit flagged stuck has room ahead (one waiting behind
+    // another reads queued or moving). Sampled once per simulated second.
+    EXPECT_EQ(r.stuck_blocked, 0u) << name << ": units flagged stuck with a unit right ahead";
+    return r;
 }
 
 const SimulationGroup* group_to(const SimulationReport& r, Cell goal) {
