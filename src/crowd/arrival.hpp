@@ -173,11 +173,12 @@ private:
     static int passage_width(const CostField& terrain, int x, int y, int cap, int& axis);
     enum class Passage : std::uint8_t { none, idle, in_use };
     Passage passage_at(const CostField& terrain, int x, int y, int narrow);
-    void walk_traffic(const CostField& terrain, const RegionField& f, std::uint32_t group, int x, int y);
+    // Both walks return the moves they followed.
+    int walk_traffic(const CostField& terrain, const RegionField& f, std::uint32_t group, int x, int y);
     static int narrow_for(float area);
     void mark_ends_here(const CostField& terrain, std::span<const RegionGroup> groups);
-    void walk_entry(const CostField& terrain, const RegionField& f, const Region& r, std::uint32_t group, int narrow,
-                    int x, int y);
+    int walk_entry(const CostField& terrain, const RegionField& f, const Region& r, std::uint32_t group, int narrow,
+                   int x, int y);
     bool excluded(std::uint32_t group, int width, int height, int x, int y) const;
     void grow(const CostField& terrain, const RegionField& f, std::uint32_t group, float area, float max_radius,
               bool others, bool passages, Region& out);
