@@ -68,10 +68,11 @@ int main(int argc, char** argv) {
     params = tide_crowd_default_agent_params(crowd);
     for (i = 0; i < 8; ++i) {
         tide_vec2 p;
+        tide_agent unit; /* the handle: keep it to remove or move the unit later */
         p.x = 1.5f + (float)(i % 2);
         p.y = 1.5f + (float)i;
         params.user_tag = 100u + (uint64_t)i; /* e.g. the engine's entity id */
-        status = tide_crowd_add_agent(crowd, p, group, &params, NULL);
+        status = tide_crowd_add_agent(crowd, p, group, &params, &unit);
         if (status != TIDE_OK) return fail(status);
     }
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <string>
@@ -84,16 +85,16 @@ std::shared_ptr<const tide::FlowField> build(const PyMap& m, const std::vector<s
     tide::FieldBuilder builder;
     const auto cells = to_cells(goals);
     const auto danger_cells = to_cells(dangers);
+    // Everything that may raise is checked, and raised, while this thread holds the GIL: raising
+    // with the GIL released crashed the interpreter (connectivity=6).
+    const tide::FieldParams params = field_params(diagonal, connectivity);
+    tide::Result<void> r;
     {
         py::gil_scoped_release unlocked;
-        const tide::FieldParams params = field_params(diagonal, connectivity);
-        auto r = danger_cells.empty() ? builder.build(m.map.cost, cells, params, *field)
-                                      : builder.build_mixed(m.map.cost, cells, danger_cells, danger, params, *field);
-        if (!r) {
-            py::gil_scoped_acquire locked;
-            raise(r.error());
-        }
+        r = danger_cells.empty() ? builder.build(m.map.cost, cells, params, *field)
+                                 : builder.build_mixed(m.map.cost, cells, danger_cells, danger, params, *field);
     }
+    check(r);
     return field;
 }
 
@@ -103,15 +104,13 @@ std::shared_ptr<const tide::FlowField> build_flee(const PyMap& m, const std::vec
     auto field = std::make_shared<tide::FlowField>();
     tide::FieldBuilder builder;
     const auto cells = to_cells(dangers);
+    const tide::FieldParams params = field_params(diagonal, connectivity);  // raises with the GIL held
+    tide::Result<void> r;
     {
         py::gil_scoped_release unlocked;
-        auto r = builder.build_flee(m.map.cost, cells, tide::FleeParams{factor}, field_params(diagonal, connectivity),
-                                    *field);
-        if (!r) {
-            py::gil_scoped_acquire locked;
-            raise(r.error());
-        }
+        r = builder.build_flee(m.map.cost, cells, tide::FleeParams{factor}, params, *field);
     }
+    check(r);
     return field;
 }
 
@@ -218,17 +217,17 @@ py::dict sim(const PyMap& m, std::vector<std::pair<int, int>> goals, int agents,
     tide::SerialJobSystem jobs;
     std::unique_ptr<tide::Simulation> run;
     tide::SimulationReport r;
+    tide::Result<void> ran;
     {
         py::gil_scoped_release unlocked;
         auto created = tide::Simulation::create(jobs, "<python>", std::move(cost), settings);
-        tide::Result<void> ran = created ? (*created)->run() : tide::Result<void>{created.error()};
-        if (!ran) {
-            py::gil_scoped_acquire locked;
-            raise(ran.error());
+        ran = created ? (*created)->run() : tide::Result<void>{created.error()};
+        if (ran) {
+            run = std::move(created.value());
+            r = run->report();
         }
-        run = std::move(created.value());
-        r = run->report();
     }
+    check(ran);  // raised with the GIL held
     const std::size_t n = r.units.size();
     py::array_t<float> positions({static_cast<py::ssize_t>(n), py::ssize_t{2}});
     py::array_t<std::uint8_t> states(static_cast<py::ssize_t>(n));
@@ -316,20 +315,35 @@ PYBIND11_MODULE(tide, m) {
     }();
 
     py::class_<PyMap, std::shared_ptr<PyMap>>(m, "Map", "A grid of entry costs: 1..254 passable, 255 a wall.")
-        .def(py::init([](py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast> costs) {
+        .def(py::init([](py::array costs) {
                  if (costs.ndim() != 2) raise(tide::Error{"costs must be a 2-D array (rows, columns)"});
                  const auto h = static_cast<int>(costs.shape(0)), w = static_cast<int>(costs.shape(1));
                  auto cost = take(tide::CostField::create(std::max(w, 1), std::max(h, 1)));
                  if (costs.shape(0) != cost.height() || costs.shape(1) != cost.width()) {
                      raise(tide::Error{"costs must be at least 1 x 1"});
                  }
-                 const std::uint8_t* src = costs.data();
+                 // Every value is checked as given, never converted first: a cast to uint8 turned
+                 // int64 300 into 44, int32 -1 into a wall and 1.9 into 1. Integer and float arrays
+                 // are read through float64 (exact for every integer a cost can be).
+                 const std::string dtype = py::str(costs.dtype());
+                 const char kind = costs.dtype().kind();
+                 if (kind != 'u' && kind != 'i' && kind != 'f') {
+                     raise(tide::Error{"costs of dtype " + dtype + ": give integers 1..255 (uint8 is read as is)"});
+                 }
+                 auto values = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(costs);
+                 if (!values) raise(tide::Error{"costs of dtype " + dtype + " cannot be read as numbers"});
+                 const double* src = values.data();
                  auto cells = cost.cells();
                  for (std::size_t i = 0; i < cells.size(); ++i) {
-                     if (src[i] == 0)
-                         raise(tide::Error{"cost 0 at (" + std::to_string(i % w) + ", " + std::to_string(i / w) +
-                                           ") (passable costs are 1..254)"});
-                     cells[i] = src[i];
+                     const double v = src[i];
+                     if (!(v >= 1.0 && v <= 255.0 && v == std::floor(v))) {
+                         char text[64];
+                         std::snprintf(text, sizeof text, "%.17g", v);
+                         raise(tide::Error{"cost " + std::string(text) + " (" + dtype + ") at (" +
+                                           std::to_string(i % w) + ", " + std::to_string(i / w) +
+                                           ") is not a cost: passable costs are the integers 1..254, 255 a wall"});
+                     }
+                     cells[i] = static_cast<tide::Cost>(v);
                  }
                  return std::make_shared<PyMap>(PyMap{tide::Map{std::move(cost)}, {}});
              }),
@@ -337,6 +351,10 @@ PYBIND11_MODULE(tide, m) {
         .def_static(
             "load",
             [](const std::string& path) {
+                if (path.find('\0') != std::string::npos) {
+                    raise(tide::Error{"path '" + path.substr(0, path.find('\0')) +
+                                      "\\x00...' holds a NUL character (a file name cannot)"});
+                }
                 return std::make_shared<PyMap>(PyMap{take(tide::load_map(path)), {}});
             },
             py::arg("path"), "Reads a Moving AI .map or Tide text map.")
@@ -441,11 +459,15 @@ PYBIND11_MODULE(tide, m) {
         "direction 8 marks the safe spots.");
 
     py::class_<tide::Crowd>(m, "Crowd", "Agents steering along flow fields (see include/tide/crowd.hpp).")
-        .def(py::init([](std::shared_ptr<PyMap> map) { return std::make_unique<tide::Crowd>(map->map.cost); }),
+        .def(py::init([](std::shared_ptr<PyMap> map) {
+                 if (!map) raise(tide::Error{"map is None: a Crowd needs a tide.Map"});
+                 return std::make_unique<tide::Crowd>(map->map.cost);
+             }),
              py::arg("map"), py::keep_alive<1, 2>())
         .def(
             "add_group",
             [](tide::Crowd& c, std::shared_ptr<tide::FlowField> f, int unit_size, std::uint8_t movement_class) {
+                if (!f) raise(tide::Error{"field is None: add_group needs a tide.Field (build_field, build_flee)"});
                 return take(
                     c.add_group(std::shared_ptr<const tide::FlowField>(std::move(f)), unit_size, movement_class));
             },
@@ -478,13 +500,13 @@ PYBIND11_MODULE(tide, m) {
         .def(
             "step",
             [](tide::Crowd& c, float dt, int steps) {
-                py::gil_scoped_release unlocked;
-                for (int s = 0; s < steps; ++s) {
-                    if (auto r = c.step(dt); !r) {
-                        py::gil_scoped_acquire locked;
-                        raise(r.error());
-                    }
+                if (steps < 0) raise(tide::Error{"steps " + std::to_string(steps) + " is negative"});
+                tide::Result<void> r;
+                {
+                    py::gil_scoped_release unlocked;
+                    for (int s = 0; s < steps && r; ++s) r = c.step(dt);
                 }
+                check(r);  // raised with the GIL held
             },
             py::arg("dt"), py::arg("steps") = 1)
         .def("__len__", &tide::Crowd::size)

@@ -4,6 +4,12 @@
 
    - Objects are opaque handles made by tide_*_create / _load / _build and freed by _destroy
      (destroying NULL does nothing). No function keeps a pointer it was given unless it says so.
+   - Handles are checked: a handle destroyed (or never made by tide) is refused with
+     TIDE_ERROR_INVALID_ARGUMENT by every call that returns a status, read as 0 / NULL by the
+     others, and destroying it again does nothing (a registry of live handles, one lookup per
+     call; memory reused for a new handle of the same kind can still fool it). A crowd keeps its
+     map alive, and a group its field, so the order of the destroys does not matter. Outputs
+     (`out` pointers) are never NULL.
    - Fallible functions return a tide_status: TIDE_OK (0) or an error code; no exception or abort
      crosses this API (misuse in the C++ asserts aside: an agent handle is always checked here).
      tide_last_error() gives the message of the calling thread's last failure.
@@ -80,7 +86,8 @@ TIDE_API tide_status tide_map_parse(const char* text, size_t length, const char*
 /** A width x height map (1..16384 each) with the given row-major costs (copied; 0 is refused),
     or every cell cost 1 when `costs` is NULL. */
 TIDE_API tide_status tide_map_create(int32_t width, int32_t height, const uint8_t* costs, tide_map** out);
-/** Frees a map. A crowd made on it must be destroyed first. */
+/** Frees a map (NULL, or a handle already destroyed: nothing happens). Crowds made on it keep its
+    terrain until the last of them is destroyed; the handle is dead at once. */
 TIDE_API void tide_map_destroy(tide_map* map);
 /** Columns. */
 TIDE_API int32_t tide_map_width(const tide_map* map);
@@ -196,15 +203,15 @@ typedef struct tide_agent_params {
 
 /** The C++ defaults. */
 TIDE_API tide_crowd_params tide_crowd_params_default(void);
-/** A crowd on `map` (params NULL: defaults). The map must outlive the crowd; edits to it are seen
-    at the next step. */
+/** A crowd on `map` (params NULL: defaults). It keeps the map's terrain alive (the map may be
+    destroyed first); edits made through the map handle while it lives are seen at the next step. */
 TIDE_API tide_status tide_crowd_create(const tide_map* map, const tide_crowd_params* params, tide_crowd** out);
 /** Frees a crowd. */
 TIDE_API void tide_crowd_destroy(tide_crowd* crowd);
 /** The crowd-wide defaults as agent settings (class 0, tag 0). */
 TIDE_API tide_agent_params tide_crowd_default_agent_params(const tide_crowd* crowd);
 /** Adds a group of units `unit_size` cells a side (1 for ordinary units) following `field` (the
-    group keeps a reference: the caller may destroy its handle). */
+    group keeps a reference: the caller may destroy its handle); its id in *out (NULL: refused). */
 TIDE_API tide_status tide_crowd_add_group(tide_crowd* crowd, const tide_field* field, int32_t unit_size,
                                           tide_group* out);
 /** tide_crowd_add_group() for units of `movement_class` (tide_crowd_add_group makes class 0): only
@@ -219,7 +226,8 @@ TIDE_API tide_status tide_crowd_set_group_movement_class(tide_crowd* crowd, tide
 TIDE_API tide_status tide_crowd_set_group_field(tide_crowd* crowd, tide_group group, const tide_field* field);
 /** Removes an empty group (its id may be reused). */
 TIDE_API tide_status tide_crowd_remove_group(tide_crowd* crowd, tide_group group);
-/** Adds an agent (params NULL: the defaults). Errors: off the map, on a wall, unknown group, bad params. */
+/** Adds an agent (params NULL: the defaults); its handle in *out (NULL: refused, the handle would be
+    lost). Errors: off the map, on a wall, unknown group, bad params. */
 TIDE_API tide_status tide_crowd_add_agent(tide_crowd* crowd, tide_vec2 position, tide_group group,
                                           const tide_agent_params* params, tide_agent* out);
 /** Removes an agent. */

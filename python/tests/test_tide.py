@@ -3,6 +3,7 @@ import json
 import math
 import os
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -269,3 +270,68 @@ def test_crowd_groups_take_only_agents_of_their_movement_class():
         crowd.set_group_movement_class(boats, 0)
     crowd.step(1 / 30, steps=300)
     assert crowd.states() == ["arrived", "arrived"]
+
+
+# Issue 43: bad arguments raise tide.Error and never crash the interpreter. Each case runs in a
+# child interpreter, so a crash fails its case (with the signal) instead of killing the runner.
+BAD_CALLS = {
+    "build_field connectivity=6": "tide.build_field(tide.Map.builtin('default'), [(54, 18)], connectivity=6)",
+    "build_flee connectivity=6": "tide.build_flee(tide.Map.builtin('default'), [(54, 18)], connectivity=6)",
+    "mixed field connectivity=6": "tide.build_field(tide.Map.builtin('default'), [(54, 18)], connectivity=6, "
+    "dangers=[(10, 10)])",
+    "build_field on a wall": "tide.build_field(tide.Map.builtin('default'), [(-1, 0)])",
+    "Crowd(None)": "tide.Crowd(None)",
+    "add_group(None)": "tide.Crowd(tide.Map.builtin('default')).add_group(None)",
+    "step(steps=-1)": "tide.Crowd(tide.Map.builtin('default')).step(1 / 60, steps=-1)",
+    "step(dt=nan)": "tide.Crowd(tide.Map.builtin('default')).step(float('nan'))",
+    "Map.load with a NUL": "tide.Map.load('p\\x00junk')",
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_CALLS))
+def test_bad_arguments_raise_and_never_crash(name):
+    code = (
+        "import sys, tide\n"
+        "try:\n"
+        f"    {BAD_CALLS[name]}\n"
+        "except tide.Error as e:\n"
+        "    print('raised', e.code, e)\n"
+        "    sys.exit(0)\n"
+        "print('no error')\n"
+        "sys.exit(3)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, f"{name}: exit {r.returncode} (negative: killed by that signal)\n{r.stdout}{r.stderr}"
+    assert r.stdout.startswith("raised "), r.stdout
+
+
+def test_a_nul_in_a_path_is_named_not_cut():
+    with pytest.raises(tide.Error, match="NUL"):
+        tide.Map.load("p\x00junk")
+
+
+@pytest.mark.parametrize(
+    "values,dtype,named",
+    [
+        ([[1, 300]], np.int64, "cost 300 (int64)"),
+        ([[1, -1]], np.int32, "cost -1 (int32)"),
+        ([[1.9, 1]], np.float64, "cost 1.8999999999999999 (float64)"),
+        ([[1, 256]], np.int64, "cost 256 (int64)"),
+        ([[1, float("nan")]], np.float32, "cost nan (float32)"),
+        ([[1, 0]], np.uint8, "cost 0 (uint8)"),
+    ],
+)
+def test_cost_arrays_are_checked_as_given_not_converted(values, dtype, named):
+    with pytest.raises(tide.Error) as e:
+        tide.Map(np.array(values, dtype=dtype))
+    message = str(e.value)
+    assert named in message, message
+    assert "(1, 0)" in message or "(0, 0)" in message, message
+
+
+def test_integer_and_float_cost_arrays_that_hold_costs_are_taken():
+    for dtype in (np.int64, np.int32, np.uint16, np.float64):
+        m = tide.Map(np.array([[1, 6, 255]], dtype=dtype))
+        assert list(m.costs[0]) == [1, 6, 255]
+    with pytest.raises(tide.Error, match="dtype"):
+        tide.Map(np.array([["a", "b"]]))

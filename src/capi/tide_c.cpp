@@ -3,9 +3,12 @@
 #include "tide/tide.h"
 
 #include <cmath>
+#include <cstdint>
 #include <exception>
+#include <mutex>
 #include <new>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "tide/crowd.hpp"
@@ -14,6 +17,8 @@
 
 struct tide_map {
     tide::Map map;
+    int crowds = 0;      // crowds made on it (they read its costs): it is freed after the last one
+    bool freed = false;  // tide_map_destroy was called while crowds remained (the handle is dead)
 };
 
 struct tide_field {
@@ -21,7 +26,8 @@ struct tide_field {
 };
 
 struct tide_crowd {
-    explicit tide_crowd(const tide::CostField& cost) : crowd(cost) {}
+    explicit tide_crowd(tide_map* m) : map(m), crowd(m->map.cost) {}
+    tide_map* map;  // kept alive while the crowd lives (tide_map_destroy may come first)
     tide::Crowd crowd;
 };
 
@@ -52,6 +58,36 @@ static_assert(sizeof(tide_vec2) == sizeof(tide::Vec2) && sizeof(tide_agent) == s
 
 thread_local std::string g_last_error;
 
+// Live handles: every call checks that the handle it is given was made by this library and not yet
+// destroyed (one hash lookup under a mutex), so a destroyed or made-up handle gets
+// TIDE_ERROR_INVALID_ARGUMENT instead of a use after free, and a second destroy does nothing.
+// Freed memory reused for a new handle of the same kind would pass: the check catches the common
+// mistakes, not every one. The C API's own state, not the library's (which has no globals).
+enum class Kind : std::uint8_t { map, field, crowd };
+std::mutex g_handles_mutex;
+std::unordered_map<const void*, Kind> g_handles;
+
+template <class T>
+T* registered(T* handle, Kind kind) {
+    std::lock_guard lock(g_handles_mutex);
+    g_handles[handle] = kind;
+    return handle;
+}
+bool live(const void* handle, Kind kind) {
+    if (!handle) return false;
+    std::lock_guard lock(g_handles_mutex);
+    const auto it = g_handles.find(handle);
+    return it != g_handles.end() && it->second == kind;
+}
+// Removes `handle` from the live ones; false when it was not live (already destroyed, or never made).
+bool unregister(const void* handle, Kind kind) {
+    std::lock_guard lock(g_handles_mutex);
+    const auto it = g_handles.find(handle);
+    if (it == g_handles.end() || it->second != kind) return false;
+    g_handles.erase(it);
+    return true;
+}
+
 tide_status fail(tide_status status, std::string message) {
     g_last_error = std::move(message);
     return status;
@@ -63,6 +99,11 @@ tide_status fail(const tide::Error& e) {
 
 tide_status fail_null(const char* what) {
     return fail(TIDE_ERROR_INVALID_ARGUMENT, std::string(what) + " is NULL");
+}
+
+tide_status fail_dead(const char* what) {
+    return fail(TIDE_ERROR_INVALID_ARGUMENT,
+                std::string(what) + " is not a live tide_" + what + " handle (destroyed, or never made by tide)");
 }
 
 // Runs `fn` (returning tide_status) with every exception turned into a status.
@@ -145,13 +186,14 @@ std::vector<tide::Cell> to_cells(const tide_cell* cells, size_t count) {
 template <class Build>
 tide_status build_field(const tide_map* map, const tide_field_params* params, tide_field** out, Build&& build) {
     if (!map) return fail_null("map");
+    if (!live(map, Kind::map)) return fail_dead("map");
     if (!out) return fail_null("out");
     tide::FieldParams p;
     if (const tide_status s = to_field_params(params, p); s != TIDE_OK) return s;
     auto field = std::make_shared<tide::FlowField>();
     tide::FieldBuilder builder;
     if (auto r = build(builder, p, *field); !r) return fail(r.error());
-    *out = new tide_field{std::move(field)};
+    *out = registered(new tide_field{std::move(field)}, Kind::field);
     return TIDE_OK;
 }
 
@@ -199,7 +241,7 @@ tide_status tide_map_load(const char* path, tide_map** out) {
         if (!out) return fail_null("out");
         auto map = tide::load_map(path);
         if (!map) return fail(map.error());
-        *out = new tide_map{std::move(*map)};
+        *out = registered(new tide_map{std::move(*map)}, Kind::map);
         return TIDE_OK;
     });
 }
@@ -210,7 +252,7 @@ tide_status tide_map_parse(const char* text, size_t length, const char* source, 
         if (!out) return fail_null("out");
         auto map = tide::parse_map(std::string_view(text ? text : "", length), source ? source : "<text>");
         if (!map) return fail(map.error());
-        *out = new tide_map{std::move(*map)};
+        *out = registered(new tide_map{std::move(*map)}, Kind::map);
         return TIDE_OK;
     });
 }
@@ -231,30 +273,38 @@ tide_status tide_map_create(int32_t width, int32_t height, const uint8_t* costs,
                 cells[i] = costs[i];
             }
         }
-        *out = new tide_map{tide::Map{std::move(*cost)}};
+        *out = registered(new tide_map{tide::Map{std::move(*cost)}}, Kind::map);
         return TIDE_OK;
     });
 }
 
 void tide_map_destroy(tide_map* map) {
+    if (!unregister(map, Kind::map)) return;  // NULL, or not a live map: nothing to free
+    std::unique_lock lock(g_handles_mutex);
+    if (map->crowds > 0) {
+        map->freed = true;  // the last crowd on it frees it
+        return;
+    }
+    lock.unlock();
     delete map;
 }
 
 int32_t tide_map_width(const tide_map* map) {
-    return map ? map->map.cost.width() : 0;
+    return live(map, Kind::map) ? map->map.cost.width() : 0;
 }
 
 int32_t tide_map_height(const tide_map* map) {
-    return map ? map->map.cost.height() : 0;
+    return live(map, Kind::map) ? map->map.cost.height() : 0;
 }
 
 const uint8_t* tide_map_costs(const tide_map* map) {
-    return map ? map->map.cost.cells().data() : nullptr;
+    return live(map, Kind::map) ? map->map.cost.cells().data() : nullptr;
 }
 
 tide_status tide_map_set_cost(tide_map* map, int32_t x, int32_t y, uint8_t cost) {
     return guarded([&] {
         if (!map) return fail_null("map");
+        if (!live(map, Kind::map)) return fail_dead("map");
         if (!map->map.cost.contains(x, y)) {
             return fail(TIDE_ERROR_OFF_MAP,
                         "cell (" + std::to_string(x) + ", " + std::to_string(y) + ") is outside the map");
@@ -313,36 +363,37 @@ tide_status tide_field_build_mixed(const tide_map* map, const tide_cell* goals, 
 }
 
 int tide_field_is_flee(const tide_field* field) {
-    return field && field->field->kind() == tide::FieldKind::flee ? 1 : 0;
+    return live(field, Kind::field) && field->field->kind() == tide::FieldKind::flee ? 1 : 0;
 }
 
 const float* tide_field_to_stop(const tide_field* field) {
-    return field ? field->field->to_stop().data() : nullptr;
+    return live(field, Kind::field) ? field->field->to_stop().data() : nullptr;
 }
 
 void tide_field_destroy(tide_field* field) {
-    delete field;
+    if (unregister(field, Kind::field)) delete field;  // crowds keep their own reference to the field
 }
 
 int32_t tide_field_width(const tide_field* field) {
-    return field ? field->field->width() : 0;
+    return live(field, Kind::field) ? field->field->width() : 0;
 }
 
 int32_t tide_field_height(const tide_field* field) {
-    return field ? field->field->height() : 0;
+    return live(field, Kind::field) ? field->field->height() : 0;
 }
 
 const float* tide_field_integration(const tide_field* field) {
-    return field ? field->field->integration().data() : nullptr;
+    return live(field, Kind::field) ? field->field->integration().data() : nullptr;
 }
 
 const uint8_t* tide_field_directions(const tide_field* field) {
     static_assert(sizeof(tide::Direction) == 1);
-    return field ? reinterpret_cast<const uint8_t*>(field->field->directions().data()) : nullptr;
+    return live(field, Kind::field) ? reinterpret_cast<const uint8_t*>(field->field->directions().data()) : nullptr;
 }
 
 tide_vec2 tide_field_sample(const tide_field* field, tide_vec2 position) {
-    if (!field || !std::isfinite(position.x) || !std::isfinite(position.y)) return tide_vec2{0.0f, 0.0f};
+    if (!live(field, Kind::field) || !std::isfinite(position.x) || !std::isfinite(position.y))
+        return tide_vec2{0.0f, 0.0f};
     const tide::Vec2 v = field->field->sample({position.x, position.y});
     return tide_vec2{v.x, v.y};
 }
@@ -359,8 +410,9 @@ tide_crowd_params tide_crowd_params_default(void) {
 tide_status tide_crowd_create(const tide_map* map, const tide_crowd_params* params, tide_crowd** out) {
     return guarded([&] {
         if (!map) return fail_null("map");
+        if (!live(map, Kind::map)) return fail_dead("map");
         if (!out) return fail_null("out");
-        auto crowd = std::make_unique<tide_crowd>(map->map.cost);
+        auto crowd = std::make_unique<tide_crowd>(const_cast<tide_map*>(map));
         if (params) {
             tide::CrowdParams p;
             p.radius = params->radius;
@@ -375,26 +427,40 @@ tide_status tide_crowd_create(const tide_map* map, const tide_crowd_params* para
             p.max_substep = params->max_substep;
             if (auto r = crowd->crowd.set_params(p); !r) return fail(r.error());
         }
-        *out = crowd.release();
+        {
+            std::lock_guard lock(g_handles_mutex);
+            ++crowd->map->crowds;
+        }
+        *out = registered(crowd.release(), Kind::crowd);
         return TIDE_OK;
     });
 }
 
 void tide_crowd_destroy(tide_crowd* crowd) {
+    if (!unregister(crowd, Kind::crowd)) return;
+    tide_map* map = crowd->map;
     delete crowd;
+    std::unique_lock lock(g_handles_mutex);
+    if (--map->crowds == 0 && map->freed) {
+        lock.unlock();
+        delete map;
+    }
 }
 
 tide_agent_params tide_crowd_default_agent_params(const tide_crowd* crowd) {
-    return to_c(crowd ? crowd->crowd.default_agent_params() : tide::AgentParams{});
+    return to_c(live(crowd, Kind::crowd) ? crowd->crowd.default_agent_params() : tide::AgentParams{});
 }
 
 tide_status tide_crowd_add_group(tide_crowd* crowd, const tide_field* field, int32_t unit_size, tide_group* out) {
     return guarded([&] {
         if (!crowd) return fail_null("crowd");
+        if (!live(crowd, Kind::crowd)) return fail_dead("crowd");
         if (!field) return fail_null("field");
+        if (!live(field, Kind::field)) return fail_dead("field");
+        if (!out) return fail_null("out");  // the group id would be lost
         auto g = crowd->crowd.add_group(field->field, unit_size);
         if (!g) return fail(g.error());
-        if (out) *out = *g;
+        *out = *g;
         return TIDE_OK;
     });
 }
@@ -403,10 +469,13 @@ tide_status tide_crowd_add_group_of_class(tide_crowd* crowd, const tide_field* f
                                           uint8_t movement_class, tide_group* out) {
     return guarded([&] {
         if (!crowd) return fail_null("crowd");
+        if (!live(crowd, Kind::crowd)) return fail_dead("crowd");
         if (!field) return fail_null("field");
+        if (!live(field, Kind::field)) return fail_dead("field");
+        if (!out) return fail_null("out");  // the group id would be lost
         auto g = crowd->crowd.add_group(field->field, unit_size, movement_class);
         if (!g) return fail(g.error());
-        if (out) *out = *g;
+        *out = *g;
         return TIDE_OK;
     });
 }
@@ -414,6 +483,7 @@ tide_status tide_crowd_add_group_of_class(tide_crowd* crowd, const tide_field* f
 tide_status tide_crowd_get_group_movement_class(const tide_crowd* crowd, tide_group group, uint8_t* out) {
     return guarded([&] {
         if (!crowd) return fail_null("crowd");
+        if (!live(crowd, Kind::crowd)) return fail_dead("crowd");
         if (!out) return fail_null("out");
         if (!crowd->crowd.has_group(group)) {
             return fail(tide::Error{tide::ErrorCode::not_found, "unknown group " + std::to_string(group)});
@@ -426,6 +496,7 @@ tide_status tide_crowd_get_group_movement_class(const tide_crowd* crowd, tide_gr
 tide_status tide_crowd_set_group_movement_class(tide_crowd* crowd, tide_group group, uint8_t movement_class) {
     return guarded([&] {
         if (!crowd) return fail_null("crowd");
+        if (!live(crowd, Kind::crowd)) return fail_dead("crowd");
         if (auto r = crowd->crowd.set_group_movement_class(group, movement_class); !r) return fail(r.error());
         return TIDE_OK;
     });
@@ -434,7 +505,9 @@ tide_status tide_crowd_set_group_movement_class(tide_crowd* crowd, tide_group gr
 tide_status tide_crowd_set_group_field(tide_crowd* crowd, tide_group group, const tide_field* field) {
     return guarded([&] {
         if (!crowd) return fail_null("crowd");
+        if (!live(crowd, Kind::crowd)) return fail_dead("crowd");
         if (!field) return fail_null("field");
+        if (!live(field, Kind::field)) return fail_dead("field");
         if (auto r = crowd->crowd.set_group_field(group, field->field); !r) return fail(r.error());
         return TIDE_OK;
     });
@@ -443,6 +516,7 @@ tide_status tide_crowd_set_group_field(tide_crowd* crowd, tide_group group, cons
 tide_status tide_crowd_remove_group(tide_crowd* crowd, tide_group group) {
     return guarded([&] {
         if (!crowd) return fail_null("crowd");
+        if (!live(crowd, Kind::crowd)) return fail_dead("crowd");
         if (auto r = crowd->crowd.remove_group(group); !r) return fail(r.error());
         return TIDE_OK;
     });
@@ -452,10 +526,12 @@ tide_status tide_crowd_add_agent(tide_crowd* crowd, tide_vec2 position, tide_gro
                                  const tide_agent_params* params, tide_agent* out) {
     return guarded([&] {
         if (!crowd) return fail_null("crowd");
+        if (!live(crowd, Kind::crowd)) return fail_dead("crowd");
+        if (!out) return fail_null("out");  // the agent's handle would be lost
         const tide::AgentParams p = params ? to_cpp(*params) : crowd->crowd.default_agent_params();
         auto id = crowd->crowd.add_agent({position.x, position.y}, group, p);
         if (!id) return fail(id.error());
-        if (out) *out = tide_agent{id->index, id->generation};
+        *out = tide_agent{id->index, id->generation};
         return TIDE_OK;
     });
 }
@@ -463,6 +539,7 @@ tide_status tide_crowd_add_agent(tide_crowd* crowd, tide_vec2 position, tide_gro
 tide_status tide_crowd_remove_agent(tide_crowd* crowd, tide_agent agent) {
     return guarded([&] {
         if (!crowd) return fail_null("crowd");
+        if (!live(crowd, Kind::crowd)) return fail_dead("crowd");
         if (auto r = crowd->crowd.remove_agent(agent_id(agent)); !r) return fail(r.error());
         return TIDE_OK;
     });
@@ -471,6 +548,7 @@ tide_status tide_crowd_remove_agent(tide_crowd* crowd, tide_agent agent) {
 tide_status tide_crowd_set_agent_params(tide_crowd* crowd, tide_agent agent, const tide_agent_params* params) {
     return guarded([&] {
         if (!crowd) return fail_null("crowd");
+        if (!live(crowd, Kind::crowd)) return fail_dead("crowd");
         if (!params) return fail_null("params");
         if (auto r = crowd->crowd.set_agent_params(agent_id(agent), to_cpp(*params)); !r) return fail(r.error());
         return TIDE_OK;
@@ -480,6 +558,7 @@ tide_status tide_crowd_set_agent_params(tide_crowd* crowd, tide_agent agent, con
 tide_status tide_crowd_get_agent_params(const tide_crowd* crowd, tide_agent agent, tide_agent_params* out) {
     return guarded([&] {
         if (!crowd) return fail_null("crowd");
+        if (!live(crowd, Kind::crowd)) return fail_dead("crowd");
         if (!out) return fail_null("out");
         if (!crowd->crowd.valid(agent_id(agent))) return stale(agent);
         *out = to_c(crowd->crowd.agent_params(agent_id(agent)));
@@ -490,6 +569,7 @@ tide_status tide_crowd_get_agent_params(const tide_crowd* crowd, tide_agent agen
 tide_status tide_crowd_set_agent_group(tide_crowd* crowd, tide_agent agent, tide_group group) {
     return guarded([&] {
         if (!crowd) return fail_null("crowd");
+        if (!live(crowd, Kind::crowd)) return fail_dead("crowd");
         if (auto r = crowd->crowd.set_agent_group(agent_id(agent), group); !r) return fail(r.error());
         return TIDE_OK;
     });
@@ -499,6 +579,7 @@ tide_status tide_crowd_set_agent_group_and_params(tide_crowd* crowd, tide_agent 
                                                   const tide_agent_params* params) {
     return guarded([&] {
         if (!crowd) return fail_null("crowd");
+        if (!live(crowd, Kind::crowd)) return fail_dead("crowd");
         if (!params) return fail_null("params");
         if (auto r = crowd->crowd.set_agent_group(agent_id(agent), group, to_cpp(*params)); !r) return fail(r.error());
         return TIDE_OK;
@@ -508,6 +589,7 @@ tide_status tide_crowd_set_agent_group_and_params(tide_crowd* crowd, tide_agent 
 tide_status tide_crowd_set_position(tide_crowd* crowd, tide_agent agent, tide_vec2 position) {
     return guarded([&] {
         if (!crowd) return fail_null("crowd");
+        if (!live(crowd, Kind::crowd)) return fail_dead("crowd");
         if (auto r = crowd->crowd.set_position(agent_id(agent), {position.x, position.y}); !r) return fail(r.error());
         return TIDE_OK;
     });
@@ -516,6 +598,7 @@ tide_status tide_crowd_set_position(tide_crowd* crowd, tide_agent agent, tide_ve
 tide_status tide_crowd_step(tide_crowd* crowd, float dt, const tide_jobs* jobs) {
     return guarded([&] {
         if (!crowd) return fail_null("crowd");
+        if (!live(crowd, Kind::crowd)) return fail_dead("crowd");
         tide::Result<void> r;
         if (jobs) {
             if (!jobs->parallel_for || jobs->max_concurrency < 1) {
@@ -532,13 +615,14 @@ tide_status tide_crowd_step(tide_crowd* crowd, float dt, const tide_jobs* jobs) 
 }
 
 size_t tide_crowd_size(const tide_crowd* crowd) {
-    return crowd ? crowd->crowd.size() : 0;
+    return live(crowd, Kind::crowd) ? crowd->crowd.size() : 0;
 }
 
 tide_status tide_crowd_read_agents(const tide_crowd* crowd, size_t capacity, tide_agent* ids, tide_vec2* positions,
                                    tide_vec2* velocities, uint8_t* states, uint64_t* user_tags, size_t* count) {
     return guarded([&] {
         if (!crowd) return fail_null("crowd");
+        if (!live(crowd, Kind::crowd)) return fail_dead("crowd");
         const std::size_t n = crowd->crowd.size();
         if (capacity < n && (ids || positions || velocities || states || user_tags)) {
             return fail(TIDE_ERROR_TOO_LARGE,
@@ -558,7 +642,7 @@ tide_status tide_crowd_read_agents(const tide_crowd* crowd, size_t capacity, tid
 }
 
 uint64_t tide_crowd_state_hash(const tide_crowd* crowd) {
-    return crowd ? crowd->crowd.state_hash() : 0;
+    return live(crowd, Kind::crowd) ? crowd->crowd.state_hash() : 0;
 }
 
 }  // extern "C"

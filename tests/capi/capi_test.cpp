@@ -138,11 +138,21 @@ TEST(CApi, ACrowdRunsOnTheHostsJobsAndChecksHandles) {
     tide_group g = 0;
     ASSERT_EQ(tide_crowd_add_group(crowd, field, 1, &g), TIDE_OK);
     tide_field_destroy(field);  // the group keeps its reference
-    EXPECT_EQ(tide_crowd_add_agent(crowd, {25.0f, 1.0f}, g, nullptr, nullptr), TIDE_ERROR_OFF_MAP);
-    EXPECT_EQ(tide_crowd_add_agent(crowd, {1.5f, 1.5f}, g + 7, nullptr, nullptr), TIDE_ERROR_NOT_FOUND);
+    tide_agent lost{};
+    // A NULL out is refused before anything is added: the agent's handle would be lost.
+    EXPECT_EQ(tide_crowd_add_agent(crowd, {1.5f, 1.5f}, g, nullptr, nullptr), TIDE_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(tide_last_error()).find("out"), std::string::npos) << tide_last_error();
+    EXPECT_EQ(tide_crowd_size(crowd), 0u);
+    tide_field* again = nullptr;
+    ASSERT_EQ(tide_field_build(map, &goal, 1, nullptr, &again), TIDE_OK);
+    EXPECT_EQ(tide_crowd_add_group(crowd, again, 1, nullptr), TIDE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(tide_crowd_add_group_of_class(crowd, again, 1, 0, nullptr), TIDE_ERROR_INVALID_ARGUMENT);
+    tide_field_destroy(again);
+    EXPECT_EQ(tide_crowd_add_agent(crowd, {25.0f, 1.0f}, g, nullptr, &lost), TIDE_ERROR_OFF_MAP);
+    EXPECT_EQ(tide_crowd_add_agent(crowd, {1.5f, 1.5f}, g + 7, nullptr, &lost), TIDE_ERROR_NOT_FOUND);
     tide_agent_params p = tide_crowd_default_agent_params(crowd);
     p.radius = 9.0f;
-    EXPECT_EQ(tide_crowd_add_agent(crowd, {1.5f, 1.5f}, g, &p, nullptr), TIDE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(tide_crowd_add_agent(crowd, {1.5f, 1.5f}, g, &p, &lost), TIDE_ERROR_INVALID_ARGUMENT);
     p = tide_crowd_default_agent_params(crowd);
     tide_agent a{}, b{};
     p.user_tag = 41;
@@ -194,7 +204,8 @@ TEST(CApi, UnitsWaitingAtADoorReadAsQueued) {
     ASSERT_EQ(tide_crowd_add_group(crowd, field, 1, &g), TIDE_OK);
     tide_field_destroy(field);
     for (int i = 0; i < 150; ++i) {
-        ASSERT_EQ(tide_crowd_add_agent(crowd, {12.3f + 0.36f * (i % 20), 7.3f + 0.36f * (i / 20)}, g, nullptr, nullptr),
+        tide_agent id{};
+        ASSERT_EQ(tide_crowd_add_agent(crowd, {12.3f + 0.36f * (i % 20), 7.3f + 0.36f * (i / 20)}, g, nullptr, &id),
                   TIDE_OK);
     }
     std::vector<uint8_t> states(150);
@@ -236,7 +247,8 @@ TEST(CApi, AnAgentJoinsOnlyAGroupOfItsMovementClass) {
 
     tide_agent_params boat = tide_crowd_default_agent_params(crowd);
     boat.movement_class = 2;
-    EXPECT_EQ(tide_crowd_add_agent(crowd, {1.5f, 1.5f}, foot, &boat, nullptr), TIDE_ERROR_INVALID_ARGUMENT);
+    tide_agent refused{};
+    EXPECT_EQ(tide_crowd_add_agent(crowd, {1.5f, 1.5f}, foot, &boat, &refused), TIDE_ERROR_INVALID_ARGUMENT);
     const std::string message = tide_last_error();
     EXPECT_NE(message.find("movement class 2"), std::string::npos) << message;
     EXPECT_NE(message.find("movement class 0"), std::string::npos) << message;
@@ -261,6 +273,48 @@ TEST(CApi, AnAgentJoinsOnlyAGroupOfItsMovementClass) {
     EXPECT_EQ(tide_crowd_set_agent_group(crowd, w, boats), TIDE_OK);
     tide_crowd_destroy(crowd);
     tide_map_destroy(map);
+}
+
+// Issue 43: destroyed handles are refused, not used after free (SIGSEGV before; ASan reported a
+// heap-use-after-free when a crowd outlived its map), and the order of the destroys is free.
+TEST(CApi, DestroyedHandlesAreRefusedAndACrowdKeepsItsMapAlive) {
+    tide_map* map = nullptr;
+    ASSERT_EQ(tide_map_create(20, 10, nullptr, &map), TIDE_OK);
+    tide_field* field = nullptr;
+    const tide_cell goal{18, 5};
+    ASSERT_EQ(tide_field_build(map, &goal, 1, nullptr, &field), TIDE_OK);
+    tide_crowd* crowd = nullptr;
+    ASSERT_EQ(tide_crowd_create(map, nullptr, &crowd), TIDE_OK);
+    tide_group g = 0;
+    ASSERT_EQ(tide_crowd_add_group(crowd, field, 1, &g), TIDE_OK);
+    tide_agent a{};
+    ASSERT_EQ(tide_crowd_add_agent(crowd, {1.5f, 5.5f}, g, nullptr, &a), TIDE_OK);
+
+    tide_field_destroy(field);
+    tide_field_destroy(field);  // twice: nothing happens
+    EXPECT_EQ(tide_field_width(field), 0);
+    EXPECT_EQ(tide_field_integration(field), nullptr);
+    tide_group g2 = 0;
+    EXPECT_EQ(tide_crowd_add_group(crowd, field, 1, &g2), TIDE_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(tide_last_error()).find("not a live tide_field"), std::string::npos) << tide_last_error();
+
+    tide_map_destroy(map);  // before the crowd: the crowd keeps the terrain
+    EXPECT_EQ(tide_map_width(map), 0);
+    EXPECT_EQ(tide_map_set_cost(map, 1, 1, 255), TIDE_ERROR_INVALID_ARGUMENT);
+    tide_field* again = nullptr;
+    EXPECT_EQ(tide_field_build(map, &goal, 1, nullptr, &again), TIDE_ERROR_INVALID_ARGUMENT);
+    for (int i = 0; i < 600; ++i) ASSERT_EQ(tide_crowd_step(crowd, 1.0f / 60.0f, nullptr), TIDE_OK);
+    uint8_t state = 0;
+    size_t count = 0;
+    ASSERT_EQ(tide_crowd_read_agents(crowd, 1, nullptr, nullptr, nullptr, &state, nullptr, &count), TIDE_OK);
+    EXPECT_EQ(count, 1u);
+    EXPECT_EQ(state, TIDE_AGENT_ARRIVED) << "the crowd walked on the destroyed map's terrain";
+    tide_crowd_destroy(crowd);  // frees the map too
+    tide_crowd_destroy(crowd);
+    EXPECT_EQ(tide_crowd_size(crowd), 0u);
+    EXPECT_EQ(tide_crowd_step(crowd, 1.0f / 60.0f, nullptr), TIDE_ERROR_INVALID_ARGUMENT);
+    int made_up = 0;
+    EXPECT_EQ(tide_crowd_step(reinterpret_cast<tide_crowd*>(&made_up), 0.1f, nullptr), TIDE_ERROR_INVALID_ARGUMENT);
 }
 
 }  // namespace
