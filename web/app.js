@@ -1049,6 +1049,7 @@ function towerText() {
     const at = `tower ${t.x1 - t.x0 + 1}×${t.y1 - t.y0 + 1}`;
     if (!v) return ` · ${at}: checking…`;
     if (v.covers_goal) return ` · ${at}: covers a goal`;
+    if (v.covers_danger) return ` · ${at}: covers a flee group's danger`;
     if (v.blocks) return ` · ${at}: would cut ${fmtInt(v.units_cut_off)} unit${v.units_cut_off === 1 ? '' : 's'} off`;
     return ` · ${at}: free`;
 }

@@ -226,8 +226,9 @@ struct WorldConfig {
 
 /// What a tower would do (World::check_tower).
 struct TowerCheck {
-    bool blocks = false;            ///< Refused: it would cut units off, or covers a goal.
+    bool blocks = false;            ///< Refused: it would cut units off, or covers a goal or a danger.
     bool covers_goal = false;       ///< A group's goal lies under it.
+    bool covers_danger = false;     ///< A flee group's danger lies under it (its units would lose their field).
     std::size_t units_cut_off = 0;  ///< Units that would lose every path to their goals.
     std::size_t cells_cut_off = 0;  ///< Cells (summed over the groups' fields) that would.
 };

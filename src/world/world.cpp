@@ -821,8 +821,16 @@ Result<TowerCheck> World::check_tower(int x0, int y0, int x1, int y1) const {
     }
     TowerCheck out;
     for (const auto& g : groups_) {
-        // Flee groups have no goals to be cut off from (their "goals" are dangers).
-        if (g->dropped || !g->applied || g->flee) continue;
+        if (g->dropped || !g->applied) continue;
+        if (g->flee) {
+            // A flee group's "goals" are its dangers: it has nothing to be cut off from, but a wall
+            // over a danger leaves the flee field without a source and every unit without a path
+            // (a paint skips goal and danger cells alike).
+            for (const Cell& danger : g->goals) {
+                if (danger.x >= x0 && danger.x <= x1 && danger.y >= y0 && danger.y <= y1) out.covers_danger = true;
+            }
+            continue;
+        }
         for (const Cell& goal : g->goals) {
             // A goal is covered when the tower walls a cell of its block.
             if (goal.x + g->size - 1 >= x0 && goal.x <= x1 && goal.y + g->size - 1 >= y0 && goal.y <= y1) {
@@ -847,7 +855,7 @@ Result<TowerCheck> World::check_tower(int x0, int y0, int x1, int y1) const {
         out.units_cut_off += answer->cut_off_spawns;
         out.cells_cut_off += answer->cut_off_cells;
     }
-    out.blocks = out.covers_goal || out.units_cut_off > 0;
+    out.blocks = out.covers_goal || out.covers_danger || out.units_cut_off > 0;
     return out;
 }
 
@@ -855,6 +863,7 @@ Result<void> World::place_tower(const PlaceTower& c) {
     auto check = check_tower(c.x0, c.y0, c.x1, c.y1);
     if (!check) return check.error();
     if (check->covers_goal) return Error{ErrorCode::on_wall, "a tower may not cover a goal"};
+    if (check->covers_danger) return Error{ErrorCode::on_wall, "a tower may not cover a flee group's danger"};
     if (check->blocks) {
         return Error{"the tower would cut " + std::to_string(check->units_cut_off) + " units off from their goals"};
     }

@@ -1009,6 +1009,31 @@ TEST_F(DefaultWorld, FleeOrderSendsTheUnitsAwayFromTheDanger) {
     EXPECT_EQ(world.field(world.groups()[0].id)->kind(), FieldKind::goal);
 }
 
+// Issue 43: a tower over a flee group's danger was answered "blocks: false" and placed, and every
+// unit of the group lost its path. Walls painted there are skipped; a tower is refused, and the
+// answer says why.
+TEST_F(DefaultWorld, ATowerMayNotBuryAFleeGroupsDanger) {
+    run(2.0f);
+    const Cell danger = nearest_passable(world.cost(), {54, 18}).value();
+    ASSERT_TRUE(world.apply(SetGoals{{danger}, 0, true}).ok());
+    world.finish_builds();
+    ASSERT_TRUE(world.groups()[0].flee);
+    auto check = world.check_tower(danger.x - 1, danger.y - 1, danger.x, danger.y);
+    ASSERT_TRUE(check.ok()) << check.error().message;
+    EXPECT_TRUE(check->covers_danger);
+    EXPECT_TRUE(check->blocks);
+    auto placed = world.apply(PlaceTower{danger.x - 1, danger.y - 1, danger.x, danger.y});
+    ASSERT_FALSE(placed.ok());
+    EXPECT_NE(placed.error().message.find("danger"), std::string::npos) << placed.error().message;
+    EXPECT_TRUE(world.cost().passable(danger.x, danger.y)) << "nothing changed";
+    // Beside the danger, a tower is free.
+    check = world.check_tower(danger.x + 3, danger.y + 3, danger.x + 4, danger.y + 4);
+    ASSERT_TRUE(check.ok());
+    if (world.cost().passable(danger.x + 3, danger.y + 3)) EXPECT_FALSE(check->covers_danger);
+    run(2.0f);
+    EXPECT_EQ(world.stats().crowd.no_path, 0u);
+}
+
 TEST_F(DefaultWorld, WallMarginRequestsEveryFieldAgain) {
     const UnitGroupId g = world.groups()[0].id;
     ASSERT_TRUE(world.apply(SetWallMargin{{2, 4}}).ok());

@@ -954,6 +954,7 @@ std::string tower_json(const TowerRect& rect, const TowerCheck& check) {
                 {"y1", rect.y1},
                 {"blocks", check.blocks},
                 {"covers_goal", check.covers_goal},
+                {"covers_danger", check.covers_danger},
                 {"units_cut_off", check.units_cut_off},
                 {"cells_cut_off", check.cells_cut_off}}
         .dump();
