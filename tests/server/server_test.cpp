@@ -3,9 +3,12 @@
 // mid-stream, the HTTP API, and a clean shutdown.
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
@@ -14,9 +17,12 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <vector>
 
 #include "compare.hpp"
 #include "server_harness.hpp"
@@ -724,6 +730,87 @@ TEST(Server, AstarComparisonAndInspection) {
     c.send(R"({"type":"inspect","x":0.1,"y":0.1})");
     // The wall corner: no unit within 2 cells unless one hugs it; either answer is well-formed.
     EXPECT_TRUE(c.wait_json("inspected").contains("unit"));
+}
+
+// Issue 43: --web-root (development) serves regular files inside the folder and nothing else. A
+// FIFO there blocked the server for good on GET, a symlink led out of the folder, a subdirectory
+// answered 200 with an empty body.
+TEST(Server, TheWebRootServesRegularFilesOnly) {
+    const std::filesystem::path root =
+        std::filesystem::temp_directory_path() / ("tide_webroot_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(root);
+    std::filesystem::create_directories(root / "sub");
+    std::filesystem::create_directories(root.string() + "_outside");
+    { std::ofstream(root / "index.html") << "<html>ok</html>"; }
+    { std::ofstream(root.string() + "_outside/secret.txt") << "secret"; }
+    std::filesystem::create_symlink(root.string() + "_outside/secret.txt", root / "secret.txt");
+    ASSERT_EQ(::mkfifo((root / "pipe.js").c_str(), 0600), 0);
+    ServerOptions o;
+    o.web_root = root.string();
+    {
+        Running s(o);
+        const unsigned short port = s.server.port();
+        const auto t0 = std::chrono::steady_clock::now();
+        EXPECT_EQ(http_request(port, http::verb::get, "/pipe.js").status, 404);
+        EXPECT_LT(std::chrono::steady_clock::now() - t0, 2s) << "a FIFO must not block the server";
+        EXPECT_EQ(http_request(port, http::verb::get, "/secret.txt").status, 404) << "a symlink out of the root";
+        EXPECT_EQ(http_request(port, http::verb::get, "/sub").status, 404) << "a directory";
+        const HttpReply page = http_request(port, http::verb::get, "/");
+        EXPECT_EQ(page.status, 200);
+        EXPECT_EQ(page.body, "<html>ok</html>");
+        EXPECT_EQ(state(port)["map"], "default") << "the server still answers";
+    }
+    std::filesystem::remove_all(root);
+    std::filesystem::remove_all(root.string() + "_outside");
+}
+
+// Issue 43: a client's commands wait at most 32 at a time and are refused once it owes more than
+// 100 ms of simulation time; a second client is served meanwhile, and uploads go one at a time.
+TEST(Server, OneClientsBudgetDoesNotHoldUpAnother) {
+    ServerOptions o;
+    o.map_path = "@random256";
+    o.agents = 1000;
+    Running s(o);
+    const unsigned short port = s.server.port();
+    Client flood(port), other(port);
+    ASSERT_FALSE(flood.wait_json("world").empty());
+    ASSERT_FALSE(other.wait_json("world").empty());
+    for (int i = 0; i < 100; ++i) flood.send(R"({"type":"astar_compare","samples":256})");
+    int answers = 0, busy = 0;
+    const auto end = std::chrono::steady_clock::now() + 8s;
+    while (std::chrono::steady_clock::now() < end && answers + busy < 100) {
+        auto m = flood.read(500ms);
+        if (!m || m->binary) continue;
+        const auto j = nlohmann::json::parse(m->data, nullptr, false);
+        if (!j.is_object()) continue;
+        if (j.value("type", "") == "astar") ++answers;
+        if (j.value("type", "") == "error" && j.value("message", "").rfind("busy", 0) == 0) ++busy;
+    }
+    EXPECT_EQ(answers + busy, 100) << answers << " answers, " << busy << " refused: every message gets a reply";
+    EXPECT_GT(busy, 50) << "the excess is refused, not queued";
+    const auto t0 = std::chrono::steady_clock::now();
+    other.send(R"({"type":"ping","id":7})");
+    EXPECT_FALSE(other.wait_json("pong", 2000ms).empty());
+    other.send(R"({"type":"tower_check","x0":100,"y0":100,"x1":101,"y1":101})");
+    EXPECT_FALSE(other.wait_json("tower", 2000ms).empty()) << "another client's command is answered";
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 1s);
+    // Uploads: while one is being read or loaded, the next is refused (HTTP 429).
+    std::string text = "type octile\nheight 900\nwidth 900\nmap\n";
+    for (int y = 0; y < 900; ++y) text += std::string(900, '.') + "\n";
+    std::vector<std::thread> up;
+    std::atomic<int> ok{0}, refused{0};
+    for (int i = 0; i < 4; ++i) {
+        up.emplace_back([&] {
+            const HttpReply r = http_request(port, http::verb::post, "/api/map?name=wide.map", text);
+            (r.status == 200 ? ok : refused)++;
+            if (r.status != 200) {
+                EXPECT_EQ(r.status, 429) << r.body;
+            }
+        });
+    }
+    for (auto& t : up) t.join();
+    EXPECT_GE(ok.load(), 1);
+    EXPECT_GE(refused.load(), 1);
 }
 
 TEST(Server, StopsCleanlyWithClientsConnected) {

@@ -2,14 +2,20 @@
 
 #include "server.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <array>
 #include <atomic>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
 #include <chrono>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <deque>
@@ -19,6 +25,7 @@
 #include <limits>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <unordered_map>
@@ -47,6 +54,30 @@ using Clock = std::chrono::steady_clock;
 // 1009), kMaxUploadBytes (POST /api/map body), kMaxQueuedBytes (a client this far behind is
 // dropped), kMaxTerrainFrameBytes (whole-map terrain goes in row bands of at most this).
 
+// Budgets that keep one client from delaying the others (issue 43; docs/reliability.md,
+// "Budgets"). Messages per second are counted on the io thread (ServerOptions::paint_per_second,
+// other_per_second); these bound what gets past that:
+// - a WebSocket client has at most kMaxPendingPerClient commands waiting for the simulation
+//   thread; more are refused at once with an error reply ("busy");
+// - the simulation thread runs at most kTickCommandMs of commands per tick and leaves the rest,
+//   in order, for the next tick (queries and connections are still served at once);
+// - it measures what each client's commands take and refuses a client's commands while it owes
+//   more than kClientBurstMs (the debt falls by kClientShareMsPerSecond every second): one client
+//   gets at most about a fifth of the simulation thread for its A* comparisons, spawns, towers,
+//   loads and orders, however many it sends;
+// - one map upload at a time, read off the io thread; after a load the next upload waits
+//   kUploadPace x that load's time (HTTP 429 meanwhile);
+// - GET /api/state waits at most kStateWaitMs for the simulation thread; past that it is answered
+//   from the state the simulation thread published last (header X-Tide-State-Age-Ms: its age).
+constexpr int kMaxPendingPerClient = 32;
+constexpr double kTickCommandMs = 8.0;
+constexpr double kClientShareMsPerSecond = 200.0;
+constexpr double kClientBurstMs = 100.0;
+constexpr double kClientMaxDebtMs = 1000.0;  // a load of seconds leaves its client at most this owed
+constexpr double kUploadPace = 3.0;
+constexpr int kStateWaitMs = 50;
+constexpr auto kStatePublishPeriod = std::chrono::milliseconds(50);
+
 // A query from an HTTP request, answered by the simulation thread.
 struct ApiQuery {
     bool agents = false;
@@ -69,8 +100,11 @@ struct SessionEvent {
     bool connected = false;
 };
 struct Inbound {
+    using What = std::variant<Command, ApiQuery, LoadParsed, ApiOrder, SessionEvent>;
+    Inbound(std::uint64_t s, What w, std::string t = {}) : session(s), what(std::move(w)), type(std::move(t)) {}
     std::uint64_t session = 0;  // 0: not from a WebSocket client
-    std::variant<Command, ApiQuery, LoadParsed, ApiOrder, SessionEvent> what;
+    What what;
+    std::string type;  // a command's message type (for error replies)
 };
 
 // What the simulation thread keeps per WebSocket client.
@@ -168,10 +202,48 @@ struct Server::Impl {
         if (opt.log) std::fprintf(stderr, "tide serve: %s\n", s.c_str());
     }
 
-    void push(Inbound in) {
+    // Queues `in` for the simulation thread; false when refused: a WebSocket client with
+    // kMaxPendingPerClient commands waiting, or the inbox full (never near, given the budgets).
+    bool push(Inbound in) {
         std::lock_guard lock(in_mutex);
-        if (inbox.size() < 100000) inbox.push_back(std::move(in));  // bounded: flood limits keep it far below
+        if (inbox.size() >= 100000) return false;
+        // Commands of a WebSocket client, and POST /api/order of every HTTP client together
+        // (session 0), wait at most kMaxPendingPerClient at a time.
+        if (std::holds_alternative<Command>(in.what) || std::holds_alternative<ApiOrder>(in.what)) {
+            int& n = pending[in.session];
+            if (n >= kMaxPendingPerClient) return false;
+            ++n;
+        }
+        inbox.push_back(std::move(in));
+        return true;
     }
+    // The simulation thread took a command of `session` (applied or refused): its slot frees.
+    void taken(std::uint64_t session) {
+        std::lock_guard lock(in_mutex);
+        const auto it = pending.find(session);
+        if (it != pending.end() && --it->second <= 0) pending.erase(it);
+    }
+    std::unordered_map<std::uint64_t, int> pending;  // commands waiting, by session (in_mutex)
+
+    // The last state the simulation thread published (GET /api/state when it is busy).
+    std::mutex state_mutex;
+    std::shared_ptr<const std::string> state_snapshot;
+    Clock::time_point state_at;
+    void publish_state(std::string s) {
+        auto data = std::make_shared<const std::string>(std::move(s));
+        std::lock_guard lock(state_mutex);
+        state_snapshot = std::move(data);
+        state_at = Clock::now();
+    }
+    std::pair<std::shared_ptr<const std::string>, Clock::time_point> last_state() {
+        std::lock_guard lock(state_mutex);
+        return {state_snapshot, state_at};
+    }
+
+    // Map uploads: one at a time (read on upload_worker, loaded by the simulation thread), paced.
+    std::atomic<bool> upload_busy{false};
+    std::atomic<std::int64_t> upload_ready_at{0};  // Clock ticks: no upload before
+    std::thread upload_worker;                     // io thread starts and joins it; ~Server joins it last
 
     // --- io thread ------------------------------------------------------------------------
     void broadcast(std::shared_ptr<const std::string> data, bool binary, bool agents);
@@ -394,7 +466,11 @@ private:
             nlohmann::json j{{"type", "pong"}, {"id", ping->id}};
             return send(std::make_shared<const std::string>(j.dump()), false, false);
         }
-        server_.push({id_, std::move(*parsed.command)});
+        if (!server_.push({id_, std::move(*parsed.command), parsed.type})) {
+            return reply_error("busy: " + std::to_string(kMaxPendingPerClient) +
+                                   " of your messages are still waiting to be applied; message dropped",
+                               parsed.type);
+        }
     }
 
     // Queues the next band of changed rows (from the cursor on, wrapping) unless one is queued.
@@ -492,6 +568,34 @@ void Server::Impl::send_to(std::uint64_t session, std::shared_ptr<const std::str
 // =================================================================================================
 // HTTP session: static page files, the small JSON API, and the WebSocket upgrade.
 
+// The whole of the regular file at `path` into `out`; false for anything else (missing, a
+// symlink, a FIFO, a device, a directory) or on a read error. Opened without following a final
+// symlink and without blocking, then checked on the open descriptor.
+static bool read_regular_file(const std::string& path, std::string& out) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return false;
+    struct stat st {};
+    bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    if (ok) {
+        out.clear();
+        out.reserve(static_cast<std::size_t>(st.st_size));
+        char chunk[1 << 16];
+        for (;;) {
+            const ssize_t n = ::read(fd, chunk, sizeof chunk);
+            if (n > 0) {
+                out.append(chunk, static_cast<std::size_t>(n));
+            } else if (n == 0) {
+                break;
+            } else if (errno != EINTR) {
+                ok = false;
+                break;
+            }
+        }
+    }
+    ::close(fd);
+    return ok;
+}
+
 class Server::Impl::HttpSession : public std::enable_shared_from_this<HttpSession> {
 public:
     HttpSession(Impl& server, tcp::socket socket) : server_(server), stream_(std::move(socket)) {}
@@ -556,11 +660,25 @@ private:
                 q.limit = static_cast<std::size_t>(n);
             }
             auto self = shared_from_this();
-            q.reply = [self](std::string body) {
-                net::post(self->stream_.get_executor(), [self, body = std::move(body)]() mutable {
-                    self->respond_json(http::status::ok, std::move(body));
+            // Answered once: by the simulation thread, or (GET /api/state only) after kStateWaitMs
+            // from the state it published last, whichever comes first.
+            auto answered = std::make_shared<std::atomic<bool>>(false);
+            q.reply = [self, answered](std::string body) {
+                net::post(self->stream_.get_executor(), [self, answered, body = std::move(body)]() mutable {
+                    if (!answered->exchange(true)) self->respond_json(http::status::ok, std::move(body));
                 });
             };
+            if (!q.agents) {
+                auto timer = std::make_shared<net::steady_timer>(stream_.get_executor(),
+                                                                 std::chrono::milliseconds(kStateWaitMs));
+                timer->async_wait([self, answered, timer](beast::error_code ec) {
+                    if (ec) return;
+                    auto [snapshot, at] = self->server_.last_state();
+                    if (!snapshot || answered->exchange(true)) return;
+                    const auto age = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - at);
+                    self->respond_json(http::status::ok, *snapshot, std::to_string(age.count()));
+                });
+            }
             server_.push({0, std::move(q)});
             return;
         }
@@ -578,19 +696,54 @@ private:
                                self->respond_json(ok ? http::status::ok : http::status::bad_request, std::move(body));
                            });
                        }};
-            server_.push({0, std::move(a)});
+            if (!server_.push({0, std::move(a)})) {
+                return respond_json(http::status::service_unavailable,
+                                    R"({"error":"busy: too many orders are waiting to be applied; try again"})");
+            }
             return;
         }
         if (path == "/api/map") {
             if (req.method() != http::verb::post) return respond_text(http::status::method_not_allowed, "POST only\n");
-            auto map = parse_map_upload(req.body(), param(query, "name"));
-            if (!map) {
-                return respond_json(http::status::bad_request,
-                                    nlohmann::json{{"ok", false}, {"error", map.error().message}}.dump(
-                                        -1, ' ', false, nlohmann::json::error_handler_t::replace));
+            auto refuse = [&](const std::string& why) {
+                respond_json(http::status::too_many_requests,
+                             nlohmann::json{{"ok", false}, {"error", why}}.dump(
+                                 -1, ' ', false, nlohmann::json::error_handler_t::replace));
+            };
+            const std::int64_t wait = server_.upload_ready_at.load() - Clock::now().time_since_epoch().count();
+            if (wait > 0) {
+                return refuse(
+                    "uploads are paced by the time the last load took: the next one in " +
+                    std::to_string(
+                        std::chrono::duration_cast<std::chrono::milliseconds>(Clock::duration(wait)).count() + 1) +
+                    " ms");
             }
-            server_.push({0, LoadParsed{map->name, std::make_shared<CostField>(std::move(map->cost))}});
-            return respond_json(http::status::ok, R"({"ok":true})");
+            if (server_.upload_busy.exchange(true)) {
+                return refuse("another upload is being read or loaded; one at a time: try again when it is on the map");
+            }
+            // Read on a worker (a big map with many class lines took the io thread seconds, and
+            // every page request with it); answered, and loaded, from there.
+            if (server_.upload_worker.joinable()) server_.upload_worker.join();  // done: busy was clear
+            server_.upload_worker = std::thread([self = shared_from_this(), body = std::move(req.body()),
+                                                 name = param(query, "name")]() mutable {
+                auto map = parse_map_upload(body, name);
+                body = std::string();
+                net::post(self->stream_.get_executor(), [self, map = std::move(map)]() mutable {
+                    if (!map) {
+                        self->server_.upload_busy = false;
+                        return self->respond_json(http::status::bad_request,
+                                                  nlohmann::json{{"ok", false}, {"error", map.error().message}}.dump(
+                                                      -1, ' ', false, nlohmann::json::error_handler_t::replace));
+                    }
+                    if (!self->server_.push(
+                            {0, LoadParsed{map->name, std::make_shared<CostField>(std::move(map->cost))}})) {
+                        self->server_.upload_busy = false;
+                        return self->respond_json(http::status::service_unavailable,
+                                                  R"({"ok":false,"error":"the server is too busy to load a map"})");
+                    }
+                    self->respond_json(http::status::ok, R"({"ok":true})");
+                });
+            });
+            return;
         }
         if (req.method() != http::verb::get && req.method() != http::verb::head) {
             return respond_text(http::status::method_not_allowed, "GET only\n");
@@ -599,15 +752,11 @@ private:
         std::string body;
         bool found = false;
         if (!server_.opt.web_root.empty()) {
-            // Development: files from disk, only plain names inside the folder.
+            // Development: regular files with plain names inside the folder, nothing else: not a
+            // symlink (it may lead out of the folder), a FIFO (reading one blocked the server for
+            // good), a device or a subdirectory (answered 200 with an empty body).
             if (file.find("..") == std::string::npos && file.find('/') == std::string::npos) {
-                std::ifstream in(std::filesystem::path(server_.opt.web_root) / file, std::ios::binary);
-                if (in) {
-                    std::ostringstream s;
-                    s << in.rdbuf();
-                    body = s.str();
-                    found = true;
-                }
+                found = read_regular_file((std::filesystem::path(server_.opt.web_root) / file).string(), body);
             }
         } else {
             for (const WebAsset& a : web_assets()) {
@@ -677,10 +826,13 @@ private:
         write(std::move(res));
     }
 
-    void respond_json(http::status status, std::string body) {
+    // `state_age_ms` (GET /api/state answered from the last published state): its age, as the
+    // header X-Tide-State-Age-Ms.
+    void respond_json(http::status status, std::string body, const std::string& state_age_ms = "") {
         http::response<http::string_body> res{status, 11};
         res.set(http::field::content_type, "application/json");
         res.set(http::field::cache_control, "no-store");
+        if (!state_age_ms.empty()) res.set("X-Tide-State-Age-Ms", state_age_ms);
         res.keep_alive(keep_alive_);
         res.body() = std::move(body);
         res.prepare_payload();
@@ -762,6 +914,10 @@ void Server::Impl::sim_loop() {
     std::uint64_t groups_sent = world->groups_version();
     std::unordered_map<std::uint64_t, Viewer> viewers;
     std::vector<Inbound> batch;
+    std::vector<Inbound> deferred;                   // commands past a tick's kTickCommandMs, in order
+    std::unordered_map<std::uint64_t, double> debt;  // per session: ms of simulation time owed
+    auto debt_at = Clock::now();
+    auto state_published = Clock::now() - seconds(1);
     std::uint64_t terrain_seen = world->terrain_version();
     auto terrain_changed_at = Clock::now() - seconds(1);
     constexpr auto kHoldForField = milliseconds(150);
@@ -927,13 +1083,44 @@ void Server::Impl::sim_loop() {
         std::this_thread::sleep_until(next);
         next += period;
         if (Clock::now() - next > milliseconds(250)) next = Clock::now();  // fell far behind: do not race to catch up
+        // Commands left from the last tick first, then what came since.
+        batch.swap(deferred);
         {
             std::lock_guard lock(in_mutex);
-            batch.swap(inbox);
+            for (Inbound& in : inbox) batch.push_back(std::move(in));
+            inbox.clear();
+        }
+        {
+            const double paid = kClientShareMsPerSecond * duration<double>(Clock::now() - debt_at).count();
+            debt_at = Clock::now();
+            for (auto it = debt.begin(); it != debt.end();) {
+                it->second -= paid;
+                it = it->second <= 0.0 ? debt.erase(it) : std::next(it);
+            }
         }
         bool step_once = false;
         const std::uint64_t terrain_before = world->terrain_version();
+        double command_ms = 0.0;  // this tick's
         for (Inbound& in : batch) {
+            const bool work =
+                !std::holds_alternative<ApiQuery>(in.what) && !std::holds_alternative<SessionEvent>(in.what);
+            if (work && command_ms >= kTickCommandMs) {
+                deferred.push_back(std::move(in));  // next tick, before anything newer
+                continue;
+            }
+            // What a command takes is charged to the tick and to its client.
+            struct Charge {
+                double& tick;
+                double* client;
+                Clock::time_point t0 = Clock::now();
+                ~Charge() {
+                    const double ms = duration<double, std::milli>(Clock::now() - t0).count();
+                    tick += ms;
+                    if (client) *client = std::min(*client + ms, kClientMaxDebtMs);
+                }
+            };
+            std::optional<Charge> charge;
+            if (work) charge.emplace(command_ms, in.session != 0 ? &debt[in.session] : nullptr);
             if (auto* q = std::get_if<ApiQuery>(&in.what)) {
                 if (q->tmap) {
                     auto text = format_tide_map(world->cost());
@@ -959,6 +1146,7 @@ void Server::Impl::sim_loop() {
                 continue;
             }
             if (auto* ao = std::get_if<ApiOrder>(&in.what)) {
+                taken(0);
                 auto r = apply_order(ao->order, nullptr);
                 ao->reply(r.ok(), r ? nlohmann::json{{"group", r->group}, {"units", r->units}}.dump()
                                     : nlohmann::json{{"error", r.error().message}}.dump(
@@ -971,7 +1159,11 @@ void Server::Impl::sim_loop() {
                 const int count = std::min(static_cast<int>(world->agents().size()), max_units(*lp->cost));
                 const auto t0 = Clock::now();
                 keep_upload(lp->name, *lp->cost);
-                if (auto r = world->load(lp->name, std::move(*lp->cost), {*goal}, count); !r) {
+                auto r = world->load(lp->name, std::move(*lp->cost), {*goal}, count);
+                // The next upload waits kUploadPace x this load's time.
+                upload_ready_at = (Clock::now() + (Clock::now() - t0) * kUploadPace).time_since_epoch().count();
+                upload_busy = false;
+                if (!r) {
                     log("map " + lp->name + " refused: " + r.error().message);
                     continue;
                 }
@@ -980,6 +1172,26 @@ void Server::Impl::sim_loop() {
                 continue;
             }
             const Command& cmd = std::get<Command>(in.what);
+            if (in.session != 0) {
+                taken(in.session);
+                // A client that owes more than kClientBurstMs of simulation time: its commands
+                // are refused (not queued) until it has paid it back, except the cheap ones of an
+                // interactive page (selecting, viewing, painting, pausing, settings, inspecting).
+                const bool cheap = std::holds_alternative<SelectCmd>(cmd) || std::holds_alternative<ViewCmd>(cmd) ||
+                                   std::holds_alternative<PaintCmd>(cmd) || std::holds_alternative<PauseCmd>(cmd) ||
+                                   std::holds_alternative<InspectCmd>(cmd) || std::holds_alternative<ParamsCmd>(cmd) ||
+                                   std::holds_alternative<LineOfSightCmd>(cmd) || std::holds_alternative<PingCmd>(cmd);
+                const auto owed = debt.find(in.session);
+                if (!cheap && owed != debt.end() && owed->second > kClientBurstMs) {
+                    char text[200];
+                    std::snprintf(text, sizeof text,
+                                  "busy: your requests took %.0f ms of simulation time lately, more than the %.0f ms a "
+                                  "client may be ahead (it earns %.0f ms a second); message dropped",
+                                  owed->second, kClientBurstMs, kClientShareMsPerSecond);
+                    post_error(in.session, text, in.type);
+                    continue;
+                }
+            }
             Viewer* viewer = nullptr;
             if (auto it = viewers.find(in.session); it != viewers.end()) viewer = &it->second;
             Result<void> r;
@@ -1156,6 +1368,11 @@ void Server::Impl::sim_loop() {
             if (!r) post_error(in.session, r.error().message, type);
         }
         batch.clear();
+        // The state GET /api/state falls back on while this thread is busy (kStateWaitMs).
+        if (Clock::now() - state_published >= kStatePublishPeriod) {
+            state_published = Clock::now();
+            publish_state(state_json(*world, tick_hz.load(), clients.load()));
+        }
 
         // An edit on a flat map: its repair (a few milliseconds on a worker) is waited for here, the
         // sim thread lending a hand, so that the repaired field goes out before the step (25-40 ms
@@ -1260,6 +1477,7 @@ Server::Server(ServerOptions options) : impl_(std::make_unique<Impl>(std::move(o
 Server::~Server() {
     stop();
     if (impl_->sim.joinable()) impl_->sim.join();
+    if (impl_->upload_worker.joinable()) impl_->upload_worker.join();
 }
 
 Result<void> Server::start() {
