@@ -35,6 +35,16 @@ Result<std::string> temp_path_for(const std::string& path) {
     return path + ".tmp." + std::to_string(::getpid());
 }
 
+Result<void> check_output_target(const std::string& path) {
+    auto temp = temp_path_for(path);
+    if (!temp) return temp.error();
+    const int fd = ::open(temp->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0) return io_error(path, "cannot create a file there", errno);
+    ::close(fd);
+    ::unlink(temp->c_str());
+    return {};
+}
+
 Result<void> replace_with(const std::string& temp, const std::string& path) {
     // Data first, then the name: after a crash the target is the old file or the whole new one.
     const int fd = ::open(temp.c_str(), O_RDONLY | O_CLOEXEC);

@@ -17,6 +17,10 @@ namespace tide::cli {
 /// `path` when it exists and is not a regular file (or a symbolic link to one).
 Result<std::string> temp_path_for(const std::string& path);
 
+/// Checks before any work that `path` can be written: it is not an existing non-regular file and
+/// its temporary file can be created there (created and removed at once). Error names `path`.
+Result<void> check_output_target(const std::string& path);
+
 /// Flushes `temp` to disk and renames it to `path`; on error removes `temp` (never `path`) and
 /// returns an error naming `path`.
 Result<void> replace_with(const std::string& temp, const std::string& path);

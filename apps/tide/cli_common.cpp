@@ -111,7 +111,11 @@ PlanningCost planning_cost(const Map& map, const std::string& map_path, const Cl
 }
 
 void require_open_for_class(const PlanningCost& planning, Cell cell, const std::string& what) {
-    if (planning.is_default() || !planning.cost.contains(cell) || planning.cost.passable(cell.x, cell.y)) return;
+    if (!planning.cost.contains(cell)) {  // named as what it is ("danger (99, 0) ...", not "goal")
+        throw Failure{what + " " + cell_text(cell) + " is outside the " + std::to_string(planning.cost.width()) + "x" +
+                      std::to_string(planning.cost.height()) + " map"};
+    }
+    if (planning.is_default() || planning.cost.passable(cell.x, cell.y)) return;
     throw Failure{what + " " + cell_text(cell) + " is a wall for " + planning.describe()};
 }
 

@@ -96,7 +96,9 @@ void add_bench_command(CLI::App& app) {
     fields->add_flag("--huge", o->huge, "Add a 16384x16384 map to the hierarchical rows (no flat row there)");
     fields->add_option("--hier-reps", o->hier_reps, "Timed cold route queries per hierarchical row")
         ->capture_default_str();
-    fields->add_option("--sector", o->sector, "Sector side of the hierarchical rows, 16..256")->capture_default_str();
+    fields->add_option("--sector", o->sector, "Sector side of the hierarchical rows, 16..256")
+        ->capture_default_str()
+        ->check(CLI::Range(16, 256));  // refused before the flat rows run, not after
     fields->add_option("--settle", o->settle, "Settle budget of the hierarchical queries (RouteConfig), 0..16")
         ->capture_default_str();
     fields

@@ -33,7 +33,9 @@ void add_bench_crowd_command(CLI::App& bench) {
     auto* cmd =
         bench.add_subcommand("crowd", "Crowd step times vs a plain all-pairs separation step and an ORCA crowd");
     cmd->add_option("--reps", o->reps, "Timed steps per case after warm-up (default 20)");
-    cmd->add_option("--agents", o->agents, "Agent counts, comma-separated")->delimiter(',');
+    cmd->add_option("--agents", o->agents, "Agent counts, comma-separated, each 1..200000")
+        ->delimiter(',')
+        ->check(CLI::Range(1, 200000));
     cmd->add_option("--sizes", o->sizes, "Map sizes, comma-separated")->delimiter(',');
     cmd->add_option("--json", o->json, "Write the figures as JSON");
     cmd->add_flag("--no-orca", o->no_orca, "Skip the side-by-side with the ORCA reference");

@@ -486,6 +486,10 @@ void add_scen_command(CLI::App& app) {
         cmd->add_option_function<double>(
             "--max-ratio",
             [o](double r) {
+                if (!(r > 0.0 && r <= 1e6)) {  // NaN too
+                    throw CLI::ValidationError("--max-ratio",
+                                               "--max-ratio " + std::to_string(r) + " is not a ratio in (0, 1e6]");
+                }
                 o->max_ratio = r;
                 o->max_ratio_given = true;
             },

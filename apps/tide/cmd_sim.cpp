@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "atomic_file.hpp"
 #include "cli_common.hpp"
 #include "gif_writer.hpp"
 #include "render.hpp"
@@ -535,6 +536,9 @@ SimRun run_sim(const SimOptions& o, bool congestion) {
 void run_sim_command(const SimOptions& o) {
     if (o.congestion != "on" && o.congestion != "off" && o.congestion != "both")
         throw Failure{"--congestion '" + o.congestion + "' is not on, off or both"};
+    // Output targets before the run (a run of minutes used to end in "cannot write").
+    for (const std::string* target : {&o.json, &o.png})
+        if (!target->empty()) check(check_output_target(*target));
     if (o.congestion != "both") {
         SimRun run = run_sim(o, o.congestion == "on");
         if (!o.json.empty()) write_json(o.json, run.report);

@@ -1,11 +1,16 @@
 // tide: the command-line tool. One file per subcommand; see `tide --help`.
 
+#include <csignal>
 #include <cstdio>
 #include <exception>
 
 #include "cli_common.hpp"
 
 int main(int argc, char** argv) {
+    // Past the file-size limit (ulimit -f) a write fails with EFBIG and the writer removes its
+    // temporary file and names the target; with the default action SIGXFSZ killed the process
+    // and left `<target>.tmp.<pid>` behind.
+    std::signal(SIGXFSZ, SIG_IGN);
     CLI::App app{"tide: flow-field pathfinding (cost, integration and flow fields) on grid maps"};
     app.require_subcommand(1);
     app.set_version_flag("--version", "tide 0.1.0");

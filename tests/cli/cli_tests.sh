@@ -649,6 +649,24 @@ limits)
   expect_fail "serve threads" "--threads -2 is outside 0..256" t serve --port 0 --threads -2
   err=$("$tide" field --map open64.tmap --goal 1,1 --diagonal 1e308 2>&1) && fail "--diagonal 1e308 accepted"
   grep -qxF -- "tide: error: --diagonal 1e+308 is outside 1..2" <<<"$err" || fail "--diagonal 1e308 message: $err"
+  # Issue 43: options checked before any work, named as what they are (each under 5 s here; before:
+  # '-1 agents' rows, --sector refused after the flat rows, 39 s of generating for /dev/null, a
+  # whole simulation before an unwritable --json, NaN taken as a ratio, a flee danger called a goal).
+  q() { timeout 5 "$tide" "$@"; }
+  expect_fail "bench crowd --agents -1" "--agents: Value -1 not in range 1 to 200000" q bench crowd --agents -1
+  expect_fail "bench fields --sector 1" "--sector: Value 1 not in range 16 to 256" q bench fields --sector 1
+  expect_fail "gen to /dev/null" "/dev/null: is a character device" q gen --width 16384 --height 16384 --out /dev/null
+  expect_fail "sim --json unwritable" "nowhere/x.json: cannot create a file there" \
+    q sim --map open64.tmap --goal 1,1 --agents 100 --seconds 600 --json nowhere/x.json
+  expect_fail "sim --png unwritable" "nowhere/x.png: cannot create a file there" \
+    q sim --map open64.tmap --goal 1,1 --agents 100 --seconds 600 --png nowhere/x.png
+  expect_fail "scen --max-ratio nan" "--max-ratio nan is not a ratio" q scen --map open64.tmap --scen one.scen --max-ratio nan
+  expect_fail "sim --flee off the map" "danger \(99, 0\) is outside the 64x64 map" \
+    q sim --map open64.tmap --flee 99,0 --agents 10 --seconds 1
+  # Past the file-size limit the writer fails, names the target and leaves no temporary file.
+  expect_fail "gen past ulimit -f" "big.tmap: write error: File too large" \
+    bash -c "ulimit -f 1; exec \"\$0\" gen --width 200 --height 200 --out big.tmap" "$tide"
+  ! ls big.tmap* >/dev/null 2>&1 || fail "a write past the file-size limit left $(ls big.tmap*)"
   ;;
 validation_script_crlf)
   # scripts/validate-movingai.sh on a map with CRLF line ends (as Moving AI's street maps have):
