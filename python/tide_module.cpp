@@ -44,6 +44,18 @@ void check(const tide::Result<void>& r) {
     if (!r) raise(r.error());
 }
 
+// Runs `work` (returning Result<void>) with the GIL released and raises its error once the GIL is
+// held again: raising without the GIL crashed the interpreter. Check arguments before calling it.
+template <class Work>
+void run_unlocked(Work&& work) {
+    tide::Result<void> r;
+    {
+        py::gil_scoped_release unlocked;
+        r = work();
+    }
+    check(r);
+}
+
 // A read-only numpy view of `count` rows x `width` items at `data`, keeping `owner` alive.
 template <class T>
 py::array view(const T* data, int height, int width, py::handle owner) {
@@ -88,13 +100,10 @@ std::shared_ptr<const tide::FlowField> build(const PyMap& m, const std::vector<s
     // Everything that may raise is checked, and raised, while this thread holds the GIL: raising
     // with the GIL released crashed the interpreter (connectivity=6).
     const tide::FieldParams params = field_params(diagonal, connectivity);
-    tide::Result<void> r;
-    {
-        py::gil_scoped_release unlocked;
-        r = danger_cells.empty() ? builder.build(m.map.cost, cells, params, *field)
-                                 : builder.build_mixed(m.map.cost, cells, danger_cells, danger, params, *field);
-    }
-    check(r);
+    run_unlocked([&] {
+        return danger_cells.empty() ? builder.build(m.map.cost, cells, params, *field)
+                                    : builder.build_mixed(m.map.cost, cells, danger_cells, danger, params, *field);
+    });
     return field;
 }
 
@@ -105,12 +114,7 @@ std::shared_ptr<const tide::FlowField> build_flee(const PyMap& m, const std::vec
     tide::FieldBuilder builder;
     const auto cells = to_cells(dangers);
     const tide::FieldParams params = field_params(diagonal, connectivity);  // raises with the GIL held
-    tide::Result<void> r;
-    {
-        py::gil_scoped_release unlocked;
-        r = builder.build_flee(m.map.cost, cells, tide::FleeParams{factor}, params, *field);
-    }
-    check(r);
+    run_unlocked([&] { return builder.build_flee(m.map.cost, cells, tide::FleeParams{factor}, params, *field); });
     return field;
 }
 
@@ -217,17 +221,14 @@ py::dict sim(const PyMap& m, std::vector<std::pair<int, int>> goals, int agents,
     tide::SerialJobSystem jobs;
     std::unique_ptr<tide::Simulation> run;
     tide::SimulationReport r;
-    tide::Result<void> ran;
-    {
-        py::gil_scoped_release unlocked;
+    run_unlocked([&] {
         auto created = tide::Simulation::create(jobs, "<python>", std::move(cost), settings);
-        ran = created ? (*created)->run() : tide::Result<void>{created.error()};
-        if (ran) {
-            run = std::move(created.value());
-            r = run->report();
-        }
-    }
-    check(ran);  // raised with the GIL held
+        if (!created) return tide::Result<void>{created.error()};
+        run = std::move(created.value());
+        if (auto ran = run->run(); !ran) return ran;
+        r = run->report();
+        return tide::Result<void>{};
+    });
     const std::size_t n = r.units.size();
     py::array_t<float> positions({static_cast<py::ssize_t>(n), py::ssize_t{2}});
     py::array_t<std::uint8_t> states(static_cast<py::ssize_t>(n));
@@ -501,12 +502,11 @@ PYBIND11_MODULE(tide, m) {
             "step",
             [](tide::Crowd& c, float dt, int steps) {
                 if (steps < 0) raise(tide::Error{"steps " + std::to_string(steps) + " is negative"});
-                tide::Result<void> r;
-                {
-                    py::gil_scoped_release unlocked;
+                run_unlocked([&] {
+                    tide::Result<void> r;
                     for (int s = 0; s < steps && r; ++s) r = c.step(dt);
-                }
-                check(r);  // raised with the GIL held
+                    return r;
+                });
             },
             py::arg("dt"), py::arg("steps") = 1)
         .def("__len__", &tide::Crowd::size)

@@ -379,8 +379,15 @@ void Simulation::count_stuck_blocked() {
         const int y = std::clamp(static_cast<int>(std::floor(p.y)), 0, H - 1);
         return static_cast<std::int64_t>(y) * W + x;
     };
+    constexpr float kRightAhead = 1.2f;
     std::vector<std::pair<std::int64_t, std::uint32_t>> by_cell(live_.size());
-    for (std::size_t j = 0; j < live_.size(); ++j) by_cell[j] = {cell_of(pos_[j]), static_cast<std::uint32_t>(j)};
+    std::vector<float> radius(live_.size());
+    float max_radius = 0.0f;
+    for (std::size_t j = 0; j < live_.size(); ++j) {
+        by_cell[j] = {cell_of(pos_[j]), static_cast<std::uint32_t>(j)};
+        radius[j] = crowd.agent_params(live_[j]).radius;
+        max_radius = std::max(max_radius, radius[j]);
+    }
     std::sort(by_cell.begin(), by_cell.end());
     std::size_t blocked = 0;
     for (const std::size_t j : stuck) {
@@ -388,9 +395,8 @@ void Simulation::count_stuck_blocked() {
         const float wl = std::hypot(want.x, want.y);
         if (wl < 1e-6f) continue;
         bool ahead = false;
-        constexpr float kRightAhead = 1.2f;
-        const float rj = crowd.agent_params(live_[j]).radius;
-        const int ring = 1 + static_cast<int>(kRightAhead * (rj + kMaxAgentRadius));
+        const float rj = radius[j];
+        const int ring = 1 + static_cast<int>(kRightAhead * (rj + max_radius));
         const int cx = static_cast<int>(cell_of(p) % W), cy = static_cast<int>(cell_of(p) / W);
         for (int y = std::max(0, cy - ring); y <= std::min(H - 1, cy + ring) && !ahead; ++y) {
             for (int x = std::max(0, cx - ring); x <= std::min(W - 1, cx + ring) && !ahead; ++x) {
@@ -400,7 +406,7 @@ void Simulation::count_stuck_blocked() {
                     if (it->second == j) continue;
                     const Vec2 q = pos_[it->second];
                     const float dx = q.x - p.x, dy = q.y - p.y, d = std::hypot(dx, dy);
-                    const float reach = kRightAhead * (rj + crowd.agent_params(live_[it->second]).radius);
+                    const float reach = kRightAhead * (rj + radius[it->second]);
                     ahead = d < reach && (dx * want.x + dy * want.y) > 0.5f * d * wl;
                 }
             }

@@ -188,6 +188,14 @@ TEST(CApi, ACrowdRunsOnTheHostsJobsAndChecksHandles) {
     tide_map_destroy(map);
 }
 
+// A crowd on `map` with one group `g` following a field toward `goal`; the field's handle in
+// *field (the caller destroys it: the group keeps its own reference).
+void crowd_toward(tide_map* map, tide_cell goal, tide_crowd** crowd, tide_group* g, tide_field** field) {
+    ASSERT_EQ(tide_field_build(map, &goal, 1, nullptr, field), TIDE_OK);
+    ASSERT_EQ(tide_crowd_create(map, nullptr, crowd), TIDE_OK);
+    ASSERT_EQ(tide_crowd_add_group(*crowd, *field, 1, g), TIDE_OK);
+}
+
 // Units waiting their turn at a one-cell door read as TIDE_AGENT_QUEUED (the C++ AgentState::queued).
 TEST(CApi, UnitsWaitingAtADoorReadAsQueued) {
     std::vector<uint8_t> costs(32 * 21, 1);
@@ -196,12 +204,9 @@ TEST(CApi, UnitsWaitingAtADoorReadAsQueued) {
     tide_map* map = nullptr;
     ASSERT_EQ(tide_map_create(32, 21, costs.data(), &map), TIDE_OK);
     tide_field* field = nullptr;
-    const tide_cell goal{28, 10};
-    ASSERT_EQ(tide_field_build(map, &goal, 1, nullptr, &field), TIDE_OK);
     tide_crowd* crowd = nullptr;
-    ASSERT_EQ(tide_crowd_create(map, nullptr, &crowd), TIDE_OK);
     tide_group g = 0;
-    ASSERT_EQ(tide_crowd_add_group(crowd, field, 1, &g), TIDE_OK);
+    ASSERT_NO_FATAL_FAILURE(crowd_toward(map, {28, 10}, &crowd, &g, &field));
     tide_field_destroy(field);
     for (int i = 0; i < 150; ++i) {
         tide_agent id{};
@@ -280,13 +285,11 @@ TEST(CApi, AnAgentJoinsOnlyAGroupOfItsMovementClass) {
 TEST(CApi, DestroyedHandlesAreRefusedAndACrowdKeepsItsMapAlive) {
     tide_map* map = nullptr;
     ASSERT_EQ(tide_map_create(20, 10, nullptr, &map), TIDE_OK);
-    tide_field* field = nullptr;
     const tide_cell goal{18, 5};
-    ASSERT_EQ(tide_field_build(map, &goal, 1, nullptr, &field), TIDE_OK);
+    tide_field* field = nullptr;
     tide_crowd* crowd = nullptr;
-    ASSERT_EQ(tide_crowd_create(map, nullptr, &crowd), TIDE_OK);
     tide_group g = 0;
-    ASSERT_EQ(tide_crowd_add_group(crowd, field, 1, &g), TIDE_OK);
+    ASSERT_NO_FATAL_FAILURE(crowd_toward(map, goal, &crowd, &g, &field));
     tide_agent a{};
     ASSERT_EQ(tide_crowd_add_agent(crowd, {1.5f, 5.5f}, g, nullptr, &a), TIDE_OK);
 
