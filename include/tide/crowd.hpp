@@ -7,11 +7,11 @@
 /// Determinism: a step reads only the previous state and writes each agent's new state into its
 /// own slot, so the result is bit-identical for any job system and thread count.
 ///
-/// A group follows either a FlowField (one field over the whole map, immutable) or a
-/// HierarchicalField (sector fields built as routes need them). The step only reads a group's
-/// field, from several threads: the const functions of HierarchicalField (to_go(), sample()).
-/// Planning calls on it (route(), ensure_field(), terrain_changed()) must happen between steps, on
-/// the thread that calls step(): World calls route() for its units' cells before each step.
+/// A group follows a FieldView: a FlowField (one field over the whole map, immutable) or a
+/// HierarchicalField (sector fields built as routes need them), read alike. The step only reads a
+/// group's field, from several threads. Planning calls on a plan (FieldService::route(), or
+/// HierarchicalField::route() for a host planning on its own) must happen between steps, on the
+/// thread that calls step(): World routes its units' cells through its service before each step.
 
 #include <cstdint>
 #include <memory>
@@ -21,6 +21,7 @@
 
 #include "tide/cost_field.hpp"
 #include "tide/export.h"
+#include "tide/field_view.hpp"
 #include "tide/flow_field.hpp"
 #include "tide/hierarchy.hpp"
 #include "tide/jobs.hpp"
@@ -151,9 +152,13 @@ struct CrowdStats {
 /// step() spreads its own work over the job system.
 class TIDE_API Crowd {
 public:
-    /// A crowd on `cost` (must outlive the crowd) with `params`; buffers from `memory`.
+    /// A crowd on `cost` (must outlive the crowd, or until set_terrain()) with `params`; buffers
+    /// from `memory`.
     Crowd(const CostField& cost, const CrowdParams& params = {},
           std::pmr::memory_resource* memory = std::pmr::get_default_resource());
+    /// The crowd reads `cost` from now on (a new snapshot of the terrain after an edit; it must
+    /// outlive the crowd or the next call). Error (nothing changed) for other dimensions.
+    Result<void> set_terrain(const CostField& cost);
     ~Crowd();
     Crowd(Crowd&&) noexcept;
     Crowd& operator=(Crowd&&) noexcept;
@@ -171,6 +176,9 @@ public:
     /// The host keeps the plan routed between steps (see the file comment). Errors as above.
     Result<GroupId> add_group(std::shared_ptr<const HierarchicalField> field, int unit_size = 1,
                               std::uint8_t movement_class = 0);
+    /// Adds a group following a field or a plan, whichever `view` holds (FieldService::view()).
+    /// Errors as above, and for an empty view.
+    Result<GroupId> add_group(FieldView view, int unit_size = 1, std::uint8_t movement_class = 0);
     /// Unit size of a group (0 for an unknown group).
     int unit_size(GroupId group) const noexcept;
     /// Movement class of a group (0 for an unknown group: check has_group()).
@@ -200,6 +208,10 @@ public:
     Result<void> set_group_field(GroupId group, std::shared_ptr<const FlowField> field);
     /// Replaces a group's field with a hierarchical plan (a new goal set); as above.
     Result<void> set_group_field(GroupId group, std::shared_ptr<const HierarchicalField> field);
+    /// Replaces a group's field with whatever `view` holds; as above (an empty view is an error).
+    Result<void> set_group_field(GroupId group, FieldView view);
+    /// The field or plan a group follows (an empty view for an unknown group).
+    FieldView group_field(GroupId group) const;
     /// Lets a group's units steer by `steer` (direction and line of sight) while arrival, progress
     /// and no-path still read the group's field: a field toward the same goals planned on other
     /// costs, such as a congestion-aware field (congestion.hpp). Stuck windows go on. Null: steer by
@@ -356,14 +368,13 @@ private:
 
     /// What a group follows: exactly one of the two is set for a live group, neither for a removed one.
     struct GroupField {
-        std::shared_ptr<const FlowField> flat;
-        std::shared_ptr<const HierarchicalField> hier;
-        bool sight = false;  // flat goal field built on the crowd's own costs: line of sight may apply
-        std::shared_ptr<const FlowField> steer;  // flat groups: the field to steer by, when not `flat`
-        std::vector<std::uint32_t> goals;        // goal cells of a goal field or plan (arrival regions)
-        bool exit = false;                       // the goals are exits (set_group_exit)
-        bool exit_keeps = false;                 // ... whose units stay, arrived, for the host to send on
-        explicit operator bool() const noexcept { return flat || hier; }
+        FieldView field;                   // the group's field or plan
+        bool sight = false;                // goal field or plan on the crowd's own costs: line of sight may apply
+        FieldView steer;                   // whole-map fields: the field to steer by, when not `field`
+        std::vector<std::uint32_t> goals;  // goal cells of a goal field or plan (arrival regions)
+        bool exit = false;                 // the goals are exits (set_group_exit)
+        bool exit_keeps = false;           // ... whose units stay, arrived, for the host to send on
+        explicit operator bool() const noexcept { return static_cast<bool>(field); }
     };
     static std::vector<std::uint32_t> goal_cells(const GroupField& f);
     void refresh_regions();

@@ -6,6 +6,12 @@
 /// host chooses. Terrain edits go through the service, which repairs the cached fields (exactly,
 /// touching only the cells that change) and builds what the tickets still need.
 ///
+/// Every map takes this one path. Maps of at least FieldServiceConfig::hierarchy_cells cells are
+/// planned hierarchically: a request gets a plan (HierarchicalField: sector fields built along the
+/// routes units need, shared by the tickets with the same goals and class) instead of a whole-map
+/// field; route() grows it where units stand. Both come out of a ticket as a FieldView, which the
+/// crowd samples without knowing which it holds.
+///
 /// Lifecycle of a ticket: `request()` -> (build queued or running, or answered from the cache)
 /// -> the field is *ready* -> `publish()` makes it `current()` (or at once with auto_publish).
 /// A ticket is a standing request: after a terrain edit or a `retarget()`, `current()` keeps
@@ -18,6 +24,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <memory_resource>
 #include <span>
@@ -26,7 +33,9 @@
 #include "tide/congestion.hpp"
 #include "tide/cost_field.hpp"
 #include "tide/export.h"
+#include "tide/field_view.hpp"
 #include "tide/flow_field.hpp"
+#include "tide/hierarchy.hpp"
 #include "tide/jobs.hpp"
 #include "tide/result.hpp"
 #include "tide/unit_class.hpp"
@@ -83,14 +92,15 @@ struct TicketStatus {
 
 /// One field made visible by publish(), for the callback.
 struct Publication {
-    FieldTicket ticket;                               ///< Whose field changed.
-    std::shared_ptr<const FlowField> field;           ///< The field now current.
-    std::uint64_t terrain_version = 0;                ///< Terrain it was built on.
-    bool up_to_date = false;                          ///< Answers the ticket's latest request on the current terrain.
-    bool answers_request = false;                     ///< Answers the ticket's latest goals and options.
-    bool from_cache = false;                          ///< Answered from the cache, no build.
-    bool repaired = false;                            ///< Made by repairing an older field after terrain edits.
-    double build_ms = 0.0;                            ///< How long its build or repair took (0 from the cache).
+    FieldTicket ticket;                      ///< Whose field changed.
+    std::shared_ptr<const FlowField> field;  ///< The field now current (null for a plan: see view).
+    FieldView view;                          ///< The field or plan now current.
+    std::uint64_t terrain_version = 0;       ///< Terrain it was built on.
+    bool up_to_date = false;                 ///< Answers the ticket's latest request on the current terrain.
+    bool answers_request = false;            ///< Answers the ticket's latest goals and options.
+    bool from_cache = false;                 ///< Answered from the cache, no build.
+    bool repaired = false;                   ///< Made by repairing an older field (or a plan) after terrain edits.
+    double build_ms = 0.0;                   ///< How long its build or repair took (0 from the cache).
     std::chrono::steady_clock::time_point requested;  ///< When the ticket asked (request, retarget or terrain edit).
     std::chrono::steady_clock::time_point ready;      ///< When the field was finished (or found in the cache).
 };
@@ -119,6 +129,14 @@ struct FieldServiceStats {
     std::size_t running = 0;            ///< Builds in progress.
     std::size_t tickets = 0;            ///< Live tickets.
     std::uint64_t terrain_version = 0;  ///< Version of the current terrain (0 at creation, +1 per edit).
+    // Hierarchical maps (FieldServiceConfig::hierarchy_cells):
+    std::size_t plans = 0;               ///< Plans alive (each shared by the tickets with its goals and class).
+    std::uint64_t plans_shared = 0;      ///< Requests answered with a plan that already existed.
+    std::size_t sector_fields = 0;       ///< Sector fields the live plans hold.
+    std::size_t sector_field_bytes = 0;  ///< Their bytes.
+    std::uint64_t graphs_built = 0;      ///< Sector graphs built (one per class, on first use).
+    double graph_build_ms = 0.0;         ///< Time of the last graph build, ms.
+    double graph_update_ms = 0.0;        ///< Time of the last catch-up after edits (graphs updated, plans told), ms.
 };
 
 /// Called once per publication. From publish() on the thread that calls it; with auto_publish
@@ -140,6 +158,12 @@ struct FieldServiceConfig {
     /// by units of its size (sized_cost_field). Edits apply to every class's costs alike (a wall is
     /// a wall for everyone, a cost V is V for everyone). Names are for messages only.
     std::vector<UnitClass> classes;
+    /// Maps of at least this many cells are planned hierarchically (see the file comment); flee
+    /// and mixed fields, wall margins, congestion layers and would_block() are not available
+    /// there. Default: no map; 0: every map.
+    std::int64_t hierarchy_cells = std::numeric_limits<std::int64_t>::max();
+    SectorConfig sectors;  ///< Hierarchical maps: sectors and portals (one graph per class in use).
+    RouteConfig routes;    ///< Hierarchical maps: how plans route (routes.jobs null: the service's job system).
 };
 
 /// The field service over one terrain. See the file comment.
@@ -176,15 +200,43 @@ public:
     /// stays valid for whoever holds it. Error for a ticket that is not live.
     Result<void> release(FieldTicket ticket);
 
-    /// The ticket's published field, or nullptr (nothing published yet, or the ticket is not live).
+    /// The ticket's published field, or nullptr (nothing published yet, the ticket is not live, or
+    /// it holds a plan: see view()).
     std::shared_ptr<const FlowField> current(FieldTicket ticket) const;
+    /// The ticket's published field or plan (an empty view when nothing is published yet or the
+    /// ticket is not live).
+    FieldView view(FieldTicket ticket) const;
+    /// Makes sure units standing on `starts` have fields all the way to the goals of the ticket's
+    /// published plan (HierarchicalField::route()), after bringing the plans up to date with the
+    /// edits since the last planning call. Nothing to do for a whole-map field, which covers every
+    /// cell. A planning call: make it between the steps of whoever reads the plan, as publish().
+    /// Errors: a ticket that is not live, a start off the map.
+    Result<RouteStats> route(FieldTicket ticket, std::span<const Cell> starts);
+    /// Checks goals and options as request() does, changing nothing.
+    Result<void> check(std::span<const Cell> goals, const FieldOptions& options = {}) const;
+    /// Checks the options alone (what request() refuses whatever the cells: ranges, an unknown
+    /// class, what hierarchical maps do not offer), changing nothing.
+    Result<void> check_options(const FieldOptions& options) const;
+    /// True when requests get hierarchical plans (FieldServiceConfig::hierarchy_cells).
+    bool hierarchical() const;
+    /// Hierarchical maps: the sector graph class `c` plans on (nullptr before its first plan, and
+    /// on other maps). Read it between planning calls.
+    const SectorGraph* sector_graph(MovementClass c) const;
+    /// Would walling `walls` (cells as the ticket's class sees them) leave any of `spawns` (or,
+    /// with none, any reachable cell) without a path to the ticket's goals? Answered from its
+    /// published field without a build (FieldBuilder::would_block). Errors: a ticket that is not
+    /// live or has no field yet, a cell off the map; unsupported on hierarchical maps.
+    Result<BlockAnswer> would_block(FieldTicket ticket, std::span<const Cell> walls,
+                                    std::span<const Cell> spawns = {}) const;
     /// Where the ticket stands.
     TicketStatus status(FieldTicket ticket) const;
     /// The canonical goals (sorted by row then column, no duplicates) a live ticket asks for; empty if not live.
     std::vector<Cell> goals(FieldTicket ticket) const;
 
     /// Makes every finished field current for its tickets, all at once, and calls on_publish for
-    /// each. Returns the number of tickets whose field changed. Call at the start of a tick.
+    /// each (hierarchical maps: first brings the plans up to date with the edits since the last
+    /// planning call, and publishes the plans that changed again). Returns the number of tickets
+    /// whose field changed. Call at the start of a tick.
     std::size_t publish();
     /// Blocks until no build is queued or running (then publish() shows everything requested so
     /// far). The calling thread runs queued builds itself while it waits. Not from on_publish.
@@ -194,12 +246,14 @@ public:
     bool wait_idle_for(std::chrono::steady_clock::duration budget);
 
     /// Sets every cell of [x0, x1] x [y0, y1] (clipped to the map) to `cost` (kCostWall for
-    /// walls) and brings the fields up to date: every cached field is repaired in the background
-    /// (see FieldServiceConfig::repair), live tickets without one get a build. Errors: cost 0, a rectangle entirely off
-    /// the map or with x0 > x1 or y0 > y1. Goals walled in are left out of the next builds; a ticket whose goals are
-    /// all walls gets a field where every cell is unreachable.
+    /// walls; on hierarchical maps, cells under a live plan's goal blocks are not walled: a plan
+    /// needs open goals) and brings the fields up to date (plans: at the next planning call): every cached field is
+    /// repaired in the background (see FieldServiceConfig::repair), live tickets without one get a build. Errors: cost
+    /// 0, a rectangle entirely off the map or with x0 > x1 or y0 > y1. Goals walled in are left out of the next builds;
+    /// a ticket whose goals are all walls gets a field where every cell is unreachable.
     Result<void> edit_rect(int x0, int y0, int x1, int y1, Cost cost);
-    /// Sets every listed cell to `cost`. Errors (nothing changed): cost 0, a cell off the map.
+    /// Sets every listed cell to `cost` (hierarchical maps: as edit_rect(), goal blocks of live
+    /// plans stay open). Errors (nothing changed): cost 0, a cell off the map.
     Result<void> edit_cells(std::span<const Cell> cells, Cost cost);
     /// The current terrain (an immutable snapshot; edits make a new one).
     std::shared_ptr<const CostField> terrain() const;

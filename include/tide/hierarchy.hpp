@@ -293,6 +293,10 @@ public:
     /// sectors had) and restarts the search. Routes are rebuilt by the next route() or
     /// ensure_field(). Errors: a goal now on a wall (the plan is left as it was).
     Result<void> terrain_changed(int x0, int y0, int x1, int y1);
+    /// The same for a plan whose terrain is now `cost` (a new snapshot of it, with the edit; the
+    /// graph was updated on it): the plan reads `cost` from now on, which must outlive it or the
+    /// next call. Errors: other dimensions than the graph's (nothing changed), a goal now on a wall.
+    Result<void> terrain_changed(const CostField& cost, int x0, int y0, int x1, int y1);
 
     HierarchicalField(HierarchicalField&&) noexcept;
     HierarchicalField& operator=(HierarchicalField&&) noexcept;
@@ -303,6 +307,9 @@ private:
     explicit HierarchicalField(std::unique_ptr<State> state);
     std::unique_ptr<State> s_;
 };
+
+/// Checks a RouteConfig as HierarchicalField::create() does (ranges of every setting).
+TIDE_API Result<void> check_route_config(const RouteConfig& config);
 
 /// The cost of the path that follows `field` from `start` to a goal (sum of the true move costs,
 /// as flow_path_cost()), building sector fields on the way as needed; +inf when `start` has no path.

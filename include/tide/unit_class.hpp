@@ -48,6 +48,11 @@ struct UnitClass {
 TIDE_API Result<CostField> sized_cost_field(const CostField& terrain, int size,
                                             std::pmr::memory_resource* memory = std::pmr::get_default_resource());
 
+/// The cells whose size x size block overlaps the terrain cells of `changed`: the sized cells (of
+/// units of `size`) an edit of `changed` may change, up to size - 1 cells further up and left;
+/// clipped to a width x height map (empty when `changed` is empty or lies off the map).
+TIDE_API CellRect sized_cells_touched(CellRect changed, int size, int width, int height);
+
 /// After the terrain cells in `changed` were edited, recomputes the cells of `sized` (made by
 /// sized_cost_field for the same size from the terrain before the edit) whose block overlaps the
 /// cells of `changed` on the map; returns the rectangle of sized cells it recomputed (clipped to

@@ -10,13 +10,14 @@
 /// turn at the same tick. Groups left without members are dropped (but the last group stays, so a
 /// world without units keeps its goals).
 ///
-/// Big maps plan hierarchically (WorldConfig::hierarchy_cells; see hierarchy.hpp): load() builds a
-/// SectorGraph, and each group follows a HierarchicalField instead of a field-service ticket. An
-/// order or goal change makes the new plan and routes its units before apply() returns (their
-/// sectors first, then the sectors on their routes), so the units turn at once; every tick then
-/// routes the units that entered sectors without a field yet (they steer by the plan's coarse
-/// direction meanwhile). Paint edits the terrain at once; the graphs and plans catch up at the next
-/// tick (or planning command), once for all the strokes since. Towers are refused there.
+/// One request path for every map: each group holds a field-service ticket, and its crowd group
+/// follows the ticket's FieldView. Big maps (WorldConfig::hierarchy_cells; see hierarchy.hpp) get
+/// hierarchical plans from the service instead of whole-map fields: a plan is ready at once, so an
+/// order's units turn and are routed before apply() returns; every tick first routes the units that stand in sectors
+/// without a routed field (FieldService::route(); meanwhile they steer by the plan's coarse
+/// direction). Paint goes to the service; its plans catch up at the next tick, once for all the
+/// strokes since. Towers, flee orders, wall margins and congestion are refused there (the
+/// service's check_options() says why).
 ///
 /// Congestion (WorldConfig::congestion, SetCongestion; flat maps): every 1 / refresh_hz simulated
 /// seconds, before the step, the world measures the crowd's density and asks the field service for
@@ -275,8 +276,9 @@ public:
     /// The units selected by a box, in roster order.
     std::vector<AgentId> select(const SelectBox& box) const;
 
-    const std::string& name() const noexcept { return name_; }                   ///< Map name.
-    const CostField& cost() const noexcept { return *cost_; }                    ///< Current terrain.
+    const std::string& name() const noexcept { return name_; }  ///< Map name.
+    /// Current terrain (the service's snapshot: valid until the next edit or load).
+    const CostField& cost() const noexcept { return *terrain_; }
     std::uint64_t terrain_version() const noexcept { return terrain_version_; }  ///< +1 per edit or load.
     const Crowd& crowd() const noexcept { return *crowd_; }                      ///< The units.
     /// Turns the units' line of sight on or off from the next tick (CrowdParams::line_of_sight; the
@@ -348,13 +350,9 @@ private:
     void drop_steering();
     Result<void> place_tower(const PlaceTower& c);
     void evict_units_from_walls();
-    struct SectorLayer;
-    Result<SectorLayer*> layer(int size);
-    Result<std::shared_ptr<HierarchicalField>> make_plan(const std::vector<Cell>& goals, int size);
-    void follow_plan(Group& g, std::shared_ptr<HierarchicalField> plan);
+    void terrain_changed();
+    void take_ready(Group& g);
     double route_units(const Group* only = nullptr);
-    void flush_edits();
-    RouteConfig route_config() const;
     void refresh_plan_stats();
     Result<CommandOutcome> set_goals(const SetGoals& c);
     Result<void> paint(const Paint& c);
@@ -374,18 +372,12 @@ private:
     WorldConfig config_;
     SplitMix64 rng_;
     std::string name_ = "empty";
-    std::unique_ptr<CostField> cost_;  // stable address: the crowd points at it
+    // The service's terrain as of the last edit (the crowd reads it too; the service owns the
+    // terrain and every class's costs).
+    std::shared_ptr<const CostField> terrain_;
     std::uint64_t terrain_version_ = 0;
-    std::unique_ptr<FieldService> service_;  // flat maps: the fields; hierarchical maps: sized costs only
-    // Hierarchical maps: per unit size (index size - 1), its costs and sector graph, made when a
-    // group of that size first needs them (size 1 at load).
-    struct SectorLayer {
-        std::unique_ptr<CostField> own;  // sized costs (size 1 plans on cost_ itself)
-        std::unique_ptr<SectorGraph> graph;
-    };
-    std::vector<SectorLayer> layers_;
+    std::unique_ptr<FieldService> service_;  // plans every group: fields, or plans on big maps
     std::optional<CellRect> spawn_area_;     // where Spawn without an area puts units on this map
-    CellRect pending_edit_;                  // hierarchical maps: terrain painted since the graphs were updated
     std::vector<Group*> plan_of_;            // scratch of route_units(): crowd group -> group
     std::vector<std::vector<Cell>> starts_;  // scratch of route_units(): cells to route, per crowd group
     std::unique_ptr<Crowd> crowd_;
@@ -394,7 +386,6 @@ private:
     std::uint64_t roster_version_ = 0;
     std::vector<UnitGroupId> unit_group_;  // by AgentId::index
     std::vector<std::uint8_t> unit_size_;  // by AgentId::index
-    mutable FieldBuilder query_builder_;   // check_tower()
     std::vector<std::unique_ptr<Group>> groups_;
     std::vector<UnitGroup> groups_view_;
     std::uint64_t groups_version_ = 0;

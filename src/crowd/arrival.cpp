@@ -48,14 +48,14 @@ using MinHeap = std::priority_queue<Entry, std::vector<Entry>, std::greater<Entr
 
 }  // namespace
 
-float RegionField::value(int width, int x, int y) const {
-    if (flat != nullptr) return flat->to_stop()[static_cast<std::size_t>(y) * width + x];
-    return hier->integration(x, y);  // sectors without a field yet: no value
+// Goal fields only: their integration is their cost to stop. A plan's sectors without a field yet
+// have no value.
+float RegionField::value(int /*width*/, int x, int y) const {
+    return view->integration(x, y);
 }
 
-std::uint8_t RegionField::move(int width, int x, int y) const {
-    if (flat != nullptr) return static_cast<std::uint8_t>(flat->directions()[static_cast<std::size_t>(y) * width + x]);
-    return static_cast<std::uint8_t>(hier->direction(x, y));
+std::uint8_t RegionField::move(int /*width*/, int x, int y) const {
+    return static_cast<std::uint8_t>(view->direction(x, y));
 }
 
 template <class V>
@@ -422,7 +422,7 @@ void ArrivalRegions::fill(const CostField& terrain, const RegionField& f, std::u
     const float deep_enough = pack + kAnchorSlack;
     if (2.0f * pack < kSmallPack || !one_way_in) std::fill(depth_.begin(), depth_.end(), kFar);
     Anchor& a = anchors_[group];
-    const bool same_field = a.flat == f.flat && a.hier == f.hier;
+    const bool same_field = a.field == f.id();
     bool keep = same_field && a.cell != kNoAnchor;
     if (keep) {
         const int ax = static_cast<int>(a.cell % static_cast<std::uint32_t>(W)),
@@ -448,8 +448,7 @@ void ArrivalRegions::fill(const CostField& terrain, const RegionField& f, std::u
             }
         }
         a.cell = best != kNoAnchor ? best : deepest;
-        a.flat = f.flat;
-        a.hier = f.hier;
+        a.field = f.id();
     }
     r.anchor = a.cell;
     // Units are led round the pack once there is one, or to an anchor away from the goal; before,
@@ -630,7 +629,7 @@ void ArrivalRegions::refresh(const CostField& terrain, std::span<const RegionGro
         // Once seen, a group keeps it while it follows the same field: the last units to come in
         // (a few stragglers) must find the way in as free as the first did.
         Anchor& remembered = anchors_[g];
-        const bool same_field = remembered.flat == groups[g].field.flat && remembered.hier == groups[g].field.hier;
+        const bool same_field = remembered.field == groups[g].field.id();
         const bool one_way_in =
             (!entries_.empty() && spread(terrain, entries_) <= kMouthSpread) || (same_field && remembered.one_way_in);
         remembered.one_way_in = one_way_in;

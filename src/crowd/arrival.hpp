@@ -21,19 +21,21 @@
 #include <vector>
 
 #include "tide/cost_field.hpp"
+#include "tide/field_view.hpp"
 #include "tide/flow_field.hpp"
 #include "tide/hierarchy.hpp"
 
 namespace tide::detail {
 
-/// One group's field as the refresh reads it: exactly one of flat and hier set, or neither (no
-/// region: the group's units arrive as they did without regions, e.g. flee groups).
+/// One group's goal field or plan as the refresh reads it, or none (no region: the group's units
+/// arrive as they did without regions, e.g. flee groups).
 struct RegionField {
-    const FlowField* flat = nullptr;
-    const HierarchicalField* hier = nullptr;
+    const FieldView* view = nullptr;
     std::span<const std::uint32_t> goals;  ///< Goal cells (y * width + x).
 
-    explicit operator bool() const noexcept { return flat != nullptr || hier != nullptr; }
+    explicit operator bool() const noexcept { return view != nullptr; }
+    /// Which field or plan it is (FieldView::id()), null for none.
+    const void* id() const noexcept { return view ? view->id() : nullptr; }
     /// Cost to go at a top-left cell on the map (kUnreachable where there is none).
     float value(int width, int x, int y) const;
     /// Move code (Direction) at a top-left cell.
@@ -135,9 +137,8 @@ private:
     // same field and the cell stays suitable.
     struct Anchor {
         std::uint32_t cell = kNoAnchor;
-        const FlowField* flat = nullptr;
-        const HierarchicalField* hier = nullptr;
-        bool one_way_in = false;  // its units came in by one way (kept with the field)
+        const void* field = nullptr;  // FieldView::id() of the field it was found on
+        bool one_way_in = false;      // its units came in by one way (kept with the field)
     };
     std::vector<Anchor> anchors_;
     std::vector<std::uint8_t> started_;    // by group: some of its units have arrived

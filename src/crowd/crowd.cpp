@@ -215,7 +215,7 @@ Result<GroupId> Crowd::add_group(std::shared_ptr<const FlowField> field, int uni
     }
     if (auto r = check_unit_size(unit_size); !r) return r.error();
     const bool sight = sees_along(*field, unit_size);
-    return add_group_field(GroupField{std::move(field), nullptr, sight, nullptr, {}, false}, unit_size, movement_class);
+    return add_group_field(GroupField{FieldView(std::move(field)), sight, {}, {}, false}, unit_size, movement_class);
 }
 
 Result<GroupId> Crowd::add_group(std::shared_ptr<const HierarchicalField> field, int unit_size,
@@ -225,19 +225,39 @@ Result<GroupId> Crowd::add_group(std::shared_ptr<const HierarchicalField> field,
                      std::to_string(cost_->height()) + " map"};
     }
     const bool sight = detail::plans_on(*field);
-    return add_group_field(GroupField{nullptr, std::move(field), sight, nullptr, {}, false}, unit_size, movement_class);
+    return add_group_field(GroupField{FieldView(std::move(field)), sight, {}, {}, false}, unit_size, movement_class);
+}
+
+Result<GroupId> Crowd::add_group(FieldView view, int unit_size, std::uint8_t movement_class) {
+    if (view.flat()) return add_group(view.flat(), unit_size, movement_class);
+    if (view.plan()) return add_group(view.plan(), unit_size, movement_class);
+    return Error{"an empty field view: the group needs a field or a plan"};
+}
+
+FieldView Crowd::group_field(GroupId group) const {
+    return has_group(group) ? groups_[group].field : FieldView{};
+}
+
+Result<void> Crowd::set_terrain(const CostField& cost) {
+    if (cost.width() != cost_->width() || cost.height() != cost_->height()) {
+        return Error{"the crowd's terrain is " + std::to_string(cost_->width()) + "x" +
+                     std::to_string(cost_->height()) + ", not " + std::to_string(cost.width()) + "x" +
+                     std::to_string(cost.height())};
+    }
+    cost_ = &cost;
+    return {};
 }
 
 // The goal cells of a goal field or plan, for the arrival regions (none for flee fields).
 std::vector<std::uint32_t> Crowd::goal_cells(const GroupField& f) {
     std::vector<std::uint32_t> out;
-    if (f.flat && f.flat->kind() == FieldKind::goal) {
-        const auto dirs = f.flat->directions();
+    if (f.field.flat() && f.field.kind() == FieldKind::goal) {
+        const auto dirs = f.field.flat()->directions();
         for (std::size_t i = 0; i < dirs.size(); ++i)
             if (dirs[i] == Direction::goal) out.push_back(static_cast<std::uint32_t>(i));
-    } else if (f.hier) {
-        const auto w = static_cast<std::uint32_t>(f.hier->graph().width());
-        for (const Cell c : f.hier->goals())
+    } else if (const auto& plan = f.field.plan()) {
+        const auto w = static_cast<std::uint32_t>(plan->graph().width());
+        for (const Cell c : plan->goals())
             out.push_back(static_cast<std::uint32_t>(c.y) * w + static_cast<std::uint32_t>(c.x));
     }
     return out;
@@ -373,7 +393,7 @@ Result<void> Crowd::set_group_field(GroupId group, std::shared_ptr<const FlowFie
     }
     if (!has_group(group)) return Error{ErrorCode::not_found, "unknown group " + std::to_string(group)};
     const bool sight = sees_along(*field, group_unit_[group]);
-    return set_group_field_to(group, GroupField{std::move(field), nullptr, sight, nullptr, {}, false});
+    return set_group_field_to(group, GroupField{FieldView(std::move(field)), sight, {}, {}, false});
 }
 
 Result<void> Crowd::set_group_field(GroupId group, std::shared_ptr<const HierarchicalField> field) {
@@ -381,17 +401,23 @@ Result<void> Crowd::set_group_field(GroupId group, std::shared_ptr<const Hierarc
         return Error{"group plan must be made on the crowd's map"};
     }
     const bool sight = detail::plans_on(*field);
-    return set_group_field_to(group, GroupField{nullptr, std::move(field), sight, nullptr, {}, false});
+    return set_group_field_to(group, GroupField{FieldView(std::move(field)), sight, {}, {}, false});
+}
+
+Result<void> Crowd::set_group_field(GroupId group, FieldView view) {
+    if (view.flat()) return set_group_field(group, view.flat());
+    if (view.plan()) return set_group_field(group, view.plan());
+    return Error{"an empty field view: the group needs a field or a plan"};
 }
 
 Result<void> Crowd::set_group_steering(GroupId group, std::shared_ptr<const FlowField> steer) {
     if (!has_group(group)) return Error{ErrorCode::not_found, "unknown group " + std::to_string(group)};
-    if (!groups_[group].flat) return Error{"group " + std::to_string(group) + " follows a hierarchical plan"};
+    if (!groups_[group].field.flat()) return Error{"group " + std::to_string(group) + " follows a hierarchical plan"};
     if (steer &&
         (steer->width() != cost_->width() || steer->height() != cost_->height() || steer->kind() != FieldKind::goal)) {
         return Error{"a steering field must be a goal field built on the crowd's map"};
     }
-    groups_[group].steer = std::move(steer);
+    groups_[group].steer = FieldView(std::move(steer));
     // The members look ahead again along the new field's path (their progress windows go on).
     for (std::size_t e = 0; e < live_; ++e) {
         if (a_.group[e] == group) a_.sight_from[e] = detail::kNoCell;
@@ -400,12 +426,12 @@ Result<void> Crowd::set_group_steering(GroupId group, std::shared_ptr<const Flow
 }
 
 std::shared_ptr<const FlowField> Crowd::group_steering(GroupId group) const {
-    return has_group(group) ? groups_[group].steer : nullptr;
+    return has_group(group) ? groups_[group].steer.flat() : nullptr;
 }
 
 Result<void> Crowd::set_group_exit(GroupId group, bool exit, bool remove) {
     if (!has_group(group)) return Error{ErrorCode::not_found, "unknown group " + std::to_string(group)};
-    if (exit && groups_[group].flat && groups_[group].flat->kind() != FieldKind::goal) {
+    if (exit && groups_[group].field.kind() != FieldKind::goal) {
         return Error{"group " + std::to_string(group) + " flees: its field has no goals to leave by"};
     }
     groups_[group].exit = exit;
@@ -1165,11 +1191,7 @@ void Crowd::refresh_regions() {
     for (std::size_t g = 0; g < groups_.size(); ++g) {
         const GroupField& f = groups_[g];
         if (f.exit) continue;  // its units leave: no pack
-        if (f.flat && f.flat->kind() == FieldKind::goal) {
-            groups[g].field = {f.flat.get(), nullptr, f.goals};
-        } else if (f.hier) {
-            groups[g].field = {nullptr, f.hier.get(), f.goals};
-        }
+        if (f.field && f.field.kind() == FieldKind::goal) groups[g].field = {&f.field, f.goals};
     }
     std::vector<detail::RegionAgent> agents(live_);
     const int W = cost_->width(), H = cost_->height();
@@ -1255,12 +1277,10 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
         std::size_t arrived = 0, no_path = 0, queued = 0, stuck_count = 0, sidestepping = 0, walls = 0, asleep = 0;
         for (std::size_t k = begin; k < end; ++k) {
             const std::uint32_t group = view.group[k];
-            // One branch per agent: a flat field is read directly, a hierarchical plan through its
-            // accessors (sector lookup, coarse estimates where no sector field exists yet).
-            const FlowField* const flat = groups_[group].flat.get();
-            // The field the unit steers by: its group's, or a congestion-aware one toward the same goals.
-            const FlowField* const steer = groups_[group].steer ? groups_[group].steer.get() : flat;
-            const HierarchicalField* const hier = groups_[group].hier.get();
+            // The group's field or plan (FieldView reads either), and the one the unit steers by:
+            // its group's, or a congestion-aware field toward the same goals.
+            const FieldView& field = groups_[group].field;
+            const FieldView& steer = groups_[group].steer ? groups_[group].steer : field;
             float x = view.px[k], y = view.py[k], vx = a_.vx[k], vy = a_.vy[k];
             const float r = view.radius[k];
             const int cx = std::clamp(static_cast<int>(x), 0, W - 1), cy = std::clamp(static_cast<int>(y), 0, H - 1);
@@ -1272,9 +1292,7 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
             const float fx = x - lift, fy = y - lift;
             const int fcx = std::clamp(static_cast<int>(fx), 0, W - 1),
                       fcy = std::clamp(static_cast<int>(fy), 0, H - 1);
-            auto to_go_at = [&](int tx, int ty) {
-                return flat ? flat->to_stop()[static_cast<std::size_t>(ty) * W + tx] : hier->to_go(tx, ty);
-            };
+            auto to_go_at = [&](int tx, int ty) { return field.to_go(tx, ty); };
             float to_go = to_go_at(fcx, fcy);
             // A big unit beside a wall's corner can stand where its top-left cell is closed to its
             // size (the block's far corner cell is the wall, which its round body does not reach):
@@ -1456,23 +1474,21 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
                         const int sx = std::abs(static_cast<int>(seen % static_cast<std::uint32_t>(W)) - fcx);
                         const int sy = std::abs(static_cast<int>(seen / static_cast<std::uint32_t>(W)) - fcy);
                         const bool goal =
-                            (flat ? steer->directions()[seen]
-                                  : hier->direction(static_cast<int>(seen % static_cast<std::uint32_t>(W)),
-                                                    static_cast<int>(seen / static_cast<std::uint32_t>(W)))) ==
-                            Direction::goal;
+                            steer.direction(static_cast<int>(seen % static_cast<std::uint32_t>(W)),
+                                            static_cast<int>(seen / static_cast<std::uint32_t>(W))) == Direction::goal;
                         again = std::max(mx, my) >= (goal ? kGoalSightRecheck : kSightRecheck) ||
                                 (!goal && std::max(sx, sy) <= kSightNear);
                     }
                     if (again) {
                         // A plan made on other costs than the terrain (sized, a class's) is read too.
+                        const HierarchicalField* const plan = steer.plan().get();
                         const detail::SightCosts costs{&cost, group_unit_[group],
-                                                       flat || &hier->cost() == &cost ? nullptr : &hier->cost()};
+                                                       !plan || &plan->cost() == &cost ? nullptr : &plan->cost()};
                         // Alone, a unit takes corners tight; among others it keeps to the cell
                         // centres, half a cell off the walls (tight corners jam a crowd).
                         const bool corners = nb.near < kCornerCrowd;
                         const detail::Sight seen_now =
-                            flat ? detail::look_ahead(*steer, costs, {fx, fy}, r, fcell, kLookAheadMoves, corners)
-                                 : detail::look_ahead(*hier, costs, {fx, fy}, r, fcell, kLookAheadMoves, corners);
+                            detail::look_ahead(steer, costs, {fx, fy}, r, fcell, kLookAheadMoves, corners);
                         a_.sight[k] = seen_now.cell;
                         a_.aim_x[k] = seen_now.aim.x;
                         a_.aim_y[k] = seen_now.aim.y;
@@ -1487,7 +1503,7 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
                         }
                     }
                 }
-                if (!aimed) f = flat ? steer->sample({fx, fy}) : hier->sample({fx, fy});
+                if (!aimed) f = steer.sample({fx, fy});
                 if (sidestep > 0.0f && st == AgentState::moving) f = sidestep_direction(cost, f, nb, x, y, stuck);
                 float oncoming = nb.oncoming;
                 for (int d = 1; d <= kLaneLook; ++d) {
@@ -1637,9 +1653,7 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
                 const float lift = 0.5f * static_cast<float>(group_unit_[g] - 1);
                 const int cx = std::clamp(floor_to_int(nx_[k] - lift), 0, cost_->width() - 1);
                 const int cy = std::clamp(floor_to_int(ny_[k] - lift), 0, cost_->height() - 1);
-                const float to_go = groups_[g].flat
-                                        ? groups_[g].flat->to_stop()[static_cast<std::size_t>(cy) * cost_->width() + cx]
-                                        : groups_[g].hier->to_go(cx, cy);
+                const float to_go = groups_[g].field.to_go(cx, cy);
                 if (to_go > kRegionKeep * regions_->radius(g) + 1.0f) {
                     nstate_[k] = static_cast<std::uint8_t>(AgentState::moving);
                     a_.rest[k] = 0;

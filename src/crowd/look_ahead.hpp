@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "tide/cost_field.hpp"
+#include "tide/field_view.hpp"
 #include "tide/flow_field.hpp"
 #include "tide/hierarchy.hpp"
 
@@ -75,6 +76,12 @@ Sight look_ahead(const FlowField& field, const SightCosts& costs, Vec2 p, float 
 /// fields (toward the next portals), stopping where a sector has none yet.
 Sight look_ahead(const HierarchicalField& field, const SightCosts& costs, Vec2 p, float r, std::uint32_t from,
                  int max_moves, bool corners = true);
+/// look_ahead() along whichever `view` holds (not empty).
+inline Sight look_ahead(const FieldView& view, const SightCosts& costs, Vec2 p, float r, std::uint32_t from,
+                        int max_moves, bool corners = true) {
+    return view.flat() ? look_ahead(*view.flat(), costs, p, r, from, max_moves, corners)
+                       : look_ahead(*view.plan(), costs, p, r, from, max_moves, corners);
+}
 /// look_ahead() for a unit of size 1 on a field built on the terrain `cost` itself.
 inline Sight look_ahead(const FlowField& field, const CostField& cost, Vec2 p, float r, std::uint32_t from,
                         int max_moves) {

@@ -85,15 +85,21 @@ Result<CostField> sized_cost_field(const CostField& terrain, int size, std::pmr:
     return sized;
 }
 
+CellRect sized_cells_touched(CellRect changed, int size, int width, int height) {
+    // Sized cell (x, y) covers terrain columns x .. x + size - 1, so it overlaps columns [x0, x1]
+    // when x0 - size + 1 <= x <= x1 (rows alike).
+    const CellRect on_map{std::max(changed.x0, 0), std::max(changed.y0, 0), std::min(changed.x1, width - 1),
+                          std::min(changed.y1, height - 1)};
+    if (on_map.empty()) return {};
+    return CellRect{std::max(on_map.x0 - size + 1, 0), std::max(on_map.y0 - size + 1, 0), on_map.x1, on_map.y1};
+}
+
 CellRect update_sized_cost_field(const CostField& terrain, int size, CellRect changed, CostField& sized) {
     TIDE_ASSERT(size >= 1 && size <= kMaxUnitSize);
     TIDE_ASSERT(sized.width() == terrain.width() && sized.height() == terrain.height());
-    // Only terrain cells on the map can have changed. Sized cell (x, y) covers terrain columns
-    // x .. x + size - 1, so it overlaps columns [x0, x1] when x0 - size + 1 <= x <= x1.
-    const CellRect on_map{std::max(changed.x0, 0), std::max(changed.y0, 0), std::min(changed.x1, terrain.width() - 1),
-                          std::min(changed.y1, terrain.height() - 1)};
-    if (on_map.empty()) return {};
-    const CellRect r{std::max(on_map.x0 - size + 1, 0), std::max(on_map.y0 - size + 1, 0), on_map.x1, on_map.y1};
+    // Only terrain cells on the map can have changed.
+    const CellRect r = sized_cells_touched(changed, size, terrain.width(), terrain.height());
+    if (r.empty()) return {};
 
     // Row maxima of the terrain rows the blocks reach (clipped to the map), then column maxima.
     const int cols = r.x1 - r.x0 + 1;

@@ -852,8 +852,7 @@ HierarchicalField::HierarchicalField(HierarchicalField&&) noexcept = default;
 HierarchicalField& HierarchicalField::operator=(HierarchicalField&&) noexcept = default;
 HierarchicalField::~HierarchicalField() = default;
 
-Result<HierarchicalField> HierarchicalField::create(const CostField& cost, const SectorGraph& graph,
-                                                    std::span<const Cell> goals, const RouteConfig& config) {
+Result<void> check_route_config(const RouteConfig& config) {
     if (config.corridor < 0 || config.corridor > 4) {
         return Error{"corridor " + std::to_string(config.corridor) + " is outside 0..4"};
     }
@@ -868,6 +867,12 @@ Result<HierarchicalField> HierarchicalField::create(const CostField& cost, const
         return Error{"settle budget " + std::to_string(config.settle_budget) + " is outside 0..16"};
     }
     if (config.short_route < 0) return Error{"short route " + std::to_string(config.short_route) + " is negative"};
+    return {};
+}
+
+Result<HierarchicalField> HierarchicalField::create(const CostField& cost, const SectorGraph& graph,
+                                                    std::span<const Cell> goals, const RouteConfig& config) {
+    if (auto r = check_route_config(config); !r) return r.error();
     if (cost.width() != graph.width() || cost.height() != graph.height()) {
         return Error{"cost field is " + std::to_string(cost.width()) + "x" + std::to_string(cost.height()) +
                      ", the sector graph was built for " + std::to_string(graph.width()) + "x" +
@@ -1359,6 +1364,16 @@ Vec2 HierarchicalField::sample(Vec2 p) const {
     }
     const float inv = 1.0f / std::sqrt(len2);
     return {vx * inv, vy * inv};
+}
+
+Result<void> HierarchicalField::terrain_changed(const CostField& cost, int x0, int y0, int x1, int y1) {
+    if (cost.width() != s_->graph->width() || cost.height() != s_->graph->height()) {
+        return Error{"cost field is " + std::to_string(cost.width()) + "x" + std::to_string(cost.height()) +
+                     ", the plan's graph " + std::to_string(s_->graph->width()) + "x" +
+                     std::to_string(s_->graph->height())};
+    }
+    s_->cost = &cost;
+    return terrain_changed(x0, y0, x1, y1);
 }
 
 Result<void> HierarchicalField::terrain_changed(int x0, int y0, int x1, int y1) {

@@ -51,6 +51,7 @@
 
 #include "../grid/cell_checks.hpp"
 #include "block_recycler.hpp"
+#include "tide/assert.hpp"
 
 namespace tide {
 namespace {
@@ -162,11 +163,11 @@ struct Slot {
     int priority = 0;
     Build* waiting = nullptr;  // the build this ticket waits for, if any
     Clock::time_point requested;
-    // Published: what current() returns.
-    std::shared_ptr<const FlowField> field;
+    // Published: what view() returns (a whole-map field: also current()).
+    FieldView field;
     std::uint64_t field_serial = 0, field_version = 0;
     // Ready for the next publish().
-    std::shared_ptr<const FlowField> next;
+    FieldView next;
     std::uint64_t next_serial = 0, next_version = 0;
     bool next_from_cache = false;
     bool next_repaired = false;
@@ -246,6 +247,8 @@ struct FieldService::State {
         };
         terrain.reset();
         classes.clear();
+        plans.clear();
+        plan_layers.clear();
         drop(lru);
         drop(cache_index);
         drop(builds);
@@ -308,6 +311,23 @@ struct FieldService::State {
     std::pmr::vector<LoggedEdit> edit_log;  // oldest first
     Want scratch;                           // request validation buffer
 
+    // Hierarchical maps (config.hierarchy_cells): per class, the sector graph and the costs it
+    // (and every plan of the class) reads: the class's planning snapshot as of the last catch-up.
+    bool hierarchical = false;
+    struct PlanLayer {
+        std::shared_ptr<CostField> costs;
+        std::unique_ptr<SectorGraph> graph;
+    };
+    std::vector<PlanLayer> plan_layers;  // by class, made on first use
+    struct PlanEntry {
+        explicit PlanEntry(const Want& w, std::pmr::memory_resource* m) : want(w, m) {}
+        Want want;
+        std::weak_ptr<HierarchicalField> plan;  // alive while a ticket, the crowd or the host holds it
+    };
+    std::list<PlanEntry> plans;  // oldest first
+    CellRect pending_edit;       // cells edited since the plans last caught up (empty: none)
+    FieldBuilder query_builder;  // would_block(), under `mutex`
+
     FieldServiceStats stats;
     std::size_t slack_bytes = 0;
     std::size_t ticket_field_bytes = 0;  // a field per live ticket: what a burst of refreshes needs
@@ -323,6 +343,7 @@ struct FieldService::State {
         const std::size_t tickets = slots.size() - free_slots.size();
         recycler->set_spare_limit(std::max(room, slack_bytes + tickets * ticket_field_bytes));
     }
+    Result<void> check_options(const FieldOptions& options) const;
     Result<void> make_want(std::span<const Cell> goals, const FieldOptions& options, Want& out) const;
     Slot* slot_of(FieldTicket t);
     const Slot* slot_of(FieldTicket t) const;
@@ -336,8 +357,8 @@ struct FieldService::State {
     void evict_to(std::size_t budget);
     void attach(std::uint32_t index, Clock::time_point now);
     void detach(Slot& s);
-    void offer(std::uint32_t index, const std::shared_ptr<const FlowField>& field, std::uint64_t serial,
-               std::uint64_t version, bool from_cache, bool repaired, double build_ms, Clock::time_point ready_time);
+    void offer(std::uint32_t index, const FieldView& field, std::uint64_t serial, std::uint64_t version,
+               bool from_cache, bool repaired, double build_ms, Clock::time_point ready_time);
     void publish_slot(std::uint32_t index);
     std::size_t publish_all();
     void finish(Build* b, std::shared_ptr<const FlowField> field, std::shared_ptr<FieldRepairState> state,
@@ -349,6 +370,17 @@ struct FieldService::State {
     void refresh_classes(const CellRect* rect, std::span<const Cell> cells);
     std::string class_text(MovementClass c) const;
     int terrain_changed(int x0, int y0, int x1, int y1, std::span<const Cell> cells);
+    // Hierarchical maps.
+    Result<PlanLayer*> plan_layer(MovementClass c);
+    void attach_plan(std::uint32_t index, Clock::time_point now);
+    void catch_up_plans();
+    void hand_again(std::uint32_t index, const FieldView& view);
+    bool in_goal_block(int x, int y) const;
+    RouteConfig route_config() {
+        RouteConfig c = config.routes;
+        if (c.jobs == nullptr) c.jobs = &jobs;
+        return c;
+    }
 
     // ---- without the mutex ------------------------------------------------------------------
     void start_jobs(int n);
@@ -367,7 +399,8 @@ struct FieldService::State {
     }
 };
 
-Result<void> FieldService::State::make_want(std::span<const Cell> goals, const FieldOptions& options, Want& out) const {
+// The checks of request() that do not depend on the cells.
+Result<void> FieldService::State::check_options(const FieldOptions& options) const {
     const FieldParams& p = options.params;
     if (!(p.diagonal_factor >= 1.0 && p.diagonal_factor <= 2.0)) {
         return Error{"diagonal factor " + std::to_string(p.diagonal_factor) + " is outside 1..2"};
@@ -402,13 +435,38 @@ Result<void> FieldService::State::make_want(std::span<const Cell> goals, const F
         }
     }
     if (options.congestion && flee) return Error{"a congestion layer is for goal fields, not flee fields"};
-    const char* const what = flee ? "danger" : "goal";
-    if (goals.empty()) return Error{std::string("no ") + what + " given"};
+    if (hierarchical) {
+        auto unsupported = [](const char* what) {
+            return Error{ErrorCode::unsupported, std::string(what) + " not available on hierarchical maps"};
+        };
+        if (flee) return unsupported("flee orders are");
+        if (mixed) return unsupported("mixed fields (goals with dangers) are");
+        if (has_margin(options.wall_margin)) return unsupported("wall margins are");
+        if (options.congestion) return unsupported("congestion is");
+        const FieldParams& g = config.sectors.params;
+        if (p.connectivity != g.connectivity ||
+            (p.connectivity == Connectivity::eight && p.diagonal_factor != g.diagonal_factor)) {
+            return Error{
+                "plans move as the sector graph does (FieldServiceConfig::sectors.params): other field "
+                "params are not available on hierarchical maps"};
+        }
+    }
     if (options.movement_class >= classes.size()) {
         return Error{ErrorCode::not_found, "movement class " + std::to_string(options.movement_class) +
                                                " is unknown (the service has " + std::to_string(classes.size()) +
                                                " classes, 0.." + std::to_string(classes.size() - 1) + ")"};
     }
+    return {};
+}
+
+Result<void> FieldService::State::make_want(std::span<const Cell> goals, const FieldOptions& options, Want& out) const {
+    if (auto r = check_options(options); !r) return r;
+    const FieldParams& p = options.params;
+    const bool flee = options.kind == FieldKind::flee;
+    const double factor = options.flee.factor;
+    const bool mixed = !options.dangers.empty();
+    const char* const what = flee ? "danger" : "goal";
+    if (goals.empty()) return Error{std::string("no ") + what + " given"};
     const CostField& map = *classes[options.movement_class].planning;
     auto check_cells = [&](std::span<const Cell> cells, const char* name) -> Result<void> {
         for (const Cell& g : cells) {
@@ -552,6 +610,7 @@ void FieldService::State::detach(Slot& s) {
 
 // Looks up what the slot wants: from the cache, else by joining or queuing a build.
 void FieldService::State::attach(std::uint32_t index, Clock::time_point now) {
+    if (hierarchical) return attach_plan(index, now);
     Slot& s = slots[index];
     s.requested = now;
     if (auto field = cache_find(s.want, s.want_version)) {
@@ -620,14 +679,14 @@ void FieldService::State::trim_log() {
 }
 
 // Hands a field to a slot if it is newer than what the slot has for its current want.
-void FieldService::State::offer(std::uint32_t index, const std::shared_ptr<const FlowField>& field,
-                                std::uint64_t serial, std::uint64_t version, bool from_cache, bool repaired,
-                                double build_ms, Clock::time_point ready_time) {
+void FieldService::State::offer(std::uint32_t index, const FieldView& field, std::uint64_t serial,
+                                std::uint64_t version, bool from_cache, bool repaired, double build_ms,
+                                Clock::time_point ready_time) {
     Slot& s = slots[index];
     if (s.field == field) {  // already current (a retarget back to the goals it has): nothing to publish
         s.field_serial = serial;
         s.field_version = version;
-        s.next.reset();
+        s.next = {};
         return;
     }
     const bool next_counts = s.next && s.next_serial == serial;
@@ -661,7 +720,8 @@ void FieldService::State::publish_slot(std::uint32_t index) {
     if (config.on_publish) {
         Publication p;
         p.ticket = FieldTicket{index, s.generation};
-        p.field = s.field;
+        p.field = s.field.flat();
+        p.view = s.field;
         p.terrain_version = s.field_version;
         p.answers_request = s.field_serial == s.want_serial;
         p.up_to_date = p.answers_request && s.field_version == version;
@@ -797,6 +857,21 @@ std::string FieldService::State::class_text(MovementClass c) const {
 // those asks again. Returns the number of jobs to start once the lock is released.
 int FieldService::State::terrain_changed(int x0, int y0, int x1, int y1, std::span<const Cell> cells) {
     ++version;
+    if (hierarchical) {
+        // The graphs and plans catch up at the next planning call, once for every edit since.
+        auto add = [&](int ax0, int ay0, int ax1, int ay1) {
+            pending_edit = pending_edit.empty()
+                               ? CellRect{ax0, ay0, ax1, ay1}
+                               : CellRect{std::min(pending_edit.x0, ax0), std::min(pending_edit.y0, ay0),
+                                          std::max(pending_edit.x1, ax1), std::max(pending_edit.y1, ay1)};
+        };
+        if (cells.empty()) add(x0, y0, x1, y1);
+        for (const Cell& c : cells) add(c.x, c.y, c.x, c.y);
+        for (Slot& slot : slots) {
+            if (slot.live) slot.want_version = version;
+        }
+        return 0;
+    }
     if (config.repair) {
         if (cells.empty()) {
             edit_log.push_back({version, x0, y0, x1, y1});
@@ -838,6 +913,135 @@ int FieldService::State::terrain_changed(int x0, int y0, int x1, int y1, std::sp
     // Repairs nobody waits for still run: the next order for those goals finds them cached.
     trim_log();
     return jobs_to_start();
+}
+
+// ---- Hierarchical maps -------------------------------------------------------------------------
+// A ticket's plan is made at once (there is nothing to build until units stand somewhere: route()
+// builds sector fields where they do) and published at the next publish(). Tickets with the same
+// goals and class share one plan while anything holds it. Edits only note their cells; at the next
+// planning call (publish(), route(), a request) each graph made so far is updated around them on
+// the class's new costs, every plan drops what may have used them, and its tickets get it again
+// (a plan changed in place is published anew, so a crowd forgets what it saw along it).
+
+// The sector graph and costs of class `c`, made on first use.
+Result<FieldService::State::PlanLayer*> FieldService::State::plan_layer(MovementClass c) {
+    PlanLayer& l = plan_layers[c];
+    if (l.graph) return &l;
+    const auto t0 = Clock::now();
+    auto graph = SectorGraph::build(*classes[c].planning, config.sectors, &jobs);
+    if (!graph) return graph.error();
+    l.costs = classes[c].planning;
+    l.graph = std::make_unique<SectorGraph>(std::move(*graph));
+    ++stats.graphs_built;
+    stats.graph_build_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    return &l;
+}
+
+void FieldService::State::attach_plan(std::uint32_t index, Clock::time_point now) {
+    catch_up_plans();
+    Slot& s = slots[index];
+    s.requested = now;
+    std::shared_ptr<HierarchicalField> plan;
+    for (auto it = plans.begin(); it != plans.end();) {
+        if (it->plan.expired()) {
+            it = plans.erase(it);
+            continue;
+        }
+        if (!plan && it->want.same(s.want)) plan = it->plan.lock();
+        ++it;
+    }
+    if (plan) {
+        ++stats.plans_shared;
+        ++stats.hits;
+    } else {
+        ++stats.misses;
+        auto layer = plan_layer(s.want.movement_class);
+        // The goals were checked on these costs and the config at creation: only a bug fails here.
+        TIDE_ASSERT(layer.ok());
+        auto made = HierarchicalField::create(*(*layer)->costs, *(*layer)->graph, s.want.goals, route_config());
+        TIDE_ASSERT(made.ok());
+        plan = std::make_shared<HierarchicalField>(std::move(*made));
+        plans.emplace_back(s.want, &pool).plan = plan;
+    }
+    offer(index, FieldView(std::shared_ptr<const HierarchicalField>(plan)), s.want_serial, s.want_version, true, false,
+          0.0, now);
+}
+
+// The plan the slot has last (ready or published) changed: it goes to the slot again (or its
+// replacement does) at the next publish().
+void FieldService::State::hand_again(std::uint32_t index, const FieldView& view) {
+    Slot& s = slots[index];
+    s.next_serial = s.next ? s.next_serial : s.field_serial;
+    s.next = view;
+    s.next_version = version;
+    s.next_from_cache = false;
+    s.next_repaired = true;
+    s.next_build_ms = 0.0;
+    s.next_ready = Clock::now();
+    if (config.auto_publish) {
+        publish_slot(index);
+    } else if (!s.in_ready_list) {
+        s.in_ready_list = true;
+        ready.push_back(index);
+    }
+}
+
+// True when (x, y) lies in the block of a goal of a live plan (a plan needs open goals).
+bool FieldService::State::in_goal_block(int x, int y) const {
+    for (const PlanEntry& e : plans) {
+        if (e.plan.expired()) continue;
+        const int size = classes[e.want.movement_class].size;
+        for (const Cell& q : e.want.goals) {
+            if (x >= q.x && x < q.x + size && y >= q.y && y < q.y + size) return true;
+        }
+    }
+    return false;
+}
+
+// The graphs and plans catch up with the edits since the last planning call (see above).
+void FieldService::State::catch_up_plans() {
+    if (pending_edit.empty()) return;
+    const auto t0 = Clock::now();
+    const CellRect edit = pending_edit;
+    pending_edit = CellRect{};
+    for (std::size_t c = 0; c < plan_layers.size(); ++c) {
+        PlanLayer& l = plan_layers[c];
+        if (!l.graph) continue;
+        const CellRect r = sized_cells_touched(edit, classes[c].size, l.graph->width(), l.graph->height());
+        l.costs = classes[c].planning;
+        const CostField& costs = *l.costs;
+        (void)l.graph->update(costs, r.x0, r.y0, r.x1, r.y1, &jobs);
+        for (PlanEntry& e : plans) {
+            if (e.want.movement_class != c) continue;
+            std::shared_ptr<HierarchicalField> plan = e.plan.lock();
+            if (!plan) continue;
+            std::shared_ptr<HierarchicalField> next = plan;
+            if (!plan->terrain_changed(costs, r.x0, r.y0, r.x1, r.y1)) {
+                // A goal walled (edits keep goal blocks open, so this should not happen): plan again
+                // toward the goals still open, else toward the open cells nearest to them.
+                std::vector<Cell> open;
+                for (const Cell& q : e.want.goals) {
+                    if (costs.passable(q.x, q.y)) open.push_back(q);
+                }
+                if (open.empty()) {
+                    for (const Cell& q : e.want.goals) {
+                        if (const auto n = nearest_passable(costs, q)) open.push_back(*n);
+                    }
+                }
+                auto made = HierarchicalField::create(costs, *l.graph, open, route_config());
+                if (!made) continue;
+                next = std::make_shared<HierarchicalField>(std::move(*made));
+                e.plan = next;
+            }
+            const FieldView old_view{std::shared_ptr<const HierarchicalField>(plan)};
+            const FieldView view{std::shared_ptr<const HierarchicalField>(next)};
+            for (std::uint32_t i = 0; i < slots.size(); ++i) {
+                const FieldView& latest = slots[i].next ? slots[i].next : slots[i].field;
+                if (slots[i].live && latest == old_view) hand_again(i, view);
+            }
+        }
+    }
+    stats.graph_update_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
 int FieldService::State::jobs_to_start() {
@@ -1047,9 +1251,21 @@ Result<std::unique_ptr<FieldService>> FieldService::create(CostField terrain, Jo
                          std::to_string(terrain.height())};
         }
     }
+    const bool hierarchical = static_cast<std::int64_t>(terrain.width()) * terrain.height() >= config.hierarchy_cells;
+    if (hierarchical) {
+        if (auto r = check_route_config(config.routes); !r) return r.error();
+    }
     auto* state = new State(std::move(terrain), jobs, std::move(config), memory);
+    std::unique_ptr<FieldService> service(new FieldService(state));
     state->stats.budget_bytes = state->config.budget_bytes;
-    return std::unique_ptr<FieldService>(new FieldService(state));
+    state->hierarchical = hierarchical;
+    state->plan_layers.resize(state->classes.size());
+    if (hierarchical) {
+        // The default class's graph now (it checks the sector settings); the others on first use.
+        std::lock_guard lock(state->mutex);
+        if (auto r = state->plan_layer(0); !r) return r.error();
+    }
+    return service;
 }
 
 FieldService::~FieldService() {
@@ -1115,7 +1331,7 @@ Result<void> FieldService::retarget(FieldTicket ticket, std::span<const Cell> go
         slot->want_version = s.version;
         slot->priority = options.priority;
         // A ready field for the old goals is no use to the new order.
-        slot->next.reset();
+        slot->next = {};
         ++s.stats.requests;
         s.attach(ticket.index, Clock::now());
         start = s.jobs_to_start();
@@ -1135,8 +1351,8 @@ Result<void> FieldService::release(FieldTicket ticket) {
     s.detach(*slot);
     slot->live = false;
     ++slot->generation;
-    slot->field.reset();
-    slot->next.reset();
+    slot->field = {};
+    slot->next = {};
     slot->want.goals.clear();
     s.free_slots.push_back(ticket.index);
     s.update_spare_limit();
@@ -1146,7 +1362,65 @@ Result<void> FieldService::release(FieldTicket ticket) {
 std::shared_ptr<const FlowField> FieldService::current(FieldTicket ticket) const {
     std::lock_guard lock(state_->mutex);
     const Slot* slot = state_->slot_of(ticket);
-    return slot ? slot->field : nullptr;
+    return slot ? slot->field.flat() : nullptr;
+}
+
+Result<RouteStats> FieldService::route(FieldTicket ticket, std::span<const Cell> starts) {
+    State& s = *state_;
+    std::lock_guard lock(s.mutex);
+    const Slot* slot = s.slot_of(ticket);
+    if (!slot) {
+        return Error{ErrorCode::not_found,
+                     "ticket " + std::to_string(ticket.index) + " is not live (released or never issued)"};
+    }
+    s.catch_up_plans();
+    if (!slot->field.plan()) return RouteStats{};
+    // The service made every plan as a non-const HierarchicalField; planning calls come here only.
+    return const_cast<HierarchicalField&>(*slot->field.plan()).route(starts);
+}
+
+Result<void> FieldService::check(std::span<const Cell> goals, const FieldOptions& options) const {
+    State& s = *state_;
+    std::lock_guard lock(s.mutex);
+    Want scratch(&s.pool);  // gives its cells back to the pool before the lock goes
+    return s.make_want(goals, options, scratch);
+}
+
+Result<void> FieldService::check_options(const FieldOptions& options) const {
+    std::lock_guard lock(state_->mutex);
+    return state_->check_options(options);
+}
+
+bool FieldService::hierarchical() const {
+    return state_->hierarchical;  // set at creation
+}
+
+const SectorGraph* FieldService::sector_graph(MovementClass c) const {
+    std::lock_guard lock(state_->mutex);
+    return c < state_->plan_layers.size() ? state_->plan_layers[c].graph.get() : nullptr;
+}
+
+Result<BlockAnswer> FieldService::would_block(FieldTicket ticket, std::span<const Cell> walls,
+                                              std::span<const Cell> spawns) const {
+    State& s = *state_;
+    std::lock_guard lock(s.mutex);
+    if (s.hierarchical) {
+        return Error{ErrorCode::unsupported, "would-block queries (towers) are not available on hierarchical maps"};
+    }
+    const Slot* slot = s.slot_of(ticket);
+    if (!slot) {
+        return Error{ErrorCode::not_found,
+                     "ticket " + std::to_string(ticket.index) + " is not live (released or never issued)"};
+    }
+    if (!slot->field.flat()) return Error{"ticket " + std::to_string(ticket.index) + " has no field yet"};
+    return s.query_builder.would_block(*s.classes[slot->want.movement_class].planning, *slot->field.flat(),
+                                       slot->want.params(), walls, spawns);
+}
+
+FieldView FieldService::view(FieldTicket ticket) const {
+    std::lock_guard lock(state_->mutex);
+    const Slot* slot = state_->slot_of(ticket);
+    return slot ? slot->field : FieldView{};
 }
 
 TicketStatus FieldService::status(FieldTicket ticket) const {
@@ -1156,10 +1430,10 @@ TicketStatus FieldService::status(FieldTicket ticket) const {
     const Slot* slot = s.slot_of(ticket);
     if (!slot) return out;
     out.live = true;
-    out.has_field = slot->field != nullptr;
+    out.has_field = static_cast<bool>(slot->field);
     out.answers_request = out.has_field && slot->field_serial == slot->want_serial;
     out.up_to_date = out.answers_request && slot->field_version == s.version;
-    out.ready = slot->next != nullptr;
+    out.ready = static_cast<bool>(slot->next);
     out.building = slot->waiting && slot->waiting->running;
     out.queued = slot->waiting && !slot->waiting->running;
     out.field_terrain_version = slot->field_version;
@@ -1180,6 +1454,7 @@ std::size_t FieldService::publish() {
     std::size_t n;
     {
         std::lock_guard lock(s.mutex);
+        s.catch_up_plans();
         n = s.publish_all();
     }
     s.drain();
@@ -1216,6 +1491,7 @@ std::string rect_text(int x0, int y0, int x1, int y1) {
 Result<void> FieldService::edit_rect(int x0, int y0, int x1, int y1, Cost cost) {
     State& s = *state_;
     int start = 0;
+    std::vector<Cell> cells;  // hierarchical maps, walls: the rectangle's cells, for edit_cells()
     {
         std::lock_guard lock(s.mutex);
         if (cost == 0) return Error{"terrain cost 0 is not a cost (1..254, 255 for walls)"};
@@ -1229,6 +1505,14 @@ Result<void> FieldService::edit_rect(int x0, int y0, int x1, int y1, Cost cost) 
         y0 = std::max(y0, 0);
         x1 = std::min(x1, w - 1);
         y1 = std::min(y1, h - 1);
+        if (s.hierarchical && cost == kCostWall) {
+            for (int y = y0; y <= y1; ++y)
+                for (int x = x0; x <= x1; ++x) cells.push_back({x, y});
+        }
+    }
+    if (!cells.empty()) return edit_cells(cells, cost);  // keeps the plans' goal blocks open
+    {
+        std::lock_guard lock(s.mutex);
         bool changed = false;
         for (int y = y0; y <= y1 && !changed; ++y) {
             for (int x = x0; x <= x1 && !changed; ++x) changed = s.terrain->at(x, y) != cost;
@@ -1250,11 +1534,18 @@ Result<void> FieldService::edit_cells(std::span<const Cell> cells, Cost cost) {
         std::lock_guard lock(s.mutex);
         if (cost == 0) return Error{"terrain cost 0 is not a cost (1..254, 255 for walls)"};
         const CostField& map = *s.terrain;
-        bool changed = false;
         for (const Cell& c : cells) {
             if (!map.contains(c)) return detail::outside_error("edited cell", c, map.width(), map.height());
-            changed = changed || map.at(c) != cost;
         }
+        std::vector<Cell> open;  // hierarchical maps: the cells outside the plans' goal blocks
+        if (s.hierarchical && cost == kCostWall) {
+            for (const Cell& c : cells) {
+                if (!s.in_goal_block(c.x, c.y)) open.push_back(c);
+            }
+            cells = open;
+        }
+        bool changed = false;
+        for (const Cell& c : cells) changed = changed || map.at(c) != cost;
         if (!changed) return {};
         CostField& edited = s.writable_terrain();
         for (const Cell& c : cells) edited.set(c.x, c.y, cost);
@@ -1296,6 +1587,13 @@ FieldServiceStats FieldService::stats() const {
     out.running = s.running;
     out.tickets = s.slots.size() - s.free_slots.size();
     out.terrain_version = s.version;
+    for (const State::PlanEntry& e : s.plans) {
+        const auto plan = e.plan.lock();
+        if (!plan) continue;
+        ++out.plans;
+        out.sector_fields += plan->built_sectors();
+        out.sector_field_bytes += plan->field_bytes();
+    }
     return out;
 }
 

@@ -7,9 +7,10 @@
 // A group with no ordered members is dropped from the view at once, but its crowd group (and
 // field ticket) live on while units still physically follow it.
 //
-// Hierarchical maps have no pending units: a group's plan is made and its units routed when the
-// order is given, so the crowd group exists at once. The field service then only holds the sized
-// costs (spawning, goals moved for big units, units evicted from walls); it is asked for no field.
+// Every map takes one path: the field service owns the terrain and plans every group, handing out
+// a FieldView (a whole-map field, or on big maps a hierarchical plan) that the crowd follows
+// without knowing which. Before each step the units' cells go to FieldService::route(), which
+// grows a plan's sector fields where they stand (nothing to do for a whole-map field).
 
 #include "tide/world.hpp"
 
@@ -55,10 +56,9 @@ struct World::Group {
     bool exit = false;       // its goals are exits (Crowd::set_group_exit)
     std::size_t exited = 0;  // units that left through them
     FieldTicket ticket;
-    GroupId crowd_group = kNoCrowdGroup;       // set when its first field is published
-    std::shared_ptr<const FlowField> applied;  // the field its crowd group follows (flat maps)
-    std::shared_ptr<HierarchicalField> plan;   // the plan its crowd group follows (hierarchical maps)
-    std::vector<AgentId> pending;              // ordered here, still following another crowd group
+    GroupId crowd_group = kNoCrowdGroup;  // set when its first field is published
+    FieldView applied;                    // the field or plan its crowd group follows
+    std::vector<AgentId> pending;         // ordered here, still following another crowd group
     // Congestion: a second ticket for the field toward the same goals with the density term.
     FieldTicket steer_ticket;
     bool has_steer_ticket = false;
@@ -77,8 +77,8 @@ World::World(JobSystem& jobs, WorldConfig config)
     : jobs_(&jobs),
       config_(std::move(config)),
       rng_{config_.seed},
-      cost_(std::make_unique<CostField>(CostField::create(1, 1).value())) {
-    crowd_ = std::make_unique<Crowd>(*cost_, config_.crowd);
+      terrain_(std::make_shared<const CostField>(CostField::create(1, 1).value())) {
+    crowd_ = std::make_unique<Crowd>(*terrain_, config_.crowd);
     params_.speed = config_.crowd.max_speed;
     params_.separation = config_.crowd.separation;
     params_.radius = config_.crowd.radius;
@@ -96,8 +96,11 @@ FieldOptions World::field_options(int size, bool flee) const {
 
 Result<void> World::set_congestion(const CongestionParams& params) {
     if (auto r = check_congestion_params(params); !r) return r;
-    if (stats_.hierarchical && params.enabled)
-        return Error{ErrorCode::unsupported, "congestion is not available on hierarchical maps"};
+    if (params.enabled && service_) {
+        FieldOptions probe = field_options(1, false);  // can the service plan with a density term?
+        probe.congestion = std::make_shared<const CongestionLayer>();
+        if (auto r = service_->check_options(probe); !r) return r.error();
+    }
     const bool was = config_.congestion.enabled;
     config_.congestion = params;
     if (!params.enabled && was) {
@@ -115,7 +118,8 @@ Result<void> World::set_congestion(const CongestionParams& params) {
 // Every group steers by its own field again (until the next refresh).
 void World::drop_steering() {
     for (auto& g : groups_) {
-        if (g->crowd_group != kNoCrowdGroup && !g->plan) (void)crowd_->set_group_steering(g->crowd_group, nullptr);
+        // Plans have no steering field: the crowd refuses those, changing nothing.
+        if (g->crowd_group != kNoCrowdGroup) (void)crowd_->set_group_steering(g->crowd_group, nullptr);
         g->steer_next = nullptr;
     }
 }
@@ -142,14 +146,14 @@ void World::refresh_congestion() {
         }
         g->steer_next = nullptr;
     }
-    measure_density(*crowd_, *cost_, density_);
+    measure_density(*crowd_, *terrain_, density_);
     for (auto& g : groups_) {
-        if (g->crowd_group == kNoCrowdGroup || g->plan || g->flee || !g->applied ||
+        if (g->crowd_group == kNoCrowdGroup || g->flee || !g->applied.flat() ||
             crowd_->group_size(g->crowd_group) == 0 || !service_->status(g->ticket).answers_request) {
             continue;
         }
         const auto costs = service_->planning_costs(static_cast<MovementClass>(g->size - 1));
-        auto layer = congestion_layer(density_, *costs, g->applied.get(), params_.speed, config_.congestion);
+        auto layer = congestion_layer(density_, *costs, g->applied.flat().get(), params_.speed, config_.congestion);
         if (!layer) continue;  // cannot happen: the params were checked, the sizes are the map's
         FieldOptions options = field_options(g->size, false);
         options.congestion = std::make_shared<const CongestionLayer>(std::move(*layer));
@@ -171,11 +175,15 @@ void World::refresh_congestion() {
 
 Result<void> World::set_wall_margin(const WallMargin& margin) {
     if (auto r = wall_margin_cost_field(CostField::create(1, 1).value(), margin); !r) return r.error();
-    if (stats_.hierarchical && has_margin(margin))
-        return Error{ErrorCode::unsupported, "wall margins are not available on hierarchical maps"};
     if (margin == wall_margin_) return {};
+    const WallMargin was = wall_margin_;
     wall_margin_ = margin;
-    if (stats_.hierarchical) return {};
+    if (service_) {
+        if (auto r = service_->check_options(field_options(1, false)); !r) {
+            wall_margin_ = was;
+            return r.error();
+        }
+    }
     for (auto& g : groups_) {
         if (g->dropped) continue;
         if (auto r = service_->retarget(g->ticket, g->goals, field_options(g->size, g->flee)); !r) return r.error();
@@ -184,12 +192,11 @@ Result<void> World::set_wall_margin(const WallMargin& margin) {
 }
 
 World::~World() {
-    // The service waits for its running builds; the crowd goes before the terrain it points at;
-    // the plans (held by the groups and the crowd) before the graphs they read.
+    // The crowd and the groups let go of the plans before the service (which owns the graphs
+    // they read) goes; the service waits for its running builds.
+    crowd_.reset();
     groups_.clear();
     service_.reset();
-    crowd_.reset();
-    layers_.clear();
 }
 
 Result<std::vector<Cell>> World::check_goals(const std::vector<Cell>& goals) const {
@@ -200,7 +207,7 @@ Result<std::vector<Cell>> World::check_goals(const std::vector<Cell>& goals) con
     }
     std::vector<Cell> unique;
     for (const Cell& g : goals) {
-        if (auto r = detail::check_open_cell(*cost_, g, "goal"); !r) return r.error();
+        if (auto r = detail::check_open_cell(*terrain_, g, "goal"); !r) return r.error();
         if (std::find(unique.begin(), unique.end(), g) == unique.end()) unique.push_back(g);
     }
     std::sort(unique.begin(), unique.end(), [](Cell a, Cell b) { return a.y != b.y ? a.y < b.y : a.x < b.x; });
@@ -258,24 +265,23 @@ Result<void> World::load(std::string name, CostField cost, std::vector<Cell> goa
         return Error{"unit count " + std::to_string(units) + " is outside 0.." + std::to_string(kMaxWorldUnits)};
     }
     if (auto r = check_congestion_params(config_.congestion); !r) return r.error();
-    auto next_cost = std::make_unique<CostField>(std::move(cost));
-    std::swap(cost_, next_cost);  // check_goals reads cost_
+    auto next_terrain = std::make_shared<const CostField>(std::move(cost));
+    std::swap(terrain_, next_terrain);  // check_goals reads terrain_
     auto checked = check_goals(goals);
-    std::swap(cost_, next_cost);
+    std::swap(terrain_, next_terrain);
     if (!checked) return checked.error();
+    const CostField& next = *next_terrain;
     if (spawn_area && (spawn_area->empty() || spawn_area->x1 < 0 || spawn_area->y1 < 0 ||
-                       spawn_area->x0 >= next_cost->width() || spawn_area->y0 >= next_cost->height())) {
+                       spawn_area->x0 >= next.width() || spawn_area->y0 >= next.height())) {
         return Error{"spawn area [" + std::to_string(spawn_area->x0) + ", " + std::to_string(spawn_area->x1) + "] x [" +
                      std::to_string(spawn_area->y0) + ", " + std::to_string(spawn_area->y1) +
                      "] is empty or off the map"};
     }
-    if (const int most = max_units(*next_cost, spawn_area); units > most) {  // refused before anything changes
+    if (const int most = max_units(next, spawn_area); units > most) {  // refused before anything changes
         return Error{ErrorCode::too_large,
                      std::to_string(units) + " units do not fit: the map's free cells hold at most " +
                          std::to_string(most) + " (" + std::to_string(kMaxUnitsPerFreeCell) + " per free cell)"};
     }
-    const bool hierarchical =
-        static_cast<std::int64_t>(next_cost->width()) * next_cost->height() >= config_.hierarchy_cells;
 
     FieldServiceConfig sc;
     sc.budget_bytes = config_.field_budget_bytes;
@@ -283,62 +289,40 @@ Result<void> World::load(std::string name, CostField cost, std::vector<Cell> goa
         sc.classes.push_back(UnitClass{"size " + std::to_string(size), size, std::nullopt});
     }
     sc.on_publish = [this](const Publication& p) { on_publish(p); };
-    auto service = FieldService::create(*next_cost, *jobs_, std::move(sc), config_.field_memory);
+    sc.hierarchy_cells = config_.hierarchy_cells;
+    sc.sectors = config_.sectors;
+    sc.routes = config_.routes;
+    auto service = FieldService::create(next, *jobs_, std::move(sc), config_.field_memory);
     if (!service) return service.error();
-    FieldTicket ticket;
-    std::vector<SectorLayer> layers;
-    std::shared_ptr<HierarchicalField> plan;
-    double graph_ms = 0.0;
-    if (hierarchical) {
-        // The graph of size-1 units now; the others when a group of their size first needs them.
-        // The cost field keeps its address when it moves into cost_ below.
-        const auto t0 = Clock::now();
-        auto graph = SectorGraph::build(*next_cost, config_.sectors, jobs_);
-        if (!graph) return graph.error();
-        graph_ms = ms_between(t0, Clock::now());
-        layers.resize(kWorldUnitSizes);
-        layers[0].graph = std::make_unique<SectorGraph>(std::move(*graph));
-        auto p = HierarchicalField::create(*next_cost, *layers[0].graph, *checked, route_config());
-        if (!p) return p.error();
-        plan = std::make_shared<HierarchicalField>(std::move(*p));
-    } else {
-        auto t = (*service)->request(*checked, field_options(1, false));
-        if (!t) return t.error();
-        ticket = *t;
-    }
+    auto ticket = (*service)->request(*checked, field_options(1, false));
+    if (!ticket) return ticket.error();
 
-    // The old world goes: groups (their tickets die with the service, their plans with their
-    // graphs), service, crowd, graphs, terrain.
+    // The old world goes: the crowd and the groups (their tickets die with the service), then the
+    // service with its plans and graphs.
+    crowd_.reset();
     groups_.clear();
     service_ = std::move(*service);
-    crowd_.reset();
-    layers_ = std::move(layers);
-    cost_ = std::move(next_cost);
+    terrain_ = service_->terrain();
     CrowdParams cp = config_.crowd;
     cp.max_speed = params_.speed;
     cp.separation = params_.separation;
     cp.radius = params_.radius;
-    crowd_ = std::make_unique<Crowd>(*cost_, cp);
+    crowd_ = std::make_unique<Crowd>(*terrain_, cp);
     agents_.clear();
     unit_group_.clear();
     unit_size_.clear();
     name_ = std::move(name);
     spawn_area_ = spawn_area;
-    pending_edit_ = CellRect{};
     ++terrain_version_;
     ++roster_version_;
     stats_ = {};
-    stats_.hierarchical = hierarchical;
+    stats_.hierarchical = service_->hierarchical();
     congestion_clock_ = 0.0;
-    stats_.graph_build_ms = graph_ms;
+    stats_.graph_build_ms = service_->stats().graph_build_ms;
 
-    Group& g = new_group(std::move(*checked), ticket, 1);
-    if (hierarchical) {
-        follow_plan(g, std::move(plan));
-    } else {
-        service_->wait_idle();
-        apply_fields();
-    }
+    new_group(std::move(*checked), *ticket, 1);
+    service_->wait_idle();
+    apply_fields();
     Spawn s;
     s.count = units;
     if (auto r = spawn(s); !r) return r;
@@ -346,123 +330,60 @@ Result<void> World::load(std::string name, CostField cost, std::vector<Cell> goa
     return {};
 }
 
-// Hierarchical maps: the costs and sector graph of units of `size`, made on first use.
-Result<World::SectorLayer*> World::layer(int size) {
-    SectorLayer& l = layers_[static_cast<std::size_t>(size - 1)];
-    if (l.graph) return &l;
-    const CostField* costs = cost_.get();
-    std::unique_ptr<CostField> own;
-    if (size > 1) {
-        own = std::make_unique<CostField>(*service_->planning_costs(world_movement_class(size)));
-        costs = own.get();
-    }
-    auto graph = SectorGraph::build(*costs, config_.sectors, jobs_);
-    if (!graph) return graph.error();
-    l.own = std::move(own);
-    l.graph = std::make_unique<SectorGraph>(std::move(*graph));
-    return &l;
-}
-
-// Hierarchical maps: a plan toward `goals` (cells units of `size` can stand on), nothing routed yet.
-// Groups with the same goals and unit size share one plan (a cache keyed by goal set and size; the
-// terrain version is kept by flush_edits(), which brings every plan up to date once).
-Result<std::shared_ptr<HierarchicalField>> World::make_plan(const std::vector<Cell>& goals, int size) {
-    flush_edits();
-    auto canonical = [](std::span<const Cell> cells) {
-        std::vector<Cell> v(cells.begin(), cells.end());
-        std::sort(v.begin(), v.end(), [](Cell a, Cell b) { return a.y != b.y ? a.y < b.y : a.x < b.x; });
-        v.erase(std::unique(v.begin(), v.end()), v.end());
-        return v;
-    };
-    const std::vector<Cell> wanted = canonical(goals);
-    for (const auto& g : groups_) {
-        if (g->plan && g->size == size && canonical(g->plan->goals()) == wanted) {
-            ++stats_.plans_shared;
-            return g->plan;
-        }
-    }
-    auto l = layer(size);
-    if (!l) return l.error();
-    const CostField& costs = (*l)->own ? *(*l)->own : *cost_;
-    auto plan = HierarchicalField::create(costs, *(*l)->graph, goals, route_config());
-    if (!plan) return plan.error();
-    return std::make_shared<HierarchicalField>(std::move(*plan));
-}
-
-// Hierarchical maps: `g`'s crowd group follows `plan` from the next step (made now if needed).
-void World::follow_plan(Group& g, std::shared_ptr<HierarchicalField> plan) {
-    g.plan = std::move(plan);
-    std::shared_ptr<const HierarchicalField> view = g.plan;
-    if (g.crowd_group == kNoCrowdGroup) {
-        g.crowd_group = crowd_->add_group(std::move(view), g.size, world_movement_class(g.size)).value();
-    } else {
-        (void)crowd_->set_group_field(g.crowd_group, std::move(view));
-    }
-    (void)crowd_->set_group_exit(g.crowd_group, g.exit);
-    ++g.field_serial;
-    ++stats_.fields_published;
-}
-
-// Hierarchical maps: every plan (or only `only`'s) gets fields for the cells its units stand on,
-// and their routes. Only cells whose sector has no routed field yet are handed to route() (the
-// cells it would work on), so a tick where nobody entered a new sector costs one pass over the
-// units. Returns the time taken, ms.
+// Every group whose view grows by routing (a hierarchical plan) gets sector fields for the cells
+// its units stand on, and their routes (or only `only`'s). Only cells not yet in a routed sector
+// field are handed to FieldService::route() (the cells it would work on), so a tick where nobody
+// entered a new sector costs one pass over the units. Returns the time taken, ms.
 double World::route_units(const Group* only) {
-    flush_edits();
+    if (!service_) return 0.0;
     const auto t0 = Clock::now();
     plan_of_.clear();
     for (const auto& g : groups_) {
-        if (!g->plan || g->crowd_group == kNoCrowdGroup || (only && g.get() != only)) continue;
+        if (!g->applied.routes() || g->crowd_group == kNoCrowdGroup || (only && g.get() != only)) continue;
         if (plan_of_.size() <= g->crowd_group) plan_of_.resize(g->crowd_group + 1, nullptr);
         plan_of_[g->crowd_group] = g.get();
     }
     if (plan_of_.empty()) return 0.0;
     if (starts_.size() < plan_of_.size()) starts_.resize(plan_of_.size());
     for (auto& v : starts_) v.clear();
-    const int w = cost_->width(), h = cost_->height();
+    const int w = terrain_->width(), h = terrain_->height();
     for (const AgentId id : agents_) {
         const GroupId cg = crowd_->group(id);
         if (cg >= plan_of_.size() || !plan_of_[cg]) continue;
         const Group& g = *plan_of_[cg];
-        const HierarchicalField& plan = *g.plan;
         // The unit's top-left cell follows the field (as in the crowd step).
         const float lift = 0.5f * static_cast<float>(g.size - 1);
         const Vec2 p = crowd_->position(id);
         const Cell c{std::clamp(static_cast<int>(p.x - lift), 0, w - 1),
                      std::clamp(static_cast<int>(p.y - lift), 0, h - 1)};
-        const SectorField* f = plan.sector_field(plan.graph().sector_of(c.x, c.y));
-        if (f != nullptr && f->routed) continue;
-        starts_[cg].push_back(c);
+        if (!g.applied.routed_at(c.x, c.y)) starts_[cg].push_back(c);
     }
     for (std::size_t cg = 0; cg < plan_of_.size(); ++cg) {
         if (!plan_of_[cg] || starts_[cg].empty()) continue;
         Group& g = *plan_of_[cg];
-        auto r = g.plan->route(starts_[cg]);
+        auto r = service_->route(g.ticket, starts_[cg]);
         if (r && r->fields_built > 0) ++g.field_serial;  // the fields frame shows the new sectors
     }
     return ms_between(t0, Clock::now());
 }
 
-// The routes' settings; their fields are built on the world's job system unless the config names
-// another (route() runs between steps, when the job system is otherwise idle).
-RouteConfig World::route_config() const {
-    RouteConfig c = config_.routes;
-    if (c.jobs == nullptr) c.jobs = jobs_;
-    return c;
+// After an order: what is ready goes out now (a plan always is, a field from the cache too), so
+// its units turn at once rather than a tick later, and a plan's units are routed before the
+// order returns (their sectors first, then the sectors on their routes).
+void World::take_ready(Group& g) {
+    apply_fields();
+    stats_.route_ms = route_units(&g);
 }
 
+// The service's planning counters, in the world's stats.
 void World::refresh_plan_stats() {
-    if (!stats_.hierarchical) return;
-    stats_.sector_fields = 0;
-    stats_.sector_field_bytes = 0;
-    std::vector<const HierarchicalField*> seen;  // shared plans count once
-    for (const auto& g : groups_) {
-        if (!g->plan || std::find(seen.begin(), seen.end(), g->plan.get()) != seen.end()) continue;
-        seen.push_back(g->plan.get());
-        stats_.sector_fields += g->plan->built_sectors();
-        stats_.sector_field_bytes += g->plan->field_bytes();
-    }
-    stats_.plans = seen.size();
+    if (!service_) return;
+    const FieldServiceStats st = service_->stats();
+    stats_.plans = st.plans;
+    stats_.plans_shared = st.plans_shared;
+    stats_.sector_fields = st.sector_fields;
+    stats_.sector_field_bytes = st.sector_field_bytes;
+    stats_.graph_update_ms = st.graph_update_ms;
 }
 
 Result<CommandOutcome> World::apply(const WorldCommand& command) {
@@ -549,8 +470,7 @@ Result<CommandOutcome> World::order(std::vector<AgentId> units, std::vector<Cell
     auto checked = check_goals(goals);
     if (!checked) return checked.error();
     if (flee && exit) return Error{ErrorCode::invalid_argument, "an order's cells are dangers or exits, not both"};
-    if (flee && stats_.hierarchical)
-        return Error{ErrorCode::unsupported, "flee orders are not available on hierarchical maps"};
+    if (auto r = service_->check_options(field_options(1, flee)); !r) return r.error();  // what the map cannot plan
     if (units.empty()) return Error{"the selection holds no units"};
     CommandOutcome out;
     for (int size = 1; size <= kWorldUnitSizes; ++size) {
@@ -572,25 +492,13 @@ Result<CommandOutcome> World::order_one_size(const std::vector<AgentId>& units, 
                                              int size, bool flee, bool exit) {
     std::vector<Cell> sized = goals_for_size(goals, size);
     if (sized.empty()) return Error{"no cell near the goals fits units of size " + std::to_string(size)};
-    if (stats_.hierarchical) {
-        const auto t0 = Clock::now();
-        auto plan = make_plan(sized, size);
-        if (!plan) return plan.error();
-        Group& g = new_group(std::move(sized), FieldTicket{}, size);
-        g.exit = exit;
-        follow_plan(g, std::move(*plan));
-        for (const AgentId id : units) move_unit(id, g);
-        stats_.route_ms = route_units(&g);
-        g.order_to_ready_ms = g.order_to_field_ms = ms_between(t0, Clock::now());
-        stats_.order_to_field_ms = g.order_to_field_ms;
-        return CommandOutcome{g.id, g.members};
-    }
     auto ticket = service_->request(sized, field_options(size, flee));
     if (!ticket) return ticket.error();
     Group& g = new_group(std::move(sized), *ticket, size);
     g.flee = flee;
     g.exit = exit;
     for (const AgentId id : units) move_unit(id, g);
+    take_ready(g);
     return CommandOutcome{g.id, g.members};
 }
 
@@ -610,8 +518,7 @@ Result<CommandOutcome> World::set_goals(const SetGoals& c) {
         if (!target) return order(agents_, c.goals, c.flee, c.exit);
     }
     if (c.flee && c.exit) return Error{ErrorCode::invalid_argument, "an order's cells are dangers or exits, not both"};
-    if (c.flee && stats_.hierarchical)
-        return Error{ErrorCode::unsupported, "flee orders are not available on hierarchical maps"};
+    if (auto r = service_->check_options(field_options(target->size, c.flee)); !r) return r.error();
     std::vector<Cell> sized = goals_for_size(*checked, target->size);
     if (sized.empty()) return Error{"no cell near the goals fits units of size " + std::to_string(target->size)};
     if (target->goals == sized && target->flee == c.flee && target->exit == c.exit)
@@ -620,24 +527,13 @@ Result<CommandOutcome> World::set_goals(const SetGoals& c) {
         target->exit = c.exit;
         if (target->crowd_group != kNoCrowdGroup) (void)crowd_->set_group_exit(target->crowd_group, c.exit && !c.flee);
     }
-    if (stats_.hierarchical) {
-        const auto t0 = Clock::now();
-        auto plan = make_plan(sized, target->size);
-        if (!plan) return plan.error();
-        target->goals = std::move(sized);
-        target->ordered = t0;
-        follow_plan(*target, std::move(*plan));
-        stats_.route_ms = route_units(target);
-        target->order_to_ready_ms = target->order_to_field_ms = ms_between(t0, Clock::now());
-        stats_.order_to_field_ms = target->order_to_field_ms;
-        return CommandOutcome{target->id, target->members};
-    }
     if (auto r = service_->retarget(target->ticket, sized, field_options(target->size, c.flee)); !r) return r.error();
     target->flee = c.flee;
     target->goals = std::move(sized);
     target->ordered = Clock::now();
     target->order_to_field_ms = -1.0;
     target->order_to_ready_ms = -1.0;
+    take_ready(*target);
     return CommandOutcome{target->id, target->members};
 }
 
@@ -650,9 +546,8 @@ std::vector<Cell> World::all_goals() const {
 }
 
 Result<void> World::paint(const Paint& c) {
-    if (!cost_->contains(c.x, c.y)) {
-        return detail::outside_error("paint at", {c.x, c.y}, cost_->width(), cost_->height());
-    }
+    const CostField& map = *terrain_;
+    if (!map.contains(c.x, c.y)) return detail::outside_error("paint at", {c.x, c.y}, map.width(), map.height());
     if (c.radius < 0 || c.radius > kMaxBrushRadius) {
         return Error{"brush radius " + std::to_string(c.radius) + " is outside 0.." + std::to_string(kMaxBrushRadius)};
     }
@@ -661,111 +556,31 @@ Result<void> World::paint(const Paint& c) {
     std::vector<Cell> cells;
     for (int py = c.y - c.radius; py <= c.y + c.radius; ++py) {
         for (int px = c.x - c.radius; px <= c.x + c.radius; ++px) {
-            if (!cost_->contains(px, py)) continue;
+            if (!map.contains(px, py)) continue;
             if ((px - c.x) * (px - c.x) + (py - c.y) * (py - c.y) > c.radius * c.radius + c.radius) continue;  // round
             if (c.cost == kCostWall && std::find(goals.begin(), goals.end(), Cell{px, py}) != goals.end()) continue;
-            if (c.cost == kCostWall && stats_.hierarchical) {
-                // A plan needs open goals: the blocks of big units' goals are not walled either.
-                bool in_block = false;
-                for (const auto& g : groups_) {
-                    if (g->dropped) continue;
-                    for (const Cell& q : g->goals) {
-                        in_block = in_block || (px >= q.x && px < q.x + g->size && py >= q.y && py < q.y + g->size);
-                    }
-                }
-                if (in_block) continue;
-            }
-            if (cost_->at(px, py) == c.cost) continue;
+            if (map.at(px, py) == c.cost) continue;
             cells.push_back({px, py});
         }
     }
     if (cells.empty()) return {};
+    // The service repairs the fields (plans catch up at the next planning call, once for all the
+    // strokes since; their goal blocks stay open).
+    const std::uint64_t before = service_->terrain_version();
     if (auto r = service_->edit_cells(cells, c.cost); !r) return r;
-    for (const Cell& cell : cells) cost_->set(cell.x, cell.y, c.cost);
-    ++terrain_version_;
-    if (!stats_.hierarchical) drop_steering();  // planned on the old terrain
-    if (stats_.hierarchical) {
-        // The graphs and plans catch up once per tick (flush_edits), however many strokes came.
-        for (const Cell& cell : cells) {
-            if (pending_edit_.empty()) {
-                pending_edit_ = CellRect{cell.x, cell.y, cell.x, cell.y};
-            } else {
-                pending_edit_ = CellRect{std::min(pending_edit_.x0, cell.x), std::min(pending_edit_.y0, cell.y),
-                                         std::max(pending_edit_.x1, cell.x), std::max(pending_edit_.y1, cell.y)};
-            }
-        }
-    }
+    if (service_->terrain_version() == before) return {};
+    terrain_changed();
     if (c.cost == kCostWall) evict_units_from_walls();
     return {};
 }
 
-// Hierarchical maps, after the cells of pending_edit_ changed in cost_ (and the service's sized
-// costs): each graph made so far is updated around them, then every plan on it drops what may have
-// used them. Until then graphs and plans are consistent with each other, only out of date.
-void World::flush_edits() {
-    if (pending_edit_.empty()) return;
-    const auto t0 = Clock::now();
-    const int x0 = pending_edit_.x0, y0 = pending_edit_.y0, x1 = pending_edit_.x1, y1 = pending_edit_.y1;
-    pending_edit_ = CellRect{};
-    for (int size = 1; size <= kWorldUnitSizes; ++size) {
-        SectorLayer& l = layers_[static_cast<std::size_t>(size - 1)];
-        if (!l.graph) continue;
-        // A sized cell changes when its block overlaps an edited cell: up to size - 1 cells up and left.
-        const int sx0 = std::max(0, x0 - size + 1), sy0 = std::max(0, y0 - size + 1);
-        if (l.own) {
-            const auto sized = service_->planning_costs(world_movement_class(size));
-            for (int y = sy0; y <= y1; ++y)
-                for (int x = sx0; x <= x1; ++x) l.own->set(x, y, sized->at(x, y));
-        }
-        const CostField& costs = l.own ? *l.own : *cost_;
-        (void)l.graph->update(costs, sx0, sy0, x1, y1, jobs_);
-        // Each plan once (groups may share one); a plan made anew replaces it in every group.
-        std::vector<std::pair<const HierarchicalField*, std::shared_ptr<HierarchicalField>>> done;
-        // A plan changed in place is handed to the crowd again: it forgets what its units saw along
-        // it (a point they walked toward may be behind the new wall) and restarts their stuck windows.
-        auto hand_again = [&](Group& h) {
-            if (h.crowd_group != kNoCrowdGroup) {
-                (void)crowd_->set_group_field(h.crowd_group, std::shared_ptr<const HierarchicalField>(h.plan));
-            }
-        };
-        for (const auto& g : groups_) {
-            if (!g->plan || g->size != size) continue;
-            const auto seen =
-                std::find_if(done.begin(), done.end(), [&](const auto& d) { return d.first == g->plan.get(); });
-            if (seen != done.end()) {
-                if (seen->second) {
-                    follow_plan(*g, seen->second);
-                } else {
-                    hand_again(*g);
-                }
-                ++g->field_serial;
-                continue;
-            }
-            done.emplace_back(g->plan.get(), nullptr);
-            if (g->plan->terrain_changed(sx0, sy0, x1, y1)) {
-                hand_again(*g);
-            } else {
-                // A goal walled (paint keeps goal blocks open, so this should not happen): plan
-                // again toward the goals still open, else toward the open cells nearest to them.
-                std::vector<Cell> open;
-                for (const Cell& q : g->goals) {
-                    if (costs.passable(q.x, q.y)) open.push_back(q);
-                }
-                if (open.empty()) {
-                    for (const Cell& q : g->goals) {
-                        if (const auto n = nearest_passable(costs, q)) open.push_back(*n);
-                    }
-                }
-                auto plan = HierarchicalField::create(costs, *l.graph, open, route_config());
-                if (plan) {
-                    done.back().second = std::make_shared<HierarchicalField>(std::move(*plan));
-                    follow_plan(*g, done.back().second);
-                }
-            }
-            ++g->field_serial;
-        }
-    }
-    stats_.graph_update_ms = ms_between(t0, Clock::now());
+// After an edit: the world and the crowd read the service's new terrain; steering fields planned
+// on the old one are dropped.
+void World::terrain_changed() {
+    terrain_ = service_->terrain();
+    (void)crowd_->set_terrain(*terrain_);  // same dimensions
+    ++terrain_version_;
+    drop_steering();
 }
 
 // Units whose block now holds a wall move to the nearest cell open to their size (or are removed
@@ -784,7 +599,7 @@ void World::evict_units_from_walls() {
         const CostField& open = *costs[size - 1];
         const Vec2 p = crowd_->position(id);
         const Cell at{static_cast<int>(p.x - lift), static_cast<int>(p.y - lift)};
-        if (open.passable(at.x, at.y) && cost_->passable(static_cast<int>(p.x), static_cast<int>(p.y))) {
+        if (open.passable(at.x, at.y) && terrain_->passable(static_cast<int>(p.x), static_cast<int>(p.y))) {
             keep.push_back(id);
             continue;
         }
@@ -808,8 +623,7 @@ void World::evict_units_from_walls() {
 
 Result<TowerCheck> World::check_tower(int x0, int y0, int x1, int y1) const {
     if (!service_) return Error{"no map loaded"};
-    if (stats_.hierarchical) return Error{ErrorCode::unsupported, "towers are not available on hierarchical maps"};
-    const int w = cost_->width(), h = cost_->height();
+    const int w = terrain_->width(), h = terrain_->height();
     if (x0 > x1 || y0 > y1 || x0 < 0 || y0 < 0 || x1 >= w || y1 >= h) {
         return Error{ErrorCode::off_map, "tower [" + std::to_string(x0) + ", " + std::to_string(x1) + "] x [" +
                                              std::to_string(y0) + ", " + std::to_string(y1) +
@@ -839,8 +653,9 @@ Result<TowerCheck> World::check_tower(int x0, int y0, int x1, int y1) const {
         }
         // The tower in the group's class: sized cells whose block overlaps it.
         std::vector<Cell> walls;
-        for (int y = std::max(0, y0 - g->size + 1); y <= y1; ++y)
-            for (int x = std::max(0, x0 - g->size + 1); x <= x1; ++x) walls.push_back({x, y});
+        const CellRect sized = sized_cells_touched(CellRect{x0, y0, x1, y1}, g->size, w, h);
+        for (int y = sized.y0; y <= sized.y1; ++y)
+            for (int x = sized.x0; x <= sized.x1; ++x) walls.push_back({x, y});
         std::vector<Cell> spawns;
         const float lift = 0.5f * static_cast<float>(g->size - 1);
         for (const AgentId id : agents_) {
@@ -849,8 +664,7 @@ Result<TowerCheck> World::check_tower(int x0, int y0, int x1, int y1) const {
             spawns.push_back({std::clamp(static_cast<int>(p.x - lift), 0, w - 1),
                               std::clamp(static_cast<int>(p.y - lift), 0, h - 1)});
         }
-        const auto costs = service_->planning_costs(world_movement_class(g->size));
-        auto answer = query_builder_.would_block(*costs, *g->applied, FieldParams{}, walls, spawns);
+        auto answer = service_->would_block(g->ticket, walls, spawns);
         if (!answer) return answer.error();
         out.units_cut_off += answer->cut_off_spawns;
         out.cells_cut_off += answer->cut_off_cells;
@@ -868,9 +682,7 @@ Result<void> World::place_tower(const PlaceTower& c) {
         return Error{"the tower would cut " + std::to_string(check->units_cut_off) + " units off from their goals"};
     }
     if (auto r = service_->edit_rect(c.x0, c.y0, c.x1, c.y1, kCostWall); !r) return r;
-    drop_steering();  // planned on the old terrain
-    cost_->fill_rect(c.x0, c.y0, c.x1, c.y1, kCostWall);
-    ++terrain_version_;
+    terrain_changed();
     evict_units_from_walls();
     return {};
 }
@@ -892,9 +704,10 @@ Result<void> World::spawn(const Spawn& c) {
                                                std::to_string(agents_.size()) + " would pass the limit of " +
                                                std::to_string(kMaxWorldUnits)};
     }
-    int x0 = 0, y0 = 0, x1 = cost_->width() - 1, y1 = cost_->height() - 1;
+    int x0 = 0, y0 = 0, x1 = terrain_->width() - 1, y1 = terrain_->height() - 1;
     if (c.in_area) {
-        if (c.x0 > c.x1 || c.y0 > c.y1 || c.x1 < 0 || c.y1 < 0 || c.x0 >= cost_->width() || c.y0 >= cost_->height()) {
+        if (c.x0 > c.x1 || c.y0 > c.y1 || c.x1 < 0 || c.y1 < 0 || c.x0 >= terrain_->width() ||
+            c.y0 >= terrain_->height()) {
             return Error{"spawn area [" + std::to_string(c.x0) + ", " + std::to_string(c.x1) + "] x [" +
                          std::to_string(c.y0) + ", " + std::to_string(c.y1) + "] is empty or off the map"};
         }
@@ -911,7 +724,7 @@ Result<void> World::spawn(const Spawn& c) {
     // Cells a unit of this size can stand on (its block below and right of the cell is open).
     const auto open = service_->planning_costs(world_movement_class(c.size));
     std::vector<std::uint32_t> free_cells;
-    const int w = cost_->width();
+    const int w = terrain_->width();
     for (int y = y0; y <= y1; ++y) {
         for (int x = x0; x <= x1; ++x) {
             if (open->passable(x, y)) free_cells.push_back(static_cast<std::uint32_t>(y) * w + x);
@@ -935,7 +748,7 @@ Result<void> World::spawn(const Spawn& c) {
     if (c.add) {
         std::int64_t used = static_cast<std::int64_t>(c.count) * area;
         for (const AgentId id : agents_) used += static_cast<std::int64_t>(unit_size(id)) * unit_size(id);
-        const std::int64_t room = static_cast<std::int64_t>(max_units(*cost_));
+        const std::int64_t room = static_cast<std::int64_t>(max_units(*terrain_));
         if (used > room) {
             return Error{ErrorCode::too_large, "adding " + std::to_string(c.count) + " units of size " +
                                                    std::to_string(c.size) + " to " + std::to_string(agents_.size()) +
@@ -957,35 +770,24 @@ Result<void> World::spawn(const Spawn& c) {
     if (!c.add) {
         // Everyone goes; the largest group stays (for the new units' size) and the others go.
         if (keep->size != c.size || keep->goals != sized) {
-            if (stats_.hierarchical) {
-                auto plan = make_plan(sized, c.size);
-                if (!plan) return plan.error();
-                keep->plan = std::move(*plan);
-                ++keep->field_serial;
-            } else {
-                if (auto r = service_->retarget(keep->ticket, sized, options); !r) return r;
-                keep->applied = nullptr;
-            }
+            if (auto r = service_->retarget(keep->ticket, sized, options); !r) return r;
+            keep->applied = {};
             keep->size = c.size;
             keep->goals = sized;
         }
-        if (!stats_.hierarchical && !keep->applied) {  // its field is still being built: wait for it
+        if (!keep->applied) {  // its field is still being built: wait for it
             service_->wait_idle();
             apply_fields();
         }
-        std::shared_ptr<const FlowField> field = keep->applied;
-        if (!field && !keep->plan) return Error{"the field of the spawned units could not be built"};
+        const FieldView field = keep->applied;
+        if (!field) return Error{"the field of the spawned units could not be built"};
         for (auto& g : groups_) {
-            if (g.get() != keep && !g->plan) (void)service_->release(g->ticket);
+            if (g.get() != keep) (void)service_->release(g->ticket);
             if (g.get() != keep && g->has_steer_ticket) (void)service_->release(g->steer_ticket);
         }
         std::erase_if(groups_, [&](const auto& g) { return g.get() != keep; });
-        crowd_ = std::make_unique<Crowd>(*cost_, crowd_->params());
-        keep->crowd_group = keep->plan ? crowd_
-                                             ->add_group(std::shared_ptr<const HierarchicalField>(keep->plan), c.size,
-                                                         world_movement_class(c.size))
-                                             .value()
-                                       : crowd_->add_group(field, c.size, world_movement_class(c.size)).value();
+        crowd_ = std::make_unique<Crowd>(*terrain_, crowd_->params());
+        keep->crowd_group = crowd_->add_group(field, c.size, world_movement_class(c.size)).value();
         keep->pending.clear();
         keep->members = 0;
         keep->dropped = false;
@@ -999,12 +801,7 @@ Result<void> World::spawn(const Spawn& c) {
         for (auto& g : groups_) {
             if (!g->dropped && g->size == c.size && g->goals == sized && g->flee == keep->flee) target = g.get();
         }
-        if (!target && stats_.hierarchical) {
-            auto plan = make_plan(sized, c.size);
-            if (!plan) return plan.error();
-            target = &new_group(sized, FieldTicket{}, c.size);
-            follow_plan(*target, std::move(*plan));
-        } else if (!target) {
+        if (!target) {
             auto ticket = service_->request(sized, options);
             if (!ticket) return ticket.error();
             target = &new_group(sized, *ticket, c.size);
@@ -1044,10 +841,8 @@ Result<void> World::spawn(const Spawn& c) {
     }
     ++roster_version_;
     stats_.crowd.agents = agents_.size();
-    if (stats_.hierarchical) {
-        stats_.route_ms = route_units(target);  // the new units' sectors and routes, before the first step
-        refresh_plan_stats();
-    }
+    stats_.route_ms = route_units(target);  // plans: the new units' sectors and routes, before the first step
+    refresh_plan_stats();
     return {};
 }
 
@@ -1098,15 +893,17 @@ bool World::apply_fields() {
         }
         const auto it =
             std::find_if(groups_.begin(), groups_.end(), [&](const auto& g) { return g->ticket == p.ticket; });
-        if (it == groups_.end() || !p.field || p.field == (*it)->applied) continue;
+        // A plan changed in place after an edit comes again: the crowd takes it anew (its units
+        // forget what they saw along it, which may be behind the new wall).
+        if (it == groups_.end() || !p.view || (p.view == (*it)->applied && !p.repaired)) continue;
         Group& g = **it;
         if (g.crowd_group == kNoCrowdGroup) {
-            g.crowd_group = crowd_->add_group(p.field, g.size, world_movement_class(g.size)).value();
+            g.crowd_group = crowd_->add_group(p.view, g.size, world_movement_class(g.size)).value();
         } else {
-            (void)crowd_->set_group_field(g.crowd_group, p.field);  // everyone in it turns at the next step
+            (void)crowd_->set_group_field(g.crowd_group, p.view);  // everyone in it turns at the next step
         }
         (void)crowd_->set_group_exit(g.crowd_group, g.exit && !g.flee);
-        g.applied = p.field;
+        g.applied = p.view;
         ++g.field_serial;
         ++stats_.fields_published;
         if (g.order_to_field_ms < 0.0 && p.answers_request) {
@@ -1133,7 +930,7 @@ bool World::drop_empty_groups() {
                    if (crowd_->group_size(g->crowd_group) > 0) return false;
                    (void)crowd_->remove_group(g->crowd_group);
                }
-               if (!g->plan) (void)service_->release(g->ticket);
+               (void)service_->release(g->ticket);
                if (g->has_steer_ticket) (void)service_->release(g->steer_ticket);
                return true;
            }) > 0;
@@ -1157,7 +954,7 @@ void World::refresh_view() {
         v.ordered = g->ordered;
         v.order_to_field_ms = g->order_to_field_ms;
         v.order_to_ready_ms = g->order_to_ready_ms;
-        v.sector_fields = g->plan ? g->plan->built_sectors() : 0;
+        v.sector_fields = g->applied.plan() ? g->applied.plan()->built_sectors() : 0;
         view.push_back(std::move(v));
     }
     if (view == groups_view_) return;
@@ -1170,16 +967,14 @@ Result<void> World::tick(float dt, bool force) {
         return Error{"time step " + std::to_string(dt) + " s is not in (0, 10]"};
     }
     if (apply_fields() | drop_empty_groups()) refresh_view();
-    if (stats_.hierarchical) {
-        // Units that entered sectors without a field get them (and their routes) before they move
-        // on; after a paint, also while paused, so the fields shown are complete.
-        stats_.tick_route_ms = route_units();
-        refresh_plan_stats();
-        refresh_view();
-    }
+    // Units that entered sectors of a plan without a field get them (and their routes) before they
+    // move on; after a paint, also while paused, so the fields shown are complete.
+    stats_.tick_route_ms = route_units();
+    refresh_plan_stats();
+    refresh_view();
     exited_.clear();
     if (paused_ && !force) return {};
-    if (config_.congestion.enabled && !stats_.hierarchical) {
+    if (config_.congestion.enabled) {
         if (congestion_clock_ <= 0.0) {
             refresh_congestion();
             congestion_clock_ += 1.0 / static_cast<double>(config_.congestion.refresh_hz);
@@ -1286,7 +1081,7 @@ const UnitGroup* World::group(UnitGroupId id) const noexcept {
 }
 
 bool World::field_up_to_date(UnitGroupId id) const {
-    if (stats_.hierarchical || !service_) return true;
+    if (!service_) return true;
     for (const auto& g : groups_) {
         if (g->id == id && !g->dropped) return service_->status(g->ticket).up_to_date;
     }
@@ -1303,17 +1098,17 @@ UnitGroupId World::largest_group() const noexcept {
 
 std::shared_ptr<const FlowField> World::field(UnitGroupId id) const {
     const Group* g = find(id);
-    return g ? g->applied : nullptr;
+    return g ? g->applied.flat() : nullptr;
 }
 
 std::shared_ptr<const HierarchicalField> World::plan(UnitGroupId id) const {
     const Group* g = find(id);
-    return g ? g->plan : nullptr;
+    return g ? g->applied.plan() : nullptr;
 }
 
 const SectorGraph* World::sector_graph(int size) const noexcept {
-    if (size < 1 || static_cast<std::size_t>(size) > layers_.size()) return nullptr;
-    return layers_[static_cast<std::size_t>(size - 1)].graph.get();
+    if (size < 1 || size > kWorldUnitSizes || !service_) return nullptr;
+    return service_->sector_graph(world_movement_class(size));
 }
 
 FieldServiceStats World::service_stats() const {
