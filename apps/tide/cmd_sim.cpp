@@ -536,7 +536,7 @@ SimRun run_sim(const SimOptions& o, bool congestion) {
 void run_sim_command(const SimOptions& o) {
     if (o.congestion != "on" && o.congestion != "off" && o.congestion != "both")
         throw Failure{"--congestion '" + o.congestion + "' is not on, off or both"};
-    // Output targets before the run (a run of minutes used to end in "cannot write").
+    // Output targets before the run, so a run of minutes does not end in "cannot write".
     for (const std::string* target : {&o.json, &o.png})
         if (!target->empty()) check(check_output_target(*target));
     if (o.congestion != "both") {

@@ -62,8 +62,8 @@ enum class Planner { astar_per_unit, flow_field };
 
 /// Group size from which one flow field costs less than one A* per unit, measured by
 /// `tide bench fields` on the classic weighted 256x256 map (20% walls, forest 3, swamp 6): one
-/// field build 1.5-1.65 ms, A* 0.79-0.82 ms per unit: a field wins from 2-3 units (docs/PERFORMANCE.md).
-/// On open uniform-cost maps A* is cheaper (random512-10: ~14 units); measure yours and use the
+/// field build costs about as much as two to three A* searches (docs/performance/baselines.md).
+/// On open uniform-cost maps A* stays cheaper for larger groups; measure yours and use the
 /// three-argument overload.
 inline constexpr int kFlowFieldCrossoverUnits = 3;
 

@@ -38,7 +38,7 @@ class ArrivalRegions;
 /// Largest agent radius, cells: half the largest unit size.
 inline constexpr float kMaxAgentRadius = 0.5f * kMaxUnitSize;
 
-/// Crowd settings (defaults as in the classic reference). Plain data.
+/// Crowd settings with their defaults. Plain data.
 struct CrowdParams {
     float radius = 0.16f;           ///< Default agent radius, cells.
     float max_speed = 3.0f;         ///< Default top speed on cost-1 ground, cells/s.

@@ -200,9 +200,9 @@ struct RouteConfig {
     bool fill_corners = true;
     /// With fill_corners: only corners within this many cells (Chebyshev) of the route's way (its
     /// nodes and traced start cells) are filled; -1: every corner the route turns round. A trade of
-    /// path length for speed when route fields are built on one thread (docs/PERFORMANCE.md: 16
-    /// cells on the 4096x4096 benchmark map, 1.3-1.5x faster queries, mean path 1.0073-1.0086x the
-    /// optimum instead of 1.0044-1.0047x; on two threads the fill is nearly free).
+    /// path length for speed when route fields are built on one thread: fewer sector fields per
+    /// query, slightly longer paths; on two threads the fill costs little (figures in
+    /// docs/performance/hierarchy.md, "Settings against speed").
     int corner_reach = -1;
     /// Extra passes over the route's fields, each rebuilt with all its neighbours (0..4); the
     /// settling below usually makes them unnecessary.

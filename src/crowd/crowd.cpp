@@ -77,9 +77,9 @@ constexpr float kRegionKeep =
 //    a cell; neither would ever hold in a pack.
 //  - A pack still being joined must give way as a whole to grow round. It does: an agent pressed
 //    by a newcomer moves faster than kSleepSpeed and wakes its neighbours in turn (the default
-//    map's pack is 0.81 of the ideal disc with sleeping, as without). Sleeping used to wait until
-//    no mover was within 8 to 16 cells; in a crowd that arrives for a minute nobody slept, and
-//    the waiting bought nothing measurable.
+//    map's pack is 0.81 of the ideal disc with sleeping, as without). Waiting instead until no
+//    mover is within 8 to 16 cells lets nobody sleep in a crowd that arrives for a minute, and
+//    the waiting buys nothing measurable.
 //  - Woken by: an awake agent that left its rest in the last sub-step (rest count 0) coming
 //    within the interaction range or overlapping it in a contact pass, a new field for its group,
 //    a wall painted onto it, the host moving it or changing its radius. A woken agent starts again

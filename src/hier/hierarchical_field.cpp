@@ -45,7 +45,7 @@ constexpr float kInfF = std::numeric_limits<float>::infinity();
 // settled one), and a wave takes the queued sectors whose gain lies within kSettleBand sector
 // crossings (at the cheapest cost) of the best one, as a Dijkstra over sectors would. A band of 4
 // rather than 1 makes the waves wide enough for two threads (the 4096x4096 benchmark query 10%
-// faster on two) for the same path quality and 4% more lowerings (docs/PERFORMANCE.md).
+// faster on two) for the same path quality and 4% more lowerings (docs/performance/hierarchy.md).
 constexpr double kSettleAbsolute = 1e-2;
 constexpr double kSettleRelative = 1e-2;
 constexpr double kSettleBand = 4.0;

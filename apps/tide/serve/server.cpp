@@ -54,7 +54,7 @@ using Clock = std::chrono::steady_clock;
 // 1009), kMaxUploadBytes (POST /api/map body), kMaxQueuedBytes (a client this far behind is
 // dropped), kMaxTerrainFrameBytes (whole-map terrain goes in row bands of at most this).
 
-// Budgets that keep one client from delaying the others (issue 43; docs/reliability.md,
+// Budgets that keep one client from delaying the others (docs/reliability.md,
 // "Budgets"). Messages per second are counted on the io thread (ServerOptions::paint_per_second,
 // other_per_second); these bound what gets past that:
 // - a WebSocket client has at most kMaxPendingPerClient commands waiting for the simulation
