@@ -31,12 +31,12 @@
 #include <unordered_map>
 #include <variant>
 
-#include "../tbb_jobs.hpp"
 #include "compare.hpp"
 #include "protocol.hpp"
 #include "tide/generate.hpp"
 #include "tide/map_io.hpp"
 #include "tide/scenarios.hpp"
+#include "tide/tbb_jobs.hpp"
 #include "tide/world.hpp"
 #include "web_assets.hpp"
 
@@ -177,7 +177,7 @@ struct Server::Impl {
     ServerOptions opt;
     net::io_context ioc{1};
     tcp::acceptor acceptor{ioc};
-    std::unique_ptr<cli::TbbJobSystem> jobs;
+    std::unique_ptr<TbbJobSystem> jobs;
     std::unique_ptr<World> world;  // simulation thread only (after start())
     std::thread sim;
     std::atomic<bool> stopping{false};
@@ -1507,7 +1507,7 @@ Result<void> Server::start() {
     if (s.opt.sector_size < 16 || s.opt.sector_size > 256) {
         return Error{"sector size " + std::to_string(s.opt.sector_size) + " is outside 16..256"};
     }
-    s.jobs = std::make_unique<cli::TbbJobSystem>(s.opt.threads);
+    s.jobs = std::make_unique<TbbJobSystem>(s.opt.threads);
     WorldConfig config;
     config.hierarchy_cells = s.opt.hierarchy_cells;
     config.sectors.sector_size = s.opt.sector_size;
