@@ -5,9 +5,9 @@
 
 #include <memory>
 
-#include "tbb_jobs.hpp"
 #include "tide/crowd.hpp"
 #include "tide/generate.hpp"
+#include "tide/tbb_jobs.hpp"
 
 namespace {
 
@@ -26,7 +26,7 @@ void BM_CrowdStep(benchmark::State& state) {
         const tide::Vec2 p{static_cast<float>(rng.uniform() * 256), static_cast<float>(rng.uniform() * 256)};
         if (field->reachable(static_cast<int>(p.x), static_cast<int>(p.y))) (void)crowd.add_agent(p, g);
     }
-    tide::cli::TbbJobSystem jobs(threads);
+    tide::TbbJobSystem jobs(threads);
     for (int i = 0; i < 60; ++i) (void)crowd.step(1.0f / 60.0f, jobs);  // warm-up: agents on the move
     for (auto _ : state) {
         auto r = crowd.step(1.0f / 60.0f, jobs);

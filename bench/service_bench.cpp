@@ -9,9 +9,9 @@
 #include <condition_variable>
 #include <mutex>
 
-#include "tbb_jobs.hpp"
 #include "tide/field_service.hpp"
 #include "tide/generate.hpp"
+#include "tide/tbb_jobs.hpp"
 
 namespace {
 
@@ -39,7 +39,7 @@ void BM_EightGoals(benchmark::State& state) {
         }
         return;
     }
-    tide::cli::TbbJobSystem jobs(1, threads);
+    tide::TbbJobSystem jobs(1, threads);
     std::mutex m;
     std::condition_variable cv;
     int published = 0;

@@ -11,7 +11,7 @@
 #include "cli_common.hpp"
 #include "fields_report.hpp"
 #include "fields_runs.hpp"
-#include "tbb_jobs.hpp"
+#include "tide/tbb_jobs.hpp"
 
 namespace tide::cli {
 namespace {

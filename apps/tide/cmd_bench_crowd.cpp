@@ -8,7 +8,7 @@
 
 #include "cli_common.hpp"
 #include "crowd_runs.hpp"
-#include "tbb_jobs.hpp"
+#include "tide/tbb_jobs.hpp"
 
 namespace tide::cli {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "cli_common.hpp"
 #include "service_runs.hpp"
-#include "tbb_jobs.hpp"
+#include "tide/tbb_jobs.hpp"
 
 namespace tide::cli {
 namespace {

@@ -3,17 +3,17 @@
 // --planner hierarchical plans each row on the sector graph instead (tide/hierarchy.hpp) and
 // reports how far its paths are from the exact ones (ratio), and how long a route query takes.
 
-#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <thread>
 
 #include "cli_common.hpp"
 #include "tide/hierarchy.hpp"
+#include "tide/scenario_costs.hpp"
+#include "tide/tbb_jobs.hpp"
 
 namespace tide::cli {
 namespace {
@@ -47,8 +47,8 @@ struct ScenOptions {
 constexpr int kCannotRun = 2;
 struct CheckFailed : Failure {};
 
-/// Costs of following Tide's exact flow from every row's start (double sums of the moves; +inf
-/// when unreachable, NaN when the goal's field could not be built).
+/// Costs of following Tide's exact flow from every row's start (tide::scenario_costs), and how
+/// long they took.
 struct ExactCosts {
     std::vector<double> computed;
     std::size_t fields = 0;  // distinct goals
@@ -56,51 +56,15 @@ struct ExactCosts {
 };
 
 // Fields are built on `plan` when given (a wall-margin layer), else on `cost`; path costs are always
-// summed on `cost`.
+// summed on `cost`. Goals are spread over `threads` threads (0: all cores).
 ExactCosts exact_costs(const CostField& cost, const std::vector<ScenarioRow>& rows, const FieldParams& params,
                        int threads, const CostField* plan = nullptr) {
-    // Group rows by goal: one field per distinct goal.
-    std::map<std::pair<int, int>, std::vector<std::size_t>> by_goal;
-    for (std::size_t i = 0; i < rows.size(); ++i) by_goal[{rows[i].goal.x, rows[i].goal.y}].push_back(i);
-    std::vector<const std::vector<std::size_t>*> groups;
-    std::vector<Cell> group_goal;
-    for (const auto& [g, idx] : by_goal) {
-        groups.push_back(&idx);
-        group_goal.push_back({g.first, g.second});
-    }
-
-    ExactCosts out;
-    out.computed.assign(rows.size(), 0.0);
-    out.fields = groups.size();
-    std::atomic<std::size_t> next{0};
+    TbbJobSystem jobs(threads, 1);
     const auto t0 = std::chrono::steady_clock::now();
-    auto worker = [&] {
-        FieldBuilder builder;
-        FlowField field;
-        for (std::size_t g = next++; g < groups.size(); g = next++) {
-            const Cell goal = group_goal[g];
-            const auto r = builder.build(plan ? *plan : cost, std::span<const Cell>(&goal, 1), params, field);
-            // Each row follows its start's flow path and sums the moves in double precision.
-            for (std::size_t i : *groups[g]) {
-                out.computed[i] =
-                    r ? flow_path_cost(cost, field, params, rows[i].start) : std::numeric_limits<double>::quiet_NaN();
-            }
-        }
-    };
-    unsigned n_threads =
-        threads > 0 ? static_cast<unsigned>(threads) : std::max(1u, std::thread::hardware_concurrency());
-    n_threads = std::min<unsigned>(n_threads, static_cast<unsigned>(std::max<std::size_t>(groups.size(), 1)));
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < n_threads; ++t) pool.emplace_back(worker);
-    worker();
-    for (auto& t : pool) t.join();
-    out.elapsed_ms = ms_since(t0);
-    return out;
-}
-
-// The tolerance: published lengths carry 6 significant digits in older files.
-bool within_tolerance(double optimal, double computed) {
-    return std::isfinite(computed) && std::fabs(computed - optimal) <= 1e-4 * optimal + 1e-3;
+    auto costs = scenario_costs(cost, rows, params, jobs, plan);
+    const double elapsed = ms_since(t0);
+    check(costs);
+    return {std::move(costs->costs), costs->fields, elapsed};
 }
 
 // Output for a class other than the default: each row's computed cost, no comparison, exit 0.
@@ -407,7 +371,7 @@ void run_scen(const ScenOptions& o) {
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const auto& r = rows[i];
         const double c = computed[i];
-        const bool ok = within_tolerance(r.optimal, c);
+        const bool ok = within_scenario_tolerance(r.optimal, c);
         if (!ok) ++failures;
         if (std::isfinite(c)) {
             const double err = std::fabs(c - r.optimal);

@@ -14,11 +14,11 @@
 #include "cli_common.hpp"
 #include "gif_writer.hpp"
 #include "render.hpp"
-#include "tbb_jobs.hpp"
 #include "tide/crowd.hpp"
 #include "tide/generate.hpp"
 #include "tide/scenarios.hpp"
 #include "tide/simulation.hpp"
+#include "tide/tbb_jobs.hpp"
 #include "tide/world.hpp"
 
 namespace tide::cli {

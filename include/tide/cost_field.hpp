@@ -111,4 +111,13 @@ TIDE_API Result<CostField> wall_margin_cost_field(const CostField& cost, const W
 /// order), or none on an all-wall map. `from` may lie off the map. O(r^2) for a nearest cell r away.
 TIDE_API std::optional<Cell> nearest_passable(const CostField& cost, Cell from);
 
+/// A goal moved off a wall by snap_goals(): the cell asked for and the cell it went to.
+struct SnappedGoal {
+    Cell from, to;
+};
+/// Moves every goal of `goals` that lies off the map or on a wall to nearest_passable() of it, in
+/// place, and drops the duplicates that makes (first kept); returns the moves, in goal order. On an
+/// all-wall map nothing moves and `goals` is left as it was (a world refuses such goals).
+TIDE_API std::vector<SnappedGoal> snap_goals(const CostField& cost, std::vector<Cell>& goals);
+
 }  // namespace tide

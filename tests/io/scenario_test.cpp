@@ -2,11 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 
 #include "support/expect_error.hpp"
+#include "support/jobs.hpp"
 #include "support/test_maps.hpp"
+#include "tide/generate.hpp"
 #include "tide/map_io.hpp"
+#include "tide/scenario_costs.hpp"
 
 namespace tide {
 namespace {
@@ -175,6 +179,70 @@ TEST(CheckScenarios, HeightMismatch) {
     const CostField cost = test::grid_from_rows({"....", "....", "....", "...."});
     const auto rows = parse_ok("version 1\n0 a.map 4 9 0 0 3 3 1\n");
     EXPECT_TRUE(failed_at(check_scenarios(rows, cost, kSrc), kSrc, 2, {"4x9"}));
+}
+
+// ---- scenario_costs: the check of tide scen and of Python's scen -----------------------------
+
+TEST(ScenarioCosts, OneFieldPerGoalAndTheFlowPathCostPerRow) {
+    const CostField cost = test::grid_from_rows({"....", "....", "....", "...."});
+    const auto rows =
+        parse_ok("version 1\n0 a.map 4 4 0 0 3 3 4.24264069\n0 a.map 4 4 0 3 3 3 3\n0 a.map 4 4 3 3 0 0 4.24264069\n");
+    SerialJobSystem jobs;
+    const auto r = scenario_costs(cost, rows, FieldParams{}, jobs);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    EXPECT_EQ(r->fields, 2u);  // goals (3, 3) and (0, 0)
+    ASSERT_EQ(r->costs.size(), 3u);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        EXPECT_TRUE(within_scenario_tolerance(rows[i].optimal, r->costs[i])) << i << ": " << r->costs[i];
+    }
+    EXPECT_NEAR(r->costs[0], 3.0 * std::sqrt(2.0), 1e-12);
+    EXPECT_EQ(r->costs[1], 3.0);
+}
+
+TEST(ScenarioCosts, UnreachableRowsCostInfinity) {
+    const CostField cost = test::grid_from_rows({"..#.", "..#.", "..#.", "..#."});
+    const auto rows = parse_ok("version 1\n0 a.map 4 4 0 0 3 0 3\n0 a.map 4 4 0 0 1 1 1.41421356\n");
+    SerialJobSystem jobs;
+    const auto r = scenario_costs(cost, rows, FieldParams{}, jobs);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    EXPECT_TRUE(std::isinf(r->costs[0]));
+    EXPECT_FALSE(within_scenario_tolerance(rows[0].optimal, r->costs[0]));
+    EXPECT_TRUE(within_scenario_tolerance(rows[1].optimal, r->costs[1]));
+}
+
+TEST(ScenarioCosts, TheSameCostsHoweverTheGoalsAreSplit) {
+    RandomMapSpec spec;
+    spec.width = 48;
+    spec.height = 40;
+    spec.seed = 7;
+    const CostField cost = generate_random_map(spec).value();
+    std::string text = "version 1\n";
+    for (int i = 0; i < 40; ++i) {
+        const int sx = (i * 7) % 48, sy = (i * 5) % 40, gx = (i * 11 + 3) % 48, gy = (i * 13 + 1) % 40;
+        if (!cost.passable(sx, sy) || !cost.passable(gx, gy)) continue;
+        text += "0 a.map 48 40 " + std::to_string(sx) + " " + std::to_string(sy) + " " + std::to_string(gx) + " " +
+                std::to_string(gy) + " 1\n";
+    }
+    const auto rows = parse_ok(text);
+    ASSERT_GT(rows.size(), 10u);
+    SerialJobSystem serial;
+    test::ThreadJobs split(3);  // three ranges of goals, each on its own thread
+    const auto a = scenario_costs(cost, rows, FieldParams{}, serial);
+    const auto b = scenario_costs(cost, rows, FieldParams{}, split);
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_EQ(a->costs, b->costs);
+    EXPECT_EQ(a->fields, b->fields);
+}
+
+TEST(ScenarioCosts, AGoalOffTheMapIsAnErrorNamingIt) {
+    const CostField cost = test::grid_from_rows({"....", "...."});
+    std::vector<ScenarioRow> rows(1);  // not through check_scenarios()
+    rows[0].start = {0, 0};
+    rows[0].goal = {9, 1};
+    SerialJobSystem jobs;
+    const auto r = scenario_costs(cost, rows, FieldParams{}, jobs);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find("goal (9, 1)"), std::string::npos) << r.error().message;
 }
 
 }  // namespace

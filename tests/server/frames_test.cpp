@@ -12,6 +12,7 @@
 #include "protocol.hpp"
 #include "tide/generate.hpp"
 #include "tide/scenarios.hpp"
+#include "tide/viewer.hpp"
 
 namespace tide::serve {
 namespace {
@@ -109,7 +110,7 @@ TEST_F(DefaultWorld, TowerAnswersSayWhetherItBlocks) {
     world.finish_builds();
     // A 3x3 tower at (13..15, 18..20) leaves a one-cell row of the gap open: enough for units of
     // size 1 only.
-    const TowerRect gap{13, 18, 15, 20};
+    const PlaceTower gap{13, 18, 15, 20};
     auto check = world.check_tower(gap.x0, gap.y0, gap.x1, gap.y1);
     ASSERT_TRUE(check.ok()) << check.error().message;
     EXPECT_FALSE(check->blocks);

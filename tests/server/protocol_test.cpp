@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -11,6 +13,16 @@
 
 namespace tide::serve {
 namespace {
+
+// The world command (W) or viewer command (V) a parsed message holds; throws when it holds another.
+template <class T>
+const T& world_command(const Result<Command>& c) {
+    return std::get<T>(std::get<WorldCommand>(*c));
+}
+template <class T>
+const T& viewer_command(const Result<Command>& c) {
+    return std::get<T>(std::get<ViewerCommand>(*c));
+}
 
 std::string refused(const std::string& text) {
     const ParsedMessage m = parse_client_message(text);
@@ -114,18 +126,18 @@ TEST(Protocol, RefusesBadGoalLists) {
 TEST(Protocol, AcceptsValidMessages) {
     auto m = parse_client_message(R"({"type":"paint","x":3,"y":4,"radius":2,"terrain":"swamp"})");
     ASSERT_TRUE(m.command.ok()) << m.command.error().message;
-    const auto& p = std::get<PaintCmd>(*m.command);
+    const auto& p = world_command<Paint>(m.command);
     EXPECT_EQ(p.x, 3);
     EXPECT_EQ(p.y, 4);
     EXPECT_EQ(p.radius, 2);
     EXPECT_EQ(p.cost, kCostSwamp);
     m = parse_client_message(R"({"type":"set_goals","goals":[[1,2],[3,4]]})");
     ASSERT_TRUE(m.command.ok());
-    EXPECT_EQ(std::get<SetGoalsCmd>(*m.command).goals, (std::vector<Cell>{{1, 2}, {3, 4}}));
+    EXPECT_EQ(world_command<SetGoals>(m.command).goals, (std::vector<Cell>{{1, 2}, {3, 4}}));
     m = parse_client_message(R"({"type":"params","speed":4.5})");
     ASSERT_TRUE(m.command.ok());
-    EXPECT_FLOAT_EQ(*std::get<ParamsCmd>(*m.command).speed, 4.5f);
-    EXPECT_FALSE(std::get<ParamsCmd>(*m.command).radius.has_value());
+    EXPECT_FLOAT_EQ(*viewer_command<ChangeSettings>(m.command).speed, 4.5f);
+    EXPECT_FALSE(viewer_command<ChangeSettings>(m.command).radius.has_value());
     EXPECT_TRUE(parse_client_message(R"({"type":"spawn","count":200000})").command.ok());
     EXPECT_TRUE(parse_client_message(R"({"type":"load_map","name":"maze"})").command.ok());
     EXPECT_TRUE(parse_client_message(R"({"type":"step"})").command.ok());
@@ -134,65 +146,71 @@ TEST(Protocol, AcceptsValidMessages) {
 TEST(Protocol, OrdersSelectionsAndViews) {
     auto m = parse_client_message(R"({"type":"select","box":[1.5,2,10.25,8]})");
     ASSERT_TRUE(m.command.ok()) << m.command.error().message;
-    const auto& sel = std::get<SelectCmd>(*m.command);
+    const auto& sel = viewer_command<SelectUnits>(m.command);
     ASSERT_TRUE(sel.box.has_value());
     EXPECT_FLOAT_EQ(sel.box->x0, 1.5f);
     EXPECT_FLOAT_EQ(sel.box->x1, 10.25f);
     m = parse_client_message(R"({"type":"select","box":null})");
     ASSERT_TRUE(m.command.ok());
-    EXPECT_FALSE(std::get<SelectCmd>(*m.command).box.has_value());
+    EXPECT_FALSE(viewer_command<SelectUnits>(m.command).box.has_value());
     EXPECT_NE(refused(R"({"type":"select","box":[5,5,2,8]})").find("x0 < x1"), std::string::npos);
     EXPECT_NE(refused(R"({"type":"select","box":[1,2,3]})").find("'box' must be"), std::string::npos);
     EXPECT_NE(refused(R"({"type":"select"})").find("missing 'box'"), std::string::npos);
 
     m = parse_client_message(R"({"type":"order","goals":[[3,4]]})");
     ASSERT_TRUE(m.command.ok());
-    EXPECT_FALSE(std::get<OrderCmd>(*m.command).cells.has_value());
+    EXPECT_EQ(viewer_command<OrderSelected>(m.command).goals, (std::vector<Cell>{{3, 4}}));  // this client's selection
     m = parse_client_message(R"({"type":"order","goals":[[3,4],[5,6]],"select":[0,0,9,9]})");
     ASSERT_TRUE(m.command.ok());
-    EXPECT_EQ(std::get<OrderCmd>(*m.command).goals.size(), 2u);
-    EXPECT_EQ((*std::get<OrderCmd>(*m.command).cells)[2], 9);
+    EXPECT_EQ(world_command<Order>(m.command).goals.size(), 2u);
+    // Cells 0..9 inclusive: positions [0, 10).
+    const auto& box = std::get<SelectBox>(world_command<Order>(m.command).select);
+    EXPECT_EQ(box.x0, 0.0f);
+    EXPECT_EQ(box.x1, 10.0f);
+    EXPECT_EQ(box.y1, 10.0f);
     EXPECT_NE(refused(R"({"type":"order","goals":[]})").find("0 goals"), std::string::npos);
     EXPECT_NE(refused(R"({"type":"order","goals":[[1,1]],"select":[0,0,1.5,2]})").find("integer cells"),
               std::string::npos);
 
     m = parse_client_message(R"({"type":"view","group":3})");
     ASSERT_TRUE(m.command.ok());
-    EXPECT_EQ(std::get<ViewCmd>(*m.command).group, 3u);
+    EXPECT_EQ(viewer_command<ShowGroup>(m.command).group, 3u);
     EXPECT_NE(refused(R"({"type":"view","group":-1})").find("'group'"), std::string::npos);
     m = parse_client_message(R"({"type":"set_goals","goals":[[1,2]],"group":4})");
     ASSERT_TRUE(m.command.ok());
-    EXPECT_EQ(std::get<SetGoalsCmd>(*m.command).group, 4u);
+    EXPECT_EQ(world_command<SetGoals>(m.command).group, 4u);
 }
 
 TEST(Protocol, FleeOrdersAndWallMargins) {
     auto m = parse_client_message(R"({"type":"order","goals":[[3,4]],"flee":true})");
     ASSERT_TRUE(m.command.ok()) << m.command.error().message;
-    EXPECT_TRUE(std::get<OrderCmd>(*m.command).flee);
+    EXPECT_TRUE(viewer_command<OrderSelected>(m.command).flee);
     m = parse_client_message(R"({"type":"order","goals":[[3,4]]})");
-    EXPECT_FALSE(std::get<OrderCmd>(*m.command).flee);
+    EXPECT_FALSE(viewer_command<OrderSelected>(m.command).flee);
     m = parse_client_message(R"({"type":"set_goals","goals":[[3,4]],"group":2,"flee":true})");
     ASSERT_TRUE(m.command.ok());
-    EXPECT_TRUE(std::get<SetGoalsCmd>(*m.command).flee);
+    EXPECT_TRUE(world_command<SetGoals>(m.command).flee);
     EXPECT_NE(refused(R"({"type":"order","goals":[[3,4]],"flee":1})").find("'flee' must be true or false"),
               std::string::npos);
     m = parse_client_message(R"({"type":"line_of_sight","on":false})");
     ASSERT_TRUE(m.command.ok()) << m.command.error().message;
-    EXPECT_FALSE(std::get<LineOfSightCmd>(*m.command).on);
+    EXPECT_EQ(viewer_command<ChangeSettings>(m.command).line_of_sight, std::optional<bool>(false));
+    EXPECT_FALSE(viewer_command<ChangeSettings>(m.command).congestion.has_value());
     EXPECT_NE(refused(R"({"type":"line_of_sight","on":1})").find("'on' must be true or false"), std::string::npos);
     EXPECT_NE(refused(R"({"type":"line_of_sight"})").find("'on' must be true or false"), std::string::npos);
     m = parse_client_message(R"({"type":"wall_margin","radius":2,"extra":4})");
     ASSERT_TRUE(m.command.ok());
-    EXPECT_EQ(std::get<WallMarginCmd>(*m.command).margin, (WallMargin{2, 4}));
+    EXPECT_EQ(world_command<SetWallMargin>(m.command).margin, (WallMargin{2, 4}));
     EXPECT_NE(refused(R"({"type":"wall_margin","radius":65,"extra":4})").find("'radius' = 65"), std::string::npos);
     EXPECT_NE(refused(R"({"type":"wall_margin","radius":2,"extra":254})").find("'extra' = 254"), std::string::npos);
     EXPECT_NE(refused(R"({"type":"wall_margin","radius":2})").find("extra"), std::string::npos);
     m = parse_client_message(R"({"type":"congestion","on":false})");
     ASSERT_TRUE(m.command.ok());
-    EXPECT_FALSE(std::get<CongestionCmd>(*m.command).on);
+    EXPECT_EQ(viewer_command<ChangeSettings>(m.command).congestion, std::optional<bool>(false));
     m = parse_client_message(R"({"type":"congestion","on":true})");
     ASSERT_TRUE(m.command.ok());
-    EXPECT_TRUE(std::get<CongestionCmd>(*m.command).on);
+    EXPECT_EQ(viewer_command<ChangeSettings>(m.command).congestion, std::optional<bool>(true));
+    EXPECT_FALSE(viewer_command<ChangeSettings>(m.command).speed.has_value());
     EXPECT_NE(refused(R"({"type":"congestion","on":1})").find("'on' must be true or false"), std::string::npos);
     EXPECT_NE(refused(R"({"type":"congestion"})").find("'on' must be true or false"), std::string::npos);
 }
@@ -200,15 +218,15 @@ TEST(Protocol, FleeOrdersAndWallMargins) {
 TEST(Protocol, SpawnSizesAndAdd) {
     auto m = parse_client_message(R"({"type":"spawn","count":40})");
     ASSERT_TRUE(m.command.ok()) << m.command.error().message;
-    EXPECT_EQ(std::get<SpawnCmd>(*m.command).size, 1);
-    EXPECT_FALSE(std::get<SpawnCmd>(*m.command).add);
+    EXPECT_EQ(world_command<Spawn>(m.command).size, 1);
+    EXPECT_FALSE(world_command<Spawn>(m.command).add);
     m = parse_client_message(R"({"type":"spawn","count":40,"size":3,"add":true})");
     ASSERT_TRUE(m.command.ok()) << m.command.error().message;
-    const auto& sp = std::get<SpawnCmd>(*m.command);
+    const auto& sp = world_command<Spawn>(m.command);
     EXPECT_EQ(sp.count, 40);
     EXPECT_EQ(sp.size, 3);
     EXPECT_TRUE(sp.add);
-    EXPECT_FALSE(std::get<SpawnCmd>(*parse_client_message(R"({"type":"spawn","count":1,"add":false})").command).add);
+    EXPECT_FALSE(world_command<Spawn>(parse_client_message(R"({"type":"spawn","count":1,"add":false})").command).add);
 
     EXPECT_NE(refused(R"({"type":"spawn","count":10,"size":0})").find("'size' = 0 is outside 1..3"), std::string::npos);
     EXPECT_NE(refused(R"({"type":"spawn","count":10,"size":4})").find("'size' = 4 is outside 1..3"), std::string::npos);
@@ -225,9 +243,10 @@ TEST(Protocol, SpawnSizesAndAdd) {
 
     m = parse_client_message(R"({"type":"spawn","count":10,"area":[0,2,9,39]})");
     ASSERT_TRUE(m.command.ok()) << m.command.error().message;
-    ASSERT_TRUE(std::get<SpawnCmd>(*m.command).area.has_value());
-    EXPECT_EQ(*std::get<SpawnCmd>(*m.command).area, (std::array<int, 4>{0, 2, 9, 39}));
-    EXPECT_FALSE(std::get<SpawnCmd>(*parse_client_message(R"({"type":"spawn","count":1})").command).area);
+    const Spawn& in_area = world_command<Spawn>(m.command);
+    ASSERT_TRUE(in_area.in_area);
+    EXPECT_EQ((std::array{in_area.x0, in_area.y0, in_area.x1, in_area.y1}), (std::array{0, 2, 9, 39}));
+    EXPECT_FALSE(world_command<Spawn>(parse_client_message(R"({"type":"spawn","count":1})").command).in_area);
     EXPECT_NE(refused(R"({"type":"spawn","count":10,"area":[9,0,0,39]})").find("x0 <= x1"), std::string::npos);
     EXPECT_NE(refused(R"({"type":"spawn","count":10,"area":[0,0,9.5,39]})").find("integer cells"), std::string::npos);
     EXPECT_NE(refused(R"({"type":"spawn","count":10,"area":[0,0,9]})").find("'area' must be"), std::string::npos);
@@ -239,12 +258,9 @@ TEST(Protocol, TowerChecksAndPlacements) {
         auto m = parse_client_message(R"({"type":")" + t + R"(","x0":13,"y0":18,"x1":15,"y1":20})");
         ASSERT_TRUE(m.command.ok()) << m.command.error().message;
         EXPECT_EQ(m.type, t);
-        const TowerRect want{13, 18, 15, 20};
-        if (t == "tower_check") {
-            EXPECT_EQ(std::get<TowerCheckCmd>(*m.command).rect, want);
-        } else {
-            EXPECT_EQ(std::get<PlaceTowerCmd>(*m.command).rect, want);
-        }
+        const PlaceTower& got =
+            t == "tower_check" ? viewer_command<CheckTower>(m.command).tower : world_command<PlaceTower>(m.command);
+        EXPECT_EQ((std::array{got.x0, got.y0, got.x1, got.y1}), (std::array{13, 18, 15, 20}));
         // One cell, and the largest side.
         EXPECT_TRUE(parse_client_message(R"({"type":")" + t + R"(","x0":0,"y0":0,"x1":0,"y1":0})").command.ok());
         EXPECT_TRUE(parse_client_message(R"({"type":")" + t + R"(","x0":0,"y0":0,"x1":7,"y1":7})").command.ok());
@@ -275,7 +291,9 @@ TEST(Protocol, TowerChecksAndPlacements) {
 TEST(Protocol, OrderBodies) {
     auto good = parse_order_body(R"({"select":[0,0,20,39],"goals":[[54,18]]})");
     ASSERT_TRUE(good.ok()) << good.error().message;
-    EXPECT_EQ((*good->cells)[3], 39);
+    const auto& box = std::get<SelectBox>(good->select);  // cells 0..20 x 0..39: positions up to 21 x 40
+    EXPECT_EQ(box.x1, 21.0f);
+    EXPECT_EQ(box.y1, 40.0f);
     auto bad = [](const char* body) {
         auto r = parse_order_body(body);
         EXPECT_FALSE(r.ok()) << body;
@@ -297,16 +315,16 @@ TEST(Protocol, ErrorReplyIsJson) {
 TEST(Protocol, DemoMessages) {
     auto goals = parse_client_message(R"({"type":"set_goals","goals":[[0,0]],"snap":true})");
     ASSERT_TRUE(goals.command.ok());
-    EXPECT_TRUE(std::get<SetGoalsCmd>(*goals.command).snap);
+    EXPECT_EQ(viewer_command<SnapGoals>(goals.command).command.goals, (std::vector<Cell>{{0, 0}}));
     EXPECT_FALSE(parse_client_message(R"({"type":"set_goals","goals":[[0,0]],"snap":1})").command.ok());
     auto exits = parse_client_message(R"({"type":"set_goals","goals":[[0,0]],"exit":true})");
     ASSERT_TRUE(exits.command.ok());
-    EXPECT_TRUE(std::get<SetGoalsCmd>(*exits.command).exit);
-    EXPECT_FALSE(std::get<SetGoalsCmd>(*goals.command).exit);
+    EXPECT_TRUE(world_command<SetGoals>(exits.command).exit);
+    EXPECT_FALSE(viewer_command<SnapGoals>(goals.command).command.exit);
     EXPECT_FALSE(parse_client_message(R"({"type":"set_goals","goals":[[0,0]],"exit":true,"flee":true})").command.ok());
     auto up = parse_client_message(R"({"type":"load_map","name":"mine.map","uploaded":true})");
     ASSERT_TRUE(up.command.ok());
-    EXPECT_TRUE(std::get<LoadMapCmd>(*up.command).uploaded);
+    EXPECT_TRUE(viewer_command<LoadMap>(up.command).uploaded);
     EXPECT_FALSE(parse_client_message(R"({"type":"load_map","name":"","uploaded":true})").command.ok());
     EXPECT_FALSE(parse_client_message(R"({"type":"load_map","name":"mine.map"})").command.ok());
     for (const std::string& name : scenario_names()) {
@@ -315,13 +333,13 @@ TEST(Protocol, DemoMessages) {
     EXPECT_FALSE(parse_client_message(R"({"type":"scenario","name":"nowhere"})").command.ok());
     auto cmp = parse_client_message(R"({"type":"astar_compare","group":3,"samples":10})");
     ASSERT_TRUE(cmp.command.ok());
-    EXPECT_EQ(std::get<AstarCompareCmd>(*cmp.command).group, 3u);
-    EXPECT_EQ(std::get<AstarCompareCmd>(*cmp.command).samples, 10);
+    EXPECT_EQ(viewer_command<CompareAstar>(cmp.command).group, 3u);
+    EXPECT_EQ(viewer_command<CompareAstar>(cmp.command).samples, 10);
     EXPECT_FALSE(parse_client_message(R"({"type":"astar_compare","samples":0})").command.ok());
     EXPECT_FALSE(parse_client_message(R"({"type":"astar_compare","samples":100000})").command.ok());
     auto ins = parse_client_message(R"({"type":"inspect","x":3.5,"y":4.25})");
     ASSERT_TRUE(ins.command.ok());
-    EXPECT_FLOAT_EQ(std::get<InspectCmd>(*ins.command).y, 4.25f);
+    EXPECT_FLOAT_EQ(viewer_command<InspectUnit>(ins.command).at.y, 4.25f);
     EXPECT_FALSE(parse_client_message(R"({"type":"inspect","x":3.5})").command.ok());
     EXPECT_FALSE(parse_client_message(R"({"type":"inspect","x":-1,"y":2})").command.ok());
 }

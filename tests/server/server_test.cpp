@@ -24,7 +24,7 @@
 #include <thread>
 #include <vector>
 
-#include "compare.hpp"
+#include "protocol.hpp"
 #include "server_harness.hpp"
 #include "tide/scenarios.hpp"
 

@@ -7,11 +7,11 @@
 #include <cstring>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
-#include <unordered_map>
 
 #include "tide/generate.hpp"
 #include "tide/map_io.hpp"
 #include "tide/scenarios.hpp"
+#include "tide/viewer.hpp"
 
 namespace tide::serve {
 namespace {
@@ -117,7 +117,7 @@ Result<bool> get_opt_bool(const json& j, std::string_view type, const char* key,
 
 // A tower rectangle: integer cells x0, y0, x1, y1 (inclusive), x0 <= x1, y0 <= y1, at most
 // kMaxTowerSide a side. Whether it lies on the map is the world's check.
-Result<TowerRect> get_tower_rect(const json& j, std::string_view type) {
+Result<PlaceTower> get_tower_rect(const json& j, std::string_view type) {
     if (auto r = only_keys(j, type, {"x0", "y0", "x1", "y1"}); !r) return r.error();
     std::array<int, 4> v{};
     const char* keys[] = {"x0", "y0", "x1", "y1"};
@@ -134,7 +134,7 @@ Result<TowerRect> get_tower_rect(const json& j, std::string_view type) {
         return Error{t + ": a tower of " + std::to_string(w) + "x" + std::to_string(h) + " cells; at most " +
                      std::to_string(kMaxTowerSide) + " a side"};
     }
-    return TowerRect{v[0], v[1], v[2], v[3]};
+    return PlaceTower{v[0], v[1], v[2], v[3]};
 }
 
 Result<UnitGroupId> get_group(const json& j, std::string_view type, bool required) {
@@ -152,225 +152,294 @@ Result<bool> get_flee(const json& j, const std::string& type) {
     return it->get<bool>();
 }
 
-Result<Command> parse_command(const json& j, const std::string& type) {
-    if (type == "set_goals") {
-        if (auto r = only_keys(j, type, {"goals", "group", "flee", "snap", "exit"}); !r) return r.error();
-        auto goals = get_goals(j, type);
-        if (!goals) return goals.error();
-        auto group = get_group(j, type, false);
-        if (!group) return group.error();
-        auto flee = get_flee(j, type);
-        if (!flee) return flee.error();
-        auto snap = get_opt_bool(j, type, "snap", false);
-        if (!snap) return snap.error();
-        auto exit = get_opt_bool(j, type, "exit", false);
-        if (!exit) return exit.error();
-        if (*flee && *exit) return Error{"set_goals: 'flee' and 'exit' cannot both be true"};
-        return Command{SetGoalsCmd{std::move(*goals), *group, *flee, *snap, *exit}};
+// One parser per message type: the JSON object `j` of a message of type `type` into its command.
+// Messages that change the world become a tide::WorldCommand as it is; the rest a ViewerCommand.
+
+template <class T>
+Result<Command> world_command(T command) {
+    return Command(std::in_place_type<WorldCommand>, std::move(command));
+}
+template <class T>
+Result<Command> viewer_command(T command) {
+    return Command(std::in_place_type<ViewerCommand>, std::move(command));
+}
+
+Result<Command> parse_set_goals(const json& j, const std::string& type) {
+    if (auto r = only_keys(j, type, {"goals", "group", "flee", "snap", "exit"}); !r) return r.error();
+    auto goals = get_goals(j, type);
+    if (!goals) return goals.error();
+    auto group = get_group(j, type, false);
+    if (!group) return group.error();
+    auto flee = get_flee(j, type);
+    if (!flee) return flee.error();
+    auto snap = get_opt_bool(j, type, "snap", false);
+    if (!snap) return snap.error();
+    auto exit = get_opt_bool(j, type, "exit", false);
+    if (!exit) return exit.error();
+    if (*flee && *exit) return Error{"set_goals: 'flee' and 'exit' cannot both be true"};
+    SetGoals c{std::move(*goals), *group, *flee, *exit};
+    if (*snap) return viewer_command(SnapGoals{std::move(c)});
+    return world_command(std::move(c));
+}
+
+Result<Command> parse_select(const json& j, const std::string& type) {
+    if (auto r = only_keys(j, type, {"box"}); !r) return r.error();
+    const auto it = j.find("box");
+    if (it == j.end()) return Error{"select: missing 'box' ([x0, y0, x1, y1], or null to clear)"};
+    if (it->is_null()) return viewer_command(SelectUnits{});
+    auto b = get_box(j, type, "box", false);
+    if (!b) return b.error();
+    const auto& v = *b;
+    return viewer_command(SelectUnits{SelectBox{static_cast<float>(v[0]), static_cast<float>(v[1]),
+                                                static_cast<float>(v[2]), static_cast<float>(v[3])}});
+}
+
+Result<Command> parse_order(const json& j, const std::string& type) {
+    if (auto r = only_keys(j, type, {"goals", "select", "flee"}); !r) return r.error();
+    auto goals = get_goals(j, type);
+    if (!goals) return goals.error();
+    auto flee = get_flee(j, type);
+    if (!flee) return flee.error();
+    if (j.find("select") == j.end()) return viewer_command(OrderSelected{std::move(*goals), *flee});
+    auto b = get_box(j, type, "select", true);
+    if (!b) return b.error();
+    // Cells x0..x1, y0..y1 inclusive: the units standing in them, a half-open box of positions.
+    Order order;
+    order.select = SelectBox{static_cast<float>((*b)[0]), static_cast<float>((*b)[1]),
+                             static_cast<float>(static_cast<int>((*b)[2])) + 1.0f,
+                             static_cast<float>(static_cast<int>((*b)[3])) + 1.0f};
+    order.goals = std::move(*goals);
+    order.flee = *flee;
+    return world_command(std::move(order));
+}
+
+Result<Command> parse_view(const json& j, const std::string& type) {
+    if (auto r = only_keys(j, type, {"group"}); !r) return r.error();
+    auto group = get_group(j, type, true);
+    if (!group) return group.error();
+    return viewer_command(ShowGroup{*group});
+}
+
+Result<Command> parse_paint(const json& j, const std::string& type) {
+    if (auto r = only_keys(j, type, {"x", "y", "radius", "terrain"}); !r) return r.error();
+    auto x = get_int(j, type, "x", 0, kMaxCoord);
+    if (!x) return x.error();
+    auto y = get_int(j, type, "y", 0, kMaxCoord);
+    if (!y) return y.error();
+    auto r = get_int(j, type, "radius", 0, kMaxBrushRadius);
+    if (!r) return r.error();
+    const auto t = j.find("terrain");
+    if (t == j.end() || !t->is_string()) return Error{"paint: 'terrain' must be wall, forest, swamp or plain"};
+    const std::string terrain = t->get<std::string>();
+    Paint paint{static_cast<int>(*x), static_cast<int>(*y), static_cast<int>(*r), kCostPlain};
+    if (terrain == "wall") {
+        paint.cost = kCostWall;
+    } else if (terrain == "forest") {
+        paint.cost = kCostForest;
+    } else if (terrain == "swamp") {
+        paint.cost = kCostSwamp;
+    } else if (terrain != "plain") {
+        return Error{"paint: terrain '" + terrain.substr(0, 40) + "' is not wall, forest, swamp or plain"};
     }
-    if (type == "select") {
-        if (auto r = only_keys(j, type, {"box"}); !r) return r.error();
-        const auto it = j.find("box");
-        if (it == j.end()) return Error{"select: missing 'box' ([x0, y0, x1, y1], or null to clear)"};
-        if (it->is_null()) return Command{SelectCmd{}};
-        auto b = get_box(j, type, "box", false);
+    return world_command(paint);
+}
+
+Result<Command> parse_spawn(const json& j, const std::string& type) {
+    if (auto r = only_keys(j, type, {"count", "size", "add", "area"}); !r) return r.error();
+    auto c = get_int(j, type, "count", 0, kMaxAgents);
+    if (!c) return c.error();
+    Spawn spawn;
+    spawn.count = static_cast<int>(*c);
+    if (j.contains("size")) {
+        auto size = get_int(j, type, "size", 1, kWorldUnitSizes);
+        if (!size) return size.error();
+        spawn.size = static_cast<int>(*size);
+    }
+    auto add = get_opt_bool(j, type, "add", false);
+    if (!add) return add.error();
+    spawn.add = *add;
+    if (j.contains("area")) {
+        auto b = get_box(j, type, "area", true);
         if (!b) return b.error();
-        const auto& v = *b;
-        return Command{SelectCmd{SelectBox{static_cast<float>(v[0]), static_cast<float>(v[1]), static_cast<float>(v[2]),
-                                           static_cast<float>(v[3])}}};
+        spawn.in_area = true;
+        spawn.x0 = static_cast<int>((*b)[0]);
+        spawn.y0 = static_cast<int>((*b)[1]);
+        spawn.x1 = static_cast<int>((*b)[2]);
+        spawn.y1 = static_cast<int>((*b)[3]);
     }
-    if (type == "order") {
-        if (auto r = only_keys(j, type, {"goals", "select", "flee"}); !r) return r.error();
-        auto goals = get_goals(j, type);
-        if (!goals) return goals.error();
-        auto flee = get_flee(j, type);
-        if (!flee) return flee.error();
-        OrderCmd cmd;
-        cmd.goals = std::move(*goals);
-        cmd.flee = *flee;
-        if (j.find("select") != j.end()) {
-            auto b = get_box(j, type, "select", true);
-            if (!b) return b.error();
-            cmd.cells = std::array<int, 4>{static_cast<int>((*b)[0]), static_cast<int>((*b)[1]),
-                                           static_cast<int>((*b)[2]), static_cast<int>((*b)[3])};
+    return world_command(spawn);
+}
+
+Result<Command> parse_tower_check(const json& j, const std::string& type) {
+    auto rect = get_tower_rect(j, type);
+    if (!rect) return rect.error();
+    return viewer_command(CheckTower{*rect});
+}
+
+Result<Command> parse_place_tower(const json& j, const std::string& type) {
+    auto rect = get_tower_rect(j, type);
+    if (!rect) return rect.error();
+    return world_command(*rect);
+}
+
+Result<Command> parse_params(const json& j, const std::string& type) {
+    if (auto r = only_keys(j, type, {"speed", "separation", "radius"}); !r) return r.error();
+    ChangeSettings change;
+    auto s = get_opt_float(j, type, "speed", 0.1, 20.0);
+    if (!s) return s.error();
+    auto sep = get_opt_float(j, type, "separation", 0.0, 20.0);
+    if (!sep) return sep.error();
+    auto rad = get_opt_float(j, type, "radius", 0.05, 0.5);
+    if (!rad) return rad.error();
+    change.speed = *s;
+    change.separation = *sep;
+    change.radius = *rad;
+    if (!change.speed && !change.separation && !change.radius) return Error{"params: nothing to change"};
+    return viewer_command(change);
+}
+
+// A message whose one field `key` is a boolean: pause (paused), line_of_sight and congestion (on).
+Result<bool> get_switch(const json& j, const std::string& type, const char* key) {
+    if (auto r = only_keys(j, type, {key}); !r) return r.error();
+    const auto it = j.find(key);
+    if (it == j.end() || !it->is_boolean()) return Error{type + ": '" + key + "' must be true or false"};
+    return it->get<bool>();
+}
+
+Result<Command> parse_pause(const json& j, const std::string& type) {
+    auto on = get_switch(j, type, "paused");
+    if (!on) return on.error();
+    return world_command(SetPaused{*on});
+}
+
+Result<Command> parse_line_of_sight(const json& j, const std::string& type) {
+    auto on = get_switch(j, type, "on");
+    if (!on) return on.error();
+    ChangeSettings change;
+    change.line_of_sight = *on;
+    return viewer_command(change);
+}
+
+Result<Command> parse_congestion(const json& j, const std::string& type) {
+    auto on = get_switch(j, type, "on");
+    if (!on) return on.error();
+    ChangeSettings change;
+    change.congestion = *on;
+    return viewer_command(change);
+}
+
+Result<Command> parse_step(const json& j, const std::string& type) {
+    if (auto r = only_keys(j, type, {}); !r) return r.error();
+    return viewer_command(StepOnce{});
+}
+
+Result<Command> parse_load_map(const json& j, const std::string& type) {
+    if (auto r = only_keys(j, type, {"name", "uploaded"}); !r) return r.error();
+    const auto it = j.find("name");
+    if (it == j.end() || !it->is_string()) return Error{"load_map: 'name' must be a string"};
+    const std::string name = it->get<std::string>();
+    auto uploaded = get_opt_bool(j, type, "uploaded", false);
+    if (!uploaded) return uploaded.error();
+    if (*uploaded) {
+        // Which uploads the server holds is the simulation's business; the name only has to be one.
+        if (name.empty() || name.size() > static_cast<std::size_t>(kMaxMapNameChars)) {
+            return Error{"load_map: an uploaded map's name has 1.." + std::to_string(kMaxMapNameChars) + " characters"};
         }
-        return Command{std::move(cmd)};
+        return viewer_command(LoadMap{name, true});
     }
-    if (type == "view") {
-        if (auto r = only_keys(j, type, {"group"}); !r) return r.error();
-        auto group = get_group(j, type, true);
-        if (!group) return group.error();
-        return Command{ViewCmd{*group}};
+    const auto& names = builtin_map_names();
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+        return Error{"load_map: no built-in map '" + name.substr(0, 40) + "'"};
     }
-    if (type == "paint") {
-        if (auto r = only_keys(j, type, {"x", "y", "radius", "terrain"}); !r) return r.error();
-        PaintCmd cmd;
-        auto x = get_int(j, type, "x", 0, kMaxCoord);
-        if (!x) return x.error();
-        auto y = get_int(j, type, "y", 0, kMaxCoord);
-        if (!y) return y.error();
-        auto r = get_int(j, type, "radius", 0, kMaxBrushRadius);
-        if (!r) return r.error();
-        const auto t = j.find("terrain");
-        if (t == j.end() || !t->is_string()) return Error{"paint: 'terrain' must be wall, forest, swamp or plain"};
-        const std::string terrain = t->get<std::string>();
-        if (terrain == "wall") {
-            cmd.cost = kCostWall;
-        } else if (terrain == "forest") {
-            cmd.cost = kCostForest;
-        } else if (terrain == "swamp") {
-            cmd.cost = kCostSwamp;
-        } else if (terrain == "plain") {
-            cmd.cost = kCostPlain;
-        } else {
-            return Error{"paint: terrain '" + terrain.substr(0, 40) + "' is not wall, forest, swamp or plain"};
-        }
-        cmd.x = static_cast<int>(*x);
-        cmd.y = static_cast<int>(*y);
-        cmd.radius = static_cast<int>(*r);
-        return Command{cmd};
+    return viewer_command(LoadMap{name, false});
+}
+
+Result<Command> parse_scenario(const json& j, const std::string& type) {
+    if (auto r = only_keys(j, type, {"name"}); !r) return r.error();
+    const auto it = j.find("name");
+    if (it == j.end() || !it->is_string()) return Error{"scenario: 'name' must be a string"};
+    const std::string name = it->get<std::string>();
+    const auto& names = scenario_names();
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+        std::string known;
+        for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
+        return Error{"scenario: no scenario '" + name.substr(0, 40) + "' (" + known + ")"};
     }
-    if (type == "spawn") {
-        if (auto r = only_keys(j, type, {"count", "size", "add", "area"}); !r) return r.error();
-        auto c = get_int(j, type, "count", 0, kMaxAgents);
-        if (!c) return c.error();
-        SpawnCmd cmd;
-        cmd.count = static_cast<int>(*c);
-        if (j.contains("size")) {
-            auto size = get_int(j, type, "size", 1, kWorldUnitSizes);
-            if (!size) return size.error();
-            cmd.size = static_cast<int>(*size);
-        }
-        auto add = get_opt_bool(j, type, "add", false);
-        if (!add) return add.error();
-        cmd.add = *add;
-        if (j.contains("area")) {
-            auto b = get_box(j, type, "area", true);
-            if (!b) return b.error();
-            cmd.area = std::array<int, 4>{static_cast<int>((*b)[0]), static_cast<int>((*b)[1]),
-                                          static_cast<int>((*b)[2]), static_cast<int>((*b)[3])};
-        }
-        return Command{cmd};
+    return viewer_command(StartScenario{name});
+}
+
+Result<Command> parse_astar_compare(const json& j, const std::string& type) {
+    if (auto r = only_keys(j, type, {"group", "samples"}); !r) return r.error();
+    CompareAstar cmd;
+    auto group = get_group(j, type, false);
+    if (!group) return group.error();
+    cmd.group = *group;
+    if (j.contains("samples")) {
+        auto n = get_int(j, type, "samples", 1, kMaxAstarSamples);
+        if (!n) return n.error();
+        cmd.samples = static_cast<int>(*n);
     }
-    if (type == "tower_check") {
-        auto rect = get_tower_rect(j, type);
-        if (!rect) return rect.error();
-        return Command{TowerCheckCmd{*rect}};
+    return viewer_command(cmd);
+}
+
+Result<Command> parse_inspect(const json& j, const std::string& type) {
+    if (auto r = only_keys(j, type, {"x", "y"}); !r) return r.error();
+    auto x = get_opt_float(j, type, "x", 0.0, static_cast<double>(kMaxDimension));
+    if (!x) return x.error();
+    auto y = get_opt_float(j, type, "y", 0.0, static_cast<double>(kMaxDimension));
+    if (!y) return y.error();
+    if (!*x || !*y) return Error{"inspect: 'x' and 'y' (a position in cell units) are required"};
+    return viewer_command(InspectUnit{Vec2{**x, **y}});
+}
+
+Result<Command> parse_wall_margin(const json& j, const std::string& type) {
+    if (auto r = only_keys(j, type, {"radius", "extra"}); !r) return r.error();
+    auto radius = get_int(j, type, "radius", 0, kMaxWallMarginRadius);
+    if (!radius) return radius.error();
+    auto extra = get_int(j, type, "extra", 0, kCostMax - 1);
+    if (!extra) return extra.error();
+    return world_command(SetWallMargin{WallMargin{static_cast<int>(*radius), static_cast<int>(*extra)}});
+}
+
+Result<Command> parse_ping(const json& j, const std::string& type) {
+    if (auto r = only_keys(j, type, {"id"}); !r) return r.error();
+    const auto it = j.find("id");
+    if (it == j.end() || !it->is_number() || !std::isfinite(it->get<double>())) {
+        return Error{"ping: 'id' must be a number"};
     }
-    if (type == "place_tower") {
-        auto rect = get_tower_rect(j, type);
-        if (!rect) return rect.error();
-        return Command{PlaceTowerCmd{*rect}};
-    }
-    if (type == "params") {
-        if (auto r = only_keys(j, type, {"speed", "separation", "radius"}); !r) return r.error();
-        ParamsCmd cmd;
-        auto s = get_opt_float(j, type, "speed", 0.1, 20.0);
-        if (!s) return s.error();
-        auto sep = get_opt_float(j, type, "separation", 0.0, 20.0);
-        if (!sep) return sep.error();
-        auto rad = get_opt_float(j, type, "radius", 0.05, 0.5);
-        if (!rad) return rad.error();
-        cmd.speed = *s;
-        cmd.separation = *sep;
-        cmd.radius = *rad;
-        if (!cmd.speed && !cmd.separation && !cmd.radius) return Error{"params: nothing to change"};
-        return Command{cmd};
-    }
-    if (type == "pause") {
-        if (auto r = only_keys(j, type, {"paused"}); !r) return r.error();
-        const auto it = j.find("paused");
-        if (it == j.end() || !it->is_boolean()) return Error{"pause: 'paused' must be true or false"};
-        return Command{PauseCmd{it->get<bool>()}};
-    }
-    if (type == "step") {
-        if (auto r = only_keys(j, type, {}); !r) return r.error();
-        return Command{StepCmd{}};
-    }
-    if (type == "load_map") {
-        if (auto r = only_keys(j, type, {"name", "uploaded"}); !r) return r.error();
-        const auto it = j.find("name");
-        if (it == j.end() || !it->is_string()) return Error{"load_map: 'name' must be a string"};
-        const std::string name = it->get<std::string>();
-        auto uploaded = get_opt_bool(j, type, "uploaded", false);
-        if (!uploaded) return uploaded.error();
-        if (*uploaded) {
-            // Which uploads the server holds is the simulation's business; the name only has to be one.
-            if (name.empty() || name.size() > static_cast<std::size_t>(kMaxMapNameChars)) {
-                return Error{"load_map: an uploaded map's name has 1.." + std::to_string(kMaxMapNameChars) +
-                             " characters"};
-            }
-            return Command{LoadMapCmd{name, true}};
-        }
-        const auto& names = builtin_map_names();
-        if (std::find(names.begin(), names.end(), name) == names.end()) {
-            return Error{"load_map: no built-in map '" + name.substr(0, 40) + "'"};
-        }
-        return Command{LoadMapCmd{name, false}};
-    }
-    if (type == "scenario") {
-        if (auto r = only_keys(j, type, {"name"}); !r) return r.error();
-        const auto it = j.find("name");
-        if (it == j.end() || !it->is_string()) return Error{"scenario: 'name' must be a string"};
-        const std::string name = it->get<std::string>();
-        const auto& names = scenario_names();
-        if (std::find(names.begin(), names.end(), name) == names.end()) {
-            std::string known;
-            for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
-            return Error{"scenario: no scenario '" + name.substr(0, 40) + "' (" + known + ")"};
-        }
-        return Command{ScenarioCmd{name}};
-    }
-    if (type == "astar_compare") {
-        if (auto r = only_keys(j, type, {"group", "samples"}); !r) return r.error();
-        AstarCompareCmd cmd;
-        auto group = get_group(j, type, false);
-        if (!group) return group.error();
-        cmd.group = *group;
-        if (j.contains("samples")) {
-            auto n = get_int(j, type, "samples", 1, kMaxAstarSamples);
-            if (!n) return n.error();
-            cmd.samples = static_cast<int>(*n);
-        }
-        return Command{cmd};
-    }
-    if (type == "inspect") {
-        if (auto r = only_keys(j, type, {"x", "y"}); !r) return r.error();
-        auto x = get_opt_float(j, type, "x", 0.0, static_cast<double>(kMaxDimension));
-        if (!x) return x.error();
-        auto y = get_opt_float(j, type, "y", 0.0, static_cast<double>(kMaxDimension));
-        if (!y) return y.error();
-        if (!*x || !*y) return Error{"inspect: 'x' and 'y' (a position in cell units) are required"};
-        return Command{InspectCmd{**x, **y}};
-    }
-    if (type == "line_of_sight") {
-        if (auto r = only_keys(j, type, {"on"}); !r) return r.error();
-        const auto it = j.find("on");
-        if (it == j.end() || !it->is_boolean()) return Error{"line_of_sight: 'on' must be true or false"};
-        return Command{LineOfSightCmd{it->get<bool>()}};
-    }
-    if (type == "wall_margin") {
-        if (auto r = only_keys(j, type, {"radius", "extra"}); !r) return r.error();
-        auto radius = get_int(j, type, "radius", 0, kMaxWallMarginRadius);
-        if (!radius) return radius.error();
-        auto extra = get_int(j, type, "extra", 0, kCostMax - 1);
-        if (!extra) return extra.error();
-        return Command{WallMarginCmd{WallMargin{static_cast<int>(*radius), static_cast<int>(*extra)}}};
-    }
-    if (type == "congestion") {
-        if (auto r = only_keys(j, type, {"on"}); !r) return r.error();
-        const auto it = j.find("on");
-        if (it == j.end() || !it->is_boolean()) return Error{"congestion: 'on' must be true or false"};
-        return Command{CongestionCmd{it->get<bool>()}};
-    }
-    if (type == "ping") {
-        if (auto r = only_keys(j, type, {"id"}); !r) return r.error();
-        const auto it = j.find("id");
-        if (it == j.end() || !it->is_number() || !std::isfinite(it->get<double>())) {
-            return Error{"ping: 'id' must be a number"};
-        }
-        return Command{PingCmd{it->get<double>()}};
-    }
+    return viewer_command(Ping{it->get<double>()});
+}
+
+using MessageParser = Result<Command> (*)(const json&, const std::string&);
+struct MessageType {
+    std::string_view type;
+    MessageParser parse;
+};
+constexpr MessageType kMessageTypes[] = {
+    {"set_goals", parse_set_goals},
+    {"select", parse_select},
+    {"order", parse_order},
+    {"view", parse_view},
+    {"paint", parse_paint},
+    {"spawn", parse_spawn},
+    {"tower_check", parse_tower_check},
+    {"place_tower", parse_place_tower},
+    {"params", parse_params},
+    {"pause", parse_pause},
+    {"step", parse_step},
+    {"load_map", parse_load_map},
+    {"scenario", parse_scenario},
+    {"astar_compare", parse_astar_compare},
+    {"inspect", parse_inspect},
+    {"line_of_sight", parse_line_of_sight},
+    {"wall_margin", parse_wall_margin},
+    {"congestion", parse_congestion},
+    {"ping", parse_ping},
+};
+
+Result<Command> parse_command(const json& j, const std::string& type) {
+    for (const MessageType& m : kMessageTypes)
+        if (m.type == type) return m.parse(j, type);
     return Error{"unknown message type '" + type.substr(0, 40) + "'"};
 }
 
@@ -394,6 +463,11 @@ json cells_array(const std::vector<Cell>& cells) {
 // Floats as the user typed them (0.16, not 0.1599999964).
 double tidy(double v) {
     return std::round(v * 1e4) / 1e4;
+}
+
+// Times and distances in replies: three decimals.
+double round3(double v) {
+    return std::round(v * 1e3) / 1e3;
 }
 
 json params_object(const World& world) {
@@ -518,7 +592,7 @@ ParsedMessage parse_client_message(std::string_view text) {
     return {std::move(type), std::move(cmd)};
 }
 
-Result<OrderCmd> parse_order_body(std::string_view body) {
+Result<Order> parse_order_body(std::string_view body) {
     if (body.size() > kMaxMessageBytes) {
         return Error{"order body of " + std::to_string(body.size()) + " bytes is over the " +
                      std::to_string(kMaxMessageBytes) + "-byte limit"};
@@ -528,43 +602,15 @@ Result<OrderCmd> parse_order_body(std::string_view body) {
     if (!j.is_object()) return Error{"order body is not a JSON object"};
     if (auto r = only_keys(j, "order", {"goals", "select"}); !r) return r.error();
     if (j.find("select") == j.end()) return Error{"order: missing 'select' ([x0, y0, x1, y1] cells)"};
-    auto cmd = parse_command(j, "order");
+    auto cmd = parse_order(j, "order");
     if (!cmd) return cmd.error();
-    return std::get<OrderCmd>(*cmd);
+    return std::get<Order>(std::get<WorldCommand>(*cmd));
 }
 
 std::string error_json(std::string_view message, std::string_view request) {
     json j{{"type", "error"}, {"message", message}};
     j["request"] = request.empty() ? json(nullptr) : json(request);
     return dump(j);
-}
-
-UnitState unit_state(const Crowd& crowd, AgentId id) {
-    const AgentState s = crowd.state(id);
-    if (s == AgentState::moving && crowd.stuck(id)) return UnitState::stuck;
-    return static_cast<UnitState>(s);
-}
-
-const char* unit_state_name(UnitState s) {
-    static const char* names[kUnitStates] = {"moving", "arrived", "no path", "queued", "stuck"};
-    const auto i = static_cast<std::size_t>(s);
-    return i < std::size(names) ? names[i] : "moving";
-}
-
-std::vector<GroupStateCounts> group_state_counts(const World& world) {
-    std::vector<GroupStateCounts> out;
-    std::unordered_map<UnitGroupId, std::size_t> index;
-    for (const UnitGroup& g : world.groups()) {
-        index.emplace(g.id, out.size());
-        out.push_back({g.id, {}});
-    }
-    const Crowd& crowd = world.crowd();
-    for (const AgentId id : world.agents()) {
-        const auto it = index.find(world.group_of(id));
-        if (it == index.end()) continue;
-        ++out[it->second].counts[static_cast<std::size_t>(unit_state(crowd, id))];
-    }
-    return out;
 }
 
 std::string encode_agents(const World& world) {
@@ -849,29 +895,6 @@ std::string encode_sector_fields(const World& world, UnitGroupId group) {
     return out;
 }
 
-UnitGroupId majority_group(const World& world, const std::vector<AgentId>& selected) {
-    std::vector<std::pair<UnitGroupId, std::size_t>> counts;
-    for (const AgentId id : selected) {
-        const UnitGroupId g = world.group_of(id);
-        if (g == 0) continue;
-        auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& p) { return p.first == g; });
-        if (it == counts.end()) {
-            counts.push_back({g, 1});
-        } else {
-            ++it->second;
-        }
-    }
-    UnitGroupId best = 0;
-    std::size_t most = 0;
-    for (const auto& [g, n] : counts) {
-        if (n > most || (n == most && g < best)) {
-            best = g;
-            most = n;
-        }
-    }
-    return best;
-}
-
 std::string encode_selection(const World& world, const std::vector<AgentId>& selected) {
     const auto& ids = world.agents();
     const std::size_t n = ids.size();
@@ -946,7 +969,7 @@ std::string ordered_json(const CommandOutcome& outcome) {
     return json{{"type", "ordered"}, {"group", outcome.group}, {"units", outcome.units}}.dump();
 }
 
-std::string tower_json(const TowerRect& rect, const TowerCheck& check) {
+std::string tower_json(const PlaceTower& rect, const TowerCheck& check) {
     return json{{"type", "tower"},
                 {"x0", rect.x0},
                 {"y0", rect.y0},
@@ -960,8 +983,54 @@ std::string tower_json(const TowerRect& rect, const TowerCheck& check) {
         .dump();
 }
 
-std::string tower_placed_json(const TowerRect& rect) {
+std::string tower_placed_json(const PlaceTower& rect) {
     return json{{"type", "tower_placed"}, {"x0", rect.x0}, {"y0", rect.y0}, {"x1", rect.x1}, {"y1", rect.y1}}.dump();
+}
+
+std::string astar_json(const AstarComparison& c) {
+    json paths = json::array();
+    for (const AstarPath& p : c.paths) {
+        json cells = json::array();
+        for (const Cell cell : p.cells) cells.push_back({cell.x, cell.y});
+        paths.push_back({{"unit", p.unit},
+                         {"start", {p.start.x, p.start.y}},
+                         {"cost", std::isfinite(p.cost) ? json(round3(p.cost)) : json(nullptr)},
+                         {"cells", std::move(cells)}});
+    }
+    return json{{"type", "astar"},
+                {"group", c.group},
+                {"units", c.units},
+                {"sampled", c.sampled},
+                {"no_path", c.no_path},
+                {"astar_ms_sampled", round3(c.astar_ms_sampled)},
+                {"astar_ms_per_unit", std::round(c.astar_ms_per_unit * 1e4) / 1e4},
+                {"astar_ms_all", round3(c.astar_ms_all)},
+                {"expanded_per_unit", std::round(c.expanded_per_unit)},
+                {"field_ms", round3(c.field_ms)},
+                {"ratio", c.field_ms > 0.0 ? std::round(c.astar_ms_all / c.field_ms * 10.0) / 10.0 : 0.0},
+                {"paths", std::move(paths)}}
+        .dump();
+}
+
+std::string inspected_json(const std::optional<UnitInspection>& unit) {
+    if (!unit) return json{{"type", "inspected"}, {"unit", nullptr}}.dump();
+    const UnitInspection& u = *unit;
+    const Vec2 p = u.position, v = u.velocity, d = u.desired_velocity;
+    return json{{"type", "inspected"},
+                {"unit", u.roster_index},
+                {"group", u.group},
+                {"size", u.size},
+                {"state", unit_state_name(u.state)},
+                {"x", round3(p.x)},
+                {"y", round3(p.y)},
+                {"vx", round3(v.x)},
+                {"vy", round3(v.y)},
+                {"speed", round3(std::hypot(v.x, v.y))},
+                {"dvx", round3(d.x)},
+                {"dvy", round3(d.y)},
+                {"cost_to_go", u.cost_to_go ? json(round3(*u.cost_to_go)) : json(nullptr)},
+                {"neighbours", u.neighbours}}
+        .dump();
 }
 
 std::string state_json(const World& world, double tick_hz, std::size_t clients) {
@@ -1018,23 +1087,6 @@ std::string agents_json(const World& world, std::size_t limit) {
            {"group", group},
            {"size", size}};
     return j.dump();
-}
-
-std::vector<SnappedGoal> snap_goals(const CostField& cost, std::vector<Cell>& goals) {
-    std::vector<SnappedGoal> moves;
-    std::vector<Cell> out;
-    for (const Cell g : goals) {
-        Cell to = g;
-        if (!cost.contains(g.x, g.y) || cost.at(g) == kCostWall) {
-            const auto near = nearest_passable(cost, g);
-            if (!near) return moves;  // an all-wall map: nothing to snap to, the world refuses the goals
-            to = *near;
-            moves.push_back({g, to});
-        }
-        if (std::find(out.begin(), out.end(), to) == out.end()) out.push_back(to);
-    }
-    goals = std::move(out);
-    return moves;
 }
 
 std::string snapped_json(const std::vector<SnappedGoal>& moves, std::string_view request) {

@@ -1,5 +1,6 @@
 #pragma once
-// Messages of `tide serve` (docs/protocol.md): client JSON parsed into commands, server frames
+// Messages of `tide serve` (docs/protocol.md): client JSON parsed into commands (the world's own
+// tide::WorldCommand, or a viewer command for what is not a change to the world), server frames
 // encoded (binary agents/fields/selection frames, JSON world/groups/stats). Pure functions, no
 // networking.
 
@@ -12,7 +13,9 @@
 #include <variant>
 #include <vector>
 
+#include "tide/astar_compare.hpp"
 #include "tide/cost_field.hpp"
+#include "tide/inspect.hpp"
 #include "tide/limits.hpp"
 #include "tide/result.hpp"
 #include "tide/world.hpp"
@@ -23,34 +26,10 @@ namespace tide::serve {
 inline constexpr int kMaxAgents = kMaxServerUnits;
 
 /// Byte 1 of an agents frame: its layout and the meaning of its state bytes. 3: state codes 0..4
-/// (UnitState); 2 had 3 for stuck and no queued state; 2 added a size byte per unit after the
-/// group keys (format 1, with 0 in that byte, ended at the group keys).
+/// (tide::UnitState, inspect.hpp); 2 had 3 for stuck and no queued state; 2 added a size byte per
+/// unit after the group keys (format 1, with 0 in that byte, ended at the group keys).
 inline constexpr int kAgentsFrameFormat = 3;
-
-/// What a user can read of a unit: the state byte of an agents frame, the `state` of /api/agents,
-/// and the counts per group. Stuck is a moving unit the crowd flags stuck (no progress with room
-/// ahead); queued waits behind others by design.
-enum class UnitState : std::uint8_t { moving = 0, arrived = 1, no_path = 2, queued = 3, stuck = 4 };
-inline constexpr int kUnitStates = 5;
-static_assert(static_cast<int>(UnitState::stuck) + 1 == kUnitStates);
-static_assert(static_cast<int>(AgentState::moving) == static_cast<int>(UnitState::moving) &&
-                  static_cast<int>(AgentState::arrived) == static_cast<int>(UnitState::arrived) &&
-                  static_cast<int>(AgentState::no_path) == static_cast<int>(UnitState::no_path) &&
-                  static_cast<int>(AgentState::queued) == static_cast<int>(UnitState::queued),
-              "the crowd's states keep their codes in the agents frame");
-
-/// The readable state of a live unit.
-UnitState unit_state(const Crowd& crowd, AgentId id);
-/// "moving", "arrived", "no path", "queued" or "stuck".
-const char* unit_state_name(UnitState s);
-
-/// Units of one group in each readable state (UnitState order).
-struct GroupStateCounts {
-    UnitGroupId group = 0;
-    std::array<std::size_t, kUnitStates> counts{};
-};
-/// The counts of every group, in the order of World::groups().
-std::vector<GroupStateCounts> group_state_counts(const World& world);
+static_assert(kUnitStates == 5, "a new unit state is a new agents frame format");
 
 // kMaxFieldSamples (limits.hpp): bigger maps are sampled every `stride` cells (byte 1 of a
 // fields frame), so a frame stays at most about 4 MiB.
@@ -60,88 +39,79 @@ inline constexpr std::uint8_t kNotPlannedCode = 11;
 /// Largest client message, bytes; limits.hpp.
 inline constexpr std::size_t kMaxMessageBytes = kMaxClientMessageBytes;
 
-struct SetGoalsCmd {
-    std::vector<Cell> goals;
-    UnitGroupId group = 0;  ///< 0: every unit.
-    bool flee = false;      ///< The cells are dangers to flee from.
-    bool snap = false;      ///< Goals on walls move to the nearest open cell (answered with `snapped`).
-    bool exit = false;      ///< The cells are exits: units leave the world there (SetGoals::exit).
-};                          ///< Replace a group's goal set (or everyone's).
-struct PaintCmd {
-    int x = 0, y = 0, radius = 0;
-    Cost cost = kCostPlain;
-};  ///< Paint a disc.
-struct SpawnCmd {
-    int count = 0;
-    int size = 1;                            ///< Unit size, 1..kWorldUnitSizes cells a side.
-    bool add = false;                        ///< Keep the units there are (the new ones form a group of their own).
-    std::optional<std::array<int, 4>> area;  ///< x0, y0, x1, y1 inclusive; none = the whole map.
-};                                           ///< Respawn (or add) units.
-struct ParamsCmd {                           ///< Change unit settings (absent = keep).
-    std::optional<float> speed, separation, radius;
+// ---- Viewer commands: what a client asks that is not a change to the world ----------------------
+// Messages that change the world parse straight into tide::WorldCommand (set_goals: SetGoals,
+// order with 'select': Order, paint: Paint, spawn: Spawn, pause: SetPaused, place_tower:
+// PlaceTower, wall_margin: SetWallMargin). The rest ask something of the client's own view, of the
+// server, or change settings in part; they are these.
+
+/// `select`: select the units in a box of positions (half-open), or clear the selection (none).
+struct SelectUnits {
+    std::optional<SelectBox> box;
 };
-struct PauseCmd {
-    bool paused = false;
-};                  ///< Pause or resume.
-struct StepCmd {};  ///< One tick while paused.
-struct LoadMapCmd {
+/// `view`: which group's field this client is sent (0: automatic; tide::Viewer::show).
+struct ShowGroup {
+    UnitGroupId group = 0;
+};
+/// `order` without 'select': order this client's selection (tide::Viewer::order).
+struct OrderSelected {
+    std::vector<Cell> goals;
+    bool flee = false;  ///< The cells are dangers to flee from.
+};
+/// `set_goals` with 'snap': goals on walls move to the nearest open cell (tide::snap_goals) before
+/// the world applies `command`; the moves are answered with `snapped`.
+struct SnapGoals {
+    SetGoals command;
+};
+/// `tower_check`: would `tower` cut units off? Answered with `tower` (World::check_tower).
+struct CheckTower {
+    PlaceTower tower;
+};
+/// `params`, `line_of_sight`, `congestion`: settings changed in part (absent = kept), against the
+/// world's current ones.
+struct ChangeSettings {
+    std::optional<float> speed, separation, radius;  ///< UnitParams (SetUnitParams).
+    std::optional<bool> line_of_sight;               ///< World::set_line_of_sight.
+    std::optional<bool> congestion;                  ///< CongestionParams::enabled (SetCongestion).
+};
+/// `load_map`: switch to a built-in map, or to a map uploaded earlier (POST /api/map).
+struct LoadMap {
     std::string name;
-    bool uploaded = false;  ///< `name` is a map uploaded earlier (POST /api/map), not a built-in one.
-};                          ///< Switch to a built-in (or uploaded) map.
-struct ScenarioCmd {
+    bool uploaded = false;
+};
+/// `scenario`: load a scenario preset, its map and its groups (tide::load_scenario).
+struct StartScenario {
     std::string name;  ///< One of scenario_names().
-};                     ///< Load a scenario preset: its map and its groups.
-struct AstarCompareCmd {
+};
+/// `astar_compare`: what one A* per unit would cost, against one field build (tide::compare_astar).
+struct CompareAstar {
     UnitGroupId group = 0;  ///< 0: the group this client is shown.
     int samples = 64;       ///< Units of the group to plan with A*, 1..kMaxAstarSamples.
-};                          ///< What one A* per unit would cost, against one field build.
-struct InspectCmd {
-    float x = 0, y = 0;  ///< A position in cell units: the unit nearest it (within 2 cells) is described.
 };
-struct PingCmd {
+/// `inspect`: the unit nearest a position (tide::inspect_unit).
+struct InspectUnit {
+    Vec2 at;  ///< Cell units.
+};
+/// `step`: one tick while paused.
+struct StepOnce {};
+/// `ping`: answered with `pong` (on the network thread).
+struct Ping {
     double id = 0;
-};  ///< Answered with pong.
-struct SelectCmd {
-    std::optional<SelectBox> box;  ///< Positions, half-open; none = clear the selection.
-};                                 ///< Select the units in a box (this client's selection).
-struct OrderCmd {
-    std::vector<Cell> goals;
-    std::optional<std::array<int, 4>> cells;  ///< x0, y0, x1, y1 inclusive; none = this client's selection.
-    bool flee = false;                        ///< The cells are dangers to flee from.
-};                                            ///< Order units to a goal set.
-struct ViewCmd {
-    UnitGroupId group = 0;  ///< 0: automatic (the selection's group, else the largest).
-};                          ///< Which group's field this client is sent.
-
-/// A tower rectangle: cells x0..x1, y0..y1 inclusive, at most kMaxTowerSide a side.
-struct TowerRect {
-    int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
-    friend bool operator==(const TowerRect&, const TowerRect&) = default;
 };
-struct TowerCheckCmd {
-    TowerRect rect;
-};  ///< Would a tower there block? Answered with a `tower` message to the asking client only.
-struct PlaceTowerCmd {
-    TowerRect rect;
-};  ///< Wall the rectangle, unless that would cut units off or cover a goal (refused then).
+/// What a client asks that is not a WorldCommand.
+using ViewerCommand = std::variant<SelectUnits, ShowGroup, OrderSelected, SnapGoals, CheckTower, ChangeSettings,
+                                   LoadMap, StartScenario, CompareAstar, InspectUnit, StepOnce, Ping>;
 
-struct LineOfSightCmd {
-    bool on = true;
-};  ///< Units steer straight where they see far along their field (World::set_line_of_sight).
-struct WallMarginCmd {
-    WallMargin margin;
-};  ///< The wall margin every group plans with ({0, 0}: none).
-struct CongestionCmd {
-    bool on = false;
-};  ///< Congestion-aware group fields on or off (World's SetCongestion, other settings kept).
-
-/// A validated client command.
-using Command = std::variant<SetGoalsCmd, PaintCmd, SpawnCmd, ParamsCmd, PauseCmd, StepCmd, LoadMapCmd, PingCmd,
-                             SelectCmd, OrderCmd, ViewCmd, TowerCheckCmd, PlaceTowerCmd, LineOfSightCmd, WallMarginCmd,
-                             CongestionCmd, ScenarioCmd, AstarCompareCmd, InspectCmd>;
+/// A validated client command: a change to the world, applied as it is, or a viewer command.
+using Command = std::variant<WorldCommand, ViewerCommand>;
 
 /// Most units an `astar_compare` plans with A* (the rest of the group is extrapolated).
 inline constexpr int kMaxAstarSamples = 256;
+/// Paths an `astar` reply carries at most (the page draws them beside the flow of the same units).
+inline constexpr std::size_t kAstarPathsShown = 6;
+/// The A* searches of one comparison stop after this long (at least one runs): the per-unit time is
+/// measured on the searches that ran, and the simulation thread is not held for seconds.
+inline constexpr double kCompareSearchMs = 30.0;
 
 /// A parsed client message: its type ("" when it had none) and the command or the reason it was refused.
 struct ParsedMessage {
@@ -153,8 +123,9 @@ struct ParsedMessage {
 /// against the map when the world applies them).
 ParsedMessage parse_client_message(std::string_view text);
 
-/// Parses the body of POST /api/order: `{"select":[x0,y0,x1,y1],"goals":[[x,y],...]}`.
-Result<OrderCmd> parse_order_body(std::string_view body);
+/// Parses the body of POST /api/order: `{"select":[x0,y0,x1,y1],"goals":[[x,y],...]}` (cells,
+/// inclusive).
+Result<Order> parse_order_body(std::string_view body);
 
 /// The JSON error reply for `request` (a message type, or "" for none).
 std::string error_json(std::string_view message, std::string_view request);
@@ -193,8 +164,6 @@ std::string encode_sectors(const World& world, int size);
 std::string encode_sector_fields(const World& world, UnitGroupId group);
 /// Binary selection frame (type 3): `selected` (handles in roster order) as a bitset over the roster.
 std::string encode_selection(const World& world, const std::vector<AgentId>& selected);
-/// The group most of `selected` belong to (ties: the lowest id); 0 when empty.
-UnitGroupId majority_group(const World& world, const std::vector<AgentId>& selected);
 /// JSON `world` message; `uploads`: the uploaded maps `load_map` can switch back to.
 std::string world_json(const World& world, const std::vector<std::string>& maps, int max_agents,
                        const std::vector<std::string>& uploads = {});
@@ -208,21 +177,18 @@ std::string paused_json(const World& world);
 /// JSON `ordered` reply.
 std::string ordered_json(const CommandOutcome& outcome);
 /// JSON `tower` reply to `tower_check`: the rectangle and what a tower there would do.
-std::string tower_json(const TowerRect& rect, const TowerCheck& check);
+std::string tower_json(const PlaceTower& tower, const TowerCheck& check);
 /// JSON `tower_placed` reply to `place_tower`.
-std::string tower_placed_json(const TowerRect& rect);
+std::string tower_placed_json(const PlaceTower& tower);
+/// JSON `astar` reply to `astar_compare` (times rounded for reading).
+std::string astar_json(const AstarComparison& comparison);
+/// JSON `inspected` reply to `inspect` (`"unit": null` for none).
+std::string inspected_json(const std::optional<UnitInspection>& unit);
 /// JSON body of GET /api/state.
 std::string state_json(const World& world, double tick_hz, std::size_t clients);
 /// JSON body of GET /api/agents: the first `limit` units.
 std::string agents_json(const World& world, std::size_t limit);
 
-/// A goal moved off a wall by snap_goals(): where it was asked for and where it went.
-struct SnappedGoal {
-    Cell from, to;
-};
-/// Moves every goal that is off the map or on a wall to the nearest open cell (duplicates
-/// dropped); returns the moves. Nothing moves on an all-wall map.
-std::vector<SnappedGoal> snap_goals(const CostField& cost, std::vector<Cell>& goals);
 /// JSON `snapped` reply: the goals of `request` that were moved off walls.
 std::string snapped_json(const std::vector<SnappedGoal>& moves, std::string_view request);
 

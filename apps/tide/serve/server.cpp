@@ -31,12 +31,12 @@
 #include <unordered_map>
 #include <variant>
 
-#include "../tbb_jobs.hpp"
-#include "compare.hpp"
 #include "protocol.hpp"
 #include "tide/generate.hpp"
 #include "tide/map_io.hpp"
 #include "tide/scenarios.hpp"
+#include "tide/tbb_jobs.hpp"
+#include "tide/viewer.hpp"
 #include "tide/world.hpp"
 #include "web_assets.hpp"
 
@@ -92,7 +92,7 @@ struct LoadParsed {
 };
 // POST /api/order, answered by the simulation thread.
 struct ApiOrder {
-    OrderCmd order;
+    Order order;
     std::function<void(bool ok, std::string body)> reply;  // called on the simulation thread
 };
 // A WebSocket client came or went (the simulation thread keeps its selection and view).
@@ -108,9 +108,8 @@ struct Inbound {
 };
 
 // What the simulation thread keeps per WebSocket client.
-struct Viewer {
-    std::vector<AgentId> selection;  // handles, roster order
-    UnitGroupId view = 0;            // 0: automatic
+struct Client {
+    Viewer view;  // its selection and the group it is shown (tide::Viewer)
     // What its last fields frame showed: group, that group's field serial, terrain version, map load.
     std::array<std::uint64_t, 4> sent{~0ull, ~0ull, ~0ull, ~0ull};
     // Hierarchical maps: its last sectors frame (unit size, graph version, map load) and sector
@@ -177,7 +176,7 @@ struct Server::Impl {
     ServerOptions opt;
     net::io_context ioc{1};
     tcp::acceptor acceptor{ioc};
-    std::unique_ptr<cli::TbbJobSystem> jobs;
+    std::unique_ptr<TbbJobSystem> jobs;
     std::unique_ptr<World> world;  // simulation thread only (after start())
     std::thread sim;
     std::atomic<bool> stopping{false};
@@ -252,7 +251,73 @@ struct Server::Impl {
     void close_all();
 
     // --- simulation thread ----------------------------------------------------------------
+    // What the simulation thread keeps between ticks (sim_loop and its helpers only).
+    struct SimState {
+        std::unordered_map<std::uint64_t, Client> clients;  // by session
+        std::vector<Inbound> batch;                         // this tick's inbound
+        std::vector<Inbound> deferred;                      // commands past a tick's kTickCommandMs, in order
+        std::unordered_map<std::uint64_t, double> debt;     // per session: ms of simulation time owed
+        Clock::time_point debt_at = Clock::now();
+        bool step_once = false;            // a step command: tick once while paused
+        std::uint64_t loads = 0;           // +1 per map load: a fields frame of the old map is never current
+        std::uint64_t roster = 0;          // the roster version the selections were last checked against
+        std::uint64_t groups_sent = 0;     // the groups version last broadcast
+        std::uint32_t fields_version = 0;  // +1 per distinct fields frame encoded
+        std::unordered_map<UnitGroupId, float> field_scales;  // each group's quantisation scale (encode_fields)
+        std::uint64_t terrain_seen = 0;                       // terrain version send_fields() last saw
+        Clock::time_point terrain_changed_at = Clock::now() - std::chrono::seconds(1);
+        // Maps whose fields frames are sampled get their terrain at full resolution in terrain
+        // frames: the whole map after a load (and to each new client), then the cells edits changed
+        // (found by comparing with the terrain last sent). Each session streams it in bands
+        // (WsSession::update_terrain) from the newest snapshot.
+        std::shared_ptr<const TerrainSnapshot> sent_snapshot;
+        std::uint64_t terrain_sent = 0;                  // the terrain version last broadcast
+        std::shared_ptr<const std::string> agents_sent;  // the last agents frame broadcast
+        bool agents_due = true;                          // a client connected since: send one even if paused
+        Clock::time_point last_agents, last_fields, last_whole_fields, last_sectors, last_stats, state_published;
+        Clock::time_point rate_start = Clock::now();
+        int rate_ticks = 0;
+    };
+    SimState sim_state;
     void sim_loop();
+    std::vector<Inbound>& take_inbox();
+    void run_commands(std::vector<Inbound>& batch);
+    void handle(Inbound& in);
+    void handle_query(ApiQuery& q);
+    void handle_session_event(std::uint64_t session, const SessionEvent& ev);
+    void handle_api_order(ApiOrder& order);
+    void handle_upload(LoadParsed& upload);
+    void handle_command(const Inbound& in);
+    bool over_budget(const Inbound& in);
+    Result<void> apply_world_command(std::uint64_t session, Client* client, const WorldCommand& command);
+    Result<void> apply_order(std::uint64_t session, const Order& order);
+    // Viewer commands, one each (apply_viewer_command picks).
+    Result<void> apply_viewer_command(std::uint64_t session, Client* client, const ViewerCommand& command);
+    Result<void> on(std::uint64_t session, Client* client, const SelectUnits& c);
+    Result<void> on(std::uint64_t session, Client* client, const ShowGroup& c);
+    Result<void> on(std::uint64_t session, Client* client, const OrderSelected& c);
+    Result<void> on(std::uint64_t session, Client* client, const SnapGoals& c);
+    Result<void> on(std::uint64_t session, Client* client, const CheckTower& c);
+    Result<void> on(std::uint64_t session, Client* client, const ChangeSettings& c);
+    Result<void> on(std::uint64_t session, Client* client, const LoadMap& c);
+    Result<void> on(std::uint64_t session, Client* client, const StartScenario& c);
+    Result<void> on(std::uint64_t session, Client* client, const CompareAstar& c);
+    Result<void> on(std::uint64_t session, Client* client, const InspectUnit& c);
+    Result<void> on(std::uint64_t session, Client* client, const StepOnce& c);
+    Result<void> on(std::uint64_t session, Client* client, const Ping& c);
+    Result<void> load(const std::string& name, CostField cost, std::vector<Cell> goals,
+                      std::optional<CellRect> spawn_area);
+    void after_load();
+    void clear_selections();
+    void publish_state_if_due();
+    void show_edit_before_step();
+    void after_tick();
+    void send_frames(Clock::time_point now);
+    void send_agents(Clock::time_point now);
+    void send_fields(Clock::time_point now);
+    void send_sectors(Clock::time_point now);
+    void broadcast_terrain(bool whole);
+    bool sampled() const { return field_stride(world->cost().width(), world->cost().height()) > 1; }
     // A broadcast; `keep` (when set) names the last-message slot it also fills, so that new
     // clients start up to date.
     using Slot = std::shared_ptr<const std::string> Impl::*;
@@ -462,7 +527,8 @@ private:
                                parsed.type);
         }
         if (!parsed.command) return reply_error(parsed.command.error().message, parsed.type);
-        if (const auto* ping = std::get_if<PingCmd>(&*parsed.command)) {
+        const auto* viewer_command = std::get_if<ViewerCommand>(&*parsed.command);
+        if (const auto* ping = viewer_command ? std::get_if<Ping>(viewer_command) : nullptr) {
             nlohmann::json j{{"type", "pong"}, {"id", ping->id}};
             return send(std::make_shared<const std::string>(j.dump()), false, false);
         }
@@ -895,579 +961,578 @@ void Server::Impl::close_all() {
 }
 
 // =================================================================================================
-// Simulation thread
+// Simulation thread: drain the commands, tick, send the frames.
 
 void Server::Impl::sim_loop() {
     using namespace std::chrono;
     const auto period = duration_cast<Clock::duration>(duration<double>(1.0 / opt.tick_hz));
-    const auto agent_period = duration_cast<Clock::duration>(duration<double>(1.0 / opt.agent_fps));
     const float dt = static_cast<float>(1.0 / opt.tick_hz);
-    auto next = Clock::now();
-    auto last_agents = Clock::now() - agent_period, last_fields = Clock::now() - seconds(1), last_stats = Clock::now();
-    auto last_sectors = Clock::now() - seconds(1), last_whole_fields = Clock::now() - seconds(1);
-    auto rate_start = Clock::now();
-    int rate_ticks = 0;
-    std::uint64_t loads = 0;           // +1 per map load: a fields frame of the old map is never current
-    std::uint32_t fields_version = 0;  // +1 per distinct fields frame encoded
-    std::unordered_map<UnitGroupId, float> field_scales;  // each group's quantisation scale (encode_fields)
-    std::uint64_t roster = world->roster_version();
-    std::uint64_t groups_sent = world->groups_version();
-    std::unordered_map<std::uint64_t, Viewer> viewers;
-    std::vector<Inbound> batch;
-    std::vector<Inbound> deferred;                   // commands past a tick's kTickCommandMs, in order
-    std::unordered_map<std::uint64_t, double> debt;  // per session: ms of simulation time owed
-    auto debt_at = Clock::now();
-    auto state_published = Clock::now() - seconds(1);
-    std::uint64_t terrain_seen = world->terrain_version();
-    auto terrain_changed_at = Clock::now() - seconds(1);
-    constexpr auto kHoldForField = milliseconds(150);
-    constexpr double kEditWaitMs = 20.0;             // longest wait for an edit's repairs before the step
-    std::shared_ptr<const std::string> agents_sent;  // the last agents frame broadcast
-    bool agents_due = true;                          // a client connected since: send one even if paused
-
-    // Maps whose fields frames are sampled get their terrain at full resolution in terrain frames:
-    // the whole map after a load (and to each new client), then the cells edits changed (found by
-    // comparing with the terrain last sent).
-    // Each session streams it in bands (WsSession::update_terrain) from the newest snapshot.
-    std::shared_ptr<const TerrainSnapshot> sent_snapshot;
-    std::uint64_t terrain_sent = world->terrain_version();
-    auto sampled = [&] { return field_stride(world->cost().width(), world->cost().height()) > 1; };
-    auto broadcast_terrain = [&](bool whole) {
-        terrain_sent = world->terrain_version();
-        const CostField& cost = world->cost();
-        if (!sampled()) {
-            if (sent_snapshot) post_terrain(0, nullptr, 0, 0, -1, -1);
-            sent_snapshot.reset();
-            return;
-        }
-        const auto cells = cost.cells();
-        const int w = cost.width(), h = cost.height();
-        int x0 = 0, y0 = 0, x1 = w - 1, y1 = h - 1;
-        if (!whole && sent_snapshot && sent_snapshot->cells.size() == cells.size()) {
-            const std::vector<Cost>& sent_terrain = sent_snapshot->cells;
-            x0 = w, y0 = h, x1 = -1, y1 = -1;
-            for (int y = 0; y < h; ++y) {
-                const std::size_t row = static_cast<std::size_t>(y) * w;
-                if (std::memcmp(sent_terrain.data() + row, cells.data() + row, static_cast<std::size_t>(w)) == 0)
-                    continue;
-                y0 = std::min(y0, y);
-                y1 = y;
-                for (int x = 0; x < w; ++x) {
-                    if (sent_terrain[row + x] == cells[row + x]) continue;
-                    x0 = std::min(x0, x);
-                    x1 = std::max(x1, x);
-                }
-            }
-            if (x1 < x0) return;
-        }
-        auto snapshot = std::make_shared<TerrainSnapshot>();
-        snapshot->width = w;
-        snapshot->height = h;
-        snapshot->cells.assign(cells.begin(), cells.end());
-        sent_snapshot = std::move(snapshot);
-        post_terrain(0, sent_snapshot, x0, y0, x1, y1);
-    };
+    SimState& st = sim_state;
+    const auto now = Clock::now();
+    st.last_agents = now - seconds(10);
+    st.last_fields = st.last_whole_fields = st.last_sectors = st.state_published = now - seconds(1);
+    st.last_stats = now;
+    st.roster = world->roster_version();
+    st.groups_sent = world->groups_version();
+    st.terrain_seen = st.terrain_sent = world->terrain_version();
     broadcast_terrain(true);
-
-    // The group a client looks at: its own choice, else its selection's group, else the largest.
-    auto shown_group = [&](const Viewer& v) {
-        if (v.view != 0 && world->group(v.view)) return v.view;
-        if (const UnitGroupId g = majority_group(*world, v.selection); g != 0) return g;
-        return world->largest_group();
-    };
-    auto after_load = [&] {
-        ++loads;
-        if (opt.congestion == ServerOptions::Congestion::automatic) {
-            CongestionParams p = world->congestion();
-            p.enabled = static_cast<std::int64_t>(world->cost().size()) <= kCongestionAutoCells;
-            if (p.enabled != world->congestion().enabled) (void)world->apply(SetCongestion{p});
-            post_broadcast(params_json(*world), false, false, &Impl::last_params);
-        }
-        post_world_state();
-        broadcast_terrain(true);
-        for (auto& [id, v] : viewers) {
-            v.selection.clear();
-            v.view = 0;
-            v.fields.reset();  // the next fields frame is a whole one
-            post_to(id, encode_selection(*world, v.selection), true);
-        }
-        roster = world->roster_version();
-        last_fields = last_whole_fields = Clock::now() - seconds(1);
-        field_scales.clear();
-    };
-    auto apply_order = [&](const OrderCmd& c, const Viewer* viewer) -> Result<CommandOutcome> {
-        Order order;
-        order.goals = c.goals;
-        order.flee = c.flee;
-        if (c.cells) {
-            const auto& b = *c.cells;
-            order.select = SelectBox{static_cast<float>(b[0]), static_cast<float>(b[1]),
-                                     static_cast<float>(b[2]) + 1.0f, static_cast<float>(b[3]) + 1.0f};
-        } else {
-            if (!viewer || viewer->selection.empty()) {
-                return Error{"nothing is selected: drag a box around some units first"};
-            }
-            order.select = viewer->selection;
-        }
-        return world->apply(order);
-    };
-
-    // Fields frames and patches to the clients whose view is out of date (see inside); called
-    // after each tick and, after an edit, before the step.
-    auto send_fields = [&](Clock::time_point now) {
-        // Fields at most 20 per second. A client whose page holds a frame of the same group gets a
-        // patch (the rectangle of samples that changed: a paint on a big map is a few KiB); whole
-        // frames go at most every field_period (a 1024x1024 frame is 4 MiB; bigger maps are
-        // sampled down to that). Each client gets the field of the group it looks at, when that
-        // field or the terrain changed; clients in the same state share one encoding.
-        const int stride = field_stride(world->cost().width(), world->cost().height());
-        const double cells = static_cast<double>(world->cost().size()) / (static_cast<double>(stride) * stride);
-        const auto field_period = milliseconds(static_cast<int>(std::max(100.0, cells / 4096.0)));
-        if (world->terrain_version() != terrain_seen) {
-            terrain_seen = world->terrain_version();
-            terrain_changed_at = now;
-        }
-        if (now - last_fields >= milliseconds(50)) {
-            using Frame = std::shared_ptr<const std::string>;
-            std::vector<std::pair<std::array<std::uint64_t, 4>, Frame>> encoded;
-            std::vector<std::pair<std::pair<const std::string*, const std::string*>, Frame>> patches;
-            bool sent = false, sent_whole = false;
-            for (auto& [id, v] : viewers) {
-                const UnitGroupId g = shown_group(v);
-                const UnitGroup* info = world->group(g);
-                const std::uint64_t serial = info ? info->field_serial : 0;
-                const std::array<std::uint64_t, 4> key{g, serial, world->terrain_version(), loads};
-                if (key == v.sent) continue;
-                // A paint changes the terrain at once and the field a tick or two later (its repair
-                // runs on a worker). A frame of the new terrain with the old field would hold the
-                // next one back by 50 ms, so while only the terrain moved on and the group's field
-                // is catching up, the frame waits (at most kHoldForField).
-                if (v.sent[0] == g && v.sent[1] == serial && v.sent[3] == loads &&
-                    now - terrain_changed_at < kHoldForField && !world->field_up_to_date(g)) {
-                    continue;
-                }
-                auto it = std::find_if(encoded.begin(), encoded.end(), [&](const auto& e) { return e.first == key; });
-                if (it == encoded.end()) {
-                    encoded.emplace_back(key, std::make_shared<const std::string>(
-                                                  encode_fields(*world, g, ++fields_version, &field_scales[g])));
-                    it = std::prev(encoded.end());
-                }
-                Frame data;
-                if (v.fields) {
-                    const auto pair = std::make_pair(v.fields.get(), it->second.get());
-                    auto p =
-                        std::find_if(patches.begin(), patches.end(), [&](const auto& e) { return e.first == pair; });
-                    if (p == patches.end()) {
-                        patches.emplace_back(
-                            pair, std::make_shared<const std::string>(encode_fields_patch(*v.fields, *it->second)));
-                        p = std::prev(patches.end());
-                    }
-                    if (!p->second->empty()) data = p->second;
-                }
-                if (!data) {  // a whole frame: at most every field_period
-                    if (now - last_whole_fields < field_period) continue;
-                    data = it->second;
-                    sent_whole = true;
-                }
-                v.sent = key;
-                v.fields = it->second;
-                net::post(ioc, [this, session = id, data] { send_to(session, data, true); });
-                sent = true;
-            }
-            if (sent) last_fields = now;
-            if (sent_whole) last_whole_fields = now;
-        }
-    };
-
+    auto next = Clock::now();
     while (!stopping) {
         std::this_thread::sleep_until(next);
         next += period;
         if (Clock::now() - next > milliseconds(250)) next = Clock::now();  // fell far behind: do not race to catch up
-        // Commands left from the last tick first, then what came since.
-        batch.swap(deferred);
-        {
-            std::lock_guard lock(in_mutex);
-            for (Inbound& in : inbox) batch.push_back(std::move(in));
-            inbox.clear();
-        }
-        {
-            const double paid = kClientShareMsPerSecond * duration<double>(Clock::now() - debt_at).count();
-            debt_at = Clock::now();
-            for (auto it = debt.begin(); it != debt.end();) {
-                it->second -= paid;
-                it = it->second <= 0.0 ? debt.erase(it) : std::next(it);
-            }
-        }
-        bool step_once = false;
         const std::uint64_t terrain_before = world->terrain_version();
-        double command_ms = 0.0;  // this tick's
-        for (Inbound& in : batch) {
-            const bool work =
-                !std::holds_alternative<ApiQuery>(in.what) && !std::holds_alternative<SessionEvent>(in.what);
-            if (work && command_ms >= kTickCommandMs) {
-                deferred.push_back(std::move(in));  // next tick, before anything newer
-                continue;
-            }
-            // What a command takes is charged to the tick and to its client.
-            struct Charge {
-                double& tick;
-                double* client;
-                Clock::time_point t0 = Clock::now();
-                ~Charge() {
-                    const double ms = duration<double, std::milli>(Clock::now() - t0).count();
-                    tick += ms;
-                    if (client) *client = std::min(*client + ms, kClientMaxDebtMs);
-                }
-            };
-            std::optional<Charge> charge;
-            if (work) charge.emplace(command_ms, in.session != 0 ? &debt[in.session] : nullptr);
-            if (auto* q = std::get_if<ApiQuery>(&in.what)) {
-                if (q->tmap) {
-                    auto text = format_tide_map(world->cost());
-                    q->reply(text ? tmap_file_name(world->name()) + "\n" + *text : "!\n" + text.error().message);
-                    continue;
-                }
-                q->reply(q->agents ? agents_json(*world, q->limit)
-                                   : state_json(*world, tick_hz.load(), clients.load()));
-                continue;
-            }
-            if (auto* ev = std::get_if<SessionEvent>(&in.what)) {
-                if (ev->connected) {
-                    viewers[in.session] = Viewer{};
-                    agents_due = true;
-                    // Sampled fields frames: the terrain at full resolution comes apart, streamed.
-                    if (sampled() && sent_snapshot) {
-                        post_terrain(in.session, sent_snapshot, 0, 0, sent_snapshot->width - 1,
-                                     sent_snapshot->height - 1);
-                    }
-                } else {
-                    viewers.erase(in.session);
-                }
-                continue;
-            }
-            if (auto* ao = std::get_if<ApiOrder>(&in.what)) {
-                taken(0);
-                auto r = apply_order(ao->order, nullptr);
-                ao->reply(r.ok(), r ? nlohmann::json{{"group", r->group}, {"units", r->units}}.dump()
-                                    : nlohmann::json{{"error", r.error().message}}.dump(
-                                          -1, ' ', false, nlohmann::json::error_handler_t::replace));
-                continue;
-            }
-            if (auto* lp = std::get_if<LoadParsed>(&in.what)) {
-                const auto goal = central_goal(*lp->cost);
-                // The same number of units, at most what the new map has room for.
-                const int count = std::min(static_cast<int>(world->agents().size()), max_units(*lp->cost));
-                const auto t0 = Clock::now();
-                keep_upload(lp->name, *lp->cost);
-                auto r = world->load(lp->name, std::move(*lp->cost), {*goal}, count);
-                // The next upload waits kUploadPace x this load's time.
-                upload_ready_at = (Clock::now() + (Clock::now() - t0) * kUploadPace).time_since_epoch().count();
-                upload_busy = false;
-                if (!r) {
-                    log("map " + lp->name + " refused: " + r.error().message);
-                    continue;
-                }
-                log("loaded map " + lp->name + load_note(t0, *world));
-                after_load();
-                continue;
-            }
-            const Command& cmd = std::get<Command>(in.what);
-            if (in.session != 0) {
-                taken(in.session);
-                // A client that owes more than kClientBurstMs of simulation time: its commands
-                // are refused (not queued) until it has paid it back, except the cheap ones of an
-                // interactive page (selecting, viewing, painting, pausing, settings, inspecting).
-                const bool cheap = std::holds_alternative<SelectCmd>(cmd) || std::holds_alternative<ViewCmd>(cmd) ||
-                                   std::holds_alternative<PaintCmd>(cmd) || std::holds_alternative<PauseCmd>(cmd) ||
-                                   std::holds_alternative<InspectCmd>(cmd) || std::holds_alternative<ParamsCmd>(cmd) ||
-                                   std::holds_alternative<LineOfSightCmd>(cmd) || std::holds_alternative<PingCmd>(cmd);
-                const auto owed = debt.find(in.session);
-                if (!cheap && owed != debt.end() && owed->second > kClientBurstMs) {
-                    char text[200];
-                    std::snprintf(text, sizeof text,
-                                  "busy: your requests took %.0f ms of simulation time lately, more than the %.0f ms a "
-                                  "client may be ahead (it earns %.0f ms a second); message dropped",
-                                  owed->second, kClientBurstMs, kClientShareMsPerSecond);
-                    post_error(in.session, text, in.type);
-                    continue;
-                }
-            }
-            Viewer* viewer = nullptr;
-            if (auto it = viewers.find(in.session); it != viewers.end()) viewer = &it->second;
-            Result<void> r;
-            std::string type;
-            std::visit(
-                [&](const auto& c) {
-                    using T = std::decay_t<decltype(c)>;
-                    auto run = [&](const WorldCommand& wc) {  // true when applied; else r holds the error
-                        auto out = world->apply(wc);
-                        if (!out) r = out.error();
-                        return out.ok();
-                    };
-                    if constexpr (std::is_same_v<T, SetGoalsCmd>) {
-                        type = "set_goals";
-                        std::vector<Cell> goals = c.goals;
-                        const auto moves = c.snap ? snap_goals(world->cost(), goals) : std::vector<SnappedGoal>{};
-                        if (run(SetGoals{std::move(goals), c.group, c.flee, c.exit}) && !moves.empty())
-                            post_to(in.session, snapped_json(moves, type), false);
-                    } else if constexpr (std::is_same_v<T, PaintCmd>) {
-                        type = "paint";
-                        run(Paint{c.x, c.y, c.radius, c.cost});
-                    } else if constexpr (std::is_same_v<T, SpawnCmd>) {
-                        type = "spawn";
-                        const std::size_t units = world->agents().size();
-                        if (c.add && units + static_cast<std::size_t>(c.count) > static_cast<std::size_t>(kMaxAgents)) {
-                            r = Error{"adding " + std::to_string(c.count) + " units to " + std::to_string(units) +
-                                      " would pass the server's limit of " + std::to_string(kMaxAgents)};
-                            return;
-                        }
-                        Spawn sp;
-                        sp.count = c.count;
-                        sp.size = c.size;
-                        sp.add = c.add;
-                        if (c.area) {
-                            sp.in_area = true;
-                            sp.x0 = (*c.area)[0];
-                            sp.y0 = (*c.area)[1];
-                            sp.x1 = (*c.area)[2];
-                            sp.y1 = (*c.area)[3];
-                        }
-                        if (!run(sp) || c.add) return;
-                        // A respawn makes a new crowd, whose handles may equal old ones: the
-                        // selections go (units added or removed leave them as they are).
-                        for (auto& [id, v] : viewers) {
-                            if (v.selection.empty()) continue;
-                            v.selection.clear();
-                            post_to(id, encode_selection(*world, v.selection), true);
-                        }
-                    } else if constexpr (std::is_same_v<T, TowerCheckCmd>) {
-                        type = "tower_check";
-                        const TowerRect& t = c.rect;
-                        auto check = world->check_tower(t.x0, t.y0, t.x1, t.y1);
-                        if (!check) {
-                            r = check.error();
-                            return;
-                        }
-                        post_to(in.session, tower_json(t, *check), false);
-                    } else if constexpr (std::is_same_v<T, PlaceTowerCmd>) {
-                        type = "place_tower";
-                        const TowerRect& t = c.rect;
-                        if (run(PlaceTower{t.x0, t.y0, t.x1, t.y1})) post_to(in.session, tower_placed_json(t), false);
-                    } else if constexpr (std::is_same_v<T, ParamsCmd>) {
-                        type = "params";
-                        UnitParams p = world->params();
-                        if (c.speed) p.speed = *c.speed;
-                        if (c.separation) p.separation = *c.separation;
-                        if (c.radius) p.radius = *c.radius;
-                        if (run(SetUnitParams{p}))
-                            post_broadcast(params_json(*world), false, false, &Impl::last_params);
-                    } else if constexpr (std::is_same_v<T, PauseCmd>) {
-                        type = "pause";
-                        run(SetPaused{c.paused});
-                        post_broadcast(paused_json(*world), false, false, &Impl::last_paused);
-                    } else if constexpr (std::is_same_v<T, StepCmd>) {
-                        type = "step";
-                        step_once = true;
-                    } else if constexpr (std::is_same_v<T, LoadMapCmd>) {
-                        type = "load_map";
-                        if (c.uploaded) {
-                            auto it = std::find_if(uploads.begin(), uploads.end(),
-                                                   [&](const auto& u) { return u.first == c.name; });
-                            if (it == uploads.end()) {
-                                r = Error{"load_map: no uploaded map '" + c.name.substr(0, 40) +
-                                          "' (the server keeps the last " + std::to_string(kKeptUploads) + ")"};
-                                return;
-                            }
-                            CostField cost = *it->second;
-                            const auto goal = central_goal(cost);
-                            const int count = std::min(static_cast<int>(world->agents().size()), max_units(cost));
-                            const auto t0 = Clock::now();
-                            r = world->load(c.name, std::move(cost), {*goal}, count);
-                            if (r) {
-                                log("loaded map " + c.name + load_note(t0, *world));
-                                after_load();
-                            }
-                            return;
-                        }
-                        auto m = make_builtin_map(c.name);
-                        if (!m) {
-                            r = m.error();
-                            return;
-                        }
-                        const int count =
-                            std::min(static_cast<int>(world->agents().size()), max_units(m->cost, m->spawn_area));
-                        const auto t0 = Clock::now();
-                        r = world->load(c.name, std::move(m->cost), std::move(m->goals), count, m->spawn_area);
-                        if (r) {
-                            log("loaded map " + c.name + load_note(t0, *world));
-                            after_load();
-                        }
-                    } else if constexpr (std::is_same_v<T, SelectCmd>) {
-                        type = "select";
-                        if (!viewer) return;
-                        viewer->selection = c.box ? world->select(*c.box) : std::vector<AgentId>{};
-                        post_to(in.session, encode_selection(*world, viewer->selection), true);
-                    } else if constexpr (std::is_same_v<T, OrderCmd>) {
-                        type = "order";
-                        auto out = apply_order(c, viewer);
-                        if (!out) {
-                            r = out.error();
-                            return;
-                        }
-                        post_to(in.session, ordered_json(*out), false);
-                        if (viewer && !c.cells) post_to(in.session, encode_selection(*world, viewer->selection), true);
-                    } else if constexpr (std::is_same_v<T, ViewCmd>) {
-                        type = "view";
-                        if (!viewer) return;
-                        if (c.group != 0 && !world->group(c.group)) {
-                            r = Error{"no group " + std::to_string(c.group)};
-                            return;
-                        }
-                        // A view message also asks for a whole fields frame (a page that could not
-                        // apply a patch sends one for the group it shows).
-                        viewer->view = c.group;
-                        viewer->sent = {~0ull, ~0ull, ~0ull, ~0ull};
-                        viewer->fields.reset();
-                    } else if constexpr (std::is_same_v<T, LineOfSightCmd>) {
-                        type = "line_of_sight";
-                        world->set_line_of_sight(c.on);
-                        post_broadcast(params_json(*world), false, false, &Impl::last_params);
-                    } else if constexpr (std::is_same_v<T, WallMarginCmd>) {
-                        type = "wall_margin";
-                        if (run(SetWallMargin{c.margin}))
-                            post_broadcast(params_json(*world), false, false, &Impl::last_params);
-                    } else if constexpr (std::is_same_v<T, CongestionCmd>) {
-                        type = "congestion";
-                        CongestionParams p = world->congestion();
-                        p.enabled = c.on;
-                        if (run(SetCongestion{p}))
-                            post_broadcast(params_json(*world), false, false, &Impl::last_params);
-                    } else if constexpr (std::is_same_v<T, ScenarioCmd>) {
-                        type = "scenario";
-                        const auto t0 = Clock::now();
-                        r = load_scenario(*world, c.name);
-                        if (r) log("loaded scenario " + c.name + load_note(t0, *world));
-                        after_load();  // also after a failure half-way: the map may have changed
-                    } else if constexpr (std::is_same_v<T, AstarCompareCmd>) {
-                        type = "astar_compare";
-                        const UnitGroupId g = c.group != 0 ? c.group : viewer ? shown_group(*viewer) : 0;
-                        auto answer = astar_compare_json(*world, g, c.samples);
-                        if (!answer) {
-                            r = answer.error();
-                            return;
-                        }
-                        post_to(in.session, std::move(*answer), false);
-                    } else if constexpr (std::is_same_v<T, InspectCmd>) {
-                        type = "inspect";
-                        post_to(in.session, inspect_json(*world, c.x, c.y), false);
-                    } else if constexpr (std::is_same_v<T, PingCmd>) {
-                        type = "ping";
-                    }
-                },
-                cmd);
-            if (!r) post_error(in.session, r.error().message, type);
-        }
-        batch.clear();
-        // The state GET /api/state falls back on while this thread is busy (kStateWaitMs).
-        if (Clock::now() - state_published >= kStatePublishPeriod) {
-            state_published = Clock::now();
-            publish_state(state_json(*world, tick_hz.load(), clients.load()));
-        }
+        st.step_once = false;
+        run_commands(take_inbox());
+        publish_state_if_due();
+        if (world->terrain_version() != terrain_before) show_edit_before_step();
+        if (auto r = world->tick(dt, st.step_once); !r) log("step failed: " + r.error().message);
+        after_tick();
+        send_frames(Clock::now());
+    }
+}
 
-        // An edit on a flat map: its repair (a few milliseconds on a worker) is waited for here, the
-        // sim thread lending a hand, so that the repaired field goes out before the step (25-40 ms
-        // at 100,000 units) rather than after it. Hierarchical plans catch up inside tick().
-        if (world->terrain_version() != terrain_before && !world->hierarchical() && clients.load() > 0) {
-            world->finish_builds_for(kEditWaitMs);
-            broadcast_terrain(false);
-            send_fields(Clock::now());
-        }
+// This tick's inbound: the commands left from the last tick first, then what came since. Debts
+// fall by what the time since the last tick earned.
+std::vector<Inbound>& Server::Impl::take_inbox() {
+    SimState& st = sim_state;
+    st.batch.clear();
+    st.batch.swap(st.deferred);
+    {
+        std::lock_guard lock(in_mutex);
+        for (Inbound& in : inbox) st.batch.push_back(std::move(in));
+        inbox.clear();
+    }
+    const double paid = kClientShareMsPerSecond * std::chrono::duration<double>(Clock::now() - st.debt_at).count();
+    st.debt_at = Clock::now();
+    for (auto it = st.debt.begin(); it != st.debt.end();) {
+        it->second -= paid;
+        it = it->second <= 0.0 ? st.debt.erase(it) : std::next(it);
+    }
+    return st.batch;
+}
 
-        if (auto r = world->tick(dt, step_once); !r) log("step failed: " + r.error().message);
-        if (world->terrain_version() != terrain_sent) broadcast_terrain(false);
-
-        // The roster changed (a respawn, units that left by an exit or were walled in with nowhere
-        // to go): each selection keeps the units still there, sent again against the new roster.
-        if (world->roster_version() != roster) {
-            roster = world->roster_version();
-            post_store(world_message(), &Impl::last_world);
-            for (auto& [id, v] : viewers) {
-                if (v.selection.empty()) continue;
-                std::erase_if(v.selection, [&](AgentId a) { return !world->crowd().valid(a); });
-                post_to(id, encode_selection(*world, v.selection), true);
-            }
+// Runs the batch in order; once this tick's commands took kTickCommandMs, the rest of the work
+// waits for the next tick (queries and connections are still answered). What a command takes is
+// charged to the tick and to its client.
+void Server::Impl::run_commands(std::vector<Inbound>& batch) {
+    double command_ms = 0.0;
+    for (Inbound& in : batch) {
+        const bool work = !std::holds_alternative<ApiQuery>(in.what) && !std::holds_alternative<SessionEvent>(in.what);
+        if (!work) {
+            handle(in);
+            continue;
         }
-        if (world->groups_version() != groups_sent) {
-            groups_sent = world->groups_version();
-            post_broadcast(groups_json(*world), false, false, &Impl::last_groups);
-            // A client connecting later starts from a world message with today's units and groups.
-            post_store(world_message(), &Impl::last_world);
+        if (command_ms >= kTickCommandMs) {
+            sim_state.deferred.push_back(std::move(in));  // next tick, before anything newer
+            continue;
         }
-
-        const auto now = Clock::now();
-        ++rate_ticks;
-        if (now - rate_start >= seconds(1)) {
-            tick_hz = rate_ticks / duration<double>(now - rate_start).count();
-            rate_ticks = 0;
-            rate_start = now;
-        }
-        const std::size_t n_clients = clients.load();
-        if (n_clients > 0 && now - last_agents >= agent_period - milliseconds(2)) {
-            last_agents = now;
-            // A paused world sends a frame only when it differs from the last one sent (an order,
-            // a spawn, a single step) or a client connected since: every page already holds the
-            // units, and each frame costs it a full compose (about 5 ms at 100,000 units).
-            auto frame = std::make_shared<const std::string>(encode_agents(*world));
-            // (agents_due holds until the first frame goes, so agents_sent is set when compared.)
-            if (agents_due || !world->paused() || *frame != *agents_sent) {
-                agents_due = false;
-                agents_sent = frame;
-                post_broadcast(std::move(frame), true, true);
-            }
-        }
-        send_fields(now);
-        // Hierarchical maps: the sector overlay of the group each client looks at. The portals when
-        // the graph changes (a load, a paint), the sectors with a field when the plan changes.
-        if (world->hierarchical() && now - last_sectors >= milliseconds(100)) {
-            last_sectors = now;
-            std::vector<std::pair<std::array<std::uint64_t, 3>, std::shared_ptr<const std::string>>> encoded;
-            auto send_once = [&](std::uint64_t session, const std::array<std::uint64_t, 3>& key, auto&& encode) {
-                auto it = std::find_if(encoded.begin(), encoded.end(), [&](const auto& e) { return e.first == key; });
-                if (it == encoded.end()) {
-                    encoded.emplace_back(key, std::make_shared<const std::string>(encode()));
-                    it = std::prev(encoded.end());
-                }
-                if (it->second->empty()) return;
-                auto data = it->second;
-                net::post(ioc, [this, session, data] { send_to(session, data, true); });
-            };
-            for (auto& [id, v] : viewers) {
-                const UnitGroupId g = shown_group(v);
-                const UnitGroup* info = world->group(g);
-                const int size = info ? info->size : 1;
-                const SectorGraph* graph = world->sector_graph(size);
-                const std::array<std::uint64_t, 3> skey{static_cast<std::uint64_t>(size),
-                                                        graph ? graph->version() : ~0ull, loads};
-                if (graph && skey != v.sectors_sent) {
-                    v.sectors_sent = skey;
-                    // Keys of the two frame kinds never collide: a sectors key's first word is a
-                    // size (1..3) with the top bit set here.
-                    std::array<std::uint64_t, 3> k = skey;
-                    k[0] |= 1ull << 63;
-                    send_once(id, k, [&] { return encode_sectors(*world, size); });
-                }
-                const std::array<std::uint64_t, 3> bkey{g, info ? info->field_serial : 0, loads};
-                if (info && bkey != v.built_sent) {
-                    v.built_sent = bkey;
-                    send_once(id, bkey, [&] { return encode_sector_fields(*world, g); });
-                }
-            }
-        }
-        if (now - last_stats >= milliseconds(250)) {
-            last_stats = now;
-            post_broadcast(stats_json(*world, tick_hz.load(), n_clients), false);
+        const auto t0 = Clock::now();
+        handle(in);
+        const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+        command_ms += ms;
+        if (in.session != 0) {
+            double& owed = sim_state.debt[in.session];
+            owed = std::min(owed + ms, kClientMaxDebtMs);
         }
     }
+}
+
+void Server::Impl::handle(Inbound& in) {
+    if (auto* q = std::get_if<ApiQuery>(&in.what)) return handle_query(*q);
+    if (auto* ev = std::get_if<SessionEvent>(&in.what)) return handle_session_event(in.session, *ev);
+    if (auto* ao = std::get_if<ApiOrder>(&in.what)) return handle_api_order(*ao);
+    if (auto* lp = std::get_if<LoadParsed>(&in.what)) return handle_upload(*lp);
+    handle_command(in);
+}
+
+void Server::Impl::handle_query(ApiQuery& q) {
+    if (q.tmap) {
+        auto text = format_tide_map(world->cost());
+        q.reply(text ? tmap_file_name(world->name()) + "\n" + *text : "!\n" + text.error().message);
+        return;
+    }
+    q.reply(q.agents ? agents_json(*world, q.limit) : state_json(*world, tick_hz.load(), clients.load()));
+}
+
+void Server::Impl::handle_session_event(std::uint64_t session, const SessionEvent& ev) {
+    SimState& st = sim_state;
+    if (!ev.connected) {
+        st.clients.erase(session);
+        return;
+    }
+    st.clients[session] = Client{};
+    st.agents_due = true;
+    // Sampled fields frames: the terrain at full resolution comes apart, streamed.
+    if (sampled() && st.sent_snapshot) {
+        post_terrain(session, st.sent_snapshot, 0, 0, st.sent_snapshot->width - 1, st.sent_snapshot->height - 1);
+    }
+}
+
+void Server::Impl::handle_api_order(ApiOrder& order) {
+    taken(0);
+    auto r = world->apply(order.order);
+    order.reply(r.ok(), r ? nlohmann::json{{"group", r->group}, {"units", r->units}}.dump()
+                          : nlohmann::json{{"error", r.error().message}}.dump(
+                                -1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+void Server::Impl::handle_upload(LoadParsed& upload) {
+    const auto goal = central_goal(*upload.cost);
+    const auto t0 = Clock::now();
+    keep_upload(upload.name, *upload.cost);
+    auto r = load(upload.name, std::move(*upload.cost), {*goal}, std::nullopt);
+    // The next upload waits kUploadPace x this load's time.
+    upload_ready_at = (Clock::now() + (Clock::now() - t0) * kUploadPace).time_since_epoch().count();
+    upload_busy = false;
+    if (!r) log("map " + upload.name + " refused: " + r.error().message);
+}
+
+// A client command: refused while its client is over budget, else applied; errors go back to the
+// client as an error reply naming the message type.
+void Server::Impl::handle_command(const Inbound& in) {
+    const Command& cmd = std::get<Command>(in.what);
+    if (in.session != 0) {
+        taken(in.session);
+        if (over_budget(in)) return;
+    }
+    Client* client = nullptr;
+    if (auto it = sim_state.clients.find(in.session); it != sim_state.clients.end()) client = &it->second;
+    const auto* world_command = std::get_if<WorldCommand>(&cmd);
+    Result<void> r = world_command ? apply_world_command(in.session, client, *world_command)
+                                   : apply_viewer_command(in.session, client, std::get<ViewerCommand>(cmd));
+    if (!r) post_error(in.session, r.error().message, in.type);
+}
+
+// A client that owes more than kClientBurstMs of simulation time: its commands are refused (not
+// queued) until it has paid it back, except the cheap ones of an interactive page (selecting,
+// viewing, painting, pausing, settings other than congestion, inspecting). True when refused.
+bool Server::Impl::over_budget(const Inbound& in) {
+    const Command& cmd = std::get<Command>(in.what);
+    bool cheap = false;
+    if (const auto* w = std::get_if<WorldCommand>(&cmd)) {
+        cheap = std::holds_alternative<Paint>(*w) || std::holds_alternative<SetPaused>(*w);
+    } else {
+        const auto& v = std::get<ViewerCommand>(cmd);
+        const auto* settings = std::get_if<ChangeSettings>(&v);
+        cheap = std::holds_alternative<SelectUnits>(v) || std::holds_alternative<ShowGroup>(v) ||
+                std::holds_alternative<InspectUnit>(v) || std::holds_alternative<Ping>(v) ||
+                (settings && !settings->congestion);
+    }
+    const auto owed = sim_state.debt.find(in.session);
+    if (cheap || owed == sim_state.debt.end() || owed->second <= kClientBurstMs) return false;
+    char text[200];
+    std::snprintf(text, sizeof text,
+                  "busy: your requests took %.0f ms of simulation time lately, more than the %.0f ms a "
+                  "client may be ahead (it earns %.0f ms a second); message dropped",
+                  owed->second, kClientBurstMs, kClientShareMsPerSecond);
+    post_error(in.session, text, in.type);
+    return true;
+}
+
+// A WorldCommand from a client, applied as it is; then what it changed goes out.
+Result<void> Server::Impl::apply_world_command(std::uint64_t session, Client*, const WorldCommand& command) {
+    if (const auto* order = std::get_if<Order>(&command)) return apply_order(session, *order);
+    const auto* spawn = std::get_if<Spawn>(&command);
+    if (spawn && spawn->add) {
+        const std::size_t units = world->agents().size();
+        if (units + static_cast<std::size_t>(spawn->count) > static_cast<std::size_t>(kMaxAgents)) {
+            return Error{"adding " + std::to_string(spawn->count) + " units to " + std::to_string(units) +
+                         " would pass the server's limit of " + std::to_string(kMaxAgents)};
+        }
+    }
+    auto out = world->apply(command);
+    if (std::holds_alternative<SetPaused>(command))
+        post_broadcast(paused_json(*world), false, false, &Impl::last_paused);
+    if (!out) return out.error();
+    if (spawn && !spawn->add) clear_selections();  // a new crowd, whose handles may equal old ones
+    if (const auto* tower = std::get_if<PlaceTower>(&command)) post_to(session, tower_placed_json(*tower), false);
+    if (std::holds_alternative<SetWallMargin>(command))
+        post_broadcast(params_json(*world), false, false, &Impl::last_params);
+    return {};
+}
+
+Result<void> Server::Impl::apply_order(std::uint64_t session, const Order& order) {
+    auto out = world->apply(order);
+    if (!out) return out.error();
+    post_to(session, ordered_json(*out), false);
+    return {};
+}
+
+Result<void> Server::Impl::apply_viewer_command(std::uint64_t session, Client* client, const ViewerCommand& command) {
+    return std::visit([&](const auto& c) { return on(session, client, c); }, command);
+}
+
+Result<void> Server::Impl::on(std::uint64_t session, Client* client, const SelectUnits& c) {
+    if (!client) return {};
+    client->view.select(*world, c.box);
+    post_to(session, encode_selection(*world, client->view.selection()), true);
+    return {};
+}
+
+Result<void> Server::Impl::on(std::uint64_t, Client* client, const ShowGroup& c) {
+    if (!client) return {};
+    if (auto r = client->view.show(*world, c.group); !r) return r;
+    // A view message also asks for a whole fields frame (a page that could not apply a patch sends
+    // one for the group it shows).
+    client->sent = {~0ull, ~0ull, ~0ull, ~0ull};
+    client->fields.reset();
+    return {};
+}
+
+Result<void> Server::Impl::on(std::uint64_t session, Client* client, const OrderSelected& c) {
+    if (!client) return Viewer{}.order(c.goals, c.flee).error();  // an HTTP client selects nothing
+    auto order = client->view.order(c.goals, c.flee);
+    if (!order) return order.error();
+    if (auto r = apply_order(session, *order); !r) return r;
+    post_to(session, encode_selection(*world, client->view.selection()), true);
+    return {};
+}
+
+Result<void> Server::Impl::on(std::uint64_t session, Client*, const SnapGoals& c) {
+    SetGoals goals = c.command;
+    const auto moves = snap_goals(world->cost(), goals.goals);
+    if (auto out = world->apply(std::move(goals)); !out) return out.error();
+    if (!moves.empty()) post_to(session, snapped_json(moves, "set_goals"), false);
+    return {};
+}
+
+Result<void> Server::Impl::on(std::uint64_t session, Client*, const CheckTower& c) {
+    const PlaceTower& t = c.tower;
+    auto check = world->check_tower(t.x0, t.y0, t.x1, t.y1);
+    if (!check) return check.error();
+    post_to(session, tower_json(t, *check), false);
+    return {};
+}
+
+Result<void> Server::Impl::on(std::uint64_t, Client*, const ChangeSettings& c) {
+    if (c.speed || c.separation || c.radius) {
+        UnitParams p = world->params();
+        if (c.speed) p.speed = *c.speed;
+        if (c.separation) p.separation = *c.separation;
+        if (c.radius) p.radius = *c.radius;
+        if (auto out = world->apply(SetUnitParams{p}); !out) return out.error();
+    }
+    if (c.line_of_sight) world->set_line_of_sight(*c.line_of_sight);
+    if (c.congestion) {
+        CongestionParams p = world->congestion();
+        p.enabled = *c.congestion;
+        if (auto out = world->apply(SetCongestion{p}); !out) return out.error();
+    }
+    post_broadcast(params_json(*world), false, false, &Impl::last_params);
+    return {};
+}
+
+Result<void> Server::Impl::on(std::uint64_t, Client*, const LoadMap& c) {
+    if (c.uploaded) {
+        auto it = std::find_if(uploads.begin(), uploads.end(), [&](const auto& u) { return u.first == c.name; });
+        if (it == uploads.end()) {
+            return Error{"load_map: no uploaded map '" + c.name.substr(0, 40) + "' (the server keeps the last " +
+                         std::to_string(kKeptUploads) + ")"};
+        }
+        CostField cost = *it->second;
+        const auto goal = central_goal(cost);
+        return load(c.name, std::move(cost), {*goal}, std::nullopt);
+    }
+    auto m = make_builtin_map(c.name);
+    if (!m) return m.error();
+    return load(c.name, std::move(m->cost), std::move(m->goals), m->spawn_area);
+}
+
+Result<void> Server::Impl::on(std::uint64_t, Client*, const StartScenario& c) {
+    const auto t0 = Clock::now();
+    auto r = load_scenario(*world, c.name);
+    if (r) log("loaded scenario " + c.name + load_note(t0, *world));
+    after_load();  // also after a failure half-way: the map may have changed
+    return r;
+}
+
+Result<void> Server::Impl::on(std::uint64_t session, Client* client, const CompareAstar& c) {
+    const UnitGroupId g = c.group != 0 ? c.group : client ? client->view.shown_group(*world) : 0;
+    AstarCompareParams params;
+    params.samples = c.samples;
+    params.paths_kept = kAstarPathsShown;
+    params.search_budget_ms = kCompareSearchMs;
+    auto answer = compare_astar(*world, g, params);
+    if (!answer) return Error{answer.error().code, "astar_compare: " + answer.error().message};
+    post_to(session, astar_json(*answer), false);
+    return {};
+}
+
+Result<void> Server::Impl::on(std::uint64_t session, Client*, const InspectUnit& c) {
+    post_to(session, inspected_json(inspect_unit(*world, c.at)), false);
+    return {};
+}
+
+Result<void> Server::Impl::on(std::uint64_t, Client*, const StepOnce&) {
+    sim_state.step_once = true;
+    return {};
+}
+
+Result<void> Server::Impl::on(std::uint64_t, Client*, const Ping&) {
+    return {};  // answered on the io thread
+}
+
+// Loads a map with as many units as there are (at most what it has room for), then tells everyone.
+Result<void> Server::Impl::load(const std::string& name, CostField cost, std::vector<Cell> goals,
+                                std::optional<CellRect> spawn_area) {
+    const int count = std::min(static_cast<int>(world->agents().size()), max_units(cost, spawn_area));
+    const auto t0 = Clock::now();
+    auto r = world->load(name, std::move(cost), std::move(goals), count, spawn_area);
+    if (!r) return r;
+    log("loaded map " + name + load_note(t0, *world));
+    after_load();
+    return {};
+}
+
+void Server::Impl::after_load() {
+    SimState& st = sim_state;
+    ++st.loads;
+    if (opt.congestion == ServerOptions::Congestion::automatic) {
+        CongestionParams p = world->congestion();
+        p.enabled = static_cast<std::int64_t>(world->cost().size()) <= kCongestionAutoCells;
+        if (p.enabled != world->congestion().enabled) (void)world->apply(SetCongestion{p});
+        post_broadcast(params_json(*world), false, false, &Impl::last_params);
+    }
+    post_world_state();
+    broadcast_terrain(true);
+    for (auto& [id, c] : st.clients) {
+        c.view.reset();
+        c.fields.reset();  // the next fields frame is a whole one
+        post_to(id, encode_selection(*world, c.view.selection()), true);
+    }
+    st.roster = world->roster_version();
+    st.last_fields = st.last_whole_fields = Clock::now() - std::chrono::seconds(1);
+    st.field_scales.clear();
+}
+
+void Server::Impl::clear_selections() {
+    for (auto& [id, c] : sim_state.clients) {
+        if (c.view.selection().empty()) continue;
+        c.view.clear_selection();
+        post_to(id, encode_selection(*world, c.view.selection()), true);
+    }
+}
+
+// The state GET /api/state falls back on while this thread is busy (kStateWaitMs).
+void Server::Impl::publish_state_if_due() {
+    if (Clock::now() - sim_state.state_published < kStatePublishPeriod) return;
+    sim_state.state_published = Clock::now();
+    publish_state(state_json(*world, tick_hz.load(), clients.load()));
+}
+
+// An edit on a flat map: its repair (a few milliseconds on a worker) is waited for here, this
+// thread lending a hand, so that the repaired field goes out before the step (25-40 ms at 100,000
+// units) rather than after it. Hierarchical plans catch up inside tick().
+void Server::Impl::show_edit_before_step() {
+    constexpr double kEditWaitMs = 20.0;  // longest wait for an edit's repairs before the step
+    if (world->hierarchical() || clients.load() == 0) return;
+    world->finish_builds_for(kEditWaitMs);
+    broadcast_terrain(false);
+    send_fields(Clock::now());
+}
+
+// What the tick changed: terrain, roster and groups go out.
+void Server::Impl::after_tick() {
+    SimState& st = sim_state;
+    if (world->terrain_version() != st.terrain_sent) broadcast_terrain(false);
+    // The roster changed (a respawn, units that left by an exit or were walled in with nowhere to
+    // go): each selection keeps the units still there, sent again against the new roster.
+    if (world->roster_version() != st.roster) {
+        st.roster = world->roster_version();
+        post_store(world_message(), &Impl::last_world);
+        for (auto& [id, c] : st.clients) {
+            if (c.view.selection().empty()) continue;
+            c.view.drop_departed(*world);
+            post_to(id, encode_selection(*world, c.view.selection()), true);
+        }
+    }
+    if (world->groups_version() != st.groups_sent) {
+        st.groups_sent = world->groups_version();
+        post_broadcast(groups_json(*world), false, false, &Impl::last_groups);
+        // A client connecting later starts from a world message with today's units and groups.
+        post_store(world_message(), &Impl::last_world);
+    }
+}
+
+void Server::Impl::send_frames(Clock::time_point now) {
+    SimState& st = sim_state;
+    ++st.rate_ticks;
+    if (now - st.rate_start >= std::chrono::seconds(1)) {
+        tick_hz = st.rate_ticks / std::chrono::duration<double>(now - st.rate_start).count();
+        st.rate_ticks = 0;
+        st.rate_start = now;
+    }
+    send_agents(now);
+    send_fields(now);
+    send_sectors(now);
+    if (now - st.last_stats >= std::chrono::milliseconds(250)) {
+        st.last_stats = now;
+        post_broadcast(stats_json(*world, tick_hz.load(), clients.load()), false);
+    }
+}
+
+// Agents frames at opt.agent_fps. A paused world sends a frame only when it differs from the last
+// one sent (an order, a spawn, a single step) or a client connected since: every page already
+// holds the units, and each frame costs it a full compose (about 5 ms at 100,000 units).
+void Server::Impl::send_agents(Clock::time_point now) {
+    SimState& st = sim_state;
+    const auto agent_period =
+        std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / opt.agent_fps));
+    if (clients.load() == 0 || now - st.last_agents < agent_period - std::chrono::milliseconds(2)) return;
+    st.last_agents = now;
+    auto frame = std::make_shared<const std::string>(encode_agents(*world));
+    // (agents_due holds until the first frame goes, so agents_sent is set when compared.)
+    if (st.agents_due || !world->paused() || *frame != *st.agents_sent) {
+        st.agents_due = false;
+        st.agents_sent = frame;
+        post_broadcast(std::move(frame), true, true);
+    }
+}
+
+// Fields frames and patches to the clients whose view is out of date, at most 20 per second;
+// called after each tick and, after an edit, before the step. A client whose page holds a frame of
+// the same group gets a patch (the rectangle of samples that changed: a paint on a big map is a
+// few KiB); whole frames go at most every field_period (a 1024x1024 frame is 4 MiB; bigger maps
+// are sampled down to that). Each client gets the field of the group it looks at, when that field
+// or the terrain changed; clients in the same state share one encoding.
+void Server::Impl::send_fields(Clock::time_point now) {
+    using std::chrono::milliseconds;
+    constexpr auto kHoldForField = milliseconds(150);
+    SimState& st = sim_state;
+    const int stride = field_stride(world->cost().width(), world->cost().height());
+    const double cells = static_cast<double>(world->cost().size()) / (static_cast<double>(stride) * stride);
+    const auto field_period = milliseconds(static_cast<int>(std::max(100.0, cells / 4096.0)));
+    if (world->terrain_version() != st.terrain_seen) {
+        st.terrain_seen = world->terrain_version();
+        st.terrain_changed_at = now;
+    }
+    if (now - st.last_fields < milliseconds(50)) return;
+    using Frame = std::shared_ptr<const std::string>;
+    std::vector<std::pair<std::array<std::uint64_t, 4>, Frame>> encoded;
+    std::vector<std::pair<std::pair<const std::string*, const std::string*>, Frame>> patches;
+    bool sent = false, sent_whole = false;
+    for (auto& [id, c] : st.clients) {
+        const UnitGroupId g = c.view.shown_group(*world);
+        const UnitGroup* info = world->group(g);
+        const std::uint64_t serial = info ? info->field_serial : 0;
+        const std::array<std::uint64_t, 4> key{g, serial, world->terrain_version(), st.loads};
+        if (key == c.sent) continue;
+        // A paint changes the terrain at once and the field a tick or two later (its repair runs on
+        // a worker). A frame of the new terrain with the old field would hold the next one back by
+        // 50 ms, so while only the terrain moved on and the group's field is catching up, the
+        // frame waits (at most kHoldForField).
+        if (c.sent[0] == g && c.sent[1] == serial && c.sent[3] == st.loads &&
+            now - st.terrain_changed_at < kHoldForField && !world->field_up_to_date(g)) {
+            continue;
+        }
+        auto it = std::find_if(encoded.begin(), encoded.end(), [&](const auto& e) { return e.first == key; });
+        if (it == encoded.end()) {
+            encoded.emplace_back(key, std::make_shared<const std::string>(
+                                          encode_fields(*world, g, ++st.fields_version, &st.field_scales[g])));
+            it = std::prev(encoded.end());
+        }
+        Frame data;
+        if (c.fields) {
+            const auto pair = std::make_pair(c.fields.get(), it->second.get());
+            auto p = std::find_if(patches.begin(), patches.end(), [&](const auto& e) { return e.first == pair; });
+            if (p == patches.end()) {
+                patches.emplace_back(pair,
+                                     std::make_shared<const std::string>(encode_fields_patch(*c.fields, *it->second)));
+                p = std::prev(patches.end());
+            }
+            if (!p->second->empty()) data = p->second;
+        }
+        if (!data) {  // a whole frame: at most every field_period
+            if (now - st.last_whole_fields < field_period) continue;
+            data = it->second;
+            sent_whole = true;
+        }
+        c.sent = key;
+        c.fields = it->second;
+        net::post(ioc, [this, session = id, data] { send_to(session, data, true); });
+        sent = true;
+    }
+    if (sent) st.last_fields = now;
+    if (sent_whole) st.last_whole_fields = now;
+}
+
+// Hierarchical maps, every 100 ms: the sector overlay of the group each client looks at. The
+// portals when the graph changes (a load, a paint), the sectors with a field when the plan changes.
+void Server::Impl::send_sectors(Clock::time_point now) {
+    SimState& st = sim_state;
+    if (!world->hierarchical() || now - st.last_sectors < std::chrono::milliseconds(100)) return;
+    st.last_sectors = now;
+    std::vector<std::pair<std::array<std::uint64_t, 3>, std::shared_ptr<const std::string>>> encoded;
+    auto send_once = [&](std::uint64_t session, const std::array<std::uint64_t, 3>& key, auto&& encode) {
+        auto it = std::find_if(encoded.begin(), encoded.end(), [&](const auto& e) { return e.first == key; });
+        if (it == encoded.end()) {
+            encoded.emplace_back(key, std::make_shared<const std::string>(encode()));
+            it = std::prev(encoded.end());
+        }
+        if (it->second->empty()) return;
+        auto data = it->second;
+        net::post(ioc, [this, session, data] { send_to(session, data, true); });
+    };
+    for (auto& [id, c] : st.clients) {
+        const UnitGroupId g = c.view.shown_group(*world);
+        const UnitGroup* info = world->group(g);
+        const int size = info ? info->size : 1;
+        const SectorGraph* graph = world->sector_graph(size);
+        const std::array<std::uint64_t, 3> skey{static_cast<std::uint64_t>(size), graph ? graph->version() : ~0ull,
+                                                st.loads};
+        if (graph && skey != c.sectors_sent) {
+            c.sectors_sent = skey;
+            // Keys of the two frame kinds never collide: a sectors key's first word is a size
+            // (1..3) with the top bit set here.
+            std::array<std::uint64_t, 3> k = skey;
+            k[0] |= 1ull << 63;
+            send_once(id, k, [&] { return encode_sectors(*world, size); });
+        }
+        const std::array<std::uint64_t, 3> bkey{g, info ? info->field_serial : 0, st.loads};
+        if (info && bkey != c.built_sent) {
+            c.built_sent = bkey;
+            send_once(id, bkey, [&] { return encode_sector_fields(*world, g); });
+        }
+    }
+}
+
+// Terrain frames for maps whose fields frames are sampled (see SimState::sent_snapshot): the whole
+// map, or the bounding box of the cells that differ from the terrain last sent.
+void Server::Impl::broadcast_terrain(bool whole) {
+    SimState& st = sim_state;
+    st.terrain_sent = world->terrain_version();
+    const CostField& cost = world->cost();
+    if (!sampled()) {
+        if (st.sent_snapshot) post_terrain(0, nullptr, 0, 0, -1, -1);
+        st.sent_snapshot.reset();
+        return;
+    }
+    const auto cells = cost.cells();
+    const int w = cost.width(), h = cost.height();
+    int x0 = 0, y0 = 0, x1 = w - 1, y1 = h - 1;
+    if (!whole && st.sent_snapshot && st.sent_snapshot->cells.size() == cells.size()) {
+        const std::vector<Cost>& sent_terrain = st.sent_snapshot->cells;
+        x0 = w, y0 = h, x1 = -1, y1 = -1;
+        for (int y = 0; y < h; ++y) {
+            const std::size_t row = static_cast<std::size_t>(y) * w;
+            if (std::memcmp(sent_terrain.data() + row, cells.data() + row, static_cast<std::size_t>(w)) == 0) continue;
+            y0 = std::min(y0, y);
+            y1 = y;
+            for (int x = 0; x < w; ++x) {
+                if (sent_terrain[row + x] == cells[row + x]) continue;
+                x0 = std::min(x0, x);
+                x1 = std::max(x1, x);
+            }
+        }
+        if (x1 < x0) return;
+    }
+    auto snapshot = std::make_shared<TerrainSnapshot>();
+    snapshot->width = w;
+    snapshot->height = h;
+    snapshot->cells.assign(cells.begin(), cells.end());
+    st.sent_snapshot = std::move(snapshot);
+    post_terrain(0, st.sent_snapshot, x0, y0, x1, y1);
 }
 
 // =================================================================================================
@@ -1507,7 +1572,7 @@ Result<void> Server::start() {
     if (s.opt.sector_size < 16 || s.opt.sector_size > 256) {
         return Error{"sector size " + std::to_string(s.opt.sector_size) + " is outside 16..256"};
     }
-    s.jobs = std::make_unique<cli::TbbJobSystem>(s.opt.threads);
+    s.jobs = std::make_unique<TbbJobSystem>(s.opt.threads);
     WorldConfig config;
     config.hierarchy_cells = s.opt.hierarchy_cells;
     config.sectors.sector_size = s.opt.sector_size;
