@@ -357,6 +357,10 @@ private:
     Result<CommandOutcome> set_goals(const SetGoals& c);
     Result<void> paint(const Paint& c);
     Result<void> spawn(const Spawn& c);
+    Result<void> check_spawn(const Spawn& c) const;
+    Result<std::vector<std::uint32_t>> spawn_cells(const Spawn& c) const;
+    Result<Group*> spawn_group(const Spawn& c);
+    void place_units(const Spawn& c, const std::vector<std::uint32_t>& free_cells, Group& target);
     Result<void> set_unit_params(const UnitParams& p);
     Group* find(UnitGroupId id);
     const Group* find(UnitGroupId id) const;

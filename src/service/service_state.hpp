@@ -183,6 +183,21 @@ struct Worker {
     std::pmr::vector<Cell> changed;
 };
 
+// One build in the hands of a worker, from its phase under the lock to the one outside and back.
+struct BuildJob {
+    Build* build = nullptr;
+    Worker* worker = nullptr;
+    std::shared_ptr<const CostField> map;      // the class's costs it reads
+    int reach = 0;                             // the wall margin's radius (0: none)
+    std::shared_ptr<const FlowField> base;     // a repair's base field
+    std::shared_ptr<FieldRepairState> state;   // a repair's base state; then the new field's
+    bool base_alone = false;                   // nobody else holds the base: repair it in place
+    std::shared_ptr<const FlowField> field;    // the result
+    bool repaired = false, fell_back = false;  // repaired; a repair that rebuilt instead
+    double build_ms = 0.0;
+    Clock::time_point done;
+};
+
 // Cells changed by the edit that made terrain version `version`.
 struct LoggedEdit {
     std::uint64_t version = 0;
@@ -203,6 +218,7 @@ struct FieldService::State {
     using Slot = svc::Slot;
     using Worker = svc::Worker;
     using LoggedEdit = svc::LoggedEdit;
+    using BuildJob = svc::BuildJob;
     State(CostField terrain_in, JobSystem& jobs_in, FieldServiceConfig config_in, std::pmr::memory_resource* memory)
         : jobs(jobs_in),
           config(std::move(config_in)),
@@ -396,6 +412,11 @@ struct FieldService::State {
     void drain();
     void job();
     bool run_one(std::unique_lock<std::mutex>& lock);
+    bool take_build(BuildJob& job);
+    void make_field(BuildJob& job);
+    std::shared_ptr<FieldRepairState> build_whole(const Build& b, Worker& w, const CostField& plan,
+                                                  const FieldParams& params, FlowField& field);
+    void hand_out(BuildJob& job);
     // Nothing queued, running or waiting to be announced (under the mutex).
     bool idle() const { return builds.empty() && !draining && notify.empty(); }
     void unref() {

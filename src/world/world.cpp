@@ -692,7 +692,23 @@ int World::unit_size(AgentId id) const noexcept {
     return unit_size_[id.index];
 }
 
+// Spawn, in phases: the request's checks, the cells open to the units, the group they join (or,
+// without `add`, the one group left), then the units themselves.
 Result<void> World::spawn(const Spawn& c) {
+    if (auto r = check_spawn(c); !r) return r;
+    auto free_cells = spawn_cells(c);
+    if (!free_cells) return free_cells.error();
+    auto target = spawn_group(c);
+    if (!target) return target.error();
+    place_units(c, *free_cells, **target);
+    ++roster_version_;
+    stats_.crowd.agents = agents_.size();
+    stats_.route_ms = route_units(*target);  // plans: the new units' sectors and routes, before the first step
+    refresh_plan_stats();
+    return {};
+}
+
+Result<void> World::check_spawn(const Spawn& c) const {
     if (c.count < 0 || c.count > kMaxWorldUnits) {
         return Error{"unit count " + std::to_string(c.count) + " is outside 0.." + std::to_string(kMaxWorldUnits)};
     }
@@ -704,6 +720,12 @@ Result<void> World::spawn(const Spawn& c) {
                                                std::to_string(agents_.size()) + " would pass the limit of " +
                                                std::to_string(kMaxWorldUnits)};
     }
+    return {};
+}
+
+// The cells (y * width + x) a unit of the spawn's size can stand on in its area (its block below
+// and right of the cell is open); errors when they cannot hold the units at once.
+Result<std::vector<std::uint32_t>> World::spawn_cells(const Spawn& c) const {
     int x0 = 0, y0 = 0, x1 = terrain_->width() - 1, y1 = terrain_->height() - 1;
     if (c.in_area) {
         if (c.x0 > c.x1 || c.y0 > c.y1 || c.x1 < 0 || c.y1 < 0 || c.x0 >= terrain_->width() ||
@@ -756,7 +778,13 @@ Result<void> World::spawn(const Spawn& c) {
                                                    std::to_string(kMaxUnitsPerFreeCell) + " per free cell)"};
         }
     }
+    return free_cells;
+}
 
+// The group the spawned units join: without `add`, the largest group is kept (planned for the
+// units' size) and everything else goes; with it, a group of their size with those goals, or a
+// new one. Its field is published before this returns.
+Result<World::Group*> World::spawn_group(const Spawn& c) {
     Group* keep = nullptr;  // the largest group: its goals are the new units' goals
     for (auto& g : groups_) {
         if (g->dropped) continue;
@@ -770,7 +798,7 @@ Result<void> World::spawn(const Spawn& c) {
     if (!c.add) {
         // Everyone goes; the largest group stays (for the new units' size) and the others go.
         if (keep->size != c.size || keep->goals != sized) {
-            if (auto r = service_->retarget(keep->ticket, sized, options); !r) return r;
+            if (auto r = service_->retarget(keep->ticket, sized, options); !r) return r.error();
             keep->applied = {};
             keep->size = c.size;
             keep->goals = sized;
@@ -814,6 +842,12 @@ Result<void> World::spawn(const Spawn& c) {
         if (target->crowd_group == kNoCrowdGroup) return Error{"the field of the spawned units could not be built"};
         target->dropped = false;
     }
+    return target;
+}
+
+// Adds the units at random open cells (the world's seeded generator) to `target`.
+void World::place_units(const Spawn& c, const std::vector<std::uint32_t>& free_cells, Group& target) {
+    const int w = terrain_->width();
     agents_.reserve(agents_.size() + static_cast<std::size_t>(c.count));
     // The centre of the unit's block, moved at most so far that the disc stays inside the block's
     // middle cell reach (a new unit never starts in a wall's reach).
@@ -828,22 +862,17 @@ Result<void> World::spawn(const Spawn& c) {
         const float fx = (static_cast<float>(rng_.uniform()) - 0.5f) * (1.0f - 2.0f * m);
         const float fy = (static_cast<float>(rng_.uniform()) - 0.5f) * (1.0f - 2.0f * m);
         const Vec2 p{static_cast<float>(cell % w) + half + fx, static_cast<float>(cell / w) + half + fy};
-        auto id = crowd_->add_agent(p, target->crowd_group, unit);
+        auto id = crowd_->add_agent(p, target.crowd_group, unit);
         if (!id) continue;
         agents_.push_back(*id);
         if (unit_group_.size() <= id->index) {
             unit_group_.resize(id->index + 1, 0);
             unit_size_.resize(id->index + 1, 1);
         }
-        unit_group_[id->index] = target->id;
+        unit_group_[id->index] = target.id;
         unit_size_[id->index] = static_cast<std::uint8_t>(c.size);
-        ++target->members;
+        ++target.members;
     }
-    ++roster_version_;
-    stats_.crowd.agents = agents_.size();
-    stats_.route_ms = route_units(target);  // plans: the new units' sectors and routes, before the first step
-    refresh_plan_stats();
-    return {};
 }
 
 void World::set_line_of_sight(bool on) {
