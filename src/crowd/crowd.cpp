@@ -912,6 +912,41 @@ void wake_up(std::uint8_t* wake, std::uint32_t k) {
     std::atomic_ref<std::uint8_t>(wake[k]).store(1, std::memory_order_relaxed);
 }
 
+// The entries in [from, stop) other than k whose centres are nearer to (x, y) than (r + their
+// radius) x factor, into hits in entry order; returns how many. Without branches: most candidates
+// fail the test, which a branch would mispredict.
+inline std::uint32_t in_range(const StepView& v, std::uint32_t k, float x, float y, float r, float factor,
+                              std::uint32_t from, std::uint32_t stop, std::uint32_t* hits) {
+    std::uint32_t n_hits = 0;
+    for (std::uint32_t k2 = from; k2 < stop; ++k2) {
+        const float dx = x - v.px[k2], dy = y - v.py[k2];
+        const float range = (r + v.radius[k2]) * factor;
+        hits[n_hits] = k2;
+        n_hits += (dx * dx + dy * dy < range * range) & (k2 != k);
+    }
+    return n_hits;
+}
+
+// Keeps the kMaxContacts nearest contact candidates: adds entry k2 at distance d to the n kept
+// (contacts, with their distances in contact_d), replacing the farthest once they are full (the
+// first of equals). Returns the new count.
+inline std::uint32_t keep_nearest(std::uint32_t* contacts, float* contact_d, std::uint32_t n, std::uint32_t k2,
+                                  float d) {
+    if (n < kMaxContacts) {
+        contacts[n] = k2;
+        contact_d[n] = d;
+        return n + 1;
+    }
+    std::uint32_t far = 0;
+    for (std::uint32_t c = 1; c < kMaxContacts; ++c)
+        if (contact_d[c] > contact_d[far]) far = c;
+    if (d < contact_d[far]) {
+        contacts[far] = k2;
+        contact_d[far] = d;
+    }
+    return n;
+}
+
 // Neighbours: sums over the agents within the interaction range, in sorted order. A run of
 // candidates is filtered without branches (most fail the range test, which a branch would
 // mispredict), then the hits are summed in run order. The sums live in locals, not in the result
@@ -956,13 +991,7 @@ Neighbourhood gather_neighbours(const StepView& v, const detail::SpatialHash& ha
         std::uint32_t hits[kBlock];
         while (from < to) {
             const std::uint32_t stop = std::min(to, from + kBlock);
-            std::uint32_t n_hits = 0;
-            for (std::uint32_t k2 = from; k2 < stop; ++k2) {
-                const float dx = x - v.px[k2], dy = y - v.py[k2];
-                const float range = (r + v.radius[k2]) * factor;
-                hits[n_hits] = k2;
-                n_hits += (dx * dx + dy * dy < range * range) & (k2 != k);
-            }
+            const std::uint32_t n_hits = in_range(v, k, x, y, r, factor, from, stop, hits);
             from = stop;
             for (std::uint32_t h = 0; h < n_hits; ++h) {
                 const std::uint32_t k2 = hits[h];
@@ -1025,20 +1054,7 @@ Neighbourhood gather_neighbours(const StepView& v, const detail::SpatialHash& ha
                 }
                 // A contact candidate (among the agents within the interaction range, 1.5 (ri + rj)
                 // by default): keep the nearest kMaxContacts.
-                if (d < rr * kContactReach) {
-                    if (n_contacts < kMaxContacts) {
-                        contacts[n_contacts] = k2;
-                        contact_d[n_contacts++] = d;
-                    } else {
-                        std::uint32_t far = 0;
-                        for (std::uint32_t c = 1; c < kMaxContacts; ++c)
-                            if (contact_d[c] > contact_d[far]) far = c;
-                        if (d < contact_d[far]) {
-                            contacts[far] = k2;
-                            contact_d[far] = d;
-                        }
-                    }
-                }
+                if (d < rr * kContactReach) n_contacts = keep_nearest(contacts, contact_d, n_contacts, k2, d);
                 const bool ahead = d < range && -(dx * hxi + dy * hyi) > kAheadCos * 127.0f * d;
                 blocked |= ahead;
                 blocked_others |= ahead && v.group[k2] != group;
