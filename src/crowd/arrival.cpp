@@ -357,15 +357,57 @@ void ArrivalRegions::grow(const CostField& terrain, const RegionField& f, std::u
     }
 }
 
-// The anchor and the fill field of a region. Depth of each region cell: steps inside the region
-// from the nearest way in (where the group's moving units' paths enter it). The anchor, where the
-// pack is centred, is the cell nearest the goal whose depth is at least the pack's radius (plus
-// kAnchorSlack), so that a round pack round it leaves the ways in free; without such a cell, the
-// deepest one. The previous anchor stays while the group follows the same field: once some of its
-// units have arrived, whatever the region does (a pack once started does not move); before, while
-// it is still in the region and at least half that deep. The fill field: least cost from every cell of
-// the box to the anchor (8 moves, no corner cutting, a move costs its length x the terrain cost of
-// the cell entered), over the cells the group's field reaches.
+namespace {
+
+constexpr float kFar = std::numeric_limits<float>::infinity();  // no value yet (fill scratch)
+
+// A region's fill box (Region::fx0, fy0, fw, fh): the fill scratch and fields are indexed over it.
+struct FillBox {
+    int x0, y0, w, h;
+    std::size_t local(int x, int y) const { return static_cast<std::size_t>(y - y0) * w + (x - x0); }
+    bool in_box(int x, int y) const { return x >= x0 && y >= y0 && x < x0 + w && y < y0 + h; }
+};
+
+std::uint32_t cell_of(int W, int x, int y) {
+    return static_cast<std::uint32_t>(y) * static_cast<std::uint32_t>(W) + static_cast<std::uint32_t>(x);
+}
+
+// A Dijkstra from `open` over the box: a move costs its length x (terrain cost of the cell
+// entered + `extra` of that cell), over the cells the group's field reaches; fills value and
+// fill (the move codes).
+void spread_fill(const CostField& terrain, const RegionField& f, const FillBox& box, MinHeap& open,
+                 const std::vector<float>* extra, std::vector<float>& value, std::vector<std::uint8_t>& fill) {
+    const int W = terrain.width();
+    auto passable = [&](int x, int y) {
+        return box.in_box(x, y) && terrain.passable(x, y) && f.value(W, x, y) < kUnreachable;
+    };
+    while (!open.empty()) {
+        const auto [v, i] = open.top();
+        open.pop();
+        if (v > value[i]) continue;  // an older offer
+        const int x = box.x0 + static_cast<int>(i % static_cast<std::uint32_t>(box.w));
+        const int y = box.y0 + static_cast<int>(i / static_cast<std::uint32_t>(box.w));
+        const float price = static_cast<float>(terrain.at(x, y)) + (extra != nullptr ? (*extra)[i] : 0.0f);
+        for (int d = 0; d < kDirectionCount; ++d) {
+            // The neighbour in direction d moves back into (x, y): direction (d + 4) % 8.
+            const int nx = x + kDirectionDx[d], ny = y + kDirectionDy[d];
+            if (!passable(nx, ny)) continue;
+            if ((d & 1) != 0 && (!passable(nx, y) || !passable(x, ny))) continue;  // no corner cutting
+            const float offer = v + ((d & 1) != 0 ? kUnitDiagonal : 1.0f) * price;
+            const std::size_t j = box.local(nx, ny);
+            if (!(offer < value[j])) continue;
+            value[j] = offer;
+            fill[j] = static_cast<std::uint8_t>((d + 4) % kDirectionCount);
+            open.push({offer, static_cast<std::uint32_t>(j)});
+        }
+    }
+}
+
+}  // namespace
+
+// The anchor and the fill field of a region, in phases: the fill box, the depth of the region's
+// cells, the anchor, the cost to it and the order the pack takes cells in, then the fill field
+// from the next places.
 void ArrivalRegions::fill(const CostField& terrain, const RegionField& f, std::uint32_t group, float area, bool started,
                           bool one_way_in, std::span<const RegionAgent> agents, Region& r) {
     const int W = terrain.width(), H = terrain.height();
@@ -374,60 +416,80 @@ void ArrivalRegions::fill(const CostField& terrain, const RegionField& f, std::u
     r.fy0 = std::max(0, std::min(r.y0, own.y0) - kFillMargin);
     r.fw = std::min(W, std::max(r.x0 + r.w, own.x0 + own.w) + kFillMargin) - r.fx0;
     r.fh = std::min(H, std::max(r.y0 + r.h, own.y0 + own.h) + kFillMargin) - r.fy0;
-    const int fw = r.fw, fh = r.fh;
-    const std::size_t n = static_cast<std::size_t>(fw) * fh;
-    auto local = [&](int x, int y) { return static_cast<std::size_t>(y - r.fy0) * fw + (x - r.fx0); };
-    auto in_box = [&](int x, int y) { return x >= r.fx0 && y >= r.fy0 && x < r.fx0 + fw && y < r.fy0 + fh; };
-    auto cell_of = [W](int x, int y) {
-        return static_cast<std::uint32_t>(y) * static_cast<std::uint32_t>(W) + static_cast<std::uint32_t>(x);
-    };
-    // Depth: distance inside the region from its ways in (none: every cell counts as deep).
-    constexpr float kFar = std::numeric_limits<float>::infinity();
-    depth_.assign(n, kFar);
+    fill_depth(W, group, r);
+    // The anchor. A pack smaller than kSmallPack cells across plugs no passage, and ways in all
+    // round need no keeping free: the pack gathers at the goal, as without ways in.
+    const float pack = std::sqrt(area / kPackDensity / std::numbers::pi_v<float>);
+    const float deep_enough = pack + kAnchorSlack;
+    if (2.0f * pack < kSmallPack || !one_way_in) std::fill(depth_.begin(), depth_.end(), kFar);
+    r.anchor = fill_anchor(f, W, group, started, deep_enough, r);
+    // Units are led round the pack once there is one, or to an anchor away from the goal; before,
+    // they steer as they would without a region (line of sight to the goal).
+    r.guide = started || f.move(W, static_cast<int>(r.anchor % static_cast<std::uint32_t>(W)),
+                                static_cast<int>(r.anchor / static_cast<std::uint32_t>(W))) !=
+                             static_cast<std::uint8_t>(Direction::goal);
+    fill_keys(terrain, f, deep_enough, r);
+    fill_from_next_places(terrain, f, group, agents, r);
+}
+
+// Depth of each region cell (depth_, over the fill box): distance inside the region (own_) from
+// the nearest way in, where the group's moving units' paths enter it (none: every cell counts as
+// deep). A Dijkstra over 8 moves, diagonals sqrt 2, no corner cutting.
+void ArrivalRegions::fill_depth(int W, std::uint32_t group, const Region& r) {
+    const Region& own = own_;
+    const FillBox box{r.fx0, r.fy0, r.fw, r.fh};
+    depth_.assign(static_cast<std::size_t>(r.fw) * r.fh, kFar);
     queue_.clear();
     const std::uint32_t tag = group + 1;
     for (int y = own.y0; y < own.y0 + own.h; ++y) {
         for (int x = own.x0; x < own.x0 + own.w; ++x) {
             if (!contains(own, x, y)) continue;
-            const PathCell* p = paths_.find(cell_of(x, y));
+            const PathCell* p = paths_.find(cell_of(W, x, y));
             if (p != nullptr && p->entered == tag) {
-                depth_[local(x, y)] = 0.0f;
-                queue_.push_back(static_cast<std::uint32_t>(local(x, y)));
+                depth_[box.local(x, y)] = 0.0f;
+                queue_.push_back(static_cast<std::uint32_t>(box.local(x, y)));
             }
         }
     }
-    // (A Dijkstra over 8 moves, diagonals sqrt 2, no corner cutting: depth is a distance.)
     MinHeap deep;
     for (const std::uint32_t i : queue_) deep.push({0.0f, i});
     while (!deep.empty()) {
         const auto [d0, i] = deep.top();
         deep.pop();
         if (d0 > depth_[i]) continue;
-        const int x = r.fx0 + static_cast<int>(i % static_cast<std::uint32_t>(fw));
-        const int y = r.fy0 + static_cast<int>(i / static_cast<std::uint32_t>(fw));
+        const int x = r.fx0 + static_cast<int>(i % static_cast<std::uint32_t>(r.fw));
+        const int y = r.fy0 + static_cast<int>(i / static_cast<std::uint32_t>(r.fw));
         for (int m = 0; m < kDirectionCount; ++m) {
             const int nx = x + kDirectionDx[m], ny = y + kDirectionDy[m];
             if (!contains(own, nx, ny)) continue;
             if ((m & 1) != 0 && (!contains(own, nx, y) || !contains(own, x, ny))) continue;
             const float d = d0 + ((m & 1) != 0 ? kUnitDiagonal : 1.0f);
-            const std::size_t j = local(nx, ny);
+            const std::size_t j = box.local(nx, ny);
             if (!(d < depth_[j])) continue;
             depth_[j] = d;
             deep.push({d, static_cast<std::uint32_t>(j)});
         }
     }
-    // The anchor. A pack smaller than kSmallPack cells across plugs no passage, and ways in all
-    // round need no keeping free: the pack gathers at the goal, as without ways in.
-    const float pack = std::sqrt(area / kPackDensity / std::numbers::pi_v<float>);
-    const float deep_enough = pack + kAnchorSlack;
-    if (2.0f * pack < kSmallPack || !one_way_in) std::fill(depth_.begin(), depth_.end(), kFar);
+}
+
+// The anchor, where the pack is centred: the cell nearest the goal whose depth is at least
+// deep_enough (the pack's radius plus kAnchorSlack), so that a round pack round it leaves the ways
+// in free; without such a cell, the deepest one. The previous anchor stays while the group follows
+// the same field: once some of its units have arrived (`started`), whatever the region does (a
+// pack once started does not move); before, while it is still in the region and at least half
+// that deep. Returns its cell (kept in anchors_).
+std::uint32_t ArrivalRegions::fill_anchor(const RegionField& f, int W, std::uint32_t group, bool started,
+                                          float deep_enough, const Region& r) {
+    const Region& own = own_;
+    const FillBox box{r.fx0, r.fy0, r.fw, r.fh};
     Anchor& a = anchors_[group];
     const bool same_field = a.field == f.id();
     bool keep = same_field && a.cell != kNoAnchor;
     if (keep) {
         const int ax = static_cast<int>(a.cell % static_cast<std::uint32_t>(W)),
                   ay = static_cast<int>(a.cell / static_cast<std::uint32_t>(W));
-        keep = in_box(ax, ay) && (started || (contains(own, ax, ay) && depth_[local(ax, ay)] >= 0.5f * deep_enough));
+        keep = box.in_box(ax, ay) &&
+               (started || (contains(own, ax, ay) && depth_[box.local(ax, ay)] >= 0.5f * deep_enough));
     }
     if (!keep) {
         std::uint32_t best = kNoAnchor, deepest = kNoAnchor;
@@ -435,75 +497,51 @@ void ArrivalRegions::fill(const CostField& terrain, const RegionField& f, std::u
         for (int y = own.y0; y < own.y0 + own.h; ++y) {
             for (int x = own.x0; x < own.x0 + own.w; ++x) {
                 if (!contains(own, x, y)) continue;
-                const float d = depth_[local(x, y)], v = f.value(W, x, y);
+                const float d = depth_[box.local(x, y)], v = f.value(W, x, y);
                 if (d >= deep_enough && v < best_value) {
                     best_value = v;
-                    best = cell_of(x, y);
+                    best = cell_of(W, x, y);
                 }
                 if (d > deepest_depth || (d == deepest_depth && v < deepest_value)) {
                     deepest_depth = d;
                     deepest_value = v;
-                    deepest = cell_of(x, y);
+                    deepest = cell_of(W, x, y);
                 }
             }
         }
         a.cell = best != kNoAnchor ? best : deepest;
         a.field = f.id();
     }
-    r.anchor = a.cell;
-    // Units are led round the pack once there is one, or to an anchor away from the goal; before,
-    // they steer as they would without a region (line of sight to the goal).
-    r.guide = started || f.move(W, static_cast<int>(a.cell % static_cast<std::uint32_t>(W)),
-                                static_cast<int>(a.cell / static_cast<std::uint32_t>(W))) !=
-                             static_cast<std::uint8_t>(Direction::goal);
-    // The cost to the anchor from every cell of the box, and the order the pack fills the region
-    // in: that cost less kDepthWeight x depth, so the cells near a way in come last (on open
-    // ground, where the ways in are all round, that is the order of the cost to the anchor: the
-    // pack grows round). pack_key() reads it per area.
-    const int ax = static_cast<int>(a.cell % static_cast<std::uint32_t>(W)),
-              ay = static_cast<int>(a.cell / static_cast<std::uint32_t>(W));
-    auto passable = [&](int x, int y) {
-        return in_box(x, y) && terrain.passable(x, y) && f.value(W, x, y) < kUnreachable;
-    };
-    // A Dijkstra from `open` over the box: a move costs its length x (terrain cost of the cell
-    // entered + `extra` of that cell); fills value_ and r.fill.
-    auto spread = [&](MinHeap& open, const std::vector<float>* extra) {
-        while (!open.empty()) {
-            const auto [v, i] = open.top();
-            open.pop();
-            if (v > value_[i]) continue;  // an older offer
-            const int x = r.fx0 + static_cast<int>(i % static_cast<std::uint32_t>(fw));
-            const int y = r.fy0 + static_cast<int>(i / static_cast<std::uint32_t>(fw));
-            const float price = static_cast<float>(terrain.at(x, y)) + (extra != nullptr ? (*extra)[i] : 0.0f);
-            for (int d = 0; d < kDirectionCount; ++d) {
-                // The neighbour in direction d moves back into (x, y): direction (d + 4) % 8.
-                const int nx = x + kDirectionDx[d], ny = y + kDirectionDy[d];
-                if (!passable(nx, ny)) continue;
-                if ((d & 1) != 0 && (!passable(nx, y) || !passable(x, ny))) continue;  // no corner cutting
-                const float offer = v + ((d & 1) != 0 ? kUnitDiagonal : 1.0f) * price;
-                const std::size_t j = local(nx, ny);
-                if (!(offer < value_[j])) continue;
-                value_[j] = offer;
-                r.fill[j] = static_cast<std::uint8_t>((d + 4) % kDirectionCount);
-                open.push({offer, static_cast<std::uint32_t>(j)});
-            }
-        }
-    };
+    return a.cell;
+}
+
+// The cost to the anchor from every cell of the box (value_, r.toward: 8 moves, no corner cutting,
+// a move costs its length x the terrain cost of the cell entered, over the cells the group's field
+// reaches), and the order the pack fills the region in (r.fill_key, r.by_key): that cost less
+// kDepthWeight x depth, so the cells near a way in come last (on open ground, where the ways in are
+// all round, that is the order of the cost to the anchor: the pack grows round). pack_key() reads
+// it per area.
+void ArrivalRegions::fill_keys(const CostField& terrain, const RegionField& f, float deep_enough, Region& r) {
+    const int W = terrain.width();
+    const FillBox box{r.fx0, r.fy0, r.fw, r.fh};
+    const std::size_t n = static_cast<std::size_t>(r.fw) * r.fh;
+    const int ax = static_cast<int>(r.anchor % static_cast<std::uint32_t>(W)),
+              ay = static_cast<int>(r.anchor / static_cast<std::uint32_t>(W));
     value_.assign(n, kFar);
     r.fill.assign(n, static_cast<std::uint8_t>(Direction::unreachable));
     {
         MinHeap open;
-        value_[local(ax, ay)] = 0.0f;
-        open.push({0.0f, static_cast<std::uint32_t>(local(ax, ay))});
-        spread(open, nullptr);
+        value_[box.local(ax, ay)] = 0.0f;
+        open.push({0.0f, static_cast<std::uint32_t>(box.local(ax, ay))});
+        spread_fill(terrain, f, box, open, nullptr, value_, r.fill);
     }
-    r.anchor_i = local(ax, ay);
+    r.anchor_i = box.local(ax, ay);
     r.toward = r.fill;  // the moves toward the anchor (what a unit at a next place follows)
     r.fill_key.assign(n, kFar);
     r.by_key.clear();
-    for (int y = r.fy0; y < r.fy0 + fh; ++y) {
-        for (int x = r.fx0; x < r.fx0 + fw; ++x) {
-            const std::size_t i = local(x, y);
+    for (int y = r.fy0; y < r.fy0 + r.fh; ++y) {
+        for (int x = r.fx0; x < r.fx0 + r.fw; ++x) {
+            const std::size_t i = box.local(x, y);
             if (value_[i] == kFar) continue;
             // Only the cells less than deep_enough from a way in wait (a pack that plugs no way in
             // fills as it would without any).
@@ -511,18 +549,25 @@ void ArrivalRegions::fill(const CostField& terrain, const RegionField& f, std::u
             if (contains(r, x, y)) r.by_key.push_back(r.fill_key[i]);
         }
     }
-    // The fill field: from the next places, the free cells of the region the pack takes next
-    // (in key order, room for kNextShare more of the pack and kNextCells cells), each starting at
-    // its key, round the cells arrived units take (kTakenCost more to enter a full one): units walk
-    // round the pack to where it grows next instead of into it, so it grows round. Without such a
-    // cell, from every free cell of the region; once all are taken, toward the anchor.
+}
+
+// The fill field (r.fill, r.fill_value): from the next places, the free cells of the region the
+// pack takes next (in key order, room for kNextShare more of the pack and kNextCells cells), each
+// starting at its key, round the cells arrived units take (kTakenCost more to enter a full one):
+// units walk round the pack to where it grows next instead of into it, so it grows round. Without
+// such a cell, from every free cell of the region; once all are taken, toward the anchor. Also
+// r.foreign, the other groups' arrived area in the region. Reads value_ as fill_keys() left it.
+void ArrivalRegions::fill_from_next_places(const CostField& terrain, const RegionField& f, std::uint32_t group,
+                                           std::span<const RegionAgent> agents, Region& r) {
+    const FillBox box{r.fx0, r.fy0, r.fw, r.fh};
+    const std::size_t n = static_cast<std::size_t>(r.fw) * r.fh;
     const std::vector<float> to_anchor = value_;
     taken_.assign(n, 0.0f);
     r.foreign = 0.0f;
     float packed = 0.0f;
     for (const RegionAgent& u : agents) {
-        if (u.role != RegionRole::arrived || !in_box(u.x, u.y)) continue;
-        taken_[local(u.x, u.y)] += u.area;
+        if (u.role != RegionRole::arrived || !box.in_box(u.x, u.y)) continue;
+        taken_[box.local(u.x, u.y)] += u.area;
         if (u.group != group && contains(r, u.x, u.y)) r.foreign += u.area;
         if (u.group == group || contains(r, u.x, u.y)) packed += u.area;
     }
@@ -539,8 +584,8 @@ void ArrivalRegions::fill(const CostField& terrain, const RegionField& f, std::u
     for (const float bound : {next, kFar}) {
         for (int y = r.y0; y < r.y0 + r.h; ++y) {
             for (int x = r.x0; x < r.x0 + r.w; ++x) {
-                if (!contains(r, x, y) || !in_box(x, y)) continue;
-                const std::size_t i = local(x, y);
+                if (!contains(r, x, y) || !box.in_box(x, y)) continue;
+                const std::size_t i = box.local(x, y);
                 if (taken_[i] >= kTakenCost || r.fill_key[i] == kFar || r.fill_key[i] > bound) continue;
                 value_[i] = r.fill_key[i];
                 r.fill[i] = static_cast<std::uint8_t>(Direction::goal);
@@ -553,7 +598,7 @@ void ArrivalRegions::fill(const CostField& terrain, const RegionField& f, std::u
         value_ = to_anchor;
         r.fill = r.toward;
     } else {
-        spread(open, &taken_);
+        spread_fill(terrain, f, box, open, &taken_, value_, r.fill);
     }
     r.fill_value = value_;
 }

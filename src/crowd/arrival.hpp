@@ -187,6 +187,13 @@ private:
     bool contains(const Region& r, int x, int y) const noexcept;
     void fill(const CostField& terrain, const RegionField& f, std::uint32_t group, float area, bool started,
               bool one_way_in, std::span<const RegionAgent> agents, Region& r);
+    // fill()'s phases, in the order they run.
+    void fill_depth(int W, std::uint32_t group, const Region& r);
+    std::uint32_t fill_anchor(const RegionField& f, int W, std::uint32_t group, bool started, float deep_enough,
+                              const Region& r);
+    void fill_keys(const CostField& terrain, const RegionField& f, float deep_enough, Region& r);
+    void fill_from_next_places(const CostField& terrain, const RegionField& f, std::uint32_t group,
+                               std::span<const RegionAgent> agents, Region& r);
 
     std::vector<Region> regions_;
     Region own_;  // scratch: the region a group's own traffic allows (its anchor's)

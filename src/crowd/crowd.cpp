@@ -912,6 +912,41 @@ void wake_up(std::uint8_t* wake, std::uint32_t k) {
     std::atomic_ref<std::uint8_t>(wake[k]).store(1, std::memory_order_relaxed);
 }
 
+// The entries in [from, stop) other than k whose centres are nearer to (x, y) than (r + their
+// radius) x factor, into hits in entry order; returns how many. Without branches: most candidates
+// fail the test, which a branch would mispredict.
+inline std::uint32_t in_range(const StepView& v, std::uint32_t k, float x, float y, float r, float factor,
+                              std::uint32_t from, std::uint32_t stop, std::uint32_t* hits) {
+    std::uint32_t n_hits = 0;
+    for (std::uint32_t k2 = from; k2 < stop; ++k2) {
+        const float dx = x - v.px[k2], dy = y - v.py[k2];
+        const float range = (r + v.radius[k2]) * factor;
+        hits[n_hits] = k2;
+        n_hits += (dx * dx + dy * dy < range * range) & (k2 != k);
+    }
+    return n_hits;
+}
+
+// Keeps the kMaxContacts nearest contact candidates: adds entry k2 at distance d to the n kept
+// (contacts, with their distances in contact_d), replacing the farthest once they are full (the
+// first of equals). Returns the new count.
+inline std::uint32_t keep_nearest(std::uint32_t* contacts, float* contact_d, std::uint32_t n, std::uint32_t k2,
+                                  float d) {
+    if (n < kMaxContacts) {
+        contacts[n] = k2;
+        contact_d[n] = d;
+        return n + 1;
+    }
+    std::uint32_t far = 0;
+    for (std::uint32_t c = 1; c < kMaxContacts; ++c)
+        if (contact_d[c] > contact_d[far]) far = c;
+    if (d < contact_d[far]) {
+        contacts[far] = k2;
+        contact_d[far] = d;
+    }
+    return n;
+}
+
 // Neighbours: sums over the agents within the interaction range, in sorted order. A run of
 // candidates is filtered without branches (most fail the range test, which a branch would
 // mispredict), then the hits are summed in run order. The sums live in locals, not in the result
@@ -956,13 +991,7 @@ Neighbourhood gather_neighbours(const StepView& v, const detail::SpatialHash& ha
         std::uint32_t hits[kBlock];
         while (from < to) {
             const std::uint32_t stop = std::min(to, from + kBlock);
-            std::uint32_t n_hits = 0;
-            for (std::uint32_t k2 = from; k2 < stop; ++k2) {
-                const float dx = x - v.px[k2], dy = y - v.py[k2];
-                const float range = (r + v.radius[k2]) * factor;
-                hits[n_hits] = k2;
-                n_hits += (dx * dx + dy * dy < range * range) & (k2 != k);
-            }
+            const std::uint32_t n_hits = in_range(v, k, x, y, r, factor, from, stop, hits);
             from = stop;
             for (std::uint32_t h = 0; h < n_hits; ++h) {
                 const std::uint32_t k2 = hits[h];
@@ -1025,20 +1054,7 @@ Neighbourhood gather_neighbours(const StepView& v, const detail::SpatialHash& ha
                 }
                 // A contact candidate (among the agents within the interaction range, 1.5 (ri + rj)
                 // by default): keep the nearest kMaxContacts.
-                if (d < rr * kContactReach) {
-                    if (n_contacts < kMaxContacts) {
-                        contacts[n_contacts] = k2;
-                        contact_d[n_contacts++] = d;
-                    } else {
-                        std::uint32_t far = 0;
-                        for (std::uint32_t c = 1; c < kMaxContacts; ++c)
-                            if (contact_d[c] > contact_d[far]) far = c;
-                        if (d < contact_d[far]) {
-                            contacts[far] = k2;
-                            contact_d[far] = d;
-                        }
-                    }
-                }
+                if (d < rr * kContactReach) n_contacts = keep_nearest(contacts, contact_d, n_contacts, k2, d);
                 const bool ahead = d < range && -(dx * hxi + dy * hyi) > kAheadCos * 127.0f * d;
                 blocked |= ahead;
                 blocked_others |= ahead && v.group[k2] != group;
@@ -1182,6 +1198,632 @@ void update_stuck(const CrowdParams& P, AgentState st, float to_go, float terrai
     clock = 0.0f;
 }
 
+// Before the agent phases: a queued sleeper waits on others, so it looks again every
+// kRegionSubsteps sub-steps (the pack it queues at may have grown to take it), without waking its
+// neighbours.
+void recheck_queued_sleepers(const std::uint8_t* state, std::uint8_t* rest, std::size_t n) {
+    for (std::size_t e = 0; e < n; ++e) {
+        if (state[e] == static_cast<std::uint8_t>(AgentState::queued) && rest[e] >= kSleepSubsteps) rest[e] = 1;
+    }
+}
+
+// Before the agent phases: settle radii, from each group's arrived area (settle_ on entry, from
+// sort_agents). The blob of arrived agents grows with the group: a unit stops against an arrived
+// mate within settle_distance plus a little more than the radius of a disc densely packed with the
+// group's arrived agents. A unit that touches the pack further out keeps going round it toward the
+// goal: stopping at the first touch grows the pack along the lanes units come in by (an X along
+// the field's diagonals), as diffusion-limited aggregation does.
+// With an arrival region the radius is measured along the ground from the pack's anchor, over the
+// region's cells: the pack grows as walls and the region let it.
+void update_settle_radii(const CrowdParams& P, const detail::ArrivalRegions& regions, std::vector<float>& settle) {
+    for (std::size_t g = 0; g < settle.size(); ++g) {
+        const float r2 = settle[g];
+        settle[g] =
+            regions.active(static_cast<std::uint32_t>(g))
+                ? P.settle_distance + regions.pack_key(static_cast<std::uint32_t>(g),
+                                                       kSettleSlack * kSettleSlack *
+                                                           (std::numbers::pi_v<float> * r2 +
+                                                            regions.foreign_area(static_cast<std::uint32_t>(g))) /
+                                                           kPackDensity)
+                : P.settle_distance + kSettleSlack * std::sqrt(r2 / kPackDensity);
+    }
+}
+
+// ---- The agent phases of a sub-step ------------------------------------------------------------
+
+// What the agent phases count in one range of agents: integer sums, so the totals are the same
+// for any split.
+struct AgentCounts {
+    std::size_t arrived = 0, no_path = 0, queued = 0, stuck = 0, sidestepping = 0, walls = 0, asleep = 0;
+};
+
+// The sums of every range's AgentCounts.
+struct AgentTotals {
+    std::atomic<std::size_t> arrived{0}, no_path{0}, queued{0}, stuck{0}, sidestepping{0}, walls{0}, asleep{0};
+    void add(const AgentCounts& c) {
+        asleep.fetch_add(c.asleep, std::memory_order_relaxed);
+        arrived.fetch_add(c.arrived, std::memory_order_relaxed);
+        no_path.fetch_add(c.no_path, std::memory_order_relaxed);
+        queued.fetch_add(c.queued, std::memory_order_relaxed);
+        stuck.fetch_add(c.stuck, std::memory_order_relaxed);
+        sidestepping.fetch_add(c.sidestepping, std::memory_order_relaxed);
+        walls.fetch_add(c.walls, std::memory_order_relaxed);
+    }
+};
+
+// Where an agent stands on its field at the start of the sub-step (phase 1); the later phases read it.
+struct FieldSample {
+    std::uint32_t group;
+    const FieldView* steer;              // what it steers by: its group's field, or a congestion-aware one to its goals
+    float x, y, r;                       // position and radius
+    Cost cell;                           // cost of the cell under its centre
+    float terrain;                       // ... as a slowdown (1 on a wall)
+    float fx, fy;                        // where the field is read: for a big unit, its top-left cell's centre
+    int fcx, fcy;                        // the cell there
+    float to_go;                         // cost to go from there
+    bool off_block;                      // a big unit on a top-left cell closed to its size: heads off it
+    float block_dx, block_dy;            // ... this way
+    bool places;                         // its group has an arrival region
+    bool filling;                        // ... and the unit is within its fill field (`fill`)
+    detail::ArrivalRegions::Steer fill;  // the fill field there (with `filling`)
+    float to_pack;                       // what it follows and measures its progress on
+    float settle;                        // how far from the goal an arrived unit stays arrived
+};
+
+// Where an agent wants to go (phase 5): its desired velocity, cells/s, and the unit heading it
+// faces (also while queued; zero when standing).
+struct Desired {
+    float dvx = 0.0f, dvy = 0.0f;
+    float head_x = 0.0f, head_y = 0.0f;
+};
+
+// The crowd's per-agent arrays (Crowd::Agents) the agent phases read or update in place, by entry.
+// Pointers, not the vectors: a pointer each is one load, a vector through a reference two.
+struct AgentArrays {
+    const float* px;  // the positions the sub-step started from (nothing writes them before it ends)
+    const float* py;
+    float* vx;
+    float* vy;
+    const float* speed;
+    float* progress_ref;
+    float* progress_clock;
+    float* sidestep;
+    float* rest_x;
+    float* rest_y;
+    const std::uint32_t* group;
+    std::uint32_t* sight;
+    std::uint32_t* sight_from;
+    float* aim_x;
+    float* aim_y;
+    std::uint8_t* stuck;
+    std::uint8_t* rest;
+    std::uint8_t* held;
+    const std::int8_t* hx;
+    const std::int8_t* hy;
+};
+
+// (A template only because Crowd::Agents is private: Crowd::substep calls it.)
+template <class Agents>
+AgentArrays agent_arrays(Agents& a) {
+    return {.px = a.px.data(),
+            .py = a.py.data(),
+            .vx = a.vx.data(),
+            .vy = a.vy.data(),
+            .speed = a.speed.data(),
+            .progress_ref = a.progress_ref.data(),
+            .progress_clock = a.progress_clock.data(),
+            .sidestep = a.sidestep.data(),
+            .rest_x = a.rest_x.data(),
+            .rest_y = a.rest_y.data(),
+            .group = a.group.data(),
+            .sight = a.sight.data(),
+            .sight_from = a.sight_from.data(),
+            .aim_x = a.aim_x.data(),
+            .aim_y = a.aim_y.data(),
+            .stuck = a.stuck.data(),
+            .rest = a.rest.data(),
+            .held = a.held.data(),
+            .hx = a.hx.data(),
+            .hy = a.hy.data()};
+}
+
+// The agent phases of a sub-step, run for each agent of a range in order (run()), as
+// dtCrowd::update runs its phases: the field where it stands, asleep or not, neighbours, arrive or
+// queue, desired velocity, integration (with overlaps and walls), stuck windows, and the writes.
+// After the contact passes, rest_and_held() counts rest. Entries are in bucket order, so an
+// agent's neighbours are a few runs next to its own entry. Every agent reads the previous state
+// (a_: nothing writes positions or states there) and writes only its own entries, so the result
+// is the same for any split into ranges.
+// The members are the crowd's (the data of its vectors), under their names there. A template only
+// so that it can hold the crowd's private GroupField type: Crowd::substep makes the one instance.
+template <class GroupField>
+struct AgentPhases {
+    AgentArrays a_;
+    const GroupField* groups_;  // by group
+    const std::uint8_t* group_unit_;
+    const float* settle_;
+    const std::uint32_t* arrived_in_;
+    const std::int32_t* lane_x_;  // by cell
+    const std::int32_t* lane_y_;
+    // What the agent loop writes besides a_, by entry.
+    float* nx_;
+    float* ny_;
+    float* dvx_;
+    float* dvy_;
+    std::uint8_t* nstate_;
+    std::uint8_t* wall_hit_;
+    std::int8_t* nhx_;
+    std::int8_t* nhy_;
+    std::uint8_t* quiet_;
+    std::uint8_t* leaving_;
+    std::uint32_t* contacts_;
+    std::uint8_t* n_contacts_;
+    StepView view;
+    const detail::SpatialHash& hash;
+    const detail::ArrivalRegions& regions;
+    const CostField& cost;
+    const CrowdParams& P;
+    const Cost* cells;
+    int W, H;
+    float dt;
+
+    AgentCounts run(std::size_t begin, std::size_t end) const;
+    FieldSample sample_field(std::size_t k) const;
+    bool stays_asleep(std::size_t k, const FieldSample& s, AgentState& st, AgentCounts& counts) const;
+    AgentState arrive_or_queue(std::size_t k, const FieldSample& s, const Neighbourhood& nb, AgentState st,
+                               bool& rejoin) const;
+    bool in_passage(const FieldSample& s) const;
+    Desired desired_velocity(std::size_t k, const FieldSample& s, const Neighbourhood& nb, AgentState st,
+                             std::uint8_t stuck, float sidestep) const;
+    bool aim_by_sight(std::size_t k, const FieldSample& s, const Neighbourhood& nb, Vec2& f) const;
+    Vec2 keep_right(Vec2 f, float oncoming, float x, float y) const;
+    bool update_stuck_windows(std::size_t k, const FieldSample& s, const Neighbourhood& nb, AgentState st,
+                              const Desired& want, std::uint8_t& stuck, float& sidestep) const;
+    void rest_and_held(std::size_t begin, std::size_t end, const float* nx_, const float* ny_) const;
+};
+
+template <class GroupField>
+AgentCounts AgentPhases<GroupField>::run(std::size_t begin, std::size_t end) const {
+    AgentCounts counts;  // a local: the byte stores may alias anything in memory
+    for (std::size_t k = begin; k < end; ++k) {
+        // 1. The field where the agent stands.
+        const FieldSample s = sample_field(k);
+        // An exit: a unit whose (top-left) cell is one leaves (remove_leavers(), after the sub-step).
+        leaving_[k] = groups_[s.group].exit && s.to_go <= 0.0f &&
+                      view.state[k] != static_cast<std::uint8_t>(AgentState::arrived);  // (kept: once)
+        // States from the field, neighbours, then the stopping chain reaction near the goal.
+        AgentState st = state_from_field(static_cast<AgentState>(view.state[k]), s.to_go, s.settle, P.arrival_distance,
+                                         s.places || groups_[s.group].exit);
+        // 2. Asleep: it stays as it was, where it is.
+        if (stays_asleep(k, s, st, counts)) continue;
+        // 3. Neighbours.
+        const Neighbourhood nb = gather_neighbours(view, hash, static_cast<std::uint32_t>(k), st == AgentState::moving,
+                                                   &contacts_[k * kMaxContacts], n_contacts_[k]);
+        // 4. Arrive, queue, or rejoin the walkers.
+        bool rejoin = false;
+        st = arrive_or_queue(k, s, nb, st, rejoin);
+        // 5. Desired velocity.
+        std::uint8_t stuck = a_.stuck[k];
+        float sidestep = a_.sidestep[k];
+        const Desired want = desired_velocity(k, s, nb, st, stuck, sidestep);
+
+        // 6. Integrate, resolve overlaps, then push the disc out of walls and the map border,
+        // dropping the velocity into them.
+        float x = s.x, y = s.y, vx = a_.vx[k], vy = a_.vy[k];
+        const float safe_x = x, safe_y = y;
+        vx += nb.vx_fix;  // walk less into the agents it overlaps
+        vy += nb.vy_fix;
+        // Agents faster than kAccelSpeed accelerate (and brake) in proportion: the time to top
+        // speed stays kAccelSpeed / max_force (a 20 cells/s unit at 12 cells/s^2 needed 17
+        // cells to stop and overshot every pack).
+        const float accel = P.max_force * std::max(1.0f, a_.speed[k] / kAccelSpeed);
+        integrate(P, st, nb, want.dvx, want.dvy, a_.speed[k] / s.terrain, accel, dt, x, y, vx, vy);
+        resolve_overlap(nb, s.r, x, y);
+        const std::uint8_t hit = push_out_of_walls(cost, s.r, safe_x, safe_y, x, y, vx, vy) ? 1 : 0;
+
+        // 7. Stuck windows; a stuck unit sidesteps.
+        const bool someone_ahead = update_stuck_windows(k, s, nb, st, want, stuck, sidestep);
+
+        // 8. The agent's new entries (a_ keeps the old positions and states until the sub-step ends).
+        nx_[k] = x;
+        ny_[k] = y;
+        a_.vx[k] = vx;  // only this agent reads its velocity
+        a_.vy[k] = vy;
+        dvx_[k] = want.dvx;
+        dvy_[k] = want.dvy;
+        nstate_[k] = static_cast<std::uint8_t>(rejoin ? AgentState::moving : st);  // (see rejoin)
+        wall_hit_[k] = hit;
+        nhx_[k] = static_cast<std::int8_t>(std::lround(want.head_x * 127.0f));
+        nhy_[k] = static_cast<std::int8_t>(std::lround(want.head_y * 127.0f));
+        // 0 active (moving, or arrived or queued but not slow yet), 2 calm.
+        quiet_[k] = (st != AgentState::arrived && st != AgentState::queued) || rejoin ||
+                            vx * vx + vy * vy >= kSleepSpeed * kSleepSpeed
+                        ? 0
+                        : 2;
+        a_.stuck[k] = stuck;
+        a_.sidestep[k] = sidestep;
+        if (rejoin) st = AgentState::moving;  // (counted as what it is from now on)
+        counts.arrived += st == AgentState::arrived;
+        counts.no_path += st == AgentState::no_path;
+        counts.queued += st == AgentState::queued;
+        counts.stuck += (stuck & kStuckFlag) != 0 && !someone_ahead;
+        counts.sidestepping += sidestep > 0.0f;
+        counts.walls += hit;
+    }
+    return counts;
+}
+
+// 1. The field where agent k stands: its cost to go, a big unit's way off a closed block, its
+// arrival region's fill field, and how far from the goal it stays arrived.
+template <class GroupField>
+FieldSample AgentPhases<GroupField>::sample_field(std::size_t k) const {
+    FieldSample s;
+    const std::uint32_t group = view.group[k];
+    s.group = group;
+    // The group's field or plan (FieldView reads either), and the one the unit steers by:
+    // its group's, or a congestion-aware field toward the same goals.
+    const FieldView& field = groups_[group].field;
+    s.steer = groups_[group].steer ? &groups_[group].steer : &field;
+    const float x = view.px[k], y = view.py[k];
+    s.x = x;
+    s.y = y;
+    s.r = view.radius[k];
+    const int cx = std::clamp(static_cast<int>(x), 0, W - 1), cy = std::clamp(static_cast<int>(y), 0, H - 1);
+    s.cell = cells[static_cast<std::size_t>(cy) * W + cx];
+    s.terrain = s.cell == kCostWall ? 1.0f : static_cast<float>(s.cell);
+    // A unit of size s follows the field with its top-left cell: the field is read at its
+    // centre moved (s - 1) / 2 cells up and left.
+    const float lift = 0.5f * static_cast<float>(group_unit_[group] - 1);
+    const float fx = x - lift, fy = y - lift;
+    const int fcx = std::clamp(static_cast<int>(fx), 0, W - 1), fcy = std::clamp(static_cast<int>(fy), 0, H - 1);
+    s.fx = fx;
+    s.fy = fy;
+    s.fcx = fcx;
+    s.fcy = fcy;
+    float to_go = field.to_go(fcx, fcy);
+    // A big unit beside a wall's corner can stand where its top-left cell is closed to its
+    // size (the block's far corner cell is the wall, which its round body does not reach):
+    // it heads for the nearest open top-left cell next to it instead of reporting no path.
+    s.off_block = false;
+    s.block_dx = s.block_dy = 0.0f;
+    if (lift > 0.0f && !(to_go < kUnreachable)) {
+        float best = std::numeric_limits<float>::infinity();
+        for (int oy = -1; oy <= 1; ++oy) {
+            for (int ox = -1; ox <= 1; ++ox) {
+                const int tx = fcx + ox, ty = fcy + oy;
+                if ((ox == 0 && oy == 0) || tx < 0 || ty < 0 || tx >= W || ty >= H) continue;
+                const float v = field.to_go(tx, ty);
+                if (!(v < kUnreachable)) continue;
+                const float ddx = static_cast<float>(tx) + 0.5f - fx, ddy = static_cast<float>(ty) + 0.5f - fy;
+                const float d = std::sqrt(ddx * ddx + ddy * ddy);
+                if (d < best) {  // the nearest; ties: the first in row order
+                    best = d;
+                    to_go = v + d;
+                    s.block_dx = ddx / d;
+                    s.block_dy = ddy / d;
+                    s.off_block = true;
+                }
+            }
+        }
+    }
+    s.to_go = to_go;
+    // Groups with an arrival region fill it: near it units follow its fill field to a free
+    // place, and arrive there (src/crowd/arrival.*).
+    s.places = regions.active(group);
+    s.filling = s.places && !s.off_block && regions.steer(group, fx, fy, s.fill);
+    // What the unit follows, and measures its progress on: near the region once the pack
+    // has started (or is anchored away from the goal) the fill field, else its field.
+    s.to_pack = s.filling && s.fill.guide ? s.fill.value : to_go;
+    // How far from the goal an arrived unit stays arrived: with places, well beyond the
+    // region (a region made again as traffic comes and goes must not wake its pack).
+    s.settle = s.places ? kRegionKeep * regions.radius(group) : settle_[group];
+    return s;
+}
+
+// 2. Asleep (so arrived, or queued), still with a path, and no wall was painted onto it (an agent
+// at rest against a wall may touch it): it stays as it was where it is, without a neighbour scan;
+// only its stuck clock runs on. Deep in a big pack the cost to go can exceed the settle radius:
+// awake, such an agent stays arrived by touching the arrived mates around it, which have not moved
+// either. A new field wakes the group (restart_stuck_windows); a queue wakes as the unit ahead
+// moves on. Returns true when it stayed (its entries written, counted); a sleeper a wall's push
+// would move goes on as awake, from the state it slept in (st).
+template <class GroupField>
+bool AgentPhases<GroupField>::stays_asleep(std::size_t k, const FieldSample& s, AgentState& st,
+                                           AgentCounts& counts) const {
+    if (st == AgentState::no_path || s.cell == kCostWall || !view.asleep(static_cast<std::uint32_t>(k)) ||
+        (s.places && s.to_go > s.settle + 1.0f)) {
+        return false;
+    }
+    const bool waiting = view.state[k] == static_cast<std::uint8_t>(AgentState::queued);
+    st = waiting ? AgentState::queued : AgentState::arrived;
+    const float x = s.x, y = s.y;
+    float wx = x, wy = y, wvx = 0.0f, wvy = 0.0f;
+    push_out_of_walls(cost, s.r, x, y, wx, wy, wvx, wvy);
+    if (!(std::fabs(wx - x) < 1e-3f && std::fabs(wy - y) < 1e-3f)) return false;
+    float clock = a_.progress_clock[k], ref = a_.progress_ref[k], sidestep = a_.sidestep[k];
+    std::uint8_t stuck = a_.stuck[k];
+    update_stuck(P, st, s.to_go, s.terrain, a_.speed[k], dt, true, clock, ref, stuck, sidestep);
+    a_.progress_clock[k] = clock;
+    a_.progress_ref[k] = ref;
+    a_.sidestep[k] = sidestep;
+    a_.stuck[k] = stuck;
+    a_.vx[k] = a_.vy[k] = 0.0f;
+    nx_[k] = x;
+    ny_[k] = y;
+    dvx_[k] = dvy_[k] = 0.0f;
+    nstate_[k] = static_cast<std::uint8_t>(st);
+    nhx_[k] = waiting ? a_.hx[k] : std::int8_t{0};  // a queue still faces its way
+    nhy_[k] = waiting ? a_.hy[k] : std::int8_t{0};
+    wall_hit_[k] = 0;
+    n_contacts_[k] = 0;  // the contact passes leave it where it is
+    quiet_[k] = 2;
+    counts.arrived += !waiting;
+    counts.queued += waiting;
+    ++counts.asleep;
+    counts.stuck += (stuck & kStuckFlag) != 0 && (a_.held[k] & kHeldAhead) == 0;
+    return true;
+}
+
+// 4. Touching the pack near the goal, or blocked against it for a whole window: the unit arrives
+// where its group's arrival region lets it stand, and otherwise waits its turn (queued), as does a
+// unit held up by anyone right ahead of it.
+// An arrived unit of a region's pack that stands apart from every arrived unit (farther than
+// kStayReach: the pack's own pressure drifts a unit off its edge by a few hundredths of a cell,
+// which must not send it walking round the pack) is not part of the pack (unless it touches a mate
+// that left the pack just now: two units touching each other and nobody else took turns, one
+// arriving by the other as that one left), and one pushed into a passage units still come through
+// must leave it: from the next sub-step it walks on (`rejoin`; this one it was looked at as a
+// standing unit, whose neighbour scan leaves out what a walking unit reads).
+template <class GroupField>
+AgentState AgentPhases<GroupField>::arrive_or_queue(std::size_t k, const FieldSample& s, const Neighbourhood& nb,
+                                                    AgentState st, bool& rejoin) const {
+    const std::uint32_t group = s.group;
+    const float vx = a_.vx[k], vy = a_.vy[k];
+    // Slow against the pack counts only once a stuck window has run since the unit's field
+    // last changed (restart_stuck_windows): a pack woken by a new field (a flee order, a
+    // goal moved) starts from rest and would otherwise settle again where it stands.
+    // Slow: its velocity, or what the last sub-step made good of it (a unit pressing into a
+    // pack keeps its velocity while the contact passes hold it in place).
+    const bool slow =
+        std::isfinite(a_.progress_ref[k]) &&
+        ((a_.held[k] & kHeldSlow) != 0 ||
+         vx * vx + vy * vy < kBlockedSpeed * kBlockedSpeed * a_.speed[k] * a_.speed[k] / (s.terrain * s.terrain));
+    const bool passage = s.places && in_passage(s);
+    // (Nor does one standing alone at the anchor while it is free, where it may arrive
+    // touching nobody: see `arrives` below.)
+    const detail::ArrivalRegions::Steer& fill = s.fill;
+    const bool at_place = s.filling && fill.place && fill.anchor;
+    rejoin = st == AgentState::arrived && s.places &&
+             ((arrived_in_[group] > 1 && !nb.near_arrived && !nb.touches_leaving_mate && !at_place) || passage);
+    if (st != AgentState::moving) return st;
+    const bool blocked = (a_.stuck[k] & kStuckFlag) != 0 || slow || ((a_.stuck[k] >> kStuckRunShift) & 3) != 0;
+    // With a region, the pack gathers round its anchor as it would round the goal, and
+    // only inside the region.
+    // With a region: a unit arrives touching the pack within its key (the pack's radius
+    // along the region, see arrival.hpp), at the free place it was led to and held up
+    // there, wedged against the pack, or held up against it for two whole windows
+    // without progress; the first one at the lowest place. Touching the pack further
+    // out, it goes on round it (a pack that took every unit at its first touch would
+    // grow in branches). A unit held up at the anchor while it is free arrives there
+    // even touching no arrived mate: units crowding the anchor while a few mates stand
+    // arrived a cell away (a small pond, a late rejoin) must not queue for ever.
+    const bool arrives =
+        s.places ? s.filling && !passage && regions.allows(group, s.fcx, s.fcy) &&
+                       ((nb.touches_arrived &&
+                         (fill.key <= settle_[group] || (fill.place && slow) || (a_.stuck[k] & kStuckFlag) != 0 ||
+                          (slow && ((a_.stuck[k] >> kStuckRunShift) & 3) >= 2))) ||
+                        (arrived_in_[group] == 0 && fill.place && fill.key <= settle_[group]) || (at_place && slow))
+                 : !groups_[group].exit && nb.touches_arrived_mate && (s.to_go <= s.settle || blocked);
+    if (arrives) return AgentState::arrived;
+    if (slow && (nb.touches_arrived_mate || nb.blocked_ahead)) return AgentState::queued;
+    return st;
+}
+
+// A passage units of the region's group still come through, under any part of the unit's disc
+// (the cells under its box).
+template <class GroupField>
+bool AgentPhases<GroupField>::in_passage(const FieldSample& s) const {
+    const float reach = s.r - 0.5f * static_cast<float>(group_unit_[s.group] - 1);
+    const int x0 = std::max(0, floor_to_int(s.fx - reach)), x1 = std::min(W - 1, floor_to_int(s.fx + reach));
+    const int y0 = std::max(0, floor_to_int(s.fy - reach)), y1 = std::min(H - 1, floor_to_int(s.fy + reach));
+    bool passage = false;
+    for (int py = y0; py <= y1 && !passage; ++py)
+        for (int px = x0; px <= x1 && !passage; ++px)
+            passage = regions.keep_clear(s.group, static_cast<std::uint32_t>(py) * static_cast<std::uint32_t>(W) +
+                                                      static_cast<std::uint32_t>(px));
+    return passage;
+}
+
+// 5. Desired velocity: the flow at this point (or off a closed block, along the fill field, toward
+// a point in sight; turned aside by a sidestep, kept right of oncoming units), at the speed the
+// terrain allows; slowing down over the last cells before the goal. Zero when not moving or queued.
+template <class GroupField>
+Desired AgentPhases<GroupField>::desired_velocity(std::size_t k, const FieldSample& s, const Neighbourhood& nb,
+                                                  AgentState st, std::uint8_t stuck, float sidestep) const {
+    Desired out;
+    if (st != AgentState::moving && st != AgentState::queued) return out;
+    Vec2 f{0.0f, 0.0f};
+    bool aimed = false;
+    if (s.off_block) {
+        f = {s.block_dx, s.block_dy};
+        aimed = true;
+    } else if (s.filling && s.fill.guide && (s.fill.dx != 0.0f || s.fill.dy != 0.0f)) {  // to the next places
+        f = {s.fill.dx, s.fill.dy};
+        aimed = true;
+    } else if (P.line_of_sight && groups_[s.group].sight && sidestep <= 0.0f) {
+        aimed = aim_by_sight(k, s, nb, f);
+    }
+    if (!aimed) f = s.steer->sample({s.fx, s.fy});
+    if (sidestep > 0.0f && st == AgentState::moving) f = sidestep_direction(cost, f, nb, s.x, s.y, stuck);
+    f = keep_right(f, nb.oncoming, s.x, s.y);
+    out.head_x = f.x;
+    out.head_y = f.y;
+    const float ease = s.filling ? 1.0f : std::min(1.0f, (s.to_go + 0.25f) / 1.5f);  // slow down at the goal
+    const float speed = a_.speed[k] / s.terrain * ease;
+    out.dvx = f.x * speed;
+    out.dvy = f.y * speed;
+    return out;
+}
+
+// Line of sight, a function of the unit's own state only: looked for when it enters another cell
+// (after a new field or a teleport, at once), but while it walks toward a point it saw, only every
+// few cells. True, with the direction to that point in f, when it sees one.
+template <class GroupField>
+bool AgentPhases<GroupField>::aim_by_sight(std::size_t k, const FieldSample& s, const Neighbourhood& nb,
+                                           Vec2& f) const {
+    const FieldView& steer = *s.steer;
+    const int fcx = s.fcx, fcy = s.fcy;
+    const std::uint32_t fcell =
+        static_cast<std::uint32_t>(fcy) * static_cast<std::uint32_t>(W) + static_cast<std::uint32_t>(fcx);
+    const std::uint32_t from = a_.sight_from[k], seen = a_.sight[k];
+    bool again = from != fcell;
+    if (again && from != detail::kNoCell && a_.sight[k] != detail::kNoCell) {
+        // Walking a clear line: look again only after kSightRecheck cells, or when the
+        // point seen is near (past it, the way bends), unless it is the goal.
+        const int mx = std::abs(static_cast<int>(from % static_cast<std::uint32_t>(W)) - fcx);
+        const int my = std::abs(static_cast<int>(from / static_cast<std::uint32_t>(W)) - fcy);
+        const int sx = std::abs(static_cast<int>(seen % static_cast<std::uint32_t>(W)) - fcx);
+        const int sy = std::abs(static_cast<int>(seen / static_cast<std::uint32_t>(W)) - fcy);
+        const bool goal = steer.direction(static_cast<int>(seen % static_cast<std::uint32_t>(W)),
+                                          static_cast<int>(seen / static_cast<std::uint32_t>(W))) == Direction::goal;
+        again =
+            std::max(mx, my) >= (goal ? kGoalSightRecheck : kSightRecheck) || (!goal && std::max(sx, sy) <= kSightNear);
+    }
+    if (again) {
+        // A plan made on other costs than the terrain (sized, a class's) is read too.
+        const HierarchicalField* const plan = steer.plan().get();
+        const detail::SightCosts costs{&cost, group_unit_[s.group],
+                                       !plan || &plan->cost() == &cost ? nullptr : &plan->cost()};
+        // Alone, a unit takes corners tight; among others it keeps to the cell
+        // centres, half a cell off the walls (tight corners jam a crowd).
+        const bool corners = nb.near < kCornerCrowd;
+        const detail::Sight seen_now =
+            detail::look_ahead(steer, costs, {s.fx, s.fy}, s.r, fcell, kLookAheadMoves, corners);
+        a_.sight[k] = seen_now.cell;
+        a_.aim_x[k] = seen_now.aim.x;
+        a_.aim_y[k] = seen_now.aim.y;
+        a_.sight_from[k] = fcell;
+    }
+    if (a_.sight[k] != detail::kNoCell) {
+        const float tx = a_.aim_x[k] - s.fx, ty = a_.aim_y[k] - s.fy;
+        const float len = std::sqrt(tx * tx + ty * ty);
+        if (len > 1e-3f) {
+            f = {tx / len, ty / len};
+            return true;
+        }
+    }
+    return false;
+}
+
+// Keep right of oncoming units of other groups: those in its neighbourhood (`oncoming`) and the
+// headings summed in the cells ahead (lane_x_, lane_y_).
+template <class GroupField>
+Vec2 AgentPhases<GroupField>::keep_right(Vec2 f, float oncoming, float x, float y) const {
+    for (int d = 1; d <= kLaneLook; ++d) {
+        const int ax = floor_to_int(x + f.x * d), ay = floor_to_int(y + f.y * d);
+        if (ax < 0 || ay < 0 || ax >= W || ay >= H) break;
+        const std::size_t c = static_cast<std::size_t>(ay) * W + ax;
+        const float o = -(lane_x_[c] * f.x + lane_y_[c] * f.y) / 127.0f;
+        if (o > 0.0f) oncoming += o * 0.5f;
+    }
+    if (oncoming > 0.0f) {
+        const float s = std::min(1.0f, oncoming * kLaneGain) * kLaneTan;
+        const float gx = f.x - f.y * s, gy = f.y + f.x * s;
+        const float gl = std::sqrt(gx * gx + gy * gy);
+        f = {gx / gl, gy / gl};
+    }
+    return f;
+}
+
+// 7. Stuck: little progress toward the goal during the last window; a stuck unit sidesteps.
+// Updates stuck, sidestep, the window (a_.progress_*) and the held-ahead bit; returns whether
+// someone is right ahead of the unit.
+template <class GroupField>
+bool AgentPhases<GroupField>::update_stuck_windows(std::size_t k, const FieldSample& s, const Neighbourhood& nb,
+                                                   AgentState st, const Desired& want, std::uint8_t& stuck,
+                                                   float& sidestep) const {
+    float clock = a_.progress_clock[k];
+    float ref = a_.progress_ref[k];
+    // Progress is measured on what the unit follows: the fill field near its region.
+    // The window restarts when the measure changes (into or out of the fill field's box).
+    const bool on_fill = s.filling && s.fill.guide;
+    if (on_fill != ((stuck & kStuckOnFill) != 0)) {
+        ref = std::numeric_limits<float>::infinity();
+        clock = 0.0f;
+        stuck = static_cast<std::uint8_t>(stuck ^ kStuckOnFill);
+    }
+    update_stuck(P, st, s.to_pack, s.terrain, a_.speed[k], dt, !nb.blocked_ahead, clock, ref, stuck, sidestep);
+    if (st == AgentState::queued) stuck |= kStuckQueued;
+    if (nb.blocked_by_others && (st == AgentState::queued || st == AgentState::moving)) stuck |= kStuckOthers;
+    // A unit flagged stuck that has someone right ahead now waits behind it: it reads as
+    // not stuck (stuck(), stats) until it has room again; the flag itself runs its window.
+    // Ahead of its heading (the neighbour scan), or of the way it now wants to go (a
+    // sidestep turns it): a contact candidate within 72 degrees of its desired velocity.
+    bool someone_ahead = nb.blocked_ahead;
+    const float dvx = want.dvx, dvy = want.dvy;
+    const float want2 = dvx * dvx + dvy * dvy;
+    if (!someone_ahead && (stuck & kStuckFlag) != 0 && want2 > 1e-12f) {
+        const float speed = std::sqrt(want2), ox0 = view.px[k], oy0 = view.py[k];
+        const std::uint32_t* const cs = &contacts_[k * kMaxContacts];
+        for (std::uint8_t h = 0; h < n_contacts_[k] && !someone_ahead; ++h) {
+            const float ddx = view.px[cs[h]] - ox0, ddy = view.py[cs[h]] - oy0;
+            const float d = std::sqrt(ddx * ddx + ddy * ddy);
+            someone_ahead =
+                d < (s.r + view.radius[cs[h]]) * kContactReach && ddx * dvx + ddy * dvy > kAheadCos * d * speed;
+        }
+    }
+    a_.held[k] = static_cast<std::uint8_t>((a_.held[k] & kHeldSlow) | (someone_ahead ? kHeldAhead : 0));
+    a_.progress_ref[k] = ref;
+    a_.progress_clock[k] = clock;
+    return someone_ahead;
+}
+
+// After the contact passes: rest counts, one more if the agent was at rest through the contact
+// passes too; 0 if it moved; 1 (awake, not moved) if a mover woke it. Then the held-slow bit, and
+// an arrived unit pushed out of its region's reach (cost to go beyond its radius + 1) walks back
+// from the next sub-step.
+template <class GroupField>
+void AgentPhases<GroupField>::rest_and_held(std::size_t begin, std::size_t end, const float* nx_,
+                                            const float* ny_) const {
+    for (std::size_t k = begin; k < end; ++k) {
+        const float dx = nx_[k] - a_.rest_x[k], dy = ny_[k] - a_.rest_y[k];
+        const bool still =
+            quiet_[k] == 2 && view.wake[k] == 0 && a_.rest[k] > 0 && dx * dx + dy * dy < kSleepRadius * kSleepRadius;
+        std::uint8_t rest = 0;
+        if (still) {
+            rest = static_cast<std::uint8_t>(std::min(255, a_.rest[k] + 1));
+        } else if (quiet_[k] != 0) {
+            rest = 1;  // a rest (re)starts here: calm, but drifted or woken
+            a_.rest_x[k] = nx_[k];
+            a_.rest_y[k] = ny_[k];
+        }
+        a_.rest[k] = rest;
+        {
+            // Held: moved slower than the slow speed over the whole sub-step (a_.px is still
+            // where it started).
+            const float mx = nx_[k] - a_.px[k], my = ny_[k] - a_.py[k];
+            const int cx = std::clamp(static_cast<int>(a_.px[k]), 0, W - 1);
+            const int cy = std::clamp(static_cast<int>(a_.py[k]), 0, H - 1);
+            const Cost c = cells[static_cast<std::size_t>(cy) * W + cx];
+            const float terrain = c == kCostWall ? 1.0f : static_cast<float>(c);
+            const float slow = kBlockedSpeed * a_.speed[k] * dt / terrain;
+            a_.held[k] = static_cast<std::uint8_t>((a_.held[k] & kHeldAhead) |
+                                                   (mx * mx + my * my < slow * slow ? kHeldSlow : 0));
+        }
+        const std::uint32_t g = a_.group[k];
+        if (nstate_[k] == static_cast<std::uint8_t>(AgentState::arrived) && regions.active(g)) {
+            const float lift = 0.5f * static_cast<float>(group_unit_[g] - 1);
+            const int cx = std::clamp(floor_to_int(nx_[k] - lift), 0, W - 1);
+            const int cy = std::clamp(floor_to_int(ny_[k] - lift), 0, H - 1);
+            const float to_go = groups_[g].field.to_go(cx, cy);
+            if (to_go > kRegionKeep * regions.radius(g) + 1.0f) {
+                nstate_[k] = static_cast<std::uint8_t>(AgentState::moving);
+                a_.rest[k] = 0;
+            }
+        }
+    }
+}
+
 }  // namespace
 
 // Arrival regions (src/crowd/arrival.*), from the state this sub-step starts from: serial, so the
@@ -1211,43 +1853,23 @@ void Crowd::refresh_regions() {
     regions_->refresh(*cost_, groups, agents);
 }
 
+// One sub-step, as a list of phases in the order they run (the agent phases: AgentPhases).
 void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
+    // Neighbours side by side: entries re-sorted by bucket; lanes; each group's arrived area.
     sort_agents(jobs);
+    // Arrival regions on their schedule, and queued sleepers looking again on the same one.
     if (!params_.arrival_regions) {
         regions_->clear();
     } else if (regions_stale_ || substeps_ % kRegionSubsteps == 0) {
         refresh_regions();
         regions_stale_ = false;
     }
-    if (params_.sleep && substeps_ % kRegionSubsteps == 0) {
-        // A queued sleeper waits on others: it looks again every kRegionSubsteps sub-steps (the
-        // pack it queues at may have grown to take it), without waking its neighbours.
-        for (std::size_t e = 0; e < live_; ++e) {
-            if (a_.state[e] == static_cast<std::uint8_t>(AgentState::queued) && a_.rest[e] >= kSleepSubsteps) {
-                a_.rest[e] = 1;
-            }
-        }
-    }
+    if (params_.sleep && substeps_ % kRegionSubsteps == 0)
+        recheck_queued_sleepers(a_.state.data(), a_.rest.data(), live_);
     ++substeps_;
-    const detail::ArrivalRegions& regions = *regions_;
-    // The blob of arrived agents grows with the group: a unit stops against an arrived mate within
-    // settle_distance plus a little more than the radius of a disc densely packed with the group's
-    // arrived agents. A unit that touches the pack further out keeps going round it toward the goal:
-    // stopping at the first touch grows the pack along the lanes units come in by (an X along the
-    // field's diagonals), as diffusion-limited aggregation does.
-    // With an arrival region the radius is measured along the ground from the pack's anchor, over
-    // the region's cells: the pack grows as walls and the region let it.
-    for (std::size_t g = 0; g < settle_.size(); ++g) {
-        const float r2 = settle_[g];
-        settle_[g] = regions_->active(static_cast<std::uint32_t>(g))
-                         ? params_.settle_distance +
-                               regions_->pack_key(static_cast<std::uint32_t>(g),
-                                                  kSettleSlack * kSettleSlack *
-                                                      (std::numbers::pi_v<float> * r2 +
-                                                       regions_->foreign_area(static_cast<std::uint32_t>(g))) /
-                                                      kPackDensity)
-                         : params_.settle_distance + kSettleSlack * std::sqrt(r2 / kPackDensity);
-    }
+    update_settle_radii(params_, *regions_, settle_);
+
+    // The agent phases, in parallel over ranges of agents, into the sub-step's new entries.
     const std::size_t n = live_;
     nx_.resize(n);
     ny_.resize(n);
@@ -1261,408 +1883,64 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
     n_contacts_.resize(n);
     const CostField& cost = *cost_;
     const CrowdParams& P = params_;
-    const int W = cost.width(), H = cost.height();
-    const Cost* const cells = cost.cells().data();
-    stuck_before_.assign(a_.stuck.begin(), a_.stuck.end());  // the body writes a_.stuck; neighbours read this
+    stuck_before_.assign(a_.stuck.begin(), a_.stuck.end());  // the phases write a_.stuck; neighbours read this
     const StepView view{
         a_.px.data(),    a_.py.data(),    a_.vx.data(),       a_.vy.data(),    a_.radius.data(), a_.slot.data(),
         a_.group.data(), a_.state.data(), P.separation_range, P.yield_overlap, regions_.get(),   stuck_before_.data(),
         a_.hx.data(),    a_.hy.data(),    a_.rest.data(),     wake_.data(),    P.sleep,          max_radius_};
-    const detail::SpatialHash& hash = *hash_;
-    std::atomic<std::size_t> n_arrived{0}, n_no_path{0}, n_queued{0}, n_stuck{0}, n_sidestep{0}, n_wall{0}, n_asleep{0};
-    // Entries are in bucket order, so an agent's neighbours are a few runs next to its own entry.
-    // Every agent reads the previous state (a_: nothing writes positions or states there) and
-    // writes only its own entry.
-    auto body = [&](std::size_t begin, std::size_t end) {
-        std::size_t arrived = 0, no_path = 0, queued = 0, stuck_count = 0, sidestepping = 0, walls = 0, asleep = 0;
-        for (std::size_t k = begin; k < end; ++k) {
-            const std::uint32_t group = view.group[k];
-            // The group's field or plan (FieldView reads either), and the one the unit steers by:
-            // its group's, or a congestion-aware field toward the same goals.
-            const FieldView& field = groups_[group].field;
-            const FieldView& steer = groups_[group].steer ? groups_[group].steer : field;
-            float x = view.px[k], y = view.py[k], vx = a_.vx[k], vy = a_.vy[k];
-            const float r = view.radius[k];
-            const int cx = std::clamp(static_cast<int>(x), 0, W - 1), cy = std::clamp(static_cast<int>(y), 0, H - 1);
-            const Cost c = cells[static_cast<std::size_t>(cy) * W + cx];
-            const float terrain = c == kCostWall ? 1.0f : static_cast<float>(c);
-            // A unit of size s follows the field with its top-left cell: the field is read at its
-            // centre moved (s - 1) / 2 cells up and left.
-            const float lift = 0.5f * static_cast<float>(group_unit_[group] - 1);
-            const float fx = x - lift, fy = y - lift;
-            const int fcx = std::clamp(static_cast<int>(fx), 0, W - 1),
-                      fcy = std::clamp(static_cast<int>(fy), 0, H - 1);
-            auto to_go_at = [&](int tx, int ty) { return field.to_go(tx, ty); };
-            float to_go = to_go_at(fcx, fcy);
-            // A big unit beside a wall's corner can stand where its top-left cell is closed to its
-            // size (the block's far corner cell is the wall, which its round body does not reach):
-            // it heads for the nearest open top-left cell next to it instead of reporting no path.
-            bool off_block = false;
-            float block_dx = 0.0f, block_dy = 0.0f;
-            if (lift > 0.0f && !(to_go < kUnreachable)) {
-                float best = std::numeric_limits<float>::infinity();
-                for (int oy = -1; oy <= 1; ++oy) {
-                    for (int ox = -1; ox <= 1; ++ox) {
-                        const int tx = fcx + ox, ty = fcy + oy;
-                        if ((ox == 0 && oy == 0) || tx < 0 || ty < 0 || tx >= W || ty >= H) continue;
-                        const float v = to_go_at(tx, ty);
-                        if (!(v < kUnreachable)) continue;
-                        const float ddx = static_cast<float>(tx) + 0.5f - fx, ddy = static_cast<float>(ty) + 0.5f - fy;
-                        const float d = std::sqrt(ddx * ddx + ddy * ddy);
-                        if (d < best) {  // the nearest; ties: the first in row order
-                            best = d;
-                            to_go = v + d;
-                            block_dx = ddx / d;
-                            block_dy = ddy / d;
-                            off_block = true;
-                        }
-                    }
-                }
-            }
-            // Groups with an arrival region fill it: near it units follow its fill field to a free
-            // place, and arrive there (src/crowd/arrival.*).
-            const bool places = regions.active(group);
-            detail::ArrivalRegions::Steer fill;
-            const bool filling = places && !off_block && regions.steer(group, fx, fy, fill);
-            // What the unit follows, and measures its progress on: near the region once the pack
-            // has started (or is anchored away from the goal) the fill field, else its field.
-            const float to_pack = filling && fill.guide ? fill.value : to_go;
-            // How far from the goal an arrived unit stays arrived: with places, well beyond the
-            // region (a region made again as traffic comes and goes must not wake its pack).
-            const float settle = places ? kRegionKeep * regions.radius(group) : settle_[group];
-
-            // An exit: a unit whose (top-left) cell is one leaves (remove_leavers(), after the sub-step).
-            leaving_[k] = groups_[group].exit && to_go <= 0.0f &&
-                          view.state[k] != static_cast<std::uint8_t>(AgentState::arrived);  // (kept: once)
-            // States from the field, neighbours, then the stopping chain reaction near the goal.
-            AgentState st = state_from_field(static_cast<AgentState>(view.state[k]), to_go, settle, P.arrival_distance,
-                                             places || groups_[group].exit);
-            if (st != AgentState::no_path && c != kCostWall && view.asleep(static_cast<std::uint32_t>(k)) &&
-                !(places && to_go > settle + 1.0f)) {
-                // Asleep (so arrived, or queued), still with a path, and no wall was painted onto it
-                // (an agent at rest against a wall may touch it): it stays as it was where it is,
-                // without a neighbour scan; only its stuck clock runs on. Deep in a big pack the
-                // cost to go can exceed the settle radius: awake, such an agent stays arrived by
-                // touching the arrived mates around it, which have not moved either. A new field
-                // wakes the group (restart_stuck_windows); a queue wakes as the unit ahead moves on.
-                const bool waiting = view.state[k] == static_cast<std::uint8_t>(AgentState::queued);
-                st = waiting ? AgentState::queued : AgentState::arrived;
-                float wx = x, wy = y, wvx = 0.0f, wvy = 0.0f;
-                push_out_of_walls(cost, r, x, y, wx, wy, wvx, wvy);
-                if (std::fabs(wx - x) < 1e-3f && std::fabs(wy - y) < 1e-3f) {
-                    float clock = a_.progress_clock[k], ref = a_.progress_ref[k], sidestep = a_.sidestep[k];
-                    std::uint8_t stuck = a_.stuck[k];
-                    update_stuck(P, st, to_go, terrain, a_.speed[k], dt, true, clock, ref, stuck, sidestep);
-                    a_.progress_clock[k] = clock;
-                    a_.progress_ref[k] = ref;
-                    a_.sidestep[k] = sidestep;
-                    a_.stuck[k] = stuck;
-                    a_.vx[k] = a_.vy[k] = 0.0f;
-                    nx_[k] = x;
-                    ny_[k] = y;
-                    dvx_[k] = dvy_[k] = 0.0f;
-                    nstate_[k] = static_cast<std::uint8_t>(st);
-                    nhx_[k] = waiting ? a_.hx[k] : std::int8_t{0};  // a queue still faces its way
-                    nhy_[k] = waiting ? a_.hy[k] : std::int8_t{0};
-                    wall_hit_[k] = 0;
-                    n_contacts_[k] = 0;  // the contact passes leave it where it is
-                    quiet_[k] = 2;
-                    arrived += !waiting;
-                    queued += waiting;
-                    ++asleep;
-                    stuck_count += (stuck & kStuckFlag) != 0 && (a_.held[k] & kHeldAhead) == 0;
-                    continue;
-                }
-            }
-            const Neighbourhood nb =
-                gather_neighbours(view, hash, static_cast<std::uint32_t>(k), st == AgentState::moving,
-                                  &contacts_[k * kMaxContacts], n_contacts_[k]);
-            // Slow against the pack counts only once a stuck window has run since the unit's field
-            // last changed (restart_stuck_windows): a pack woken by a new field (a flee order, a
-            // goal moved) starts from rest and would otherwise settle again where it stands.
-            // Slow: its velocity, or what the last sub-step made good of it (a unit pressing into a
-            // pack keeps its velocity while the contact passes hold it in place).
-            const bool slow =
-                std::isfinite(a_.progress_ref[k]) &&
-                ((a_.held[k] & kHeldSlow) != 0 ||
-                 vx * vx + vy * vy < kBlockedSpeed * kBlockedSpeed * a_.speed[k] * a_.speed[k] / (terrain * terrain));
-            // Touching the pack near the goal, or blocked against it for a whole window: the unit
-            // arrives where its group's arrival region lets it stand, and otherwise waits its turn
-            // (queued), as does a unit held up by anyone right ahead of it.
-            // An arrived unit of a region's pack that stands apart from every arrived unit (farther
-            // than kStayReach: the pack's own pressure drifts a unit off its edge by a few hundredths
-            // of a cell, which must not send it walking round the pack) is not part
-            // of the pack (unless it touches a mate that left the pack just now: two units touching
-            // each other and nobody else took turns, one arriving by the other as that one left),
-            // and one pushed into a passage units still come through must leave it:
-            // from the next sub-step it walks on (this one it was looked at as a standing unit,
-            // whose neighbour scan leaves out what a walking unit reads).
-            // (A disc any part of which lies in such a passage counts: the cells under its box.)
-            bool in_passage = false;
-            if (places) {
-                const float reach = r - 0.5f * static_cast<float>(group_unit_[group] - 1);
-                const int x0 = std::max(0, floor_to_int(fx - reach)), x1 = std::min(W - 1, floor_to_int(fx + reach));
-                const int y0 = std::max(0, floor_to_int(fy - reach)), y1 = std::min(H - 1, floor_to_int(fy + reach));
-                for (int py = y0; py <= y1 && !in_passage; ++py)
-                    for (int px = x0; px <= x1 && !in_passage; ++px)
-                        in_passage =
-                            regions.keep_clear(group, static_cast<std::uint32_t>(py) * static_cast<std::uint32_t>(W) +
-                                                          static_cast<std::uint32_t>(px));
-            }
-            // (Nor does one standing alone at the anchor while it is free, where it may arrive
-            // touching nobody: see `arrives` below.)
-            const bool at_place = filling && fill.place && fill.anchor;
-            const bool rejoin =
-                st == AgentState::arrived && places &&
-                ((arrived_in_[group] > 1 && !nb.near_arrived && !nb.touches_leaving_mate && !at_place) || in_passage);
-            if (st == AgentState::moving) {
-                const bool blocked =
-                    (a_.stuck[k] & kStuckFlag) != 0 || slow || ((a_.stuck[k] >> kStuckRunShift) & 3) != 0;
-                // With a region, the pack gathers round its anchor as it would round the goal, and
-                // only inside the region.
-                // With a region: a unit arrives touching the pack within its key (the pack's radius
-                // along the region, see arrival.hpp), at the free place it was led to and held up
-                // there, wedged against the pack, or held up against it for two whole windows
-                // without progress; the first one at the lowest place. Touching the pack further
-                // out, it goes on round it (a pack that took every unit at its first touch would
-                // grow in branches). A unit held up at the anchor while it is free arrives there
-                // even touching no arrived mate: units crowding the anchor while a few mates stand
-                // arrived a cell away (a small pond, a late rejoin) must not queue for ever.
-                const bool arrives =
-                    places ? filling && !in_passage && regions.allows(group, fcx, fcy) &&
-                                 ((nb.touches_arrived && (fill.key <= settle_[group] || (fill.place && slow) ||
-                                                          (a_.stuck[k] & kStuckFlag) != 0 ||
-                                                          (slow && ((a_.stuck[k] >> kStuckRunShift) & 3) >= 2))) ||
-                                  (arrived_in_[group] == 0 && fill.place && fill.key <= settle_[group]) ||
-                                  (at_place && slow))
-                           : !groups_[group].exit && nb.touches_arrived_mate && (to_go <= settle || blocked);
-                if (arrives) {
-                    st = AgentState::arrived;
-                } else if (slow && (nb.touches_arrived_mate || nb.blocked_ahead)) {
-                    st = AgentState::queued;
-                }
-            }
-
-            // Desired velocity: the flow at this point, at the speed the terrain allows; slowing
-            // down over the last cells before the goal.
-            float dvx = 0.0f, dvy = 0.0f;
-            float head_x = 0.0f, head_y = 0.0f;  // where it wants to go (also while queued)
-            std::uint8_t stuck = a_.stuck[k];
-            float sidestep = a_.sidestep[k];
-            if (st == AgentState::moving || st == AgentState::queued) {
-                Vec2 f{0.0f, 0.0f};
-                bool aimed = false;
-                if (off_block) {
-                    f = {block_dx, block_dy};
-                    aimed = true;
-                } else if (filling && fill.guide && (fill.dx != 0.0f || fill.dy != 0.0f)) {  // to the next places
-                    f = {fill.dx, fill.dy};
-                    aimed = true;
-                } else if (P.line_of_sight && groups_[group].sight && sidestep <= 0.0f) {
-                    // Line of sight, a function of the unit's own state only: looked for when it
-                    // enters another cell (after a new field or a teleport, at once), but while it
-                    // walks toward a point it saw, only every few cells.
-                    const std::uint32_t fcell = static_cast<std::uint32_t>(fcy) * static_cast<std::uint32_t>(W) +
-                                                static_cast<std::uint32_t>(fcx);
-                    const std::uint32_t from = a_.sight_from[k], seen = a_.sight[k];
-                    bool again = from != fcell;
-                    if (again && from != detail::kNoCell && a_.sight[k] != detail::kNoCell) {
-                        // Walking a clear line: look again only after kSightRecheck cells, or when the
-                        // point seen is near (past it, the way bends), unless it is the goal.
-                        const int mx = std::abs(static_cast<int>(from % static_cast<std::uint32_t>(W)) - fcx);
-                        const int my = std::abs(static_cast<int>(from / static_cast<std::uint32_t>(W)) - fcy);
-                        const int sx = std::abs(static_cast<int>(seen % static_cast<std::uint32_t>(W)) - fcx);
-                        const int sy = std::abs(static_cast<int>(seen / static_cast<std::uint32_t>(W)) - fcy);
-                        const bool goal =
-                            steer.direction(static_cast<int>(seen % static_cast<std::uint32_t>(W)),
-                                            static_cast<int>(seen / static_cast<std::uint32_t>(W))) == Direction::goal;
-                        again = std::max(mx, my) >= (goal ? kGoalSightRecheck : kSightRecheck) ||
-                                (!goal && std::max(sx, sy) <= kSightNear);
-                    }
-                    if (again) {
-                        // A plan made on other costs than the terrain (sized, a class's) is read too.
-                        const HierarchicalField* const plan = steer.plan().get();
-                        const detail::SightCosts costs{&cost, group_unit_[group],
-                                                       !plan || &plan->cost() == &cost ? nullptr : &plan->cost()};
-                        // Alone, a unit takes corners tight; among others it keeps to the cell
-                        // centres, half a cell off the walls (tight corners jam a crowd).
-                        const bool corners = nb.near < kCornerCrowd;
-                        const detail::Sight seen_now =
-                            detail::look_ahead(steer, costs, {fx, fy}, r, fcell, kLookAheadMoves, corners);
-                        a_.sight[k] = seen_now.cell;
-                        a_.aim_x[k] = seen_now.aim.x;
-                        a_.aim_y[k] = seen_now.aim.y;
-                        a_.sight_from[k] = fcell;
-                    }
-                    if (a_.sight[k] != detail::kNoCell) {
-                        const float tx = a_.aim_x[k] - fx, ty = a_.aim_y[k] - fy;
-                        const float len = std::sqrt(tx * tx + ty * ty);
-                        if (len > 1e-3f) {
-                            f = {tx / len, ty / len};
-                            aimed = true;
-                        }
-                    }
-                }
-                if (!aimed) f = steer.sample({fx, fy});
-                if (sidestep > 0.0f && st == AgentState::moving) f = sidestep_direction(cost, f, nb, x, y, stuck);
-                float oncoming = nb.oncoming;
-                for (int d = 1; d <= kLaneLook; ++d) {
-                    const int ax = floor_to_int(x + f.x * d), ay = floor_to_int(y + f.y * d);
-                    if (ax < 0 || ay < 0 || ax >= W || ay >= H) break;
-                    const std::size_t c = static_cast<std::size_t>(ay) * W + ax;
-                    const float o = -(lane_x_[c] * f.x + lane_y_[c] * f.y) / 127.0f;
-                    if (o > 0.0f) oncoming += o * 0.5f;
-                }
-                if (oncoming > 0.0f) {  // keep right of oncoming units of other groups
-                    const float s = std::min(1.0f, oncoming * kLaneGain) * kLaneTan;
-                    const float gx = f.x - f.y * s, gy = f.y + f.x * s;
-                    const float gl = std::sqrt(gx * gx + gy * gy);
-                    f = {gx / gl, gy / gl};
-                }
-                head_x = f.x;
-                head_y = f.y;
-                const float ease = filling ? 1.0f : std::min(1.0f, (to_go + 0.25f) / 1.5f);  // slow down at the goal
-                const float speed = a_.speed[k] / terrain * ease;
-                dvx = f.x * speed;
-                dvy = f.y * speed;
-            }
-
-            // Integrate, resolve overlaps, then push the disc out of walls and the map border,
-            // dropping the velocity into them.
-            const float safe_x = x, safe_y = y;
-            vx += nb.vx_fix;  // walk less into the agents it overlaps
-            vy += nb.vy_fix;
-            // Agents faster than kAccelSpeed accelerate (and brake) in proportion: the time to top
-            // speed stays kAccelSpeed / max_force (a 20 cells/s unit at 12 cells/s^2 needed 17
-            // cells to stop and overshot every pack).
-            const float accel = P.max_force * std::max(1.0f, a_.speed[k] / kAccelSpeed);
-            integrate(P, st, nb, dvx, dvy, a_.speed[k] / terrain, accel, dt, x, y, vx, vy);
-            resolve_overlap(nb, r, x, y);
-            const std::uint8_t hit = push_out_of_walls(cost, r, safe_x, safe_y, x, y, vx, vy) ? 1 : 0;
-
-            // Stuck: little progress toward the goal during the last window; a stuck unit sidesteps.
-            float clock = a_.progress_clock[k];
-            float ref = a_.progress_ref[k];
-            // Progress is measured on what the unit follows: the fill field near its region.
-            // The window restarts when the measure changes (into or out of the fill field's box).
-            const bool on_fill = filling && fill.guide;
-            if (on_fill != ((stuck & kStuckOnFill) != 0)) {
-                ref = std::numeric_limits<float>::infinity();
-                clock = 0.0f;
-                stuck = static_cast<std::uint8_t>(stuck ^ kStuckOnFill);
-            }
-            update_stuck(P, st, to_pack, terrain, a_.speed[k], dt, !nb.blocked_ahead, clock, ref, stuck, sidestep);
-            if (st == AgentState::queued) stuck |= kStuckQueued;
-            if (nb.blocked_by_others && (st == AgentState::queued || st == AgentState::moving)) stuck |= kStuckOthers;
-            // A unit flagged stuck that has someone right ahead now waits behind it: it reads as
-            // not stuck (stuck(), stats) until it has room again; the flag itself runs its window.
-            // Ahead of its heading (the neighbour scan), or of the way it now wants to go (a
-            // sidestep turns it): a contact candidate within 72 degrees of its desired velocity.
-            bool someone_ahead = nb.blocked_ahead;
-            const float want2 = dvx * dvx + dvy * dvy;
-            if (!someone_ahead && (stuck & kStuckFlag) != 0 && want2 > 1e-12f) {
-                const float want = std::sqrt(want2), ox0 = view.px[k], oy0 = view.py[k];
-                const std::uint32_t* const cs = &contacts_[k * kMaxContacts];
-                for (std::uint8_t h = 0; h < n_contacts_[k] && !someone_ahead; ++h) {
-                    const float ddx = view.px[cs[h]] - ox0, ddy = view.py[cs[h]] - oy0;
-                    const float d = std::sqrt(ddx * ddx + ddy * ddy);
-                    someone_ahead =
-                        d < (r + view.radius[cs[h]]) * kContactReach && ddx * dvx + ddy * dvy > kAheadCos * d * want;
-                }
-            }
-            a_.held[k] = static_cast<std::uint8_t>((a_.held[k] & kHeldSlow) | (someone_ahead ? kHeldAhead : 0));
-            nx_[k] = x;
-            ny_[k] = y;
-            a_.vx[k] = vx;  // only this agent reads its velocity
-            a_.vy[k] = vy;
-            dvx_[k] = dvx;
-            dvy_[k] = dvy;
-            nstate_[k] = static_cast<std::uint8_t>(rejoin ? AgentState::moving : st);  // (see rejoin)
-            wall_hit_[k] = hit;
-            nhx_[k] = static_cast<std::int8_t>(std::lround(head_x * 127.0f));
-            nhy_[k] = static_cast<std::int8_t>(std::lround(head_y * 127.0f));
-            // 0 active (moving, or arrived or queued but not slow yet), 2 calm.
-            quiet_[k] = (st != AgentState::arrived && st != AgentState::queued) || rejoin ||
-                                vx * vx + vy * vy >= kSleepSpeed * kSleepSpeed
-                            ? 0
-                            : 2;
-            a_.stuck[k] = stuck;
-            a_.sidestep[k] = sidestep;
-            a_.progress_ref[k] = ref;
-            a_.progress_clock[k] = clock;
-            if (rejoin) st = AgentState::moving;  // (counted as what it is from now on)
-            arrived += st == AgentState::arrived;
-            no_path += st == AgentState::no_path;
-            queued += st == AgentState::queued;
-            stuck_count += (stuck & kStuckFlag) != 0 && !someone_ahead;
-            sidestepping += sidestep > 0.0f;
-            walls += hit;
-        }
-        if (count_stats) {  // integer sums: the same for any split
-            n_asleep.fetch_add(asleep, std::memory_order_relaxed);
-            n_arrived.fetch_add(arrived, std::memory_order_relaxed);
-            n_no_path.fetch_add(no_path, std::memory_order_relaxed);
-            n_queued.fetch_add(queued, std::memory_order_relaxed);
-            n_stuck.fetch_add(stuck_count, std::memory_order_relaxed);
-            n_sidestep.fetch_add(sidestepping, std::memory_order_relaxed);
-            n_wall.fetch_add(walls, std::memory_order_relaxed);
-        }
+    const AgentPhases<GroupField> agents{agent_arrays(a_),
+                                         groups_.data(),
+                                         group_unit_.data(),
+                                         settle_.data(),
+                                         arrived_in_.data(),
+                                         lane_x_.data(),
+                                         lane_y_.data(),
+                                         nx_.data(),
+                                         ny_.data(),
+                                         dvx_.data(),
+                                         dvy_.data(),
+                                         nstate_.data(),
+                                         wall_hit_.data(),
+                                         nhx_.data(),
+                                         nhy_.data(),
+                                         quiet_.data(),
+                                         leaving_.data(),
+                                         contacts_.data(),
+                                         n_contacts_.data(),
+                                         view,
+                                         *hash_,
+                                         *regions_,
+                                         cost,
+                                         P,
+                                         cost.cells().data(),
+                                         cost.width(),
+                                         cost.height(),
+                                         dt};
+    AgentTotals totals;
+    auto agent_range = [&](std::size_t begin, std::size_t end) {
+        const AgentCounts counts = agents.run(begin, end);
+        if (count_stats) totals.add(counts);
     };
-    parallel_for(jobs, n, 1024, body);
+    parallel_for(jobs, n, 1024, agent_range);
     if (count_stats) {
-        stats_.arrived = n_arrived.load();
-        stats_.no_path = n_no_path.load();
-        stats_.queued = n_queued.load();
-        stats_.stuck = n_stuck.load();
-        stats_.sidestepping = n_sidestep.load();
-        stats_.wall_contacts = n_wall.load();
+        stats_.arrived = totals.arrived.load();
+        stats_.no_path = totals.no_path.load();
+        stats_.queued = totals.queued.load();
+        stats_.stuck = totals.stuck.load();
+        stats_.sidestepping = totals.sidestepping.load();
+        stats_.wall_contacts = totals.walls.load();
+        stats_.sleeping = totals.asleep.load();
     }
+
+    // Touching agents pushed apart on the new positions.
     contact_passes(jobs);
-    // Rest counts: one more if the agent was at rest through the contact passes too; 0 if it moved;
-    // 1 (awake, not moved) if a mover woke it.
-    auto count_rest = [&](std::size_t begin, std::size_t end) {
-        for (std::size_t k = begin; k < end; ++k) {
-            const float dx = nx_[k] - a_.rest_x[k], dy = ny_[k] - a_.rest_y[k];
-            const bool still =
-                quiet_[k] == 2 && wake_[k] == 0 && a_.rest[k] > 0 && dx * dx + dy * dy < kSleepRadius * kSleepRadius;
-            std::uint8_t rest = 0;
-            if (still) {
-                rest = static_cast<std::uint8_t>(std::min(255, a_.rest[k] + 1));
-            } else if (quiet_[k] != 0) {
-                rest = 1;  // a rest (re)starts here: calm, but drifted or woken
-                a_.rest_x[k] = nx_[k];
-                a_.rest_y[k] = ny_[k];
-            }
-            a_.rest[k] = rest;
-            {
-                // Held: moved slower than the slow speed over the whole sub-step (a_.px is still
-                // where it started).
-                const float mx = nx_[k] - a_.px[k], my = ny_[k] - a_.py[k];
-                const int cx = std::clamp(static_cast<int>(a_.px[k]), 0, cost_->width() - 1);
-                const int cy = std::clamp(static_cast<int>(a_.py[k]), 0, cost_->height() - 1);
-                const Cost c = cells[static_cast<std::size_t>(cy) * cost_->width() + cx];
-                const float terrain = c == kCostWall ? 1.0f : static_cast<float>(c);
-                const float slow = kBlockedSpeed * a_.speed[k] * dt / terrain;
-                a_.held[k] = static_cast<std::uint8_t>((a_.held[k] & kHeldAhead) |
-                                                       (mx * mx + my * my < slow * slow ? kHeldSlow : 0));
-            }
-            // An arrived unit pushed out of its region's reach (cost to go beyond its radius + 1)
-            // walks back from the next sub-step.
-            const std::uint32_t g = a_.group[k];
-            if (nstate_[k] == static_cast<std::uint8_t>(AgentState::arrived) && regions_->active(g)) {
-                const float lift = 0.5f * static_cast<float>(group_unit_[g] - 1);
-                const int cx = std::clamp(floor_to_int(nx_[k] - lift), 0, cost_->width() - 1);
-                const int cy = std::clamp(floor_to_int(ny_[k] - lift), 0, cost_->height() - 1);
-                const float to_go = groups_[g].field.to_go(cx, cy);
-                if (to_go > kRegionKeep * regions_->radius(g) + 1.0f) {
-                    nstate_[k] = static_cast<std::uint8_t>(AgentState::moving);
-                    a_.rest[k] = 0;
-                }
-            }
-        }
+    // Rest counts and held bits; arrived units pushed out of their region's reach walk back.
+    // (The passes swap nx_ and ny_ with their own buffers: the new positions are where they are now.)
+    auto rest_range = [&](std::size_t begin, std::size_t end) {
+        agents.rest_and_held(begin, end, nx_.data(), ny_.data());
     };
-    parallel_for(jobs, n, 4096, count_rest);
-    if (count_stats) stats_.sleeping = n_asleep.load();
+    parallel_for(jobs, n, 4096, rest_range);
+    // The new entries become the state; units at their exit leave.
     a_.px.swap(nx_);
     a_.py.swap(ny_);
     a_.state.swap(nstate_);
