@@ -7,6 +7,7 @@
 
 #include "tbb_jobs.hpp"
 #include "tide/crowd.hpp"
+#include "tide/field_builder.hpp"
 #include "tide/generate.hpp"
 
 namespace {

@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "tbb_jobs.hpp"
+#include "tide/field_builder.hpp"
 #include "tide/field_service.hpp"
 #include "tide/generate.hpp"
 

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "cli_common.hpp"
+#include "tide/field_builder.hpp"
 #include "tide/hierarchy.hpp"
 
 namespace tide::cli {

@@ -35,6 +35,7 @@
 #include "../grid/cell_checks.hpp"
 #include "move_codes.hpp"
 #include "tide/assert.hpp"
+#include "tide/field_builder.hpp"
 #include "tide/flow_field.hpp"
 
 namespace tide {

@@ -31,6 +31,7 @@
 
 #include "../grid/cell_checks.hpp"
 #include "move_codes.hpp"
+#include "tide/field_builder.hpp"
 #include "tide/flow_field.hpp"
 
 namespace tide {

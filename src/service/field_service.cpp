@@ -51,6 +51,7 @@
 
 #include "../grid/cell_checks.hpp"
 #include "block_recycler.hpp"
+#include "tide/field_builder.hpp"
 
 namespace tide {
 namespace {

@@ -10,6 +10,7 @@
 
 #include "protocol.hpp"
 #include "tide/astar.hpp"
+#include "tide/field_builder.hpp"
 #include "tide/flow_field.hpp"
 
 namespace tide::serve {
