@@ -19,7 +19,7 @@
 namespace tide {
 
 namespace detail {
-/// A cell's move by tie rank during a build (internal; see src/fields/field_builder.cpp).
+/// A cell's move by tie rank during a build (internal; see src/fields/integration.cpp).
 enum class MoveRank : std::uint8_t {};
 }  // namespace detail
 
@@ -251,7 +251,7 @@ private:
     std::pmr::vector<std::uint8_t> block_flags_;  // would_block(): per cell, unpadded
     std::pmr::vector<std::int32_t> rescue_;       // would_block(): cells found connected
     std::pmr::vector<QueueEntry> heap_;
-    // Flee scratch (src/fields/flee_field.cpp): signed fixed-point values, settle order, queues.
+    // Flee scratch (src/fields/flee_field.cpp, flee_repair.cpp): signed fixed-point values, settle order, queues.
     struct FleeEntry {
         std::int64_t value;
         std::int32_t cell;

@@ -1,4 +1,6 @@
-// Reverse Dijkstra with an exact bucket queue; the flow is recorded during the search.
+// The search every build runs: a reverse Dijkstra with an exact bucket queue, which also records
+// the flow. The goal, flee and mixed builds (goal_field.cpp, flee_field.cpp, mixed_field.cpp) run
+// it and read what it leaves in dist_ / via_ or in a FieldRepairState.
 //
 // Distances are fixed-point integers with 25 fractional bits: an orthogonal move into a cell of
 // cost c adds exactly c, a diagonal one c x factor rounded to 2^-25 (an error below 1.5e-8 per
@@ -29,6 +31,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "../grid/always_inline.hpp"
@@ -278,43 +281,6 @@ Result<void> FieldBuilder::integrate(const CostField& cost, std::span<const Cell
     return {};
 }
 
-Result<void> FieldBuilder::build_integration(const CostField& cost, std::span<const Cell> goals,
-                                             const FieldParams& params, std::pmr::vector<float>& out) {
-    if (auto r = integrate(cost, goals, params, dist_, via_); !r) return r;
-    const int w = cost.width();
-    const int h = cost.height();
-    const double scale = std::ldexp(1.0, -frac_);
-    out.resize(static_cast<std::size_t>(w) * h);
-    for (int y = 0; y < h; ++y) {
-        const std::size_t p0 = static_cast<std::size_t>(y + 1) * pw_ + 1;
-        float* dst = out.data() + static_cast<std::size_t>(y) * w;
-        for (int x = 0; x < w; ++x) dst[x] = to_float(dist_[p0 + x] >> 8, via_[p0 + x], scale);
-    }
-    return {};
-}
-
-Result<void> FieldBuilder::build(const CostField& cost, std::span<const Cell> goals, const FieldParams& params,
-                                 FlowField& out) {
-    if (auto r = integrate(cost, goals, params, dist_, via_); !r) return r;
-    write_field(cost, out);
-    return {};
-}
-
-Result<void> FieldBuilder::build(const CostField& cost, std::span<const Cell> goals, const FieldParams& params,
-                                 FlowField& out, FieldRepairState& state) {
-    if (auto r = integrate(cost, goals, params, state.words_, state.ranks_); !r) return r;
-    write_field(cost, out);
-    keep_search(cost, goals, params, state);
-    state.kind_ = FieldKind::goal;
-    state.flee_values_.clear();
-    state.flee_moves_.clear();
-    state.flee_ends_.clear();
-    state.dangers_.clear();
-    state.danger_state_.clear();
-    state.combined_.reset();
-    return {};
-}
-
 // Records in `state` what the search just run into its words and ranks was: size, scale, settings,
 // goals and the histogram of costs.
 void FieldBuilder::keep_search(const CostField& cost, std::span<const Cell> goals, const FieldParams& params,
@@ -341,61 +307,12 @@ void FieldBuilder::keep_search(const CostField& cost, std::span<const Cell> goal
     for (int c = 0; c < 256; ++c) state.histogram_[c] = count[0][c] + count[1][c] + count[2][c] + count[3][c];
 }
 
-void FieldBuilder::write_field(const CostField& cost, FlowField& out) const {
-    const int w = cost.width();
-    const int h = cost.height();
-    const std::size_t cells = static_cast<std::size_t>(w) * h;
-    out.width_ = w;
-    out.height_ = h;
-    out.kind_ = FieldKind::goal;
-    out.to_stop_.clear();
-    out.integration_.resize(cells);
-    out.directions_.resize(cells);
-
-    const Fixed* const dist = last_dist_;
-    const Code* const via = last_via_;
-    const double scale = std::ldexp(1.0, -frac_);
-    for (int y = 0; y < h; ++y) {
-        const std::size_t p0 = static_cast<std::size_t>(y + 1) * pw_ + 1;
-        float* irow = out.integration_.data() + static_cast<std::size_t>(y) * w;
-        // `via` holds the codes by rank: walls and cut-off cells get +inf.
-        for (int x = 0; x < w; ++x) irow[x] = to_float(dist[p0 + x] >> 8, via[p0 + x], scale);
-        Direction* drow = out.directions_.data() + static_cast<std::size_t>(y) * w;
-        for (int x = 0; x < w; ++x)
-            drow[x] = static_cast<Direction>(kRankToCode[static_cast<std::uint8_t>(via[p0 + x])]);
-    }
-}
-
-void FieldBuilder::build_unreachable(const CostField& cost, FlowField& out) {
-    const std::size_t cells = cost.size();
-    out.width_ = cost.width();
-    out.height_ = cost.height();
-    out.kind_ = FieldKind::goal;
-    out.to_stop_.clear();
-    out.integration_.assign(cells, kUnreachable);
-    out.directions_.resize(cells);
-    const auto c = cost.cells();
-    for (std::size_t i = 0; i < cells; ++i)
-        out.directions_[i] = c[i] == kCostWall ? Direction::wall : Direction::unreachable;
-    pw_ = ph_ = 0;  // nothing searched: exact_integration() has no values to give
-    last_dist_ = nullptr;
-    last_via_ = nullptr;
-    settled_ = 0;
-}
-
 double FieldBuilder::exact_integration(int x, int y) const {
     TIDE_ASSERT(x >= 0 && y >= 0 && x < pw_ - 2 && y < ph_ - 2);
     const std::size_t i = static_cast<std::size_t>(y + 1) * pw_ + (x + 1);
     return static_cast<std::uint8_t>(last_via_[i]) > kGoalCode
                ? std::numeric_limits<double>::infinity()
                : std::ldexp(static_cast<double>(last_dist_[i] >> 8), -frac_);
-}
-
-Result<FlowField> build_flow_field(const CostField& cost, std::span<const Cell> goals, const FieldParams& params) {
-    FieldBuilder builder;
-    FlowField field;
-    if (auto r = builder.build(cost, goals, params, field); !r) return r.error();
-    return field;
 }
 
 }  // namespace tide

@@ -3,7 +3,7 @@
 // The state keeps what the build computed: every cell's exact fixed-point value and its move (by
 // tie rank), in the builder's padded layout. A fresh build's result is a function of the map
 // alone: value(x) = min over legal moves x -> y of price(move into y) + value(y), and the move is
-// the lowest-ranked move reaching that minimum (see field_builder.cpp). The repair restores
+// the lowest-ranked move reaching that minimum (see integration.cpp). The repair restores
 // exactly that, touching only the cells whose value or move changes:
 //
 // 1. Apply the new costs. A cell turned into a wall loses its value and move; a wall opened has
