@@ -192,6 +192,7 @@ public:
 private:
     using Fixed = std::uint64_t;  // distance in units of 2^-frac_ (see the .cpp)
     using Code = detail::MoveRank;
+    struct Search;  // the phases of integrate() (src/fields/integration.cpp)
     Result<void> integrate(const CostField& cost, std::span<const Cell> goals, const FieldParams& params,
                            std::pmr::vector<Fixed>& dist, std::pmr::vector<Code>& via);
     void set_prices(int frac, double diagonal_factor);
