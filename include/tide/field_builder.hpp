@@ -200,6 +200,7 @@ private:
     void write_field(const CostField& cost, FlowField& out) const;
     int start_changes(const FieldRepairState& state);
     Result<void> check_repair(const CostField& cost, const FlowField& field, const FieldRepairState& state) const;
+    struct GoalRepair;  // the phases of repair_changes() (src/fields/repair.cpp)
     Result<RepairStats> repair_changes(const CostField& cost, FlowField* field, FieldRepairState& state);
     Result<void> rebuild(const CostField& cost, FlowField* field, FieldRepairState& state);
     void keep_search(const CostField& cost, std::span<const Cell> goals, const FieldParams& params,

@@ -48,6 +48,14 @@ std::uint8_t byte(detail::MoveRank r) {
     return static_cast<std::uint8_t>(r);
 }
 
+// Heap order of the lower phase: the smallest value on top (a type, so the heap calls inline).
+struct Later {
+    template <class Entry>
+    bool operator()(const Entry& a, const Entry& b) const {
+        return a.value > b.value;
+    }
+};
+
 }  // namespace
 
 Result<void> FieldBuilder::check_repair(const CostField& cost, const FlowField& field,
@@ -135,222 +143,292 @@ Result<void> FieldBuilder::rebuild(const CostField& cost, FlowField* field, Fiel
     return {};
 }
 
+// One repair of a search's values and moves for changed_, in the phases of the file comment
+// (repair_changes() runs them). Every flag it sets is on a cell listed in changed_, affected_ or
+// touched_, so clear_flags() undoes them all.
+struct FieldBuilder::GoalRepair {
+    FieldBuilder& builder;
+    FieldRepairState& state;
+    Fixed* const dist;
+    Code* const via;
+    std::uint8_t* const flags;
+    const int pw;
+    const bool eight;
+    const int step;  // 1, or 2 with 4 directions: orthogonal moves only
+    const std::int32_t off[kDirectionCount];
+    std::size_t limit = 0;  // cells past which a rebuild is cheaper
+
+    GoalRepair(FieldBuilder& b, FieldRepairState& s)
+        : builder(b),
+          state(s),
+          dist(s.words_.data()),
+          via(s.ranks_.data()),
+          flags(b.flags_.data()),
+          pw(s.width_ + 2),
+          eight(s.params_.connectivity == Connectivity::eight),
+          step(eight ? 1 : 2),
+          off{1, pw + 1, pw, pw - 1, -1, -pw - 1, -pw, -pw + 1} {}
+
+    bool is_wall(std::int32_t p) const { return (dist[p] & 0xFF) == kCostWall; }
+    // True when the cell at p moves in direction code k.
+    bool moves(std::int32_t p, int k) const { return via[p] == Code{kRankOfCode[k]}; }
+    // A diagonal move k from p needs both cells beside it open (the same for its reverse).
+    bool corners_open(std::int32_t p, int k) const {
+        return !is_wall(p + off[(k + 7) & 7]) && !is_wall(p + off[(k + 1) & 7]);
+    }
+    void touch(std::int32_t p) {
+        if ((flags[p] & kTouched) == 0) {
+            flags[p] |= kTouched;
+            builder.touched_.push_back(p);
+        }
+    }
+    void add_affected(std::int32_t p) {
+        if ((flags[p] & kAffected) != 0 || byte(via[p]) >= kDirectionCount) return;
+        flags[p] |= kAffected;
+        builder.affected_.push_back(p);
+    }
+    void push(Fixed value, std::int32_t p) {
+        builder.heap_.push_back({value, p});
+        std::push_heap(builder.heap_.begin(), builder.heap_.end(), Later{});
+    }
+    void clear_flags() {
+        for (const Change& c : builder.changed_) flags[c.cell] = 0;
+        for (std::int32_t p : builder.affected_) flags[p] = 0;
+        for (std::int32_t p : builder.touched_) flags[p] = 0;
+    }
+
+    // An edit that walls a goal is refused before anything changes.
+    Result<void> refuse_walled_goals() const {
+        for (const Change& c : builder.changed_) {
+            if (c.after == kCostWall && byte(via[c.cell]) == kGoalCode) {
+                const int x = c.cell % pw - 1;
+                const int y = c.cell / pw - 1;
+                return Error{ErrorCode::on_wall, "repair: the edit turns goal " + detail::cell_text({x, y}) +
+                                                     " into a wall (build a field for the remaining goals instead)"};
+            }
+        }
+        return {};
+    }
+
+    // Counts the new costs in the state's histogram and sets the limit. False when a fresh build
+    // on the edited map would use another fixed-point scale (the open cells and the dearest cost
+    // set it): then only a rebuild gives its bits.
+    bool count_costs() {
+        std::size_t open = 0;
+        for (const Change& c : builder.changed_) {
+            --state.histogram_[c.before];
+            ++state.histogram_[c.after];
+        }
+        for (int c = 1; c < kCostWall; ++c) open += state.histogram_[c];
+        Cost hi = 1;
+        for (int c = kCostMax; c > 1; --c) {
+            if (state.histogram_[c] != 0) {
+                hi = static_cast<Cost>(c);
+                break;
+            }
+        }
+        limit = std::max<std::size_t>(open / 16, 256);
+        return fraction_bits(open, hi) == state.frac_;
+    }
+
+    // 1. New costs. Cells opened need a value: they join the affected set directly. Returns how many.
+    std::size_t apply_costs() {
+        for (const Change& c : builder.changed_) {
+            touch(c.cell);
+            if (c.after == kCostWall) {
+                dist[c.cell] = kCostWall;  // value 0, cost 255, as the builder leaves walls
+                via[c.cell] = Code{kWallCode};
+            } else if (c.before == kCostWall) {
+                dist[c.cell] = (kNotReached << 8) | c.after;
+                via[c.cell] = Code{kUnreachableCode};
+                flags[c.cell] |= kAffected;
+                builder.affected_.push_back(c.cell);
+            } else {
+                dist[c.cell] = (dist[c.cell] & ~Fixed{0xFF}) | c.after;
+            }
+        }
+        return builder.affected_.size();
+    }
+
+    // 2. Raise: moves into a dearer cell, diagonals whose corner became a wall, and everything
+    // whose flow runs through them (affected_ after the `opened` cells) lose their values. False
+    // past the limit.
+    bool raise(std::size_t opened) {
+        for (const Change& c : builder.changed_) {
+            if (c.after <= c.before) continue;
+            for (int k = 0; k < kDirectionCount; k += step) {
+                const std::int32_t x = c.cell + off[k];
+                if (moves(x, (k + 4) & 7)) add_affected(x);
+            }
+            if (eight && c.after == kCostWall) {
+                for (int o = 0; o < kDirectionCount; o += 2) {
+                    const std::int32_t a = c.cell + off[o];
+                    const std::int32_t b = c.cell + off[(o + 2) & 7];
+                    const int ab = kCornerMove[o];
+                    if (moves(a, ab)) add_affected(a);
+                    if (moves(b, (ab + 4) & 7)) add_affected(b);
+                }
+            }
+        }
+        std::pmr::vector<std::int32_t>& affected = builder.affected_;
+        for (std::size_t i = opened; i < affected.size(); ++i) {
+            const std::int32_t y = affected[i];
+            for (int k = 0; k < kDirectionCount; k += step) {
+                const std::int32_t x = y + off[k];
+                if (moves(x, (k + 4) & 7)) add_affected(x);
+            }
+            if (affected.size() > limit) return false;
+        }
+        for (std::size_t i = opened; i < affected.size(); ++i) {
+            const std::int32_t p = affected[i];
+            dist[p] = (kNotReached << 8) | (dist[p] & 0xFF);
+            via[p] = Code{kUnreachableCode};
+            touch(p);
+        }
+        return true;
+    }
+
+    // 3. Seeds: affected cells from their unaffected neighbours; cells whose incoming moves got cheaper.
+    void seed() {
+        builder.heap_.clear();
+        for (const std::int32_t x : builder.affected_) {
+            Fixed best = kNotReached;
+            std::uint8_t rank = kUnreachableCode;
+            for (int k = 0; k < kDirectionCount; k += step) {
+                const std::int32_t y = x + off[k];
+                if ((flags[y] & kAffected) != 0 || byte(via[y]) > kGoalCode) continue;
+                if ((k & 1) != 0 && !corners_open(x, k)) continue;
+                const Fixed cand =
+                    (dist[y] >> 8) + ((k & 1) != 0 ? builder.diag_price_ : builder.orth_price_)[dist[y] & 0xFF];
+                const std::uint8_t r = kRankOfCode[k];
+                if (cand < best || (cand == best && r < rank)) {
+                    best = cand;
+                    rank = r;
+                }
+            }
+            if (best < kNotReached) {
+                dist[x] = (best << 8) | (dist[x] & 0xFF);
+                via[x] = Code{rank};
+                push(best, x);
+            }
+        }
+        auto requeue = [&](std::int32_t p) {
+            if ((flags[p] & kAffected) == 0 && byte(via[p]) <= kGoalCode) push(dist[p] >> 8, p);
+        };
+        for (const Change& c : builder.changed_) {
+            if (c.after >= c.before) continue;
+            requeue(c.cell);
+            if (eight && c.before == kCostWall) {
+                for (int o = 0; o < kDirectionCount; o += 2) requeue(c.cell + off[o]);
+            }
+        }
+    }
+
+    // 4. Lower, in exact value order; `settled` counts the cells settled. False past the limit.
+    bool lower(std::size_t& settled) {
+        // Locals, not members, in the hot loop: the flag stores (bytes) could alias any member.
+        Fixed* const dist = this->dist;
+        Code* const via = this->via;
+        std::uint8_t* const flags = this->flags;
+        const int step = this->step;
+        const std::int32_t off[kDirectionCount] = {1, pw + 1, pw, pw - 1, -1, -pw - 1, -pw, -pw + 1};
+        std::pmr::vector<QueueEntry>& heap = builder.heap_;
+        auto touch = [&](std::int32_t p) {
+            if ((flags[p] & kTouched) == 0) {
+                flags[p] |= kTouched;
+                builder.touched_.push_back(p);
+            }
+        };
+        auto is_wall = [dist](std::int32_t p) { return (dist[p] & 0xFF) == kCostWall; };
+        auto corners_open = [&](std::int32_t p, int k) {
+            return !is_wall(p + off[(k + 7) & 7]) && !is_wall(p + off[(k + 1) & 7]);
+        };
+        while (!heap.empty()) {
+            std::pop_heap(heap.begin(), heap.end(), Later{});
+            const QueueEntry e = heap.back();
+            heap.pop_back();
+            const std::int32_t y = e.cell;
+            if ((dist[y] >> 8) != e.value) continue;  // superseded by a lower value
+            if (++settled > limit) return false;
+            const Fixed d = e.value;
+            const Fixed c = dist[y] & 0xFF;
+            for (int k = 0; k < kDirectionCount; k += step) {
+                const std::int32_t x = y + off[k];
+                const Fixed wx = dist[x];
+                if ((wx & 0xFF) == kCostWall) continue;
+                if ((k & 1) != 0 && !corners_open(y, k)) continue;
+                const Fixed cand = d + ((k & 1) != 0 ? builder.diag_price_[c] : builder.orth_price_[c]);
+                const std::uint8_t r = kRankOfCode[(k + 4) & 7];  // x moves back toward y
+                const Fixed old = wx >> 8;
+                if (cand < old) {
+                    dist[x] = (cand << 8) | (wx & 0xFF);
+                    via[x] = Code{r};
+                    touch(x);
+                    push(cand, x);
+                } else if (cand == old && r < byte(via[x])) {
+                    via[x] = Code{r};
+                    touch(x);
+                }
+            }
+        }
+        return true;
+    }
+
+    // Copies the cells it rewrote to the field.
+    void write(FlowField& field) const {
+        const int w = state.width_;
+        const double scale = std::ldexp(1.0, -state.frac_);
+        float* const integration = field.integration_.data();
+        Direction* const directions = field.directions_.data();
+        for (const std::int32_t p : builder.touched_) {
+            const int x = p % pw - 1;
+            const int y = p / pw - 1;
+            const std::size_t u = static_cast<std::size_t>(y) * w + x;
+            integration[u] = to_float(dist[p] >> 8, via[p], scale);
+            directions[u] = static_cast<Direction>(kRankToCode[byte(via[p])]);
+        }
+    }
+};
+
 // Repairs the search of `state` (its values and moves) for changed_ and, when `field` is given,
 // writes the cells it rewrote to it; touched_ lists them afterwards (unless it rebuilt).
 Result<RepairStats> FieldBuilder::repair_changes(const CostField& cost, FlowField* field, FieldRepairState& state) {
     RepairStats stats;
     stats.changed_cells = changed_.size();
-    const int w = state.width_;
-    const int pw = w + 2;
-    Fixed* const dist = state.words_.data();
-    Code* const via = state.ranks_.data();
-    std::uint8_t* const flags = flags_.data();
     affected_.clear();
     touched_.clear();
-    auto clear_flags = [&] {
-        for (const Change& c : changed_) flags[c.cell] = 0;
-        for (std::int32_t p : affected_) flags[p] = 0;
-        for (std::int32_t p : touched_) flags[p] = 0;
-    };
-
-    for (const Change& c : changed_) {
-        if (c.after == kCostWall && byte(via[c.cell]) == kGoalCode) {
-            clear_flags();
-            const int x = c.cell % pw - 1;
-            const int y = c.cell / pw - 1;
-            return Error{ErrorCode::on_wall, "repair: the edit turns goal " + detail::cell_text({x, y}) +
-                                                 " into a wall (build a field for the remaining goals instead)"};
-        }
+    GoalRepair pass(*this, state);
+    if (auto r = pass.refuse_walled_goals(); !r) {
+        pass.clear_flags();
+        return r.error();
     }
     if (changed_.empty()) return stats;
-
-    // The fixed-point scale depends on the open cells and the dearest cost: a fresh build on the
-    // edited map must use the same, or values would differ in their last bits.
-    std::size_t open = 0;
-    for (const Change& c : changed_) {
-        --state.histogram_[c.before];
-        ++state.histogram_[c.after];
-    }
-    for (int c = 1; c < kCostWall; ++c) open += state.histogram_[c];
-    Cost hi = 1;
-    for (int c = kCostMax; c > 1; --c) {
-        if (state.histogram_[c] != 0) {
-            hi = static_cast<Cost>(c);
-            break;
-        }
-    }
-    const std::size_t limit = std::max<std::size_t>(open / 16, 256);
     auto give_up = [&]() -> Result<RepairStats> {
-        clear_flags();
+        pass.clear_flags();
         if (auto r = rebuild(cost, field, state); !r) return r.error();
         stats.rebuilt = true;
         stats.affected_cells = affected_.size();
-        stats.touched_cells = static_cast<std::size_t>(w) * state.height_;
+        stats.touched_cells = static_cast<std::size_t>(state.width_) * state.height_;
         return stats;
     };
-    if (fraction_bits(open, hi) != state.frac_) return give_up();
+    if (!pass.count_costs()) return give_up();
 
     set_prices(state.frac_, state.params_.diagonal_factor);
-    pw_ = pw;
+    pw_ = pass.pw;
     ph_ = state.height_ + 2;
-    last_dist_ = dist;
-    last_via_ = via;
-    const bool eight = state.params_.connectivity == Connectivity::eight;
-    const int step = eight ? 1 : 2;  // 4 directions: orthogonal moves only
-    const std::int32_t off[kDirectionCount] = {1, pw + 1, pw, pw - 1, -1, -pw - 1, -pw, -pw + 1};
-    auto is_wall = [dist](std::int32_t p) { return (dist[p] & 0xFF) == kCostWall; };
-    auto touch = [&](std::int32_t p) {
-        if ((flags[p] & kTouched) == 0) {
-            flags[p] |= kTouched;
-            touched_.push_back(p);
-        }
-    };
-    auto add_affected = [&](std::int32_t p) {
-        if ((flags[p] & kAffected) != 0 || byte(via[p]) >= kDirectionCount) return;
-        flags[p] |= kAffected;
-        affected_.push_back(p);
-    };
-    // True when the cell at p moves in direction code k.
-    auto moves = [via](std::int32_t p, int k) { return via[p] == Code{kRankOfCode[k]}; };
-
-    // 1. New costs. Cells opened need a value: they join the affected set directly.
-    for (const Change& c : changed_) {
-        touch(c.cell);
-        if (c.after == kCostWall) {
-            dist[c.cell] = kCostWall;  // value 0, cost 255, as the builder leaves walls
-            via[c.cell] = Code{kWallCode};
-        } else if (c.before == kCostWall) {
-            dist[c.cell] = (kNotReached << 8) | c.after;
-            via[c.cell] = Code{kUnreachableCode};
-            flags[c.cell] |= kAffected;
-            affected_.push_back(c.cell);
-        } else {
-            dist[c.cell] = (dist[c.cell] & ~Fixed{0xFF}) | c.after;
-        }
-    }
-    const std::size_t opened = affected_.size();
-
-    // 2. Raise: moves into a dearer cell, and diagonals whose corner became a wall.
-    for (const Change& c : changed_) {
-        if (c.after <= c.before) continue;
-        for (int k = 0; k < kDirectionCount; k += step) {
-            const std::int32_t x = c.cell + off[k];
-            if (moves(x, (k + 4) & 7)) add_affected(x);
-        }
-        if (eight && c.after == kCostWall) {
-            for (int o = 0; o < kDirectionCount; o += 2) {
-                const std::int32_t a = c.cell + off[o];
-                const std::int32_t b = c.cell + off[(o + 2) & 7];
-                const int ab = kCornerMove[o];
-                if (moves(a, ab)) add_affected(a);
-                if (moves(b, (ab + 4) & 7)) add_affected(b);
-            }
-        }
-    }
-    // ... and everything whose flow runs through them.
-    for (std::size_t i = opened; i < affected_.size(); ++i) {
-        const std::int32_t y = affected_[i];
-        for (int k = 0; k < kDirectionCount; k += step) {
-            const std::int32_t x = y + off[k];
-            if (moves(x, (k + 4) & 7)) add_affected(x);
-        }
-        if (affected_.size() > limit) return give_up();
-    }
+    last_dist_ = pass.dist;
+    last_via_ = pass.via;
+    const std::size_t opened = pass.apply_costs();
+    if (!pass.raise(opened)) return give_up();
     stats.affected_cells = affected_.size();
-    for (std::size_t i = opened; i < affected_.size(); ++i) {
-        const std::int32_t p = affected_[i];
-        dist[p] = (kNotReached << 8) | (dist[p] & 0xFF);
-        via[p] = Code{kUnreachableCode};
-        touch(p);
-    }
-
-    // 3. Seeds: affected cells from their unaffected neighbours; cells whose incoming moves got cheaper.
-    heap_.clear();
-    auto later = [](const QueueEntry& a, const QueueEntry& b) { return a.value > b.value; };
-    auto push = [&](Fixed value, std::int32_t p) {
-        heap_.push_back({value, p});
-        std::push_heap(heap_.begin(), heap_.end(), later);
-    };
-    auto corners_open = [&](std::int32_t p, int k) {
-        return !is_wall(p + off[(k + 7) & 7]) && !is_wall(p + off[(k + 1) & 7]);
-    };
-    for (const std::int32_t x : affected_) {
-        Fixed best = kNotReached;
-        std::uint8_t rank = kUnreachableCode;
-        for (int k = 0; k < kDirectionCount; k += step) {
-            const std::int32_t y = x + off[k];
-            if ((flags[y] & kAffected) != 0 || byte(via[y]) > kGoalCode) continue;
-            if ((k & 1) != 0 && !corners_open(x, k)) continue;
-            const Fixed cand = (dist[y] >> 8) + ((k & 1) != 0 ? diag_price_ : orth_price_)[dist[y] & 0xFF];
-            const std::uint8_t r = kRankOfCode[k];
-            if (cand < best || (cand == best && r < rank)) {
-                best = cand;
-                rank = r;
-            }
-        }
-        if (best < kNotReached) {
-            dist[x] = (best << 8) | (dist[x] & 0xFF);
-            via[x] = Code{rank};
-            push(best, x);
-        }
-    }
-    auto requeue = [&](std::int32_t p) {
-        if ((flags[p] & kAffected) == 0 && byte(via[p]) <= kGoalCode) push(dist[p] >> 8, p);
-    };
-    for (const Change& c : changed_) {
-        if (c.after >= c.before) continue;
-        requeue(c.cell);
-        if (eight && c.before == kCostWall) {
-            for (int o = 0; o < kDirectionCount; o += 2) requeue(c.cell + off[o]);
-        }
-    }
-
-    // 4. Lower, in exact value order.
+    pass.seed();
     std::size_t settled = 0;
-    while (!heap_.empty()) {
-        std::pop_heap(heap_.begin(), heap_.end(), later);
-        const QueueEntry e = heap_.back();
-        heap_.pop_back();
-        const std::int32_t y = e.cell;
-        if ((dist[y] >> 8) != e.value) continue;  // superseded by a lower value
-        if (++settled > limit) return give_up();
-        const Fixed d = e.value;
-        const Fixed c = dist[y] & 0xFF;
-        for (int k = 0; k < kDirectionCount; k += step) {
-            const std::int32_t x = y + off[k];
-            const Fixed wx = dist[x];
-            if ((wx & 0xFF) == kCostWall) continue;
-            if ((k & 1) != 0 && !corners_open(y, k)) continue;
-            const Fixed cand = d + ((k & 1) != 0 ? diag_price_[c] : orth_price_[c]);
-            const std::uint8_t r = kRankOfCode[(k + 4) & 7];  // x moves back toward y
-            const Fixed old = wx >> 8;
-            if (cand < old) {
-                dist[x] = (cand << 8) | (wx & 0xFF);
-                via[x] = Code{r};
-                touch(x);
-                push(cand, x);
-            } else if (cand == old && r < byte(via[x])) {
-                via[x] = Code{r};
-                touch(x);
-            }
-        }
-    }
+    if (!pass.lower(settled)) return give_up();
 
-    // Copy what changed to the field.
     stats.touched_cells = touched_.size();
     settled_ = settled;
-    clear_flags();
-    if (!field) return stats;
-    const double scale = std::ldexp(1.0, -state.frac_);
-    float* const integration = field->integration_.data();
-    Direction* const directions = field->directions_.data();
-    for (const std::int32_t p : touched_) {
-        const int x = p % pw - 1;
-        const int y = p / pw - 1;
-        const std::size_t u = static_cast<std::size_t>(y) * w + x;
-        integration[u] = to_float(dist[p] >> 8, via[p], scale);
-        directions[u] = static_cast<Direction>(kRankToCode[byte(via[p])]);
-    }
+    pass.clear_flags();
+    if (field) pass.write(*field);
     return stats;
 }
 
