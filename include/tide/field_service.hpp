@@ -23,7 +23,7 @@
 #include <span>
 #include <vector>
 
-#include "tide/congestion.hpp"
+#include "tide/congestion_layer.hpp"
 #include "tide/cost_field.hpp"
 #include "tide/export.h"
 #include "tide/flow_field.hpp"
