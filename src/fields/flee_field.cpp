@@ -25,6 +25,7 @@
 #include <cmath>
 #include <string>
 
+#include "../grid/always_inline.hpp"
 #include "../grid/cell_checks.hpp"
 #include "field_errors.hpp"
 #include "flee_grid.hpp"
@@ -137,8 +138,8 @@ void FieldBuilder::flee_relax(const CostField& cost, const Fixed* dist, const Co
     if (flee_ring_.size() < ring) flee_ring_.resize(ring);
     for (std::size_t b = 0; b < ring; ++b) flee_ring_[b].clear();
     flee_order_.clear();
-    std::size_t queued = 0;  // entries in the ring
-    auto settle = [&](std::int32_t y, std::int64_t v) {
+    std::size_t queued = 0;                                                 // entries in the ring
+    auto settle = [&](std::int32_t y, std::int64_t v) TIDE_ALWAYS_INLINE {  // the hot loop: never a call
         flee_order_.push_back(y);
         const Fixed c = dist[y] & 0xFF;
         for (int k = 0; k < kDirectionCount; k += eight ? 1 : 2) {
