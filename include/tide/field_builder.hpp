@@ -214,6 +214,7 @@ private:
     void danger_costs(const CostField& cost, const Fixed* dist, const Code* via, int frac, const DangerCost& danger,
                       std::span<const std::int32_t> cells, CostField& out) const;
     Result<RepairStats> repair_kind(const CostField& cost, FlowField& field, FieldRepairState& state);
+    struct FleeRepair;  // the phases of repair_flee() (src/fields/flee_repair.cpp)
     Result<RepairStats> repair_flee(const CostField& cost, FlowField& field, FieldRepairState& state);
     Result<RepairStats> repair_mixed(const CostField& cost, FlowField& field, FieldRepairState& state);
 
