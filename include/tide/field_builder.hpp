@@ -251,6 +251,7 @@ private:
         Cost after;
     };
     std::pmr::vector<Change> changed_;
+    struct BlockQuery;                            // the phases of would_block() (src/fields/block_query.cpp)
     std::pmr::vector<std::uint8_t> block_flags_;  // would_block(): per cell, unpadded
     std::pmr::vector<std::int32_t> rescue_;       // would_block(): cells found connected
     std::pmr::vector<QueueEntry> heap_;
