@@ -11,6 +11,7 @@
 #include "baselines.hpp"
 #include "hier_rows.hpp"
 #include "tide/astar.hpp"
+#include "tide/field_builder.hpp"
 #include "tide/flow_field.hpp"
 #include "tide/generate.hpp"
 #include "tide/hierarchy.hpp"

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "tide/crowd.hpp"
+#include "tide/field_builder.hpp"
 #include "tide/generate.hpp"
 #include "tide/tbb_jobs.hpp"
 

@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <mutex>
 
+#include "tide/field_builder.hpp"
 #include "tide/field_service.hpp"
 #include "tide/generate.hpp"
 #include "tide/tbb_jobs.hpp"

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tide/crowd.hpp"
+#include "tide/field_builder.hpp"
 #include "tide/flow_field.hpp"
 #include "tide/generate.hpp"
 #include "tide/map_io.hpp"

@@ -10,6 +10,7 @@
 #include "cli_common.hpp"
 #include "csv_writer.hpp"
 #include "render.hpp"
+#include "tide/field_builder.hpp"
 
 namespace tide::cli {
 namespace {

@@ -4,6 +4,7 @@
 
 #include "cli_common.hpp"
 #include "render.hpp"
+#include "tide/field_builder.hpp"
 
 namespace tide::cli {
 namespace {

@@ -6,6 +6,7 @@
 #include "cli_common.hpp"
 #include "render.hpp"
 #include "tide/default_map.hpp"
+#include "tide/field_builder.hpp"
 
 namespace tide::cli {
 namespace {

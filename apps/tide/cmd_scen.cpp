@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "cli_common.hpp"
+#include "tide/field_builder.hpp"
 #include "tide/hierarchy.hpp"
 #include "tide/scenario_costs.hpp"
 #include "tide/tbb_jobs.hpp"

@@ -19,6 +19,7 @@
 #include <queue>
 
 #include "cli_common.hpp"
+#include "tide/field_builder.hpp"
 #include "tide/generate.hpp"
 
 namespace tide::cli {

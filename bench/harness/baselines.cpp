@@ -16,6 +16,7 @@
 #include <string>
 #include <utility>
 
+#include "tide/field_builder.hpp"
 #include "tide/generate.hpp"
 
 namespace tide::bench {

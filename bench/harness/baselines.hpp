@@ -12,6 +12,7 @@
 
 #include "tide/astar.hpp"
 #include "tide/cost_field.hpp"
+#include "tide/field_builder.hpp"
 #include "tide/flow_field.hpp"
 
 namespace tide::bench {

@@ -9,6 +9,7 @@
 
 #include "orca_reference.hpp"
 #include "tide/crowd.hpp"
+#include "tide/field_builder.hpp"
 #include "tide/generate.hpp"
 #include "timing.hpp"
 

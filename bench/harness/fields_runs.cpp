@@ -14,6 +14,7 @@
 #include "fields_report.hpp"
 #include "harness.hpp"
 #include "tide/astar.hpp"
+#include "tide/field_builder.hpp"
 #include "tide/generate.hpp"
 #include "tide/limits.hpp"
 #include "tide/map_io.hpp"

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "tide/field_builder.hpp"
 #include "tide/hierarchy.hpp"
 #include "timing.hpp"
 

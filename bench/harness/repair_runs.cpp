@@ -10,6 +10,7 @@
 
 #include "baselines.hpp"
 #include "provenance.hpp"
+#include "tide/field_builder.hpp"
 #include "tide/generate.hpp"
 #include "timing.hpp"
 

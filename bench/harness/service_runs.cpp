@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "provenance.hpp"
+#include "tide/field_builder.hpp"
 #include "tide/field_service.hpp"
 #include "tide/generate.hpp"
 #include "tide/world.hpp"

@@ -30,9 +30,10 @@
 #include <span>
 #include <vector>
 
-#include "tide/congestion.hpp"
+#include "tide/congestion_layer.hpp"
 #include "tide/cost_field.hpp"
 #include "tide/export.h"
+#include "tide/field_builder.hpp"
 #include "tide/field_view.hpp"
 #include "tide/flow_field.hpp"
 #include "tide/hierarchy.hpp"

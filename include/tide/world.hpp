@@ -43,6 +43,7 @@
 #include "tide/cost_field.hpp"
 #include "tide/crowd.hpp"
 #include "tide/export.h"
+#include "tide/field_builder.hpp"
 #include "tide/field_service.hpp"
 #include "tide/flow_field.hpp"
 #include "tide/generate.hpp"

@@ -66,6 +66,191 @@ void label_borders(const CostField& cost, const FieldParams& params, int x0, int
     }
 }
 
+// The sectors whose border labels a recompute of `sectors` needs: those sectors and their four
+// neighbours (whose borders with them are redone), one flag per sector.
+std::vector<char> sectors_to_label(const SectorGraph& g, std::span<const int> sectors) {
+    std::vector<char> need(static_cast<std::size_t>(g.sector_count()), 0);
+    for (int s : sectors) {
+        const int sx = s % g.sectors_x(), sy = s / g.sectors_x();
+        for (int dy = -1; dy <= 1; ++dy) {
+            for (int dx = -1; dx <= 1; ++dx) {
+                if ((dx != 0 && dy != 0)) continue;
+                const int tx = sx + dx, ty = sy + dy;
+                if (tx < 0 || ty < 0 || tx >= g.sectors_x() || ty >= g.sectors_y()) continue;
+                need[static_cast<std::size_t>(ty * g.sectors_x() + tx)] = 1;
+            }
+        }
+    }
+    return need;
+}
+
+// Border labels (label_borders) of every sector flagged in `need`, on the job system; empty for the others.
+std::vector<std::vector<std::uint16_t>> border_labels(const SectorGraph& g, const CostField& cost,
+                                                      const std::vector<char>& need, JobSystem& js) {
+    std::vector<int> list;
+    for (int s = 0; s < g.sector_count(); ++s) {
+        if (need[static_cast<std::size_t>(s)]) list.push_back(s);
+    }
+    std::vector<std::vector<std::uint16_t>> labels(static_cast<std::size_t>(g.sector_count()));
+    auto task = [&](std::size_t b, std::size_t e) {
+        std::vector<std::uint16_t> scratch;
+        std::vector<std::int32_t> stack;
+        for (std::size_t k = b; k < e; ++k) {
+            const int s = list[k];
+            int sx0, sy0, sx1, sy1;
+            g.sector_rect(s, sx0, sy0, sx1, sy1);
+            label_borders(cost, g.config().params, sx0, sy0, sx1, sy1, g.config().sector_size, scratch, stack,
+                          labels[static_cast<std::size_t>(s)]);
+        }
+    };
+    parallel_for(js, list.size(), 16, task);
+    return labels;
+}
+
+// Every border of the sectors in `sectors` (their east/south borders and their west/north
+// neighbours' east/south borders), sorted, once each.
+std::vector<int> borders_of(const SectorGraph& g, std::span<const int> sectors) {
+    std::vector<int> list;
+    for (int s : sectors) {
+        const int sx = s % g.sectors_x(), sy = s / g.sectors_x();
+        list.push_back(2 * s);
+        list.push_back(2 * s + 1);
+        if (sx > 0) list.push_back(2 * (s - 1));
+        if (sy > 0) list.push_back(2 * (s - g.sectors_x()) + 1);
+    }
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+    return list;
+}
+
+// The portals of one border (layout in the file comment) into `out`, from the border labels of
+// its two sectors: runs of crossable positions split into pieces, pieces merged into portals.
+void border_portals(const SectorGraph& g, const CostField& cost, int border,
+                    const std::vector<std::vector<std::uint16_t>>& labels, std::vector<Portal>& out) {
+    const int n = g.config().sector_size;
+    const int limit = g.config().portal_limit;
+    const int a = border / 2;
+    const bool vertical = (border % 2) == 0;
+    const int ax = a % g.sectors_x(), ay = a / g.sectors_x();
+    out.clear();
+    if (vertical ? ax + 1 >= g.sectors_x() : ay + 1 >= g.sectors_y()) return;
+    const int b = vertical ? a + 1 : a + g.sectors_x();
+    int x0, y0, x1, y1;
+    g.sector_rect(a, x0, y0, x1, y1);
+    const int len = vertical ? y1 - y0 : x1 - x0;
+    const auto& la = labels[static_cast<std::size_t>(a)];
+    const auto& lb = labels[static_cast<std::size_t>(b)];
+    // Cell on a's side and b's side at border position k.
+    auto side_a = [&](int k) { return vertical ? Cell{x1 - 1, y0 + k} : Cell{x0 + k, y1 - 1}; };
+    auto side_b = [&](int k) { return vertical ? Cell{x1, y0 + k} : Cell{x0 + k, y1}; };
+    auto crossable = [&](int k) {
+        const Cell ca = side_a(k), cb = side_b(k);
+        return cost.passable(ca.x, ca.y) && cost.passable(cb.x, cb.y);
+    };
+    auto label_pair = [&](int k) {
+        const std::uint16_t p = vertical ? la[static_cast<std::size_t>(k)] : la[static_cast<std::size_t>(n + k)];
+        const std::uint16_t q =
+            vertical ? lb[static_cast<std::size_t>(2 * n + k)] : lb[static_cast<std::size_t>(3 * n + k)];
+        return (static_cast<std::uint32_t>(p) << 16) | q;
+    };
+    // Pieces: runs of crossable positions, split evenly into stretches of at most `limit`.
+    struct Piece {
+        int first, last;
+        std::uint32_t labels;
+    };
+    std::vector<Piece> pieces;
+    for (int k = 0; k < len;) {
+        if (!crossable(k)) {
+            ++k;
+            continue;
+        }
+        int e = k;
+        while (e + 1 < len && crossable(e + 1)) ++e;
+        const int run = e - k + 1;
+        const int parts = (run + limit - 1) / limit;
+        for (int p = 0; p < parts; ++p) {
+            const int f = k + run * p / parts, l = k + run * (p + 1) / parts - 1;
+            pieces.push_back({f, l, label_pair(f)});
+        }
+        k = e + 1;
+    }
+    // Portals: one per piece, or (merge_runs) consecutive pieces joining the same two parts
+    // while they span at most `limit` positions.
+    for (std::size_t i = 0; i < pieces.size();) {
+        std::size_t j = i;
+        if (g.config().merge_runs) {
+            while (j + 1 < pieces.size() && pieces[j + 1].labels == pieces[i].labels &&
+                   pieces[j + 1].last - pieces[i].first + 1 <= limit) {
+                ++j;
+            }
+        }
+        // Node: the crossable position nearest the portal's middle (ties: the lower one).
+        const int first = pieces[i].first, last = pieces[j].last;
+        const int mid2 = first + last;  // twice the middle
+        int best = pieces[i].first, best_gap = 1 << 30;
+        for (std::size_t q = i; q <= j; ++q) {
+            const int c = std::clamp(mid2 / 2, pieces[q].first, pieces[q].last);
+            const int gap = std::abs(2 * c - mid2);
+            if (gap < best_gap) {
+                best_gap = gap;
+                best = c;
+            }
+        }
+        Portal p;
+        p.sector_a = a;
+        p.sector_b = b;
+        p.vertical = vertical;
+        p.first = vertical ? y0 + first : x0 + first;
+        p.last = vertical ? y0 + last : x0 + last;
+        p.node_a = side_a(best);
+        p.node_b = side_b(best);
+        out.push_back(p);
+        i = j + 1;
+    }
+}
+
+// The node cells of every sector flagged in `need` (empty lists for the others).
+std::vector<std::vector<Cell>> node_cells(const SectorGraph& g, const std::vector<char>& need) {
+    std::vector<std::vector<Cell>> cells(static_cast<std::size_t>(g.sector_count()));
+    for (int s = 0; s < g.sector_count(); ++s) {
+        if (!need[static_cast<std::size_t>(s)]) continue;
+        for (std::int32_t i = g.node_begin(s); i < g.node_begin(s + 1); ++i) {
+            cells[static_cast<std::size_t>(s)].push_back(g.nodes()[static_cast<std::size_t>(i)].cell);
+        }
+    }
+    return cells;
+}
+
+// The costs between the nodes of sector s (`intra`, to-major: intra[j * count + i] is from node i
+// to node j): one search per node, restricted to the sector. Returns the searches run.
+std::size_t sector_costs(const SectorGraph& g, const CostField& cost, int s, SectorSearch& search,
+                         std::vector<std::int32_t>& stops, std::vector<float>& intra) {
+    const std::int32_t base = g.node_begin(s);
+    const std::int32_t count = g.node_begin(s + 1) - base;
+    intra.assign(static_cast<std::size_t>(count) * count, std::numeric_limits<float>::infinity());
+    intra.shrink_to_fit();
+    if (count == 0) return 0;
+    int x0, y0, x1, y1;
+    g.sector_rect(s, x0, y0, x1, y1);
+    search.load(cost, x0, y0, x1, y1, g.config().params);
+    stops.clear();
+    for (std::int32_t i = 0; i < count; ++i) {
+        const Cell c = g.nodes()[static_cast<std::size_t>(base + i)].cell;
+        stops.push_back(search.local(c.x, c.y));
+    }
+    for (std::int32_t j = 0; j < count; ++j) {
+        search.reset();
+        const Cell c = g.nodes()[static_cast<std::size_t>(base + j)].cell;
+        search.seed(c.x, c.y, 0.0);
+        search.run(stops);
+        for (std::int32_t i = 0; i < count; ++i) {
+            intra[static_cast<std::size_t>(j) * count + i] =
+                static_cast<float>(search.value(stops[static_cast<std::size_t>(i)]));
+        }
+    }
+    return static_cast<std::size_t>(count);
+}
+
 }  // namespace
 
 void SectorGraph::sector_rect(int s, int& x0, int& y0, int& x1, int& y1) const noexcept {
@@ -151,149 +336,22 @@ Result<SectorGraphStats> SectorGraph::update(const CostField& cost, int x0, int 
 Result<void> SectorGraph::compute(const CostField& cost, std::span<const int> sectors, JobSystem* jobs) {
     SerialJobSystem serial;
     JobSystem& js = jobs != nullptr ? *jobs : serial;
-    const int n = config_.sector_size;
-    const FieldParams& params = config_.params;
     const bool first_build = node_begin_.empty();
 
     // 1. Border labels of the sectors whose borders are redone, and of their neighbours.
     std::vector<char> redo(static_cast<std::size_t>(sector_count()), 0);
     for (int s : sectors) redo[static_cast<std::size_t>(s)] = 1;
-    std::vector<char> need_labels(redo.size(), 0);
-    for (int s : sectors) {
-        const int sx = s % sectors_x_, sy = s / sectors_x_;
-        for (int dy = -1; dy <= 1; ++dy) {
-            for (int dx = -1; dx <= 1; ++dx) {
-                if ((dx != 0 && dy != 0)) continue;
-                const int tx = sx + dx, ty = sy + dy;
-                if (tx < 0 || ty < 0 || tx >= sectors_x_ || ty >= sectors_y_) continue;
-                need_labels[static_cast<std::size_t>(ty * sectors_x_ + tx)] = 1;
-            }
-        }
-    }
-    std::vector<int> label_list;
-    for (int s = 0; s < sector_count(); ++s) {
-        if (need_labels[static_cast<std::size_t>(s)]) label_list.push_back(s);
-    }
-    std::vector<std::vector<std::uint16_t>> labels(static_cast<std::size_t>(sector_count()));
-    {
-        auto task = [&](std::size_t b, std::size_t e) {
-            std::vector<std::uint16_t> scratch;
-            std::vector<std::int32_t> stack;
-            for (std::size_t k = b; k < e; ++k) {
-                const int s = label_list[k];
-                int sx0, sy0, sx1, sy1;
-                sector_rect(s, sx0, sy0, sx1, sy1);
-                label_borders(cost, params, sx0, sy0, sx1, sy1, n, scratch, stack, labels[static_cast<std::size_t>(s)]);
-            }
-        };
-        parallel_for(js, label_list.size(), 16, task);
-    }
+    const std::vector<char> need_labels = sectors_to_label(*this, sectors);
+    const auto labels = border_labels(*this, cost, need_labels, js);
 
-    // 2. Portals of every border of a redone sector (its east/south borders and its west/north
-    // neighbours' east/south borders).
-    std::vector<int> border_list;
-    for (int s : sectors) {
-        const int sx = s % sectors_x_, sy = s / sectors_x_;
-        border_list.push_back(2 * s);
-        border_list.push_back(2 * s + 1);
-        if (sx > 0) border_list.push_back(2 * (s - 1));
-        if (sy > 0) border_list.push_back(2 * (s - sectors_x_) + 1);
-    }
-    std::sort(border_list.begin(), border_list.end());
-    border_list.erase(std::unique(border_list.begin(), border_list.end()), border_list.end());
-    const int limit = config_.portal_limit;
-    for (int border : border_list) {
-        const int a = border / 2;
-        const bool vertical = (border % 2) == 0;
-        const int ax = a % sectors_x_, ay = a / sectors_x_;
-        auto& out = borders_[static_cast<std::size_t>(border)];
-        out.clear();
-        if (vertical ? ax + 1 >= sectors_x_ : ay + 1 >= sectors_y_) continue;
-        const int b = vertical ? a + 1 : a + sectors_x_;
-        int x0, y0, x1, y1;
-        sector_rect(a, x0, y0, x1, y1);
-        const int len = vertical ? y1 - y0 : x1 - x0;
-        const auto& la = labels[static_cast<std::size_t>(a)];
-        const auto& lb = labels[static_cast<std::size_t>(b)];
-        // Cell on a's side and b's side at border position k.
-        auto side_a = [&](int k) { return vertical ? Cell{x1 - 1, y0 + k} : Cell{x0 + k, y1 - 1}; };
-        auto side_b = [&](int k) { return vertical ? Cell{x1, y0 + k} : Cell{x0 + k, y1}; };
-        auto crossable = [&](int k) {
-            const Cell ca = side_a(k), cb = side_b(k);
-            return cost.passable(ca.x, ca.y) && cost.passable(cb.x, cb.y);
-        };
-        auto label_pair = [&](int k) {
-            const std::uint16_t p = vertical ? la[static_cast<std::size_t>(k)] : la[static_cast<std::size_t>(n + k)];
-            const std::uint16_t q =
-                vertical ? lb[static_cast<std::size_t>(2 * n + k)] : lb[static_cast<std::size_t>(3 * n + k)];
-            return (static_cast<std::uint32_t>(p) << 16) | q;
-        };
-        // Pieces: runs of crossable positions, split evenly into stretches of at most `limit`.
-        struct Piece {
-            int first, last;
-            std::uint32_t labels;
-        };
-        std::vector<Piece> pieces;
-        for (int k = 0; k < len;) {
-            if (!crossable(k)) {
-                ++k;
-                continue;
-            }
-            int e = k;
-            while (e + 1 < len && crossable(e + 1)) ++e;
-            const int run = e - k + 1;
-            const int parts = (run + limit - 1) / limit;
-            for (int p = 0; p < parts; ++p) {
-                const int f = k + run * p / parts, l = k + run * (p + 1) / parts - 1;
-                pieces.push_back({f, l, label_pair(f)});
-            }
-            k = e + 1;
-        }
-        // Portals: one per piece, or (merge_runs) consecutive pieces joining the same two parts
-        // while they span at most `limit` positions.
-        for (std::size_t i = 0; i < pieces.size();) {
-            std::size_t j = i;
-            if (config_.merge_runs) {
-                while (j + 1 < pieces.size() && pieces[j + 1].labels == pieces[i].labels &&
-                       pieces[j + 1].last - pieces[i].first + 1 <= limit) {
-                    ++j;
-                }
-            }
-            // Node: the crossable position nearest the portal's middle (ties: the lower one).
-            const int first = pieces[i].first, last = pieces[j].last;
-            const int mid2 = first + last;  // twice the middle
-            int best = pieces[i].first, best_gap = 1 << 30;
-            for (std::size_t q = i; q <= j; ++q) {
-                const int c = std::clamp(mid2 / 2, pieces[q].first, pieces[q].last);
-                const int gap = std::abs(2 * c - mid2);
-                if (gap < best_gap) {
-                    best_gap = gap;
-                    best = c;
-                }
-            }
-            Portal p;
-            p.sector_a = a;
-            p.sector_b = b;
-            p.vertical = vertical;
-            p.first = vertical ? y0 + first : x0 + first;
-            p.last = vertical ? y0 + last : x0 + last;
-            p.node_a = side_a(best);
-            p.node_b = side_b(best);
-            out.push_back(p);
-            i = j + 1;
-        }
+    // 2. Portals of every border of a redone sector.
+    for (int border : borders_of(*this, sectors)) {
+        border_portals(*this, cost, border, labels, borders_[static_cast<std::size_t>(border)]);
     }
 
     // 3. Node lists: which sectors' lists changed (their costs must be redone).
     std::vector<std::vector<Cell>> old_cells(static_cast<std::size_t>(sector_count()));
-    if (!first_build) {
-        for (int s = 0; s < sector_count(); ++s) {
-            if (!need_labels[static_cast<std::size_t>(s)]) continue;
-            for (std::int32_t i = node_begin(s); i < node_begin(s + 1); ++i) {
-                old_cells[static_cast<std::size_t>(s)].push_back(nodes_[static_cast<std::size_t>(i)].cell);
-            }
-        }
-    }
+    if (!first_build) old_cells = node_cells(*this, need_labels);
     assemble(cost);
     std::vector<int> redo_costs;
     for (int s = 0; s < sector_count(); ++s) {
@@ -309,43 +367,17 @@ Result<void> SectorGraph::compute(const CostField& cost, std::span<const int> se
         if (!same) redo_costs.push_back(s);
     }
 
-    // 4. Costs between the nodes of each redone sector: one Dijkstra per node, restricted to the sector.
+    // 4. Costs between the nodes of each redone sector.
     std::vector<std::size_t> searches(redo_costs.size(), 0);
-    {
-        auto task = [&](std::size_t b, std::size_t e) {
-            SectorSearch search;
-            std::vector<std::int32_t> stops;
-            for (std::size_t k = b; k < e; ++k) {
-                const int s = redo_costs[k];
-                const std::int32_t base = node_begin(s);
-                const std::int32_t count = node_begin(s + 1) - base;
-                auto& intra = costs_[static_cast<std::size_t>(s)].intra;
-                intra.assign(static_cast<std::size_t>(count) * count, std::numeric_limits<float>::infinity());
-                intra.shrink_to_fit();
-                if (count == 0) continue;
-                int x0, y0, x1, y1;
-                sector_rect(s, x0, y0, x1, y1);
-                search.load(cost, x0, y0, x1, y1, params);
-                stops.clear();
-                for (std::int32_t i = 0; i < count; ++i) {
-                    const Cell c = nodes_[static_cast<std::size_t>(base + i)].cell;
-                    stops.push_back(search.local(c.x, c.y));
-                }
-                for (std::int32_t j = 0; j < count; ++j) {
-                    search.reset();
-                    const Cell c = nodes_[static_cast<std::size_t>(base + j)].cell;
-                    search.seed(c.x, c.y, 0.0);
-                    search.run(stops);
-                    for (std::int32_t i = 0; i < count; ++i) {
-                        intra[static_cast<std::size_t>(j) * count + i] =
-                            static_cast<float>(search.value(stops[static_cast<std::size_t>(i)]));
-                    }
-                }
-                searches[k] = static_cast<std::size_t>(count);
-            }
-        };
-        parallel_for(js, redo_costs.size(), 4, task);
-    }
+    auto task = [&](std::size_t b, std::size_t e) {
+        SectorSearch search;
+        std::vector<std::int32_t> stops;
+        for (std::size_t k = b; k < e; ++k) {
+            const int s = redo_costs[k];
+            searches[k] = sector_costs(*this, cost, s, search, stops, costs_[static_cast<std::size_t>(s)].intra);
+        }
+    };
+    parallel_for(js, redo_costs.size(), 4, task);
     label_components();
     compute_landmarks(cost, js);
     stats_ = {};

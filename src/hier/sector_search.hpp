@@ -9,7 +9,7 @@
 //
 // Values are fixed point (16 fraction bits: an orthogonal move into a cell of cost c adds exactly
 // c, a diagonal one c x factor rounded to 2^-16). The queue is an exact bucket queue (buckets as
-// wide as the cheapest move, see field_builder.cpp for why cells of one bucket are final); seeds
+// wide as the cheapest move, see src/fields/integration.cpp for why cells of one bucket are final); seeds
 // far apart are fed in as the search reaches their value.
 
 #include <cstdint>

@@ -1,5 +1,6 @@
 // The scenario check; see scenario_costs.hpp.
 
+#include "tide/field_builder.hpp"
 #include "tide/scenario_costs.hpp"
 
 #include <algorithm>

@@ -50,6 +50,7 @@
 #include <unordered_map>
 
 #include "block_recycler.hpp"
+#include "tide/field_builder.hpp"
 #include "tide/field_service.hpp"
 
 namespace tide::svc {

@@ -1,5 +1,6 @@
 // A* per unit against one field; see astar_compare.hpp.
 
+#include "tide/field_builder.hpp"
 #include "tide/astar_compare.hpp"
 
 #include <algorithm>

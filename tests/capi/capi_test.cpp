@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "tide/field_builder.hpp"
 #include "tide/flow_field.hpp"
 #include "tide/tide.h"
 

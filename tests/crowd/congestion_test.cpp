@@ -12,6 +12,7 @@
 #include <random>
 
 #include "support/test_maps.hpp"
+#include "tide/field_builder.hpp"
 #include "tide/field_service.hpp"
 
 namespace tide {

@@ -16,6 +16,7 @@
 #include "support/jobs.hpp"
 #include "support/test_maps.hpp"
 #include "tide/crowd.hpp"
+#include "tide/field_builder.hpp"
 #include "tide/generate.hpp"
 #include "tide/unit_class.hpp"
 

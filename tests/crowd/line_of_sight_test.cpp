@@ -18,6 +18,7 @@
 #include "look_ahead.hpp"
 #include "support/walk.hpp"
 #include "tide/crowd.hpp"
+#include "tide/field_builder.hpp"
 #include "tide/hierarchy.hpp"
 
 namespace tide {

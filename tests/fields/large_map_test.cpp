@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "tide/field_builder.hpp"
 #include "tide/flow_field.hpp"
 
 namespace tide {

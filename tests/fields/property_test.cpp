@@ -6,6 +6,7 @@
 
 #include "support/reference.hpp"
 #include "support/test_maps.hpp"
+#include "tide/field_builder.hpp"
 #include "tide/flow_field.hpp"
 
 namespace tide {

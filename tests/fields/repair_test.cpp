@@ -9,6 +9,7 @@
 #include <string>
 
 #include "support/test_maps.hpp"
+#include "tide/field_builder.hpp"
 #include "tide/flow_field.hpp"
 
 namespace tide {

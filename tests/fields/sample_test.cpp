@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "support/test_maps.hpp"
+#include "tide/field_builder.hpp"
 #include "tide/flow_field.hpp"
 
 namespace tide {

@@ -8,6 +8,7 @@
 #include <tuple>
 #include <vector>
 
+#include "tide/field_builder.hpp"
 #include "tide/flow_field.hpp"
 
 namespace tide {

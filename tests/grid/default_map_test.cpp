@@ -2,6 +2,7 @@
 
 #include "support/reference.hpp"
 #include "tide/default_map.hpp"
+#include "tide/field_builder.hpp"
 #include "tide/flow_field.hpp"
 #include "tide/map_io.hpp"
 

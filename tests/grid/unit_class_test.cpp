@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "support/test_maps.hpp"
+#include "tide/field_builder.hpp"
 #include "tide/flow_field.hpp"
 #include "tide/unit_class.hpp"
 

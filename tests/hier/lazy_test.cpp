@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "hier/hier_checks.hpp"
+#include "tide/field_builder.hpp"
 #include "tide/generate.hpp"
 #include "tide/hierarchy.hpp"
 

@@ -13,6 +13,7 @@
 #include "hier/hier_checks.hpp"
 #include "support/jobs.hpp"
 #include "support/reference.hpp"
+#include "tide/field_builder.hpp"
 #include "tide/generate.hpp"
 #include "tide/hierarchy.hpp"
 

@@ -12,6 +12,7 @@
 
 #include "hier/hier_checks.hpp"
 #include "support/reference.hpp"
+#include "tide/field_builder.hpp"
 #include "tide/generate.hpp"
 #include "tide/hierarchy.hpp"
 

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 
+#include "tide/field_builder.hpp"
 #include "tide/flow_field.hpp"
 #include "tide/map_io.hpp"
 

@@ -17,6 +17,7 @@
 
 #include "support/jobs.hpp"
 #include "support/test_maps.hpp"
+#include "tide/field_builder.hpp"
 #include "tide/generate.hpp"
 
 namespace tide {

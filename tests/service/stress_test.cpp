@@ -14,6 +14,7 @@
 
 #include "support/jobs.hpp"
 #include "support/test_maps.hpp"
+#include "tide/field_builder.hpp"
 #include "tide/field_service.hpp"
 
 namespace tide {

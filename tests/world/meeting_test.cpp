@@ -18,6 +18,7 @@
 
 #include "support/jobs.hpp"
 #include "tide/crowd.hpp"
+#include "tide/field_builder.hpp"
 #include "tide/scenarios.hpp"
 #include "tide/simulation.hpp"
 

@@ -15,6 +15,7 @@
 #include "support/jobs.hpp"
 #include "support/walk.hpp"
 #include "tide/default_map.hpp"
+#include "tide/field_builder.hpp"
 #include "tide/generate.hpp"
 
 namespace tide {

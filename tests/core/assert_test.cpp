@@ -5,6 +5,7 @@
 
 #include "tide/assert.hpp"
 #include "tide/cost_field.hpp"
+#include "tide/field_builder.hpp"
 #include "tide/flow_field.hpp"
 
 namespace tide {

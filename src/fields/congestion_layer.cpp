@@ -1,11 +1,12 @@
-// Congestion layers; see include/tide/congestion.hpp.
+// Congestion layers; see include/tide/congestion_layer.hpp (the density they start from is
+// measured by the crowd: src/crowd/density.cpp).
 //
 // The density is kept in integers (each agent's disc area and area x velocity rounded once, then
 // summed), so it does not depend on the order agents are visited in; the layer is computed from
 // those integers cell by cell, serially. Window sums come from summed-area tables, so the splat
 // radius costs nothing per cell.
 
-#include "tide/congestion.hpp"
+#include "tide/congestion_layer.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -14,8 +15,6 @@
 
 namespace tide {
 namespace {
-
-constexpr float kPi = 3.14159265358979f;
 
 std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
     h ^= v + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
@@ -74,31 +73,6 @@ Result<void> check_congestion_params(const CongestionParams& p) {
         return Error{"congestion max extra cost " + std::to_string(p.max_extra) + " is outside 0..253"};
     }
     return {};
-}
-
-void measure_density(const Crowd& crowd, const CostField& cost, CrowdDensity& out) {
-    const int w = cost.width(), h = cost.height();
-    const std::size_t cells = static_cast<std::size_t>(w) * h;
-    out.width = w;
-    out.height = h;
-    out.cover.assign(cells, 0);
-    out.flow_x.assign(cells, 0);
-    out.flow_y.assign(cells, 0);
-    for (const AgentId id : crowd.agents()) {
-        // Units on their way only (walking or queued): a settled pack is where its group is going,
-        // not a jam on the way.
-        const AgentState st = crowd.state(id);
-        if (st != AgentState::moving && st != AgentState::queued) continue;
-        const Vec2 p = crowd.position(id);
-        const Vec2 v = crowd.velocity(id);
-        const float r = crowd.agent_params(id).radius;
-        const int x = std::clamp(static_cast<int>(p.x), 0, w - 1), y = std::clamp(static_cast<int>(p.y), 0, h - 1);
-        const std::size_t c = static_cast<std::size_t>(y) * w + x;
-        const auto area = static_cast<std::int32_t>(std::lround(kPi * r * r * kDensityScale));
-        out.cover[c] += static_cast<std::uint32_t>(area);
-        out.flow_x[c] += area * static_cast<std::int32_t>(std::lround(v.x * kFlowScale));
-        out.flow_y[c] += area * static_cast<std::int32_t>(std::lround(v.y * kFlowScale));
-    }
 }
 
 Result<CongestionLayer> congestion_layer(const CrowdDensity& density, const CostField& cost, const FlowField* field,
