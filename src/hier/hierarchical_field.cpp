@@ -695,50 +695,16 @@ struct HierarchicalField::State {
         const std::size_t n = items.size();
         if (slot_of.size() != fields.size()) slot_of.assign(fields.size(), -1);
         for (std::size_t i = 0; i < n; ++i) slot_of[static_cast<std::size_t>(items[i])] = static_cast<std::int32_t>(i);
-        const int sxc = graph->sectors_x(), syc = graph->sectors_y();
-        auto earlier = [&](int sec, int k) -> std::int32_t {  // slot of neighbour k when it comes first
-            const int tx = sec % sxc + kDirectionDx[k], ty = sec / sxc + kDirectionDy[k];
-            if (tx < 0 || ty < 0 || tx >= sxc || ty >= syc) return -1;
-            const int t = ty * sxc + tx;
-            const std::int32_t j = slot_of[static_cast<std::size_t>(t)];
-            return j >= 0 && level[static_cast<std::size_t>(t)] < level[static_cast<std::size_t>(sec)] ? j : -1;
-        };
-        // Who waits for whom, as compressed rows: after[first[j] .. first[j + 1]) wait for item j.
-        std::vector<std::int32_t> waiting(n, 0), first(n + 1, 0), after;
-        for (std::size_t i = 0; i < n; ++i) {
-            for (int k = 0; k < kDirectionCount; ++k) {
-                const std::int32_t j = earlier(items[i], k);
-                if (j < 0) continue;
-                ++waiting[i];
-                ++first[static_cast<std::size_t>(j) + 1];
-            }
-        }
-        for (std::size_t j = 0; j < n; ++j) first[j + 1] += first[j];
-        after.resize(static_cast<std::size_t>(first[n]));
-        std::vector<std::int32_t> fill(first.begin(), first.end() - 1);
-        for (std::size_t i = 0; i < n; ++i) {
-            for (int k = 0; k < kDirectionCount; ++k) {
-                const std::int32_t j = earlier(items[i], k);
-                if (j >= 0)
-                    after[static_cast<std::size_t>(fill[static_cast<std::size_t>(j)]++)] = static_cast<std::int32_t>(i);
-            }
-        }
+        LevelWaits w = level_waits(items, level);
         std::vector<std::unique_ptr<SectorField>> made(n);
-        // Ready items, the one with the longest chain of items waiting behind it first (the
-        // route's own sectors before those beside it, which nothing much waits for), then in wave
-        // order.
-        std::vector<std::int32_t> tail(n, 0);
-        for (std::size_t i = n; i-- > 0;) {
-            for (std::int32_t e = first[i]; e < first[i + 1]; ++e)
-                tail[i] = std::max(tail[i], tail[static_cast<std::size_t>(after[static_cast<std::size_t>(e)])] + 1);
-        }
+        // Ready items, the longest chain of items waiting behind it first, then in wave order.
         auto later = [&](std::int32_t a, std::int32_t b) {  // heap order: true when a comes after b
-            const std::int32_t ta = tail[static_cast<std::size_t>(a)], tb = tail[static_cast<std::size_t>(b)];
+            const std::int32_t ta = w.tail[static_cast<std::size_t>(a)], tb = w.tail[static_cast<std::size_t>(b)];
             return ta != tb ? ta < tb : a > b;
         };
         std::vector<std::int32_t> ready;
         for (std::size_t i = 0; i < n; ++i)
-            if (waiting[i] == 0) ready.push_back(static_cast<std::int32_t>(i));
+            if (w.waiting[i] == 0) ready.push_back(static_cast<std::int32_t>(i));
         std::make_heap(ready.begin(), ready.end(), later);
         std::mutex m;
         std::condition_variable cv;
@@ -789,10 +755,10 @@ struct HierarchicalField::State {
                     failure = err;
                 } else {
                     made[static_cast<std::size_t>(i)] = std::move(f);
-                    for (std::int32_t e = first[static_cast<std::size_t>(i)];
-                         e < first[static_cast<std::size_t>(i) + 1]; ++e) {
-                        const std::int32_t d = after[static_cast<std::size_t>(e)];
-                        if (--waiting[static_cast<std::size_t>(d)] == 0) {
+                    for (std::int32_t e = w.first[static_cast<std::size_t>(i)];
+                         e < w.first[static_cast<std::size_t>(i) + 1]; ++e) {
+                        const std::int32_t d = w.after[static_cast<std::size_t>(e)];
+                        if (--w.waiting[static_cast<std::size_t>(d)] == 0) {
                             ready.push_back(d);
                             std::push_heap(ready.begin(), ready.end(), later);
                         }
@@ -812,6 +778,58 @@ struct HierarchicalField::State {
             TIDE_ASSERT(made[i] != nullptr);
             store(items[i], std::move(made[i]));
         }
+    }
+
+    // Who waits for whom among the items of build_levels (sectors in wave order, slot_of[sector]
+    // the item's index): an item waits for its neighbours of earlier waves, diagonal ones too.
+    struct LevelWaits {
+        std::vector<std::int32_t> waiting;  // per item: how many items it waits for
+        // As compressed rows: after[first[j] .. first[j + 1]) wait for item j.
+        std::vector<std::int32_t> first, after;
+        // Per item, the longest chain of items waiting behind it: ready items go longest chain
+        // first (the route's own sectors before those beside it, which nothing much waits for),
+        // then in wave order.
+        std::vector<std::int32_t> tail;
+    };
+    LevelWaits level_waits(const std::vector<int>& items, const std::vector<int>& level) const {
+        const std::size_t n = items.size();
+        const int sxc = graph->sectors_x(), syc = graph->sectors_y();
+        auto earlier = [&](int sec, int k) -> std::int32_t {  // slot of neighbour k when it comes first
+            const int tx = sec % sxc + kDirectionDx[k], ty = sec / sxc + kDirectionDy[k];
+            if (tx < 0 || ty < 0 || tx >= sxc || ty >= syc) return -1;
+            const int t = ty * sxc + tx;
+            const std::int32_t j = slot_of[static_cast<std::size_t>(t)];
+            return j >= 0 && level[static_cast<std::size_t>(t)] < level[static_cast<std::size_t>(sec)] ? j : -1;
+        };
+        LevelWaits w;
+        w.waiting.assign(n, 0);
+        w.first.assign(n + 1, 0);
+        for (std::size_t i = 0; i < n; ++i) {
+            for (int k = 0; k < kDirectionCount; ++k) {
+                const std::int32_t j = earlier(items[i], k);
+                if (j < 0) continue;
+                ++w.waiting[i];
+                ++w.first[static_cast<std::size_t>(j) + 1];
+            }
+        }
+        for (std::size_t j = 0; j < n; ++j) w.first[j + 1] += w.first[j];
+        w.after.resize(static_cast<std::size_t>(w.first[n]));
+        std::vector<std::int32_t> fill(w.first.begin(), w.first.end() - 1);
+        for (std::size_t i = 0; i < n; ++i) {
+            for (int k = 0; k < kDirectionCount; ++k) {
+                const std::int32_t j = earlier(items[i], k);
+                if (j >= 0)
+                    w.after[static_cast<std::size_t>(fill[static_cast<std::size_t>(j)]++)] =
+                        static_cast<std::int32_t>(i);
+            }
+        }
+        w.tail.assign(n, 0);
+        for (std::size_t i = n; i-- > 0;) {
+            for (std::int32_t e = w.first[i]; e < w.first[i + 1]; ++e)
+                w.tail[i] =
+                    std::max(w.tail[i], w.tail[static_cast<std::size_t>(w.after[static_cast<std::size_t>(e)])] + 1);
+        }
+        return w;
     }
 
     std::unique_ptr<SectorSearch> take_search() {
