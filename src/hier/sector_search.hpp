@@ -91,7 +91,9 @@ private:
     std::size_t mark_stops(std::span<const std::int32_t> stop_cells);
     // Clears what a run leaves behind: the stop marks, the settled marks and the buckets.
     void end_run(std::span<const std::int32_t> stop_cells);
+    // Grows bucket bk so that one settled cell's offers fit on its stack.
     static void make_room(Bucket& bk);
+    // Offers settled cell y (value dy) to the neighbours that would move into it.
     template <bool Eight>
     void relax(Frontier& f, std::int32_t y, Fixed dy);
 
