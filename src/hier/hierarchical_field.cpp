@@ -695,50 +695,16 @@ struct HierarchicalField::State {
         const std::size_t n = items.size();
         if (slot_of.size() != fields.size()) slot_of.assign(fields.size(), -1);
         for (std::size_t i = 0; i < n; ++i) slot_of[static_cast<std::size_t>(items[i])] = static_cast<std::int32_t>(i);
-        const int sxc = graph->sectors_x(), syc = graph->sectors_y();
-        auto earlier = [&](int sec, int k) -> std::int32_t {  // slot of neighbour k when it comes first
-            const int tx = sec % sxc + kDirectionDx[k], ty = sec / sxc + kDirectionDy[k];
-            if (tx < 0 || ty < 0 || tx >= sxc || ty >= syc) return -1;
-            const int t = ty * sxc + tx;
-            const std::int32_t j = slot_of[static_cast<std::size_t>(t)];
-            return j >= 0 && level[static_cast<std::size_t>(t)] < level[static_cast<std::size_t>(sec)] ? j : -1;
-        };
-        // Who waits for whom, as compressed rows: after[first[j] .. first[j + 1]) wait for item j.
-        std::vector<std::int32_t> waiting(n, 0), first(n + 1, 0), after;
-        for (std::size_t i = 0; i < n; ++i) {
-            for (int k = 0; k < kDirectionCount; ++k) {
-                const std::int32_t j = earlier(items[i], k);
-                if (j < 0) continue;
-                ++waiting[i];
-                ++first[static_cast<std::size_t>(j) + 1];
-            }
-        }
-        for (std::size_t j = 0; j < n; ++j) first[j + 1] += first[j];
-        after.resize(static_cast<std::size_t>(first[n]));
-        std::vector<std::int32_t> fill(first.begin(), first.end() - 1);
-        for (std::size_t i = 0; i < n; ++i) {
-            for (int k = 0; k < kDirectionCount; ++k) {
-                const std::int32_t j = earlier(items[i], k);
-                if (j >= 0)
-                    after[static_cast<std::size_t>(fill[static_cast<std::size_t>(j)]++)] = static_cast<std::int32_t>(i);
-            }
-        }
+        LevelWaits w = level_waits(items, level);
         std::vector<std::unique_ptr<SectorField>> made(n);
-        // Ready items, the one with the longest chain of items waiting behind it first (the
-        // route's own sectors before those beside it, which nothing much waits for), then in wave
-        // order.
-        std::vector<std::int32_t> tail(n, 0);
-        for (std::size_t i = n; i-- > 0;) {
-            for (std::int32_t e = first[i]; e < first[i + 1]; ++e)
-                tail[i] = std::max(tail[i], tail[static_cast<std::size_t>(after[static_cast<std::size_t>(e)])] + 1);
-        }
+        // Ready items, the longest chain of items waiting behind it first, then in wave order.
         auto later = [&](std::int32_t a, std::int32_t b) {  // heap order: true when a comes after b
-            const std::int32_t ta = tail[static_cast<std::size_t>(a)], tb = tail[static_cast<std::size_t>(b)];
+            const std::int32_t ta = w.tail[static_cast<std::size_t>(a)], tb = w.tail[static_cast<std::size_t>(b)];
             return ta != tb ? ta < tb : a > b;
         };
         std::vector<std::int32_t> ready;
         for (std::size_t i = 0; i < n; ++i)
-            if (waiting[i] == 0) ready.push_back(static_cast<std::int32_t>(i));
+            if (w.waiting[i] == 0) ready.push_back(static_cast<std::int32_t>(i));
         std::make_heap(ready.begin(), ready.end(), later);
         std::mutex m;
         std::condition_variable cv;
@@ -789,10 +755,10 @@ struct HierarchicalField::State {
                     failure = err;
                 } else {
                     made[static_cast<std::size_t>(i)] = std::move(f);
-                    for (std::int32_t e = first[static_cast<std::size_t>(i)];
-                         e < first[static_cast<std::size_t>(i) + 1]; ++e) {
-                        const std::int32_t d = after[static_cast<std::size_t>(e)];
-                        if (--waiting[static_cast<std::size_t>(d)] == 0) {
+                    for (std::int32_t e = w.first[static_cast<std::size_t>(i)];
+                         e < w.first[static_cast<std::size_t>(i) + 1]; ++e) {
+                        const std::int32_t d = w.after[static_cast<std::size_t>(e)];
+                        if (--w.waiting[static_cast<std::size_t>(d)] == 0) {
                             ready.push_back(d);
                             std::push_heap(ready.begin(), ready.end(), later);
                         }
@@ -812,6 +778,58 @@ struct HierarchicalField::State {
             TIDE_ASSERT(made[i] != nullptr);
             store(items[i], std::move(made[i]));
         }
+    }
+
+    // Who waits for whom among the items of build_levels (sectors in wave order, slot_of[sector]
+    // the item's index): an item waits for its neighbours of earlier waves, diagonal ones too.
+    struct LevelWaits {
+        std::vector<std::int32_t> waiting;  // per item: how many items it waits for
+        // As compressed rows: after[first[j] .. first[j + 1]) wait for item j.
+        std::vector<std::int32_t> first, after;
+        // Per item, the longest chain of items waiting behind it: ready items go longest chain
+        // first (the route's own sectors before those beside it, which nothing much waits for),
+        // then in wave order.
+        std::vector<std::int32_t> tail;
+    };
+    LevelWaits level_waits(const std::vector<int>& items, const std::vector<int>& level) const {
+        const std::size_t n = items.size();
+        const int sxc = graph->sectors_x(), syc = graph->sectors_y();
+        auto earlier = [&](int sec, int k) -> std::int32_t {  // slot of neighbour k when it comes first
+            const int tx = sec % sxc + kDirectionDx[k], ty = sec / sxc + kDirectionDy[k];
+            if (tx < 0 || ty < 0 || tx >= sxc || ty >= syc) return -1;
+            const int t = ty * sxc + tx;
+            const std::int32_t j = slot_of[static_cast<std::size_t>(t)];
+            return j >= 0 && level[static_cast<std::size_t>(t)] < level[static_cast<std::size_t>(sec)] ? j : -1;
+        };
+        LevelWaits w;
+        w.waiting.assign(n, 0);
+        w.first.assign(n + 1, 0);
+        for (std::size_t i = 0; i < n; ++i) {
+            for (int k = 0; k < kDirectionCount; ++k) {
+                const std::int32_t j = earlier(items[i], k);
+                if (j < 0) continue;
+                ++w.waiting[i];
+                ++w.first[static_cast<std::size_t>(j) + 1];
+            }
+        }
+        for (std::size_t j = 0; j < n; ++j) w.first[j + 1] += w.first[j];
+        w.after.resize(static_cast<std::size_t>(w.first[n]));
+        std::vector<std::int32_t> fill(w.first.begin(), w.first.end() - 1);
+        for (std::size_t i = 0; i < n; ++i) {
+            for (int k = 0; k < kDirectionCount; ++k) {
+                const std::int32_t j = earlier(items[i], k);
+                if (j >= 0)
+                    w.after[static_cast<std::size_t>(fill[static_cast<std::size_t>(j)]++)] =
+                        static_cast<std::int32_t>(i);
+            }
+        }
+        w.tail.assign(n, 0);
+        for (std::size_t i = n; i-- > 0;) {
+            for (std::int32_t e = w.first[i]; e < w.first[i + 1]; ++e)
+                w.tail[i] =
+                    std::max(w.tail[i], w.tail[static_cast<std::size_t>(w.after[static_cast<std::size_t>(e)])] + 1);
+        }
+        return w;
     }
 
     std::unique_ptr<SectorSearch> take_search() {
@@ -844,6 +862,348 @@ struct HierarchicalField::State {
 
     const SectorField* field_at(int x, int y) const {
         return fields[static_cast<std::size_t>(graph->sector_of(x, y))].get();
+    }
+
+    // route()'s phases, in the order it runs them.
+
+    // The sectors of one route() call, in the order they join, and the way they were found by
+    // (what the corner fill measures its reach from).
+    struct RouteWay {
+        std::vector<int> sectors;
+        std::vector<std::uint8_t> on_route;  // per sector
+        std::vector<std::uint8_t> chain;     // per node: on a chain of best next nodes followed
+        std::vector<Cell> traced;            // the start cells traced
+        void add(int sec) {
+            if (on_route[static_cast<std::size_t>(sec)]) return;
+            on_route[static_cast<std::size_t>(sec)] = 1;
+            sectors.push_back(sec);
+        }
+    };
+
+    // Sector neighbour k (kDirectionDx, kDirectionDy) of sector sec; -1 off the map.
+    int neighbour(int sec, int k) const {
+        const int sxc = graph->sectors_x();
+        const int tx = sec % sxc + kDirectionDx[k], ty = sec / sxc + kDirectionDy[k];
+        return tx < 0 || ty < 0 || tx >= sxc || ty >= graph->sectors_y() ? -1 : ty * sxc + tx;
+    }
+
+    // A unit standing on cell c needs a route: its sector has no field, or one built alone
+    // (ensure_field), whose way on may lead into sectors without a field yet.
+    bool needs_work(Cell c) const {
+        const SectorField* f = fields[static_cast<std::size_t>(graph->sector_of(c.x, c.y))].get();
+        return f == nullptr || !f->routed;
+    }
+
+    // Every start stands where fields of earlier routes are: route() has nothing to do (the common
+    // case once a group is on its way: it is called every tick).
+    bool routed_already(std::span<const Cell> starts) const {
+        if (!started) return false;
+        for (const Cell& c : starts) {
+            if (needs_work(c)) return false;
+        }
+        return true;
+    }
+
+    // Phase 1: the search settles the start sectors' nodes, aimed at them.
+    void settle_start_nodes(const std::vector<int>& start_sectors) {
+        start();
+        for (int sec : start_sectors) add_target(sec);
+        rekey();
+        search_targets();
+    }
+
+    // Phase 2: the start sectors' fields that do not exist yet, from the search's costs alone (so
+    // units move at once; phase 7 rebuilds them with their route neighbours).
+    void build_start_fields(const std::vector<int>& start_sectors, std::chrono::steady_clock::time_point t0,
+                            RouteStats& stats) {
+        for (int sec : start_sectors) {
+            if (fields[static_cast<std::size_t>(sec)]) continue;
+            build_field(sec);
+            if (stats.first_field_ms == 0.0) stats.first_field_ms = ms_since(t0);
+            ++stats.fields_built;
+        }
+    }
+
+    // Phase 3a: the start cells to trace: those that needed work or stand in a field this call
+    // built, at most 32 per sector (units of one sector share most of their way).
+    std::vector<Cell> cells_to_trace(std::span<const Cell> starts, std::uint32_t first_build) const {
+        std::vector<Cell> cells;
+        for (const Cell& c : starts) {
+            const SectorField* f = fields[static_cast<std::size_t>(graph->sector_of(c.x, c.y))].get();
+            if (needs_work(c) || !f || f->build >= first_build) cells.push_back(c);
+        }
+        std::sort(cells.begin(), cells.end(), [&](const Cell& a, const Cell& b) {
+            const int sa = graph->sector_of(a.x, a.y), sb = graph->sector_of(b.x, b.y);
+            return sa != sb ? sa < sb : (a.y != b.y ? a.y < b.y : a.x < b.x);
+        });
+        cells.erase(std::unique(cells.begin(), cells.end()), cells.end());
+        std::vector<Cell> picked;
+        for (std::size_t b = 0; b < cells.size();) {
+            const int home = graph->sector_of(cells[b].x, cells[b].y);
+            std::size_t e = b;
+            while (e < cells.size() && graph->sector_of(cells[e].x, cells[e].y) == home) ++e;
+            const std::size_t step = (e - b + 31) / 32;
+            for (std::size_t i = b; i < e; i += step) picked.push_back(cells[i]);
+            b = e;
+        }
+        return picked;
+    }
+
+    // Phase 3b: the route. Each traced cell follows the fields already built (its own sector's at
+    // least) to where they end: a goal, or a cell of a sector without a field; from there on, the
+    // route is the chain of best next nodes the search found, from the node the cell heads for
+    // (entry_node). A trace stops in a sector another trace already entered.
+    void trace_routes(RouteWay& way) {
+        std::vector<std::uint8_t> traced_into(static_cast<std::size_t>(graph->sector_count()), 0);
+        for (const Cell& c0 : way.traced) {
+            const int home = graph->sector_of(c0.x, c0.y);
+            way.add(home);
+            int x = c0.x, y = c0.y;
+            for (std::size_t steps = 0; steps <= cost->size(); ++steps) {
+                const int sec = graph->sector_of(x, y);
+                const SectorField* f = fields[static_cast<std::size_t>(sec)].get();
+                if (f == nullptr) {
+                    // Entered a sector without a field: continue on the chain of its best node here.
+                    way.add(sec);
+                    if (traced_into[static_cast<std::size_t>(sec)]) break;
+                    traced_into[static_cast<std::size_t>(sec)] = 1;
+                    const std::int32_t best = entry_node(sec, Cell{x, y});
+                    if (best >= 0) follow_chain(way, best);
+                    break;
+                }
+                if (sec != home) {
+                    if (traced_into[static_cast<std::size_t>(sec)]) break;
+                    traced_into[static_cast<std::size_t>(sec)] = 1;
+                }
+                const Direction d = f->directions[static_cast<std::size_t>(y - f->y0) * f->width + (x - f->x0)];
+                if (!is_move(d)) break;
+                x += kDirectionDx[static_cast<int>(d)];
+                y += kDirectionDy[static_cast<int>(d)];
+            }
+        }
+    }
+
+    // The sectors of the chain of best next nodes from node `from`, up to a goal or a node an
+    // earlier chain passed.
+    void follow_chain(RouteWay& way, std::int32_t from) const {
+        const auto nodes = graph->nodes();
+        for (std::int32_t n = from;
+             n >= 0 && !way.chain[static_cast<std::size_t>(n)] && g[static_cast<std::size_t>(n)] < kInf;
+             n = next[static_cast<std::size_t>(n)]) {
+            way.chain[static_cast<std::size_t>(n)] = 1;
+            const Cell c = nodes[static_cast<std::size_t>(n)].cell;
+            way.add(graph->sector_of(c.x, c.y));
+        }
+    }
+
+    // Phase 4: where the route turns around a sector corner (two diagonal sectors of a 2 x 2 block
+    // on it), the other two sectors of the block join: the best path often cuts that corner. With
+    // a corner reach, only corners near the route's way: its chain's nodes and the start cells
+    // traced.
+    void fill_corners(RouteWay& way) const {
+        std::vector<Cell> near;
+        if (config.corner_reach >= 0) {
+            const auto nodes = graph->nodes();
+            for (std::size_t n = 0; n < nodes.size(); ++n)
+                if (way.chain[n]) near.push_back(nodes[n].cell);
+            near.insert(near.end(), way.traced.begin(), way.traced.end());
+        }
+        auto near_way = [&](int cx, int cy) {
+            if (config.corner_reach < 0) return true;
+            for (const Cell& c : near)
+                if (std::max(std::abs(c.x - cx), std::abs(c.y - cy)) <= config.corner_reach) return true;
+            return false;
+        };
+        const int side = graph->sector_size();
+        const std::size_t count = way.sectors.size();
+        for (std::size_t i = 0; i < count; ++i) {
+            const int sx = way.sectors[i] % graph->sectors_x(), sy = way.sectors[i] / graph->sectors_x();
+            for (int dy = -1; dy <= 1; dy += 2) {
+                for (int dx = -1; dx <= 1; dx += 2) {
+                    const int tx = sx + dx, ty = sy + dy;
+                    if (tx < 0 || ty < 0 || tx >= graph->sectors_x() || ty >= graph->sectors_y()) continue;
+                    if (!way.on_route[static_cast<std::size_t>(ty * graph->sectors_x() + tx)]) continue;
+                    // The grid point the two sectors share.
+                    if (!near_way((sx + (dx > 0 ? 1 : 0)) * side, (sy + (dy > 0 ? 1 : 0)) * side)) continue;
+                    way.add(sy * graph->sectors_x() + tx);
+                    way.add(ty * graph->sectors_x() + sx);
+                }
+            }
+        }
+    }
+
+    // Phase 5: `corridor` rings of neighbours around the route; short routes (cheap, and where a
+    // detour weighs most) get one more.
+    void widen(RouteWay& way) const {
+        const bool short_route = way.sectors.size() <= static_cast<std::size_t>(config.short_route);
+        for (int ring = 0; ring < config.corridor + (short_route ? 1 : 0); ++ring) {
+            const std::size_t count = way.sectors.size();
+            for (std::size_t i = 0; i < count; ++i) {
+                for (int k = 0; k < kDirectionCount; ++k) {
+                    const int t = neighbour(way.sectors[i], k);
+                    if (t >= 0) way.add(t);
+                }
+            }
+        }
+    }
+
+    // Phase 6: the search goes on, aimed at the starts still, until every node of the route's
+    // sectors is settled: a field is built only then, which is what keeps the values below the
+    // search's costs and the flow free of loops.
+    void settle_route_nodes(const std::vector<int>& route) {
+        for (int sec : route) add_target(sec, false);
+        search_targets();
+    }
+
+    // The route's sectors goal first: by the least cost to the goals of their nodes (0 for a goal
+    // sector), then by index.
+    std::vector<int> goal_first(const std::vector<int>& route) const {
+        std::vector<double> key(route.size(), kInf);
+        for (std::size_t i = 0; i < route.size(); ++i) {
+            const int sec = route[i];
+            if (!goals_by_sector[static_cast<std::size_t>(sec)].empty()) key[i] = 0.0;
+            for (std::int32_t n = graph->node_begin(sec); n < graph->node_begin(sec + 1); ++n) {
+                key[i] = std::min(key[i], g[static_cast<std::size_t>(n)]);
+            }
+        }
+        std::vector<std::size_t> order(route.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+            return key[a] != key[b] ? key[a] < key[b] : route[a] < route[b];
+        });
+        std::vector<int> sorted;
+        sorted.reserve(order.size());
+        for (std::size_t i : order) sorted.push_back(route[i]);
+        return sorted;
+    }
+
+    // The sectors of `route` (goal first) whose fields this call builds: all but the fields of
+    // earlier calls, which are kept. The start sectors' are rebuilt (built before their route,
+    // seeded by the search's costs alone).
+    std::vector<int> fields_to_build(const std::vector<int>& route, std::uint32_t first_build,
+                                     RouteStats& stats) const {
+        std::vector<int> todo;
+        for (int sec : route) {
+            const SectorField* f = fields[static_cast<std::size_t>(sec)].get();
+            if (f != nullptr && f->build < first_build) continue;
+            if (f != nullptr) ++stats.fields_rebuilt;
+            todo.push_back(sec);
+        }
+        return todo;
+    }
+
+    // Phase 7: the route fields, in the order of `todo`, in waves: a sector waits for the sectors
+    // beside it (sharing a border) that come before it in the order, and sees the fields of earlier
+    // waves. On a job system a sector starts as soon as the neighbours it reads are made
+    // (build_levels: no barrier between waves). `refine_passes` more passes rebuild them all the
+    // same way. The waves depend only on the order, so the fields do not depend on the number of
+    // threads.
+    void build_route_fields(const std::vector<int>& todo, RouteStats& stats) {
+        std::vector<int> level(static_cast<std::size_t>(graph->sector_count()), -1);
+        for (int pass = 0; pass <= config.refine_passes; ++pass) {
+            int waves = 0;
+            for (int sec : todo) {
+                int lv = 0;
+                for (int k = 0; k < kDirectionCount; k += 2) {
+                    const int t = neighbour(sec, k);
+                    if (t >= 0) lv = std::max(lv, level[static_cast<std::size_t>(t)] + 1);
+                }
+                level[static_cast<std::size_t>(sec)] = lv;
+                waves = std::max(waves, lv + 1);
+            }
+            std::vector<std::vector<int>> by_wave(static_cast<std::size_t>(waves));
+            for (int sec : todo) by_wave[static_cast<std::size_t>(level[static_cast<std::size_t>(sec)])].push_back(sec);
+            build_levels(by_wave, level);
+            stats.fields_built += todo.size();
+            for (int sec : todo) level[static_cast<std::size_t>(sec)] = -1;
+            if (pass > 0) stats.fields_rebuilt += todo.size();
+        }
+    }
+
+    // Phase 8, settling: a field built before a neighbour had one was seeded there by the search's
+    // node costs, which overestimate the neighbour's field (most where a route passes a sector
+    // twice, or turns inside it). A field that one move onto a neighbour's field would lower (by
+    // more than the tolerance, see kSettleAbsolute) is queued, its priority the least value it
+    // would take that way; queued fields are lowered (make_field's `lower`: only the improving
+    // cells are searched) lowest priority first, in waves (next_settle_wave), and each queues the
+    // neighbours it would lower in turn: a Dijkstra over sectors, until nothing is queued or the
+    // budget (settle_budget x the fields of this call) is spent. Values only drop, so it ends; at
+    // its end the fields equal one search over all the route's sectors (up to the tolerance).
+    void settle_fields(const std::vector<int>& todo, RouteStats& stats) {
+        std::vector<std::uint8_t> mine(static_cast<std::size_t>(graph->sector_count()), 0);
+        for (int sec : todo) mine[static_cast<std::size_t>(sec)] = 1;
+        std::vector<double> prio(mine.size(), kInf);  // least seed value that would lower a queued field
+        std::vector<int> work;
+        // Offers: neighbour `to` (neighbour k of sector `from`) is queued when from's field would
+        // lower it. The checks only read fields, so a batch of them runs on the job system and their
+        // results are applied in the batch's order: the same queue as one after the other (about
+        // 2,000 checks, 2.5 ms, before the first lowering of a 4096x4096 corner-to-corner query).
+        std::vector<Offer> offers;
+        auto add_offer = [&](int from, int k) {
+            const int to = neighbour(from, k);
+            if (to >= 0 && mine[static_cast<std::size_t>(to)]) offers.push_back({from, to, k, kInf});
+        };
+        auto apply_offers = [&] {
+            check_offers(offers);
+            for (const Offer& o : offers) {
+                if (!(o.value < prio[static_cast<std::size_t>(o.to)])) continue;
+                if (prio[static_cast<std::size_t>(o.to)] == kInf) work.push_back(o.to);
+                prio[static_cast<std::size_t>(o.to)] = o.value;
+            }
+            offers.clear();
+        };
+        for (int sec : todo) {
+            for (int k = 0; k < kDirectionCount; ++k) {
+                const int t = neighbour(sec, k);
+                if (t >= 0 && fields[static_cast<std::size_t>(t)]) add_offer(t, (k + 4) % kDirectionCount);
+            }
+        }
+        apply_offers();
+        std::size_t budget = static_cast<std::size_t>(config.settle_budget) * todo.size();
+        std::vector<std::uint8_t> in_wave(mine.size(), 0);
+        while (!work.empty() && budget > 0) {
+            const std::vector<int> wave = next_settle_wave(work, prio, in_wave, budget);
+            for (int sec : wave) prio[static_cast<std::size_t>(sec)] = kInf;
+            build_wave(wave, true);
+            stats.fields_built += wave.size();
+            stats.fields_rebuilt += wave.size();
+            budget -= wave.size();
+            for (int sec : wave) {
+                in_wave[static_cast<std::size_t>(sec)] = 0;
+                for (int k = 0; k < kDirectionCount; ++k) add_offer(sec, k);
+            }
+            apply_offers();
+        }
+    }
+
+    // Takes the next wave of settling out of the queue `work`: lowest priority first, the sectors
+    // whose priority lies within kSettleBand sector crossings (at the cheapest cost) of the best
+    // and that share no border with one taken before, at most `budget` of them (marked in
+    // `in_wave`).
+    std::vector<int> next_settle_wave(std::vector<int>& work, const std::vector<double>& prio,
+                                      std::vector<std::uint8_t>& in_wave, std::size_t budget) const {
+        std::sort(work.begin(), work.end(), [&](int a, int b) {
+            const double ka = prio[static_cast<std::size_t>(a)], kb = prio[static_cast<std::size_t>(b)];
+            return ka != kb ? ka < kb : a < b;
+        });
+        std::vector<int> wave, rest;
+        const double band =
+            prio[static_cast<std::size_t>(work.front())] + kSettleBand * graph->sector_size() * graph->cheapest_cost();
+        for (int sec : work) {
+            bool free = wave.size() < budget && prio[static_cast<std::size_t>(sec)] <= band;
+            for (int k = 0; k < kDirectionCount && free; k += 2) {
+                const int t = neighbour(sec, k);
+                free = t < 0 || !in_wave[static_cast<std::size_t>(t)];
+            }
+            if (free) {
+                wave.push_back(sec);
+                in_wave[static_cast<std::size_t>(sec)] = 1;
+            } else {
+                rest.push_back(sec);
+            }
+        }
+        work.swap(rest);
+        return wave;
     }
 };
 
@@ -944,299 +1304,47 @@ Result<RouteStats> HierarchicalField::route(std::span<const Cell> starts) {
     for (const Cell& c : starts) start_sectors.push_back(graph.sector_of(c.x, c.y));
     std::sort(start_sectors.begin(), start_sectors.end());
     start_sectors.erase(std::unique(start_sectors.begin(), start_sectors.end()), start_sectors.end());
-
-    // Units that stand where fields of earlier routes are need nothing (the common case once a
-    // group is on its way: it is called every tick). A field built alone (ensure_field) is routed
-    // on here: the sectors it leads into may have no field yet.
-    auto needs_work = [&](const Cell& c) {
-        const SectorField* f = s.fields[static_cast<std::size_t>(graph.sector_of(c.x, c.y))].get();
-        return f == nullptr || !f->routed;
-    };
-    bool all_built = s.started;
-    for (const Cell& c : starts) all_built = all_built && !needs_work(c);
-    if (all_built) {
+    if (s.routed_already(starts)) {
         stats.nodes_settled = s.settled_count;
         return stats;
     }
 
-    // 1. The start sectors' nodes, then their fields (so units move at once).
+    // 1-2. The start sectors' nodes, then their fields (so units move at once).
     double search_ms = 0.0, fields_ms = 0.0;
     auto t = std::chrono::steady_clock::now();
-    s.start();
-    for (int sec : start_sectors) s.add_target(sec);
-    s.rekey();
-    s.search_targets();
+    s.settle_start_nodes(start_sectors);
     search_ms += ms_since(t);
     const std::uint32_t first_build = s.builds + 1;
     t = std::chrono::steady_clock::now();
-    for (int sec : start_sectors) {
-        if (s.fields[static_cast<std::size_t>(sec)]) continue;
-        s.build_field(sec);
-        if (stats.first_field_ms == 0.0) stats.first_field_ms = ms_since(t0);
-        ++stats.fields_built;
-    }
+    s.build_start_fields(start_sectors, t0, stats);
     fields_ms += ms_since(t);
     if (stats.first_field_ms == 0.0) stats.first_field_ms = ms_since(t0);
 
-    // 2. The route: the sectors of the nodes on the best paths from the start sectors' nodes (and
-    // the goal sectors the starts share), widened by `corridor` rings of neighbours.
-    const auto nodes = graph.nodes();
-    std::vector<std::uint8_t> on_route(static_cast<std::size_t>(graph.sector_count()), 0);
-    std::vector<int> route;
-    auto add = [&](int sec) {
-        if (on_route[static_cast<std::size_t>(sec)]) return;
-        on_route[static_cast<std::size_t>(sec)] = 1;
-        route.push_back(sec);
-    };
-    // Each start cell follows the fields already built (its own sector's at least) to where they
-    // end: a goal, or a node of a sector without a field; from that node on, the route is the
-    // chain of best next nodes the search found.
-    std::vector<std::uint8_t> seen(nodes.size(), 0);
-    auto follow_chain = [&](std::int32_t from) {
-        for (std::int32_t n = from;
-             n >= 0 && !seen[static_cast<std::size_t>(n)] && s.g[static_cast<std::size_t>(n)] < kInf;
-             n = s.next[static_cast<std::size_t>(n)]) {
-            seen[static_cast<std::size_t>(n)] = 1;
-            const Cell c = nodes[static_cast<std::size_t>(n)].cell;
-            add(graph.sector_of(c.x, c.y));
-        }
-    };
-    // Only cells that needed work are traced, at most 32 per sector (units of one sector share
-    // most of their way), and a trace stops in a built sector another trace already crossed.
-    std::vector<Cell> cells;
-    for (const Cell& c : starts) {
-        if (needs_work(c) || !s.fields[static_cast<std::size_t>(graph.sector_of(c.x, c.y))] ||
-            s.fields[static_cast<std::size_t>(graph.sector_of(c.x, c.y))]->build >= first_build) {
-            cells.push_back(c);
-        }
-    }
-    std::sort(cells.begin(), cells.end(), [&](const Cell& a, const Cell& b) {
-        const int sa = graph.sector_of(a.x, a.y), sb = graph.sector_of(b.x, b.y);
-        return sa != sb ? sa < sb : (a.y != b.y ? a.y < b.y : a.x < b.x);
-    });
-    cells.erase(std::unique(cells.begin(), cells.end()), cells.end());
-    std::vector<std::uint8_t> traced_into(static_cast<std::size_t>(graph.sector_count()), 0);
-    std::vector<Cell> picked;
-    for (std::size_t b = 0; b < cells.size();) {
-        const int home = graph.sector_of(cells[b].x, cells[b].y);
-        std::size_t e = b;
-        while (e < cells.size() && graph.sector_of(cells[e].x, cells[e].y) == home) ++e;
-        const std::size_t step = (e - b + 31) / 32;
-        for (std::size_t i = b; i < e; i += step) picked.push_back(cells[i]);
-        b = e;
-    }
-    for (const Cell& c0 : picked) {
-        const int home = graph.sector_of(c0.x, c0.y);
-        add(home);
-        int x = c0.x, y = c0.y;
-        for (std::size_t steps = 0; steps <= s.cost->size(); ++steps) {
-            const int sec = graph.sector_of(x, y);
-            const SectorField* f = s.fields[static_cast<std::size_t>(sec)].get();
-            if (f == nullptr) {
-                // Entered a sector without a field: continue on the chain of its best node here.
-                add(sec);
-                if (traced_into[static_cast<std::size_t>(sec)]) break;
-                traced_into[static_cast<std::size_t>(sec)] = 1;
-                const std::int32_t best = s.entry_node(sec, Cell{x, y});
-                if (best >= 0) follow_chain(best);
-                break;
-            }
-            if (sec != home) {
-                if (traced_into[static_cast<std::size_t>(sec)]) break;
-                traced_into[static_cast<std::size_t>(sec)] = 1;
-            }
-            const Direction d = f->directions[static_cast<std::size_t>(y - f->y0) * f->width + (x - f->x0)];
-            if (!is_move(d)) break;
-            x += kDirectionDx[static_cast<int>(d)];
-            y += kDirectionDy[static_cast<int>(d)];
-        }
-    }
-    stats.route_sectors = route.size();
-    if (s.config.fill_corners) {
-        // Where the route turns around a sector corner (two diagonal sectors of a 2 x 2 block on
-        // it), the other two sectors of the block join: the best path often cuts that corner.
-        // With a corner reach, only corners near the route's way: its chain's nodes and the start
-        // cells traced.
-        std::vector<Cell> way;
-        if (s.config.corner_reach >= 0) {
-            for (std::size_t n = 0; n < nodes.size(); ++n)
-                if (seen[n]) way.push_back(nodes[n].cell);
-            way.insert(way.end(), picked.begin(), picked.end());
-        }
-        auto near_way = [&](int cx, int cy) {
-            if (s.config.corner_reach < 0) return true;
-            for (const Cell& c : way)
-                if (std::max(std::abs(c.x - cx), std::abs(c.y - cy)) <= s.config.corner_reach) return true;
-            return false;
-        };
-        const int side = graph.sector_size();
-        const std::size_t count = route.size();
-        for (std::size_t i = 0; i < count; ++i) {
-            const int sx = route[i] % graph.sectors_x(), sy = route[i] / graph.sectors_x();
-            for (int dy = -1; dy <= 1; dy += 2) {
-                for (int dx = -1; dx <= 1; dx += 2) {
-                    const int tx = sx + dx, ty = sy + dy;
-                    if (tx < 0 || ty < 0 || tx >= graph.sectors_x() || ty >= graph.sectors_y()) continue;
-                    if (!on_route[static_cast<std::size_t>(ty * graph.sectors_x() + tx)]) continue;
-                    // The grid point the two sectors share.
-                    if (!near_way((sx + (dx > 0 ? 1 : 0)) * side, (sy + (dy > 0 ? 1 : 0)) * side)) continue;
-                    add(sy * graph.sectors_x() + tx);
-                    add(ty * graph.sectors_x() + sx);
-                }
-            }
-        }
-    }
-    // Short routes (cheap, and where a detour weighs most) get one more ring.
-    const bool short_route = route.size() <= static_cast<std::size_t>(s.config.short_route);
-    for (int ring = 0; ring < s.config.corridor + (short_route ? 1 : 0); ++ring) {
-        const std::size_t count = route.size();
-        for (std::size_t i = 0; i < count; ++i) {
-            const int sx = route[i] % graph.sectors_x(), sy = route[i] / graph.sectors_x();
-            for (int k = 0; k < kDirectionCount; ++k) {
-                const int tx = sx + kDirectionDx[k], ty = sy + kDirectionDy[k];
-                if (tx >= 0 && ty >= 0 && tx < graph.sectors_x() && ty < graph.sectors_y())
-                    add(ty * graph.sectors_x() + tx);
-            }
-        }
-    }
+    // 3-5. The route: the sectors the starts' traces cross and the chains of best next nodes they
+    // continue on, then corner fill and corridor.
+    State::RouteWay way;
+    way.on_route.assign(static_cast<std::size_t>(graph.sector_count()), 0);
+    way.chain.assign(graph.nodes().size(), 0);
+    way.traced = s.cells_to_trace(starts, first_build);
+    s.trace_routes(way);
+    stats.route_sectors = way.sectors.size();
+    if (s.config.fill_corners) s.fill_corners(way);
+    s.widen(way);
 
-    // 3. Their nodes (the search goes on, aimed at the starts still, until every node of the
-    // route's sectors is settled: a field is built only then, which is what keeps the values
-    // below the search's costs and the flow free of loops), then their fields, goal first (by the
-    // least cost to the goals of their nodes): each seeded with the fields built before it.
+    // 6-7. Their nodes, then their fields, goal first: each seeded with the fields built before it.
     t = std::chrono::steady_clock::now();
-    for (int sec : route) s.add_target(sec, false);
-    s.search_targets();
+    s.settle_route_nodes(way.sectors);
     search_ms += ms_since(t);
-    std::vector<double> key(route.size(), kInf);
-    for (std::size_t i = 0; i < route.size(); ++i) {
-        const int sec = route[i];
-        if (!s.goals_by_sector[static_cast<std::size_t>(sec)].empty()) key[i] = 0.0;
-        for (std::int32_t n = graph.node_begin(sec); n < graph.node_begin(sec + 1); ++n) {
-            key[i] = std::min(key[i], s.g[static_cast<std::size_t>(n)]);
-        }
-    }
-    std::vector<std::size_t> order(route.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(),
-              [&](std::size_t a, std::size_t b) { return key[a] != key[b] ? key[a] < key[b] : route[a] < route[b]; });
+    const std::vector<int> ordered = s.goal_first(way.sectors);
     t = std::chrono::steady_clock::now();
-    // Pass 0 builds the fields of this call in waves: a sector waits for the sectors beside it
-    // (sharing a border) that come before it in the order, and sees the fields of earlier waves.
-    // On a job system a sector starts as soon as the neighbours it reads are made (build_levels:
-    // no barrier between waves). `refine_passes` more passes rebuild them all the same way. The
-    // waves depend only on the order, so the fields do not depend on the number of threads.
-    const int sx_count = graph.sectors_x();
-    auto neighbour = [&](int sec, int k) {
-        const int tx = sec % sx_count + kDirectionDx[k], ty = sec / sx_count + kDirectionDy[k];
-        return tx < 0 || ty < 0 || tx >= sx_count || ty >= graph.sectors_y() ? -1 : ty * sx_count + tx;
-    };
-    std::vector<int> todo;
-    for (std::size_t i : order) {
-        const int sec = route[i];
-        const SectorField* f = s.fields[static_cast<std::size_t>(sec)].get();
-        // Kept: fields of earlier calls. Rebuilt: the start sectors' (built before their route,
-        // seeded by the search's costs alone).
-        if (f != nullptr && f->build < first_build) continue;
-        if (f != nullptr) ++stats.fields_rebuilt;
-        todo.push_back(sec);
-    }
-    std::vector<int> level(static_cast<std::size_t>(graph.sector_count()), -1);
-    for (int pass = 0; pass <= s.config.refine_passes; ++pass) {
-        int waves = 0;
-        for (int sec : todo) {
-            int lv = 0;
-            for (int k = 0; k < kDirectionCount; k += 2) {
-                const int t = neighbour(sec, k);
-                if (t >= 0) lv = std::max(lv, level[static_cast<std::size_t>(t)] + 1);
-            }
-            level[static_cast<std::size_t>(sec)] = lv;
-            waves = std::max(waves, lv + 1);
-        }
-        std::vector<std::vector<int>> by_wave(static_cast<std::size_t>(waves));
-        for (int sec : todo) by_wave[static_cast<std::size_t>(level[static_cast<std::size_t>(sec)])].push_back(sec);
-        s.build_levels(by_wave, level);
-        stats.fields_built += todo.size();
-        for (int sec : todo) level[static_cast<std::size_t>(sec)] = -1;
-        if (pass > 0) stats.fields_rebuilt += todo.size();
-    }
-    // Settling: a field built before a neighbour had one was seeded there by the search's node
-    // costs, which overestimate the neighbour's field (most where a route passes a sector twice, or
-    // turns inside it). A field that one move onto a neighbour's field would lower (by more than
-    // the tolerance, see kSettleAbsolute) is queued, its priority the least value it would take
-    // that way; queued fields are lowered (make_field's `lower`: only the improving cells are
-    // searched) lowest priority first, in waves of sectors that share no border whose priority
-    // lies within kSettleBand sector crossings of the best, and each queues the neighbours it
-    // would lower in turn: a Dijkstra over sectors, until nothing is queued or the budget
-    // (settle_budget x the fields of this call) is spent. Values only drop, so it ends; at its
-    // end the fields equal one search over all the route's sectors (up to the tolerance).
+    const std::vector<int> todo = s.fields_to_build(ordered, first_build, stats);
+    s.build_route_fields(todo, stats);
+
+    // 8. Settling: fields lowered where a neighbour built later would lower them.
     const auto settle_t0 = std::chrono::steady_clock::now();
-    std::vector<std::uint8_t> mine(static_cast<std::size_t>(graph.sector_count()), 0);
-    for (int sec : todo) mine[static_cast<std::size_t>(sec)] = 1;
-    std::vector<double> prio(mine.size(), kInf);  // least seed value that would lower a queued field
-    std::vector<int> work;
-    // Offers: neighbour `to` (neighbour k of sector `from`) is queued when from's field would lower
-    // it. The checks only read fields, so a batch of them runs on the job system and their results
-    // are applied in the batch's order: the same queue as one after the other (about 2,000 checks,
-    // 2.5 ms, before the first lowering of a 4096x4096 corner-to-corner query).
-    std::vector<Offer> offers;
-    auto add_offer = [&](int from, int k) {
-        const int to = neighbour(from, k);
-        if (to >= 0 && mine[static_cast<std::size_t>(to)]) offers.push_back({from, to, k, kInf});
-    };
-    auto apply_offers = [&] {
-        s.check_offers(offers);
-        for (const Offer& o : offers) {
-            if (!(o.value < prio[static_cast<std::size_t>(o.to)])) continue;
-            if (prio[static_cast<std::size_t>(o.to)] == kInf) work.push_back(o.to);
-            prio[static_cast<std::size_t>(o.to)] = o.value;
-        }
-        offers.clear();
-    };
-    for (int sec : todo) {
-        for (int k = 0; k < kDirectionCount; ++k) {
-            const int t = neighbour(sec, k);
-            if (t >= 0 && s.fields[static_cast<std::size_t>(t)]) add_offer(t, (k + 4) % kDirectionCount);
-        }
-    }
-    apply_offers();
-    std::size_t budget = static_cast<std::size_t>(s.config.settle_budget) * todo.size();
-    std::vector<std::uint8_t> in_wave(mine.size(), 0);
-    while (!work.empty() && budget > 0) {
-        std::sort(work.begin(), work.end(), [&](int a, int b) {
-            const double ka = prio[static_cast<std::size_t>(a)], kb = prio[static_cast<std::size_t>(b)];
-            return ka != kb ? ka < kb : a < b;
-        });
-        std::vector<int> wave, rest;
-        const double band =
-            prio[static_cast<std::size_t>(work.front())] + kSettleBand * graph.sector_size() * graph.cheapest_cost();
-        for (int sec : work) {
-            bool free = wave.size() < budget && prio[static_cast<std::size_t>(sec)] <= band;
-            for (int k = 0; k < kDirectionCount && free; k += 2) {
-                const int t = neighbour(sec, k);
-                free = t < 0 || !in_wave[static_cast<std::size_t>(t)];
-            }
-            if (free) {
-                wave.push_back(sec);
-                in_wave[static_cast<std::size_t>(sec)] = 1;
-            } else {
-                rest.push_back(sec);
-            }
-        }
-        work.swap(rest);
-        for (int sec : wave) prio[static_cast<std::size_t>(sec)] = kInf;
-        s.build_wave(wave, true);
-        stats.fields_built += wave.size();
-        stats.fields_rebuilt += wave.size();
-        budget -= wave.size();
-        for (int sec : wave) {
-            in_wave[static_cast<std::size_t>(sec)] = 0;
-            for (int k = 0; k < kDirectionCount; ++k) add_offer(sec, k);
-        }
-        apply_offers();
-    }
+    s.settle_fields(todo, stats);
     stats.settle_ms = ms_since(settle_t0);
-    for (int sec : route) s.fields[static_cast<std::size_t>(sec)]->routed = true;
+    for (int sec : way.sectors) s.fields[static_cast<std::size_t>(sec)]->routed = true;
     fields_ms += ms_since(t);
     stats.nodes_settled = s.settled_count;
     stats.search_ms = search_ms;

@@ -159,98 +159,109 @@ void SectorSearch::run(std::span<const std::int32_t> stop_cells) {
     }
 }
 
-template <bool Eight>
-void SectorSearch::run_impl(std::span<const std::int32_t> stop_cells) {
-    std::sort(seeds_.begin(), seeds_.end(), [](const Seed& a, const Seed& b) { return a.value < b.value; });
-    Fixed* const dist = dist_.data();
-    std::uint8_t* const state = kind_.data();  // kDone marks settled cells (read once per pop)
-    std::uint8_t* const via = via_.data();
-    const Cost* const cost = cost_.data();
-    const std::size_t mask = ring_ - 1;
-    const int shift = shift_;
-    std::size_t queued = 0;
-    std::size_t next_seed = 0;
-    std::size_t stops_left = 0;
+std::size_t SectorSearch::mark_stops(std::span<const std::int32_t> stop_cells) {
+    std::size_t stops = 0;
     if (stop_.size() != kind_.size()) stop_.assign(kind_.size(), 0);
     for (std::int32_t c : stop_cells) {
         if (kind_[static_cast<std::size_t>(c)] == kRegion && !stop_[static_cast<std::size_t>(c)]) {
             stop_[static_cast<std::size_t>(c)] = 1;
-            ++stops_left;
+            ++stops;
         }
     }
+    return stops;
+}
+
+void SectorSearch::end_run(std::span<const std::int32_t> stop_cells) {
+    for (std::int32_t c : stop_cells) stop_[static_cast<std::size_t>(c)] = 0;
+    for (auto& k : kind_) k &= static_cast<std::uint8_t>(~kDone);
+    for (auto& bk : buckets_) bk.size = 0;
+}
+
+// Buckets are stacks with room kept for one settled cell's offers, so an offer appends without a
+// branch and counts only when it improves.
+TIDE_ALWAYS_INLINE inline void SectorSearch::make_room(Bucket& bk) {
+    if (bk.data.size() < bk.size + 8) bk.data.resize(std::max<std::size_t>(64, 2 * (bk.size + 8)));
+}
+
+// Offers from a settled cell y with value dy to the neighbours that would move into it. The
+// neighbour x that moves into y in direction d sits at y - off[d]; a diagonal needs both cells
+// beside the move passable: y - off[d -+ 1] seen from y. Flags are combined with & (walls are
+// scattered: short-circuit branches would mispredict); only the bucket count depends on them.
+template <bool Eight>
+TIDE_ALWAYS_INLINE inline void SectorSearch::relax(Frontier& f, std::int32_t y, Fixed dy) {
+    const Cost* const cost = f.cost;
+    Fixed* const dist = f.dist;
+    std::uint8_t* const via = f.via;
+    const std::int32_t* const off = f.off;
+    const Cost cy = cost[y];
+    const Fixed po = dy + orth_[cy];
+    const Fixed pd = dy + diag_[cy];
+    const bool open_o[4] = {cost[y - off[0]] != kCostWall, cost[y - off[2]] != kCostWall, cost[y - off[4]] != kCostWall,
+                            cost[y - off[6]] != kCostWall};
+    Bucket& bo = buckets_[static_cast<std::size_t>(po >> f.shift) & f.mask];
+    Bucket& bd = buckets_[static_cast<std::size_t>(pd >> f.shift) & f.mask];
+    make_room(bo);
+    make_room(bd);
+    // The stacks' tops in locals: the byte stores into `via` may alias anything in memory, so
+    // with the buckets' own fields the compiler reloaded them after every offer. When the
+    // orthogonal and diagonal prices share a bucket (it depends on where the value lies in
+    // its bucket: a branch on it mispredicts), the diagonal offers go on after the orthogonal
+    // ones in that one stack, chosen with selects.
+    auto offer = [&](int d, Fixed v, bool legal_move, std::int32_t* stack, std::size_t& top) TIDE_ALWAYS_INLINE {
+        const std::int32_t x = y - off[d];
+        // Old values read first, so the selects are cmovs: as `ok ? v : dist[x]` the
+        // compiler branched around the read, and improvements are scattered.
+        const Fixed was = dist[x];
+        const std::uint8_t was_via = via[x];
+        const bool ok = legal_move & (v < was);
+        dist[x] = ok ? v : was;
+        via[x] = ok ? static_cast<std::uint8_t>(d) : was_via;
+        stack[top] = x;
+        top += ok;
+    };
+    const bool same = &bo == &bd;
+    const std::size_t o0 = bo.size, d0 = bd.size;
+    std::int32_t* const so = bo.data.data();
+    std::int32_t* const sd_own = bd.data.data();
+    std::size_t to = o0;
+    offer(0, po, true, so, to);
+    offer(2, po, true, so, to);
+    offer(4, po, true, so, to);
+    offer(6, po, true, so, to);
+    if constexpr (Eight) {
+        std::int32_t* const sd = same ? so : sd_own;
+        const std::size_t td0 = same ? to : d0;
+        std::size_t td = td0;
+        offer(1, pd, open_o[0] & open_o[1], sd, td);
+        offer(3, pd, open_o[1] & open_o[2], sd, td);
+        offer(5, pd, open_o[2] & open_o[3], sd, td);
+        offer(7, pd, open_o[3] & open_o[0], sd, td);
+        f.queued += (to - o0) + (td - td0);
+        bo.size = same ? td : to;
+        bd.size = td;  // the same field as bo.size when the buckets are one: td is its top
+    } else {
+        f.queued += to - o0;
+        bo.size = to;
+    }
+}
+
+template <bool Eight>
+void SectorSearch::run_impl(std::span<const std::int32_t> stop_cells) {
+    std::sort(seeds_.begin(), seeds_.end(), [](const Seed& a, const Seed& b) { return a.value < b.value; });
+    Frontier f{dist_.data(), via_.data(), cost_.data(), {}, ring_ - 1, shift_, 0};
+    std::copy(off_, off_ + 8, f.off);
+    Fixed* const dist = f.dist;
+    std::uint8_t* const state = kind_.data();  // kDone marks settled cells (read once per pop)
+    const std::size_t mask = f.mask;
+    const int shift = f.shift;
+    std::size_t next_seed = 0;
+    std::size_t stops_left = mark_stops(stop_cells);
     const bool stopping = stops_left > 0;
     const bool record = preset_;  // a lowering: write_lowered() writes back only what it settles
     lowered_.clear();
-    auto finish = [&] {
-        for (std::int32_t c : stop_cells) stop_[static_cast<std::size_t>(c)] = 0;
-        for (auto& k : kind_) k &= static_cast<std::uint8_t>(~kDone);
-        for (auto& bk : buckets_) bk.size = 0;
-    };
-    // Buckets are stacks with room kept for one settled cell's offers, so an offer appends
-    // without a branch and counts only when it improves.
-    auto room = [&](Bucket& bk) TIDE_ALWAYS_INLINE {
-        if (bk.data.size() < bk.size + 8) bk.data.resize(std::max<std::size_t>(64, 2 * (bk.size + 8)));
-    };
-    const std::int32_t off[8] = {off_[0], off_[1], off_[2], off_[3], off_[4], off_[5], off_[6], off_[7]};
-    // Offers from a settled cell y with value dy to the neighbours that would move into it. The
-    // neighbour x that moves into y in direction d sits at y - off[d]; a diagonal needs both cells
-    // beside the move passable: y - off[d -+ 1] seen from y. Flags are combined with & (walls are
-    // scattered: short-circuit branches would mispredict); only the bucket count depends on them.
-    auto relax = [&](std::int32_t y, Fixed dy) TIDE_ALWAYS_INLINE {
-        const Cost cy = cost[y];
-        const Fixed po = dy + orth_[cy];
-        const Fixed pd = dy + diag_[cy];
-        const bool open_o[4] = {cost[y - off[0]] != kCostWall, cost[y - off[2]] != kCostWall,
-                                cost[y - off[4]] != kCostWall, cost[y - off[6]] != kCostWall};
-        Bucket& bo = buckets_[static_cast<std::size_t>(po >> shift) & mask];
-        Bucket& bd = buckets_[static_cast<std::size_t>(pd >> shift) & mask];
-        room(bo);
-        room(bd);
-        // The stacks' tops in locals: the byte stores into `via` may alias anything in memory, so
-        // with the buckets' own fields the compiler reloaded them after every offer. When the
-        // orthogonal and diagonal prices share a bucket (it depends on where the value lies in
-        // its bucket: a branch on it mispredicts), the diagonal offers go on after the orthogonal
-        // ones in that one stack, chosen with selects.
-        auto offer = [&](int d, Fixed v, bool legal_move, std::int32_t* stack, std::size_t& top) TIDE_ALWAYS_INLINE {
-            const std::int32_t x = y - off[d];
-            // Old values read first, so the selects are cmovs: as `ok ? v : dist[x]` the
-            // compiler branched around the read, and improvements are scattered.
-            const Fixed was = dist[x];
-            const std::uint8_t was_via = via[x];
-            const bool ok = legal_move & (v < was);
-            dist[x] = ok ? v : was;
-            via[x] = ok ? static_cast<std::uint8_t>(d) : was_via;
-            stack[top] = x;
-            top += ok;
-        };
-        const bool same = &bo == &bd;
-        const std::size_t o0 = bo.size, d0 = bd.size;
-        std::int32_t* const so = bo.data.data();
-        std::int32_t* const sd_own = bd.data.data();
-        std::size_t to = o0;
-        offer(0, po, true, so, to);
-        offer(2, po, true, so, to);
-        offer(4, po, true, so, to);
-        offer(6, po, true, so, to);
-        if constexpr (Eight) {
-            std::int32_t* const sd = same ? so : sd_own;
-            const std::size_t td0 = same ? to : d0;
-            std::size_t td = td0;
-            offer(1, pd, open_o[0] & open_o[1], sd, td);
-            offer(3, pd, open_o[1] & open_o[2], sd, td);
-            offer(5, pd, open_o[2] & open_o[3], sd, td);
-            offer(7, pd, open_o[3] & open_o[0], sd, td);
-            queued += (to - o0) + (td - td0);
-            bo.size = same ? td : to;
-            bd.size = td;  // the same field as bo.size when the buckets are one: td is its top
-        } else {
-            queued += to - o0;
-            bo.size = to;
-        }
-    };
     std::uint64_t b = 0;
     for (;;) {
-        if (queued == 0) {
+        if (f.queued == 0) {
             if (next_seed == seeds_.size()) break;
             b = seeds_[next_seed].value >> shift;
         } else {
@@ -267,30 +278,31 @@ void SectorSearch::run_impl(std::span<const std::int32_t> stop_cells) {
                 if (sd.value < dist[sd.cell]) {
                     dist[sd.cell] = sd.value;
                     Bucket& bk = buckets_[static_cast<std::size_t>(sd.value >> shift) & mask];
-                    room(bk);
+                    make_room(bk);
                     bk.data[bk.size++] = sd.cell;
-                    ++queued;
+                    ++f.queued;
                 }
             } else {
-                relax(sd.cell, sd.value);
+                relax<Eight>(f, sd.cell, sd.value);
             }
         }
+        // The bucket's cells are final (see field_builder.cpp): settle them.
         Bucket& bucket = buckets_[static_cast<std::size_t>(b) & mask];
         while (bucket.size > 0) {
             const std::int32_t y = bucket.data[--bucket.size];
-            --queued;
+            --f.queued;
             if ((state[y] & kDone) || (dist[y] >> shift) != b) continue;  // settled, or a stale entry
             state[y] |= kDone;
             if (record) lowered_.push_back(y);
             if (stopping && stop_[static_cast<std::size_t>(y)] && --stops_left == 0) {
-                finish();
+                end_run(stop_cells);
                 return;
             }
-            relax(y, dist[y]);
+            relax<Eight>(f, y, dist[y]);
         }
         ++b;
     }
-    finish();
+    end_run(stop_cells);
 }
 
 void SectorSearch::write_field(std::span<float> values, std::span<Direction> directions) const {

@@ -70,8 +70,32 @@ private:
         Fixed value;
         std::int32_t cell;
     };
+    struct Bucket {
+        std::vector<std::int32_t> data;  // capacity; the stack is data[0, size)
+        std::size_t size = 0;
+    };
+    // What one run's offers read and write, held in the run's locals: the byte stores into via_
+    // may alias anything, so through the members the compiler reloaded the arrays' addresses.
+    struct Frontier {
+        Fixed* dist;
+        std::uint8_t* via;
+        const Cost* cost;
+        std::int32_t off[8];
+        std::size_t mask;  // bucket index mask (ring_ - 1)
+        int shift;         // bucket of a value: value >> shift
+        std::size_t queued;
+    };
     template <bool Eight>
     void run_impl(std::span<const std::int32_t> stop_cells);
+    // Marks the rectangle's cells among `stop_cells` (once each) and returns how many there are.
+    std::size_t mark_stops(std::span<const std::int32_t> stop_cells);
+    // Clears what a run leaves behind: the stop marks, the settled marks and the buckets.
+    void end_run(std::span<const std::int32_t> stop_cells);
+    // Grows bucket bk so that one settled cell's offers fit on its stack.
+    static void make_room(Bucket& bk);
+    // Offers settled cell y (value dy) to the neighbours that would move into it.
+    template <bool Eight>
+    void relax(Frontier& f, std::int32_t y, Fixed dy);
 
     int x0_ = 0, y0_ = 0, x1_ = 0, y1_ = 0, pw_ = 0, ph_ = 0;
     bool eight_ = true;
@@ -90,10 +114,6 @@ private:
     bool preset_ = false;                // preset() since load(): run() records the cells it settles
     std::vector<std::int32_t> lowered_;  // cells settled by the last run() after a preset()
     std::vector<Seed> seeds_;
-    struct Bucket {
-        std::vector<std::int32_t> data;  // capacity; the stack is data[0, size)
-        std::size_t size = 0;
-    };
     std::vector<Bucket> buckets_;
 };
 
