@@ -211,6 +211,7 @@ public:
     /// published plan (HierarchicalField::route()), after bringing the plans up to date with the
     /// edits since the last planning call. Nothing to do for a whole-map field, which covers every
     /// cell. A planning call: make it between the steps of whoever reads the plan, as publish().
+    /// It plans under the service's lock (other calls wait; builds of whole-map fields do not).
     /// Errors: a ticket that is not live, a start off the map.
     Result<RouteStats> route(FieldTicket ticket, std::span<const Cell> starts);
     /// Checks goals and options as request() does, changing nothing.
