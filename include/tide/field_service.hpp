@@ -205,7 +205,8 @@ public:
     /// it holds a plan: see view()).
     std::shared_ptr<const FlowField> current(FieldTicket ticket) const;
     /// The ticket's published field or plan (an empty view when nothing is published yet or the
-    /// ticket is not live).
+    /// ticket is not live). A whole-map field outlives the service; a plan reads the service's
+    /// sector graph and costs, so it must not be read once the service is gone.
     FieldView view(FieldTicket ticket) const;
     /// Makes sure units standing on `starts` have fields all the way to the goals of the ticket's
     /// published plan (HierarchicalField::route()), after bringing the plans up to date with the
