@@ -1,7 +1,7 @@
 // The scenario check; see scenario_costs.hpp.
 
-#include "tide/field_builder.hpp"
 #include "tide/scenario_costs.hpp"
+#include "tide/field_builder.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
 // A* per unit against one field; see astar_compare.hpp.
 
-#include "tide/field_builder.hpp"
 #include "tide/astar_compare.hpp"
+#include "tide/field_builder.hpp"
 
 #include <algorithm>
 #include <chrono>
