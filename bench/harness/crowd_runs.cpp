@@ -151,7 +151,7 @@ double time_all_pairs(const Setup& s, int reps) {
                 sx += dx / d * (range - d) / range;
                 sy += dy / d * (range - d) / range;
             }
-            const Vec2 f = s.field->sample({px[i], py[i]});
+            const Vec2 f = s.field->blend({px[i], py[i]});
             vx[i] += ((f.x * 3.0f - vx[i]) * 8.0f + sx * 6.0f) * dt;
             vy[i] += ((f.y * 3.0f - vy[i]) * 8.0f + sy * 6.0f) * dt;
         }

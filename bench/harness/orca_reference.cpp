@@ -233,7 +233,7 @@ Result<void> OrcaCrowd::step(float dt, JobSystem& jobs) {
             const V2 pos{px_[i], py_[i]}, vel{vx_[i], vy_[i]};
             V2 pref{pref_x_[i], pref_y_[i]};
             if (field) {
-                const Vec2 f = field->sample({pos.x, pos.y});
+                const Vec2 f = field->blend({pos.x, pos.y});
                 pref = {f.x * speed, f.y * speed};
             }
             // The closest max_nb agents within the neighbour distance, nearest first (insertion

@@ -60,8 +60,11 @@ public:
                                         static_cast<std::size_t>(x)];
         return plan_->integration(x, y);
     }
-    /// Flow direction at a continuous position (FlowField::sample(), HierarchicalField::sample()).
+    /// Wall-safe flow direction at a continuous position (FlowField::sample(),
+    /// HierarchicalField::sample()).
     Vec2 sample(Vec2 p) const { return flat_ ? flat_->sample(p) : plan_->sample(p); }
+    /// Smooth flow direction, not wall-safe (FlowField::blend(), HierarchicalField::blend()).
+    Vec2 blend(Vec2 p) const { return flat_ ? flat_->blend(p) : plan_->sample(p); }
     /// True when the view grows by routing (a plan: FieldService::route() builds its sector
     /// fields where units stand); false for a whole-map field, which covers every cell already.
     bool routes() const noexcept { return plan_ != nullptr; }

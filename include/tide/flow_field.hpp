@@ -80,6 +80,10 @@ struct FieldParams {
 /// Integration value of a cell with no path to any goal (and of walls): +infinity, never a finite number.
 inline constexpr float kUnreachable = std::numeric_limits<float>::infinity();
 
+/// How far, in cells, a direction from FlowField::sample() (and HierarchicalField::sample()) is
+/// guaranteed to lead over free cells.
+inline constexpr float kSampleReach = 1.0f;
+
 /// What a FlowField leads to.
 enum class FieldKind : std::uint8_t {
     goal,  ///< Toward the nearest goal: integration = least cost to it (>= 0), `goal` cells stop.
@@ -141,11 +145,24 @@ public:
     /// Linear index y*W+x of the cell the flow moves to from (x, y), or -1 when it has no move.
     std::int64_t next_index(int x, int y) const;
 
-    /// Flow direction at a continuous position: bilinear blend of the unit vectors of the four cells
-    /// whose centres surround `p`, skipping walls and cells without a move, falling back to the move
-    /// of the cell containing `p` when the blend vanishes; normalised. (0, 0) when `p` is off the map
-    /// or neither gives a direction (at a goal, in a wall, or cut off).
+    /// Wall-safe flow direction at a continuous position `p` (cell units; cell (x, y) covers
+    /// [x, x+1) x [y, y+1)): the blend() when it is safe, else the direction nearest to it, turned
+    /// toward the move of the cell containing `p`, that is safe (at worst that move). Guarantee: for `p` in a cell with
+    /// a move, a unit moving from `p` along the result by any distance up to kSampleReach (one cell) enters no wall
+    /// cell, stays on the map and passes no wall corner (no step between two cells that touch only at a corner beside a
+    /// wall: the corner rule of the moves). (0, 0) in goal cells (or safe spots), walls, cut-off cells and off the map.
+    /// Unit length otherwise.
     Vec2 sample(Vec2 p) const;
+    /// sample() for many positions (structure of arrays, equal lengths; `out_x`/`out_y` may not
+    /// alias the inputs). No allocation.
+    void sample(std::span<const float> xs, std::span<const float> ys, std::span<float> out_x,
+                std::span<float> out_y) const;
+    /// Smooth but not wall-safe: the bilinear blend of the unit vectors of the four cells whose
+    /// centres surround `p`, skipping walls and cells without a move, falling back to the move of the
+    /// cell containing `p` when the blend vanishes; normalised. Near a wall it can point into the wall
+    /// (the crowd, which pushes units out of walls itself, steers by it). (0, 0) when `p` is off the
+    /// map or neither gives a direction (at a goal, in a wall, or cut off).
+    Vec2 blend(Vec2 p) const;
 
     /// Bytes held by the layers (5 per cell; 9 for a flee field, which also keeps to_stop()).
     std::size_t memory_bytes() const noexcept {

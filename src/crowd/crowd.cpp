@@ -1653,7 +1653,7 @@ Desired AgentPhases<GroupField>::desired_velocity(std::size_t k, const FieldSamp
     } else if (P.line_of_sight && groups_[s.group].sight && sidestep <= 0.0f) {
         aimed = aim_by_sight(k, s, nb, f);
     }
-    if (!aimed) f = s.steer->sample({s.fx, s.fy});
+    if (!aimed) f = s.steer->blend({s.fx, s.fy});
     if (sidestep > 0.0f && st == AgentState::moving) f = sidestep_direction(cost, f, nb, s.x, s.y, stuck);
     f = keep_right(f, nb.oncoming, s.x, s.y);
     out.head_x = f.x;

@@ -3,6 +3,7 @@
 // a segment over cells of one cost, and the furthest point along a flow field's path it can reach
 // that way (string pulling on the field).
 
+#include <algorithm>
 #include <cstdint>
 
 #include "tide/cost_field.hpp"
@@ -82,6 +83,30 @@ inline Sight look_ahead(const FieldView& view, const SightCosts& costs, Vec2 p, 
     return view.flat() ? look_ahead(*view.flat(), costs, p, r, from, max_moves, corners)
                        : look_ahead(*view.plan(), costs, p, r, from, max_moves, corners);
 }
+/// Cells a unit that sees its goal walks before it looks again (look_again()).
+inline constexpr int kGoalSightRecheck = 4;
+/// The same for a unit that sees a point further along its field's path.
+inline constexpr int kSightRecheck = 2;
+/// ... or until that point is this close (cells, Chebyshev).
+inline constexpr int kSightNear = 3;
+
+/// True when a unit now on field cell `now` (an index on a map `width` cells wide), that last looked
+/// from `from` and saw `seen` (kNoCell: nothing), should look again: always on a new cell after
+/// seeing nothing; while it walks a clear line, only after kSightRecheck cells (kGoalSightRecheck
+/// when it sees a goal cell of `view`) or when the point seen is near (past it, the way bends).
+inline bool look_again(const FieldView& view, std::uint32_t width, std::uint32_t from, std::uint32_t seen,
+                       std::uint32_t now) {
+    if (from == now) return false;
+    if (from == kNoCell || seen == kNoCell) return true;
+    const auto cheb = [width](std::uint32_t a, std::uint32_t b) {
+        const int dx = static_cast<int>(a % width) - static_cast<int>(b % width);
+        const int dy = static_cast<int>(a / width) - static_cast<int>(b / width);
+        return std::max(dx < 0 ? -dx : dx, dy < 0 ? -dy : dy);
+    };
+    const bool goal = view.direction(static_cast<int>(seen % width), static_cast<int>(seen / width)) == Direction::goal;
+    return cheb(from, now) >= (goal ? kGoalSightRecheck : kSightRecheck) || (!goal && cheb(seen, now) <= kSightNear);
+}
+
 /// look_ahead() for a unit of size 1 on a field built on the terrain `cost` itself.
 inline Sight look_ahead(const FlowField& field, const CostField& cost, Vec2 p, float r, std::uint32_t from,
                         int max_moves) {

@@ -6,21 +6,12 @@
 #include "tide/assert.hpp"
 #include "tide/flow_field.hpp"
 
+#include "flow_sample.hpp"
+
 namespace tide {
-namespace {
 
-constexpr float kInvSqrt2 = 0.70710678118654752f;
-constexpr Vec2 kUnit[kDirectionCount] = {{1, 0},  {kInvSqrt2, kInvSqrt2},   {0, 1},  {-kInvSqrt2, kInvSqrt2},
-                                         {-1, 0}, {-kInvSqrt2, -kInvSqrt2}, {0, -1}, {kInvSqrt2, -kInvSqrt2}};
-
-// floor() for values well inside the int range, without the libm call (x86-64 has no floor
-// instruction before SSE4.1); exactly static_cast<int>(std::floor(v)) there.
-inline int floor_to_int(float v) {
-    const int i = static_cast<int>(v);
-    return i - (static_cast<float>(i) > v ? 1 : 0);
-}
-
-}  // namespace
+using detail::floor_to_int;
+using detail::kMoveUnit;
 
 float FlowField::integration(int x, int y) const {
     TIDE_ASSERT(contains(x, y));
@@ -34,7 +25,7 @@ Direction FlowField::direction(int x, int y) const {
 
 Vec2 FlowField::vector(int x, int y) const {
     const Direction d = direction(x, y);
-    return is_move(d) ? kUnit[static_cast<int>(d)] : Vec2{};
+    return is_move(d) ? kMoveUnit[static_cast<int>(d)] : Vec2{};
 }
 
 std::int64_t FlowField::next_index(int x, int y) const {
@@ -44,7 +35,7 @@ std::int64_t FlowField::next_index(int x, int y) const {
     return static_cast<std::int64_t>(y + kDirectionDy[k]) * width_ + (x + kDirectionDx[k]);
 }
 
-Vec2 FlowField::sample(Vec2 p) const {
+Vec2 FlowField::blend(Vec2 p) const {
     if (!(p.x >= 0.0f && p.y >= 0.0f && p.x < static_cast<float>(width_) && p.y < static_cast<float>(height_))) {
         return {};  // also rejects NaN
     }
@@ -65,8 +56,8 @@ Vec2 FlowField::sample(Vec2 p) const {
         if (!inside && !contains(cx[i], cy[i])) continue;
         const Direction d = directions_[static_cast<std::size_t>(cy[i]) * width_ + cx[i]];
         if (!is_move(d)) continue;  // walls, goals and cut-off cells carry no direction
-        vx += weight[i] * kUnit[static_cast<int>(d)].x;
-        vy += weight[i] * kUnit[static_cast<int>(d)].y;
+        vx += weight[i] * kMoveUnit[static_cast<int>(d)].x;
+        vy += weight[i] * kMoveUnit[static_cast<int>(d)].y;
     }
     float len2 = vx * vx + vy * vy;
     if (len2 < 1e-8f) {
@@ -78,6 +69,40 @@ Vec2 FlowField::sample(Vec2 p) const {
     }
     const float inv = 1.0f / std::sqrt(len2);
     return {vx * inv, vy * inv};
+}
+
+Vec2 FlowField::sample(Vec2 p) const {
+    if (!(p.x >= 0.0f && p.y >= 0.0f && p.x < static_cast<float>(width_) && p.y < static_cast<float>(height_))) {
+        return {};  // also rejects NaN
+    }
+    const int cx = static_cast<int>(p.x), cy = static_cast<int>(p.y);
+    const Direction* const at = directions_.data() + static_cast<std::size_t>(cy) * width_ + cx;
+    if (!is_move(*at)) return {};
+    const Vec2 v = blend(p);
+    // Away from walls and the map's edge every direction is safe for a step of one cell.
+    if (cx > 0 && cy > 0 && cx + 1 < width_ && cy + 1 < height_) {
+        const Direction* const up = at - width_;
+        const Direction* const down = at + width_;
+        const bool wall = (up[-1] == Direction::wall) | (up[0] == Direction::wall) | (up[1] == Direction::wall) |
+                          (at[-1] == Direction::wall) | (at[1] == Direction::wall) | (down[-1] == Direction::wall) |
+                          (down[0] == Direction::wall) | (down[1] == Direction::wall);
+        if (!wall) return v;
+    }
+    const auto blocked = [this](int x, int y) {
+        return !contains(x, y) || directions_[static_cast<std::size_t>(y) * width_ + x] == Direction::wall;
+    };
+    return detail::make_wall_safe(blocked, cx, cy, p.x - static_cast<float>(cx), p.y - static_cast<float>(cy), v,
+                                  kMoveUnit[static_cast<int>(*at)]);
+}
+
+void FlowField::sample(std::span<const float> xs, std::span<const float> ys, std::span<float> out_x,
+                       std::span<float> out_y) const {
+    TIDE_ASSERT(ys.size() == xs.size() && out_x.size() == xs.size() && out_y.size() == xs.size());
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+        const Vec2 v = sample(Vec2{xs[i], ys[i]});
+        out_x[i] = v.x;
+        out_y[i] = v.y;
+    }
 }
 
 namespace {

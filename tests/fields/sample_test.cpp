@@ -41,7 +41,7 @@ TEST(Sample, AtEveryCellCentreEqualsTheCellVector) {
     for (int y = 0; y < 4; ++y) {
         for (int x = 0; x < 6; ++x) {
             if (!is_move(field.direction(x, y))) continue;
-            const Vec2 s = field.sample({x + 0.5f, y + 0.5f});
+            const Vec2 s = field.blend({x + 0.5f, y + 0.5f});
             expect_vec_near(s, field.vector(x, y), "cell centre");
         }
     }
@@ -59,7 +59,7 @@ TEST(Sample, BetweenAnEastAndASouthCellBlendsAndNormalises) {
     ASSERT_EQ(field.direction(0, 0), Direction::east);
     // Halfway between centres (0.5,1.5) [E] and (1.5,0.5) [S]: p = (1, 1). Weights are 1/4 each;
     // (1,1) is the goal (skipped), (0,0) is E: sum = 0.5 E + 0.25 S -> (0.5, 0.25) normalised.
-    const Vec2 s = field.sample({1.0f, 1.0f});
+    const Vec2 s = field.blend({1.0f, 1.0f});
     const float n = std::sqrt(0.5f * 0.5f + 0.25f * 0.25f);
     expect_vec_near(s, {0.5f / n, 0.25f / n}, "centre of the 2x2");
     EXPECT_NEAR(length(s), 1.0f, 1e-6);
@@ -81,9 +81,9 @@ TEST(Sample, PureBlendOfEastAndSouth) {
     ASSERT_EQ(field.direction(1, 0), Direction::goal);
     ASSERT_EQ(field.direction(0, 1), Direction::wall);
     const float h = std::sqrt(0.5f);
-    expect_vec_near(field.sample({1.0f, 1.0f}), {h, h}, "equal blend of E and S");
+    expect_vec_near(field.blend({1.0f, 1.0f}), {h, h}, "equal blend of E and S");
     // Closer to (0,0): E dominates but S still contributes.
-    const Vec2 s = field.sample({0.8f, 0.8f});  // tx = ty = 0.3: E weight 0.49, S weight 0.09
+    const Vec2 s = field.blend({0.8f, 0.8f});  // tx = ty = 0.3: E weight 0.49, S weight 0.09
     const float n = std::sqrt(0.49f * 0.49f + 0.09f * 0.09f);
     expect_vec_near(s, {0.49f / n, 0.09f / n}, "weighted blend of E and S");
 }
@@ -99,7 +99,7 @@ TEST(Sample, BilinearWeightsOffCentre) {
     ASSERT_EQ(field.direction(3, 2), Direction::east);
     ASSERT_EQ(field.direction(5, 2), Direction::south);
     // p = (5.0 + 0.1, 2.5 + 0.3): x0 = 4 (E), x1 = 5 (S); tx = 0.6, ty = 0.3.
-    const Vec2 s = field.sample({5.1f, 2.8f});
+    const Vec2 s = field.blend({5.1f, 2.8f});
     const float tx = 0.6f;
     const float e = 1 - tx;  // cells (4,2) and (4,3) both E; weights sum to 1 - tx
     const float so = tx;     // cells (5,2) and (5,3) both S
@@ -119,17 +119,17 @@ TEST(Sample, WallCellsAreSkipped) {
     ASSERT_EQ(field.direction(0, 0), Direction::south);
     ASSERT_EQ(field.direction(1, 1), Direction::west);
     // p between centres of (0,0) [S], (1,0) [wall], (0,1) [goal], (1,1) [W]: p = (1.0, 1.0).
-    const Vec2 s = field.sample({1.0f, 1.0f});
+    const Vec2 s = field.blend({1.0f, 1.0f});
     const float n = std::sqrt(0.25f * 0.25f * 2);
     expect_vec_near(s, {-0.25f / n, 0.25f / n}, "wall skipped");
     // Inside the wall cell near its centre: the wall is skipped, and the blend of its neighbours
     // still gives a direction. p = (1.4, 0.6): tx = 0.9, ty = 0.1, so (0,0) [S] and (1,1) [W]
     // weigh 0.09 each, the goal (0,1) has no move: (-0.09, 0.09) normalised.
     const float h = std::sqrt(0.5f);
-    expect_vec_near(field.sample({1.4f, 0.6f}), {-h, h}, "in the wall, off its centre");
+    expect_vec_near(field.blend({1.4f, 0.6f}), {-h, h}, "in the wall, off its centre");
     // At the wall cell's exact centre only the wall has weight: the blend vanishes and the
     // fallback, the cell containing p, is the wall itself: no direction.
-    EXPECT_EQ(field.sample({1.5f, 0.5f}), (Vec2{0, 0})) << "only the wall cell has weight at its own centre";
+    EXPECT_EQ(field.blend({1.5f, 0.5f}), (Vec2{0, 0})) << "only the wall cell has weight at its own centre";
 }
 
 TEST(Sample, FallsBackToTheOwnCellWhenTheBlendVanishes) {
@@ -142,22 +142,22 @@ TEST(Sample, FallsBackToTheOwnCellWhenTheBlendVanishes) {
     ASSERT_EQ(field.direction(1, 0), Direction::west);
     ASSERT_EQ(field.direction(2, 0), Direction::east);
     // p = (2.0, 0.5) is halfway: blend is zero; p lies in cell (2,0) -> E.
-    expect_vec_near(field.sample({2.0f, 0.5f}), {1, 0}, "fallback to own cell");
-    expect_vec_near(field.sample({1.99f, 0.5f}), {-1, 0}, "just left of the middle");
+    expect_vec_near(field.blend({2.0f, 0.5f}), {1, 0}, "fallback to own cell");
+    expect_vec_near(field.blend({1.99f, 0.5f}), {-1, 0}, "just left of the middle");
 }
 
 TEST(Sample, AtAGoalWithAllNeighboursPointingAtIt) {
     const CostField cost = std::move(CostField::create(3, 3).value());
     const FlowField field = build_ok(cost, {{1, 1}});
     // At the goal's centre only the goal has weight: no direction.
-    EXPECT_EQ(field.sample({1.5f, 1.5f}), (Vec2{0, 0}));
+    EXPECT_EQ(field.blend({1.5f, 1.5f}), (Vec2{0, 0}));
     // Slightly east of the centre: the east neighbour (moving W) contributes: result W.
-    expect_vec_near(field.sample({1.75f, 1.5f}), {-1, 0}, "east of goal centre");
-    expect_vec_near(field.sample({1.5f, 1.25f}), {0, 1}, "north of goal centre");
+    expect_vec_near(field.blend({1.75f, 1.5f}), {-1, 0}, "east of goal centre");
+    expect_vec_near(field.blend({1.5f, 1.25f}), {0, 1}, "north of goal centre");
     // Anywhere on the goal cell the result is either zero or a unit vector pointing inwards.
     for (float dx : {-0.4f, -0.2f, 0.2f, 0.4f}) {
         for (float dy : {-0.4f, 0.0f, 0.3f}) {
-            const Vec2 s = field.sample({1.5f + dx, 1.5f + dy});
+            const Vec2 s = field.blend({1.5f + dx, 1.5f + dy});
             ASSERT_NEAR(length(s), 1.0f, 1e-5);
             EXPECT_LT(s.x * dx + s.y * dy, 0.0f) << dx << ", " << dy << ": should point back to the goal";
         }
@@ -171,12 +171,12 @@ TEST(Sample, OffTheMapOrNaNIsZero) {
     const float inf = std::numeric_limits<float>::infinity();
     for (Vec2 p : {Vec2{-0.01f, 1.0f}, Vec2{1.0f, -0.01f}, Vec2{4.0f, 1.0f}, Vec2{1.0f, 3.0f}, Vec2{100.0f, 100.0f},
                    Vec2{nan, 1.0f}, Vec2{1.0f, nan}, Vec2{nan, nan}, Vec2{inf, 1.0f}, Vec2{-inf, 1.0f}}) {
-        const Vec2 s = field.sample(p);
+        const Vec2 s = field.blend(p);
         EXPECT_EQ(s, (Vec2{0, 0})) << p.x << ", " << p.y;
     }
     // Map edges still give a unit vector inside.
-    EXPECT_NEAR(length(field.sample({3.99f, 2.99f})), 1.0f, 1e-5);
-    EXPECT_NEAR(length(field.sample({0.01f, 2.99f})), 1.0f, 1e-5);
+    EXPECT_NEAR(length(field.blend({3.99f, 2.99f})), 1.0f, 1e-5);
+    EXPECT_NEAR(length(field.blend({0.01f, 2.99f})), 1.0f, 1e-5);
 }
 
 TEST(Sample, EmptyFieldGivesZero) {
@@ -185,8 +185,8 @@ TEST(Sample, EmptyFieldGivesZero) {
     EXPECT_EQ(empty.height(), 0);
     EXPECT_EQ(empty.memory_bytes(), 0u);
     EXPECT_FALSE(empty.contains(0, 0));
-    EXPECT_EQ(empty.sample({0.0f, 0.0f}), (Vec2{0, 0}));
-    EXPECT_EQ(empty.sample({0.5f, 0.5f}), (Vec2{0, 0}));
+    EXPECT_EQ(empty.blend({0.0f, 0.0f}), (Vec2{0, 0}));
+    EXPECT_EQ(empty.blend({0.5f, 0.5f}), (Vec2{0, 0}));
 }
 
 TEST(Sample, CutOffRegionGivesZero) {
@@ -195,9 +195,9 @@ TEST(Sample, CutOffRegionGivesZero) {
         "..#..",
     });
     const FlowField field = build_ok(cost, {{0, 0}});
-    EXPECT_EQ(field.sample({3.5f, 0.5f}), (Vec2{0, 0}));
-    EXPECT_EQ(field.sample({4.0f, 1.0f}), (Vec2{0, 0}));
-    EXPECT_EQ(field.sample({2.5f, 1.0f}), (Vec2{0, 0}));  // inside the wall
+    EXPECT_EQ(field.blend({3.5f, 0.5f}), (Vec2{0, 0}));
+    EXPECT_EQ(field.blend({4.0f, 1.0f}), (Vec2{0, 0}));
+    EXPECT_EQ(field.blend({2.5f, 1.0f}), (Vec2{0, 0}));  // inside the wall
 }
 
 TEST(Sample, AlwaysUnitOrZeroOnRandomFields) {
@@ -208,7 +208,7 @@ TEST(Sample, AlwaysUnitOrZeroOnRandomFields) {
         for (int i = 0; i < 200; ++i) {
             const Vec2 p{static_cast<float>(rng() % 10000) / 10000.0f * c.cost.width(),
                          static_cast<float>(rng() % 10000) / 10000.0f * c.cost.height()};
-            const Vec2 s = field.sample(p);
+            const Vec2 s = field.blend(p);
             const float len = length(s);
             ASSERT_TRUE(len == 0.0f || std::abs(len - 1.0f) < 1e-5) << c.description << " at " << p.x << ", " << p.y;
             // A cell with a move always yields a direction somewhere near it.

@@ -1,0 +1,105 @@
+#pragma once
+// Sampling a flow at a continuous position, shared by whole-map fields (FlowField) and
+// hierarchical plans (HierarchicalField): the bilinear blend of the four cells around a point and
+// the wall-safe correction of a direction (flow_field.hpp states the guarantee).
+
+#include <cmath>
+
+#include "../grid/always_inline.hpp"
+#include "tide/flow_field.hpp"
+
+namespace tide::detail {
+
+inline constexpr float kInvSqrt2 = 0.70710678118654752f;
+/// Unit vector of each move direction.
+inline constexpr Vec2 kMoveUnit[kDirectionCount] = {
+    {1, 0},  {kInvSqrt2, kInvSqrt2},   {0, 1},  {-kInvSqrt2, kInvSqrt2},
+    {-1, 0}, {-kInvSqrt2, -kInvSqrt2}, {0, -1}, {kInvSqrt2, -kInvSqrt2}};
+
+/// floor() for values well inside the int range, without the libm call (x86-64 has no floor
+/// instruction before SSE4.1); exactly static_cast<int>(std::floor(v)) there.
+TIDE_ALWAYS_INLINE inline int floor_to_int(float v) {
+    const int i = static_cast<int>(v);
+    return i - (static_cast<float>(i) > v ? 1 : 0);
+}
+
+/// How far a wall-safe direction is guaranteed clear, in cells (kSampleReach in flow_field.hpp).
+inline constexpr float kSafeReach = kSampleReach;
+/// Two grid-line crossings closer than this (in units of the step) count as passing through
+/// their common vertex: the step then needs both cells beside the corner free, as a diagonal move
+/// does. Conservative against rounding: a step that passes within 1e-4 cells of a wall's corner
+/// is treated as touching it.
+inline constexpr float kVertexSlack = 1e-4f;
+
+/// True when the step from the point (lx, ly) of cell (cx, cy) (0 <= lx, ly < 1) along the unit
+/// vector v, over kSafeReach cells, enters no cell for which blocked(x, y) is true (walls and cells
+/// off the map) and passes no vertex with a blocked cell beside it. Cells are half-open: cell x
+/// covers [x, x + 1). The step crosses at most one column line and one row line (it is at most one
+/// cell long), so it visits the cell, one or both side cells and the diagonal one.
+template <class Blocked>
+TIDE_ALWAYS_INLINE inline bool step_clear(const Blocked& blocked, int cx, int cy, float lx, float ly, Vec2 v) {
+    const float ex = lx + v.x * kSafeReach, ey = ly + v.y * kSafeReach;
+    const int sx = ex >= 1.0f ? 1 : ex < 0.0f ? -1 : 0;
+    const int sy = ey >= 1.0f ? 1 : ey < 0.0f ? -1 : 0;
+    if (sx == 0 && sy == 0) return true;
+    if (sy == 0) return !blocked(cx + sx, cy);
+    if (sx == 0) return !blocked(cx, cy + sy);
+    if (blocked(cx + sx, cy + sy)) return false;
+    // Both lines crossed: through the side cell crossed first, or through the vertex.
+    const float tx = (sx > 0 ? 1.0f - lx : -lx) / v.x;
+    const float ty = (sy > 0 ? 1.0f - ly : -ly) / v.y;
+    if (tx < ty - kVertexSlack) return !blocked(cx + sx, cy);
+    if (ty < tx - kVertexSlack) return !blocked(cx, cy + sy);
+    return !blocked(cx + sx, cy) && !blocked(cx, cy + sy);
+}
+
+/// v (a unit vector) made wall-safe at the point (lx, ly) of cell (cx, cy): v itself when its step
+/// is clear (step_clear), else the direction nearest v on the arc from v to `own` whose step is
+/// clear (a few halvings), else `own`. `own` must be a legal move of the cell (a move to a free
+/// cell, a diagonal only between two free cells): from anywhere in the cell its step stays in the
+/// cell, the target and (diagonally) the two side cells, so it is always clear.
+template <class Blocked>
+inline Vec2 make_wall_safe(const Blocked& blocked, int cx, int cy, float lx, float ly, Vec2 v, Vec2 own) {
+    if (step_clear(blocked, cx, cy, lx, ly, v)) return v;
+    Vec2 best = own;
+    float lo = 0.0f, hi = 1.0f;
+    for (int i = 0; i < 5; ++i) {
+        const float t = 0.5f * (lo + hi);
+        const float wx = v.x + t * (own.x - v.x), wy = v.y + t * (own.y - v.y);
+        const float len2 = wx * wx + wy * wy;
+        if (len2 < 1e-6f) {  // v and own opposite: the arc passes through zero here
+            lo = t;
+            continue;
+        }
+        const float inv = 1.0f / std::sqrt(len2);
+        const Vec2 w{wx * inv, wy * inv};
+        if (step_clear(blocked, cx, cy, lx, ly, w)) {
+            hi = t;
+            best = w;
+        } else {
+            lo = t;
+        }
+    }
+    return best;
+}
+
+/// The legal move of cell (x, y) nearest in angle to the direction `want` (largest dot product), or
+/// (0, 0) when the cell has none: a move to a free cell, a diagonal only between two free cells.
+template <class Blocked>
+inline Vec2 nearest_legal_move(const Blocked& blocked, int x, int y, Vec2 want) {
+    Vec2 best{};
+    float best_dot = -2.0f;
+    for (int d = 0; d < kDirectionCount; ++d) {
+        const int nx = x + kDirectionDx[d], ny = y + kDirectionDy[d];
+        if (blocked(nx, ny)) continue;
+        if ((d & 1) != 0 && (blocked(nx, y) || blocked(x, ny))) continue;
+        const float dot = kMoveUnit[d].x * want.x + kMoveUnit[d].y * want.y;
+        if (dot > best_dot) {
+            best_dot = dot;
+            best = kMoveUnit[d];
+        }
+    }
+    return best;
+}
+
+}  // namespace tide::detail
