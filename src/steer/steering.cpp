@@ -32,6 +32,7 @@ bool sees_along(const FieldView& view, const CostField& terrain, int size) {
 }
 
 constexpr float kStepProbes = 8.0f;  // points along a step where the disc's clearance is checked
+constexpr float kNearAim = 0.5f;     // cells (Manhattan): a unit this near its aim point looks again
 
 }  // namespace
 
@@ -94,7 +95,11 @@ Vec2 Steering::steer_grid(Vec2 f, SteerMemory& memory, bool always) const {
         const auto W = static_cast<std::uint32_t>(view_.width());
         const std::uint32_t now =
             static_cast<std::uint32_t>(f.y) * W + static_cast<std::uint32_t>(f.x);  // on the map: v != 0
-        if (always || detail::look_again(view_, W, memory.from, memory.seen, now)) {
+        // Near the point it aims at (a corner it turns round), a unit looks again at once: it may
+        // stand in the same cell, and walking on past the point would turn it back.
+        const bool near_aim =
+            memory.seen != detail::kNoCell && std::fabs(memory.aim.x - f.x) + std::fabs(memory.aim.y - f.y) < kNearAim;
+        if (always || near_aim || detail::look_again(view_, W, memory.from, memory.seen, now)) {
             const HierarchicalField* const plan = view_.plan().get();
             const detail::SightCosts costs{terrain_, params_.size,
                                            !plan || &plan->cost() == terrain_ ? nullptr : &plan->cost()};
@@ -109,7 +114,7 @@ Vec2 Steering::steer_grid(Vec2 f, SteerMemory& memory, bool always) const {
             const float len = std::sqrt(tx * tx + ty * ty);
             // The segment to the aim point is clear for the disc (look_ahead checked it); a step
             // past a near aim point must still be safe for a point, as sample()'s is.
-            if (len > 1e-3f) {
+            if (len > kNearAim * 0.5f) {
                 const Vec2 d{tx / len, ty / len};
                 if (len >= kSampleReach || step_safe(f, d)) return d;
             }
