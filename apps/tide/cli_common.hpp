@@ -115,5 +115,7 @@ void add_serve_command(CLI::App& app);
 void add_bench_crowd_command(CLI::App& bench);
 void add_bench_service_command(CLI::App& bench);
 void add_bench_repair_command(CLI::App& bench);
+/// `tide bench sample`: directions for hosts (cmd_bench_sample.cpp).
+void add_bench_sample_command(CLI::App& bench);
 
 }  // namespace tide::cli

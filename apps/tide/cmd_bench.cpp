@@ -118,6 +118,7 @@ void add_bench_command(CLI::App& app) {
     add_bench_crowd_command(*bench);
     add_bench_service_command(*bench);
     add_bench_repair_command(*bench);
+    add_bench_sample_command(*bench);
 }
 
 }  // namespace tide::cli

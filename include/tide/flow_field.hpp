@@ -172,6 +172,7 @@ public:
 
 private:
     friend class FieldBuilder;
+    Vec2 blend_on_map(Vec2 p) const;
     int width_ = 0;
     int height_ = 0;
     FieldKind kind_ = FieldKind::goal;

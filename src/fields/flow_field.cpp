@@ -6,6 +6,7 @@
 #include "tide/assert.hpp"
 #include "tide/flow_field.hpp"
 
+#include "../grid/always_inline.hpp"
 #include "flow_sample.hpp"
 
 namespace tide {
@@ -35,10 +36,23 @@ std::int64_t FlowField::next_index(int x, int y) const {
     return static_cast<std::int64_t>(y + kDirectionDy[k]) * width_ + (x + kDirectionDx[k]);
 }
 
-Vec2 FlowField::blend(Vec2 p) const {
-    if (!(p.x >= 0.0f && p.y >= 0.0f && p.x < static_cast<float>(width_) && p.y < static_cast<float>(height_))) {
-        return {};  // also rejects NaN
-    }
+namespace {
+
+// The unit vector of every flow code: the eight moves, then (0, 0) for goal, unreachable and wall
+// (and the unused codes), so a blend adds a code's vector without a branch. Adding (0, 0) leaves a
+// sum bit for bit as it was, so the result is that of skipping those cells.
+constexpr Vec2 kCodeUnit[16] = {
+    kMoveUnit[0], kMoveUnit[1], kMoveUnit[2], kMoveUnit[3], kMoveUnit[4], kMoveUnit[5], kMoveUnit[6], kMoveUnit[7],
+    {},           {},           {},           {},           {},           {},           {},           {}};
+
+TIDE_ALWAYS_INLINE inline Vec2 code_unit(Direction d) {
+    return kCodeUnit[static_cast<unsigned>(d) & 15u];
+}
+
+}  // namespace
+
+// The blend of a point p on the field (checked by the caller).
+TIDE_ALWAYS_INLINE inline Vec2 FlowField::blend_on_map(Vec2 p) const {
     // Cell centres sit at (i + 0.5, j + 0.5): the four cells around p start at floor(p - 0.5).
     const float fx = p.x - 0.5f;
     const float fy = p.y - 0.5f;
@@ -47,17 +61,28 @@ Vec2 FlowField::blend(Vec2 p) const {
     const float tx = fx - static_cast<float>(x0);
     const float ty = fy - static_cast<float>(y0);
     const float weight[4] = {(1 - tx) * (1 - ty), tx * (1 - ty), (1 - tx) * ty, tx * ty};
-    const int cx[4] = {x0, x0 + 1, x0, x0 + 1};
-    const int cy[4] = {y0, y0, y0 + 1, y0 + 1};
+    Vec2 u[4];
+    if (x0 >= 0 && y0 >= 0 && x0 + 1 < width_ && y0 + 1 < height_) {  // all four on the map
+        const Direction* const row0 = directions_.data() + static_cast<std::size_t>(y0) * width_ + x0;
+        const Direction* const row1 = row0 + width_;
+        u[0] = code_unit(row0[0]);
+        u[1] = code_unit(row0[1]);
+        u[2] = code_unit(row1[0]);
+        u[3] = code_unit(row1[1]);
+    } else {
+        const int cx[4] = {x0, x0 + 1, x0, x0 + 1};
+        const int cy[4] = {y0, y0, y0 + 1, y0 + 1};
+        for (int i = 0; i < 4; ++i) {
+            u[i] = contains(cx[i], cy[i]) ? code_unit(directions_[static_cast<std::size_t>(cy[i]) * width_ + cx[i]])
+                                          : Vec2{};
+        }
+    }
+    // Walls, goals and cut-off cells carry no direction: their (0, 0) adds nothing.
     float vx = 0.0f;
     float vy = 0.0f;
-    const bool inside = x0 >= 0 && y0 >= 0 && x0 + 1 < width_ && y0 + 1 < height_;  // all four on the map
     for (int i = 0; i < 4; ++i) {
-        if (!inside && !contains(cx[i], cy[i])) continue;
-        const Direction d = directions_[static_cast<std::size_t>(cy[i]) * width_ + cx[i]];
-        if (!is_move(d)) continue;  // walls, goals and cut-off cells carry no direction
-        vx += weight[i] * kMoveUnit[static_cast<int>(d)].x;
-        vy += weight[i] * kMoveUnit[static_cast<int>(d)].y;
+        vx += weight[i] * u[i].x;
+        vy += weight[i] * u[i].y;
     }
     float len2 = vx * vx + vy * vy;
     if (len2 < 1e-8f) {
@@ -71,6 +96,13 @@ Vec2 FlowField::blend(Vec2 p) const {
     return {vx * inv, vy * inv};
 }
 
+Vec2 FlowField::blend(Vec2 p) const {
+    if (!(p.x >= 0.0f && p.y >= 0.0f && p.x < static_cast<float>(width_) && p.y < static_cast<float>(height_))) {
+        return {};  // also rejects NaN
+    }
+    return blend_on_map(p);
+}
+
 Vec2 FlowField::sample(Vec2 p) const {
     if (!(p.x >= 0.0f && p.y >= 0.0f && p.x < static_cast<float>(width_) && p.y < static_cast<float>(height_))) {
         return {};  // also rejects NaN
@@ -78,21 +110,28 @@ Vec2 FlowField::sample(Vec2 p) const {
     const int cx = static_cast<int>(p.x), cy = static_cast<int>(p.y);
     const Direction* const at = directions_.data() + static_cast<std::size_t>(cy) * width_ + cx;
     if (!is_move(*at)) return {};
-    const Vec2 v = blend(p);
-    // Away from walls and the map's edge every direction is safe for a step of one cell.
+    // Which of the eight neighbours are walls (or off the map): bit k for move direction k.
+    unsigned blocked = 0;
     if (cx > 0 && cy > 0 && cx + 1 < width_ && cy + 1 < height_) {
         const Direction* const up = at - width_;
         const Direction* const down = at + width_;
-        const bool wall = (up[-1] == Direction::wall) | (up[0] == Direction::wall) | (up[1] == Direction::wall) |
-                          (at[-1] == Direction::wall) | (at[1] == Direction::wall) | (down[-1] == Direction::wall) |
-                          (down[0] == Direction::wall) | (down[1] == Direction::wall);
-        if (!wall) return v;
+        constexpr Direction w = Direction::wall;
+        blocked = static_cast<unsigned>(at[1] == w) | static_cast<unsigned>(down[1] == w) << 1 |
+                  static_cast<unsigned>(down[0] == w) << 2 | static_cast<unsigned>(down[-1] == w) << 3 |
+                  static_cast<unsigned>(at[-1] == w) << 4 | static_cast<unsigned>(up[-1] == w) << 5 |
+                  static_cast<unsigned>(up[0] == w) << 6 | static_cast<unsigned>(up[1] == w) << 7;
+    } else {
+        for (int k = 0; k < kDirectionCount; ++k) {
+            const int x = cx + kDirectionDx[k], y = cy + kDirectionDy[k];
+            if (!contains(x, y) || directions_[static_cast<std::size_t>(y) * width_ + x] == Direction::wall)
+                blocked |= 1u << k;
+        }
     }
-    const auto blocked = [this](int x, int y) {
-        return !contains(x, y) || directions_[static_cast<std::size_t>(y) * width_ + x] == Direction::wall;
-    };
-    return detail::make_wall_safe(blocked, cx, cy, p.x - static_cast<float>(cx), p.y - static_cast<float>(cy), v,
-                                  kMoveUnit[static_cast<int>(*at)]);
+    const Vec2 v = blend_on_map(p);
+    // Away from walls and the map's edge every direction is safe for a step of one cell.
+    if (blocked == 0) return v;
+    return detail::make_wall_safe_mask(blocked, p.x - static_cast<float>(cx), p.y - static_cast<float>(cy), v,
+                                       kMoveUnit[static_cast<int>(*at)]);
 }
 
 void FlowField::sample(std::span<const float> xs, std::span<const float> ys, std::span<float> out_x,

@@ -53,6 +53,59 @@ TIDE_ALWAYS_INLINE inline bool step_clear(const Blocked& blocked, int cx, int cy
     return !blocked(cx + sx, cy) && !blocked(cx, cy + sy);
 }
 
+/// Bit of the neighbour at (dx, dy) (each -1..1) in a neighbour mask: bit k for move direction k
+/// (kDirectionDx/Dy), 0 for the cell itself.
+inline constexpr unsigned kNeighbourBit[9] = {1u << 5, 1u << 6, 1u << 7,   // dy = -1: north-west, north, north-east
+                                              1u << 4, 0u,      1u << 0,   // dy =  0: west, -, east
+                                              1u << 3, 1u << 2, 1u << 1};  // dy = +1: south-west, south, south-east
+/// The neighbour bit of (dx, dy).
+TIDE_ALWAYS_INLINE inline unsigned neighbour_bit(int dx, int dy) {
+    return kNeighbourBit[(dy + 1) * 3 + (dx + 1)];
+}
+
+/// step_clear() over a neighbour mask (bit k set: the neighbour in move direction k is blocked),
+/// with few branches: the cells the step reaches as a mask, tested at once.
+TIDE_ALWAYS_INLINE inline bool step_clear_mask(unsigned blocked, float lx, float ly, Vec2 v) {
+    const float ex = lx + v.x * kSafeReach, ey = ly + v.y * kSafeReach;
+    const int sx = static_cast<int>(ex >= 1.0f) - static_cast<int>(ex < 0.0f);
+    const int sy = static_cast<int>(ey >= 1.0f) - static_cast<int>(ey < 0.0f);
+    const unsigned side_x = neighbour_bit(sx, 0), side_y = neighbour_bit(0, sy);
+    // Both lines crossed (then the corner bit is set): which first? tx = gx / |v.x| against
+    // ty = gy / |v.y| (gx, gy: the distances to the lines), compared without dividing.
+    const float gx = sx > 0 ? 1.0f - lx : lx, gy = sy > 0 ? 1.0f - ly : ly;
+    const float ax = std::fabs(v.x), ay = std::fabs(v.y);
+    const float slack = kVertexSlack * ax * ay;
+    const float a = gx * ay, b = gy * ax;  // tx < ty  <=>  a < b
+    const unsigned first = a < b - slack ? side_x : b < a - slack ? side_y : side_x | side_y;
+    const unsigned need = neighbour_bit(sx, sy) | (sx != 0 && sy != 0 ? first : side_x | side_y);
+    return (blocked & need) == 0;
+}
+
+/// make_wall_safe() over a neighbour mask (see step_clear_mask()).
+inline Vec2 make_wall_safe_mask(unsigned blocked, float lx, float ly, Vec2 v, Vec2 own) {
+    if (step_clear_mask(blocked, lx, ly, v)) return v;
+    Vec2 best = own;
+    float lo = 0.0f, hi = 1.0f;
+    for (int i = 0; i < 5; ++i) {
+        const float t = 0.5f * (lo + hi);
+        const float wx = v.x + t * (own.x - v.x), wy = v.y + t * (own.y - v.y);
+        const float len2 = wx * wx + wy * wy;
+        if (len2 < 1e-6f) {
+            lo = t;
+            continue;
+        }
+        const float inv = 1.0f / std::sqrt(len2);
+        const Vec2 w{wx * inv, wy * inv};
+        if (step_clear_mask(blocked, lx, ly, w)) {
+            hi = t;
+            best = w;
+        } else {
+            lo = t;
+        }
+    }
+    return best;
+}
+
 /// v (a unit vector) made wall-safe at the point (lx, ly) of cell (cx, cy): v itself when its step
 /// is clear (step_clear), else the direction nearest v on the arc from v to `own` whose step is
 /// clear (a few halvings), else `own`. `own` must be a legal move of the cell (a move to a free
