@@ -21,6 +21,7 @@
 #include "cli_common.hpp"
 #include "tide/field_builder.hpp"
 #include "tide/generate.hpp"
+#include "tide/sample_check.hpp"
 
 namespace tide::cli {
 namespace {
@@ -36,7 +37,32 @@ struct VerifyOptions {
     std::vector<std::string> flee;
     double flee_factor = FleeParams{}.factor;
     std::string wall_margin;
+    int sample_lattice = 16;
 };
+
+// The wall-safe sampling guarantee (FlowField::sample(), tide/sample_check.hpp) on a lattice of
+// lattice x lattice points in every cell next to a wall or the map's edge; 0: skipped. Prints one
+// line; returns the number of faults.
+std::size_t verify_sampling(const FlowField& field, int lattice) {
+    if (lattice == 0) {
+        std::printf("  wall-safe sampling: not checked (--sample-lattice 0)\n");
+        return 0;
+    }
+    const FieldView view{std::shared_ptr<const FlowField>(&field, [](const FlowField*) {})};
+    const SampleCheck check = check_sample_safety(view, lattice);
+    std::printf("  wall-safe sampling: %zu positions (%dx%d per cell) in %zu cells next to walls or the edge: %s\n",
+                check.positions, lattice, lattice, check.cells,
+                check.faults ? (std::to_string(check.faults) + " fault(s)").c_str() : "OK");
+    for (const SampleFault& f : check.first) {
+        if (f.no_direction) {
+            std::printf("    at (%g, %g): no direction in a cell with a move\n", f.position.x, f.position.y);
+        } else {
+            std::printf("    at (%g, %g): direction (%g, %g) reaches wall %s within %g cells\n", f.position.x,
+                        f.position.y, f.direction.x, f.direction.y, cell_text(f.wall).c_str(), kSampleReach);
+        }
+    }
+    return check.faults;
+}
 
 struct Checker {
     const CostField& cost;
@@ -308,8 +334,9 @@ void run_verify(const VerifyOptions& o) {
             o.map.c_str(), list.c_str(), o.flee_factor, cost.width(), cost.height(), builder.settled_cells(),
             checker.safe_spots, checker.max_bellman_gap,
             checker.rules.violations ? (std::to_string(checker.rules.violations) + " violation(s)").c_str() : "OK");
-        if (checker.rules.violations > 0)
-            throw Failure{std::to_string(checker.rules.violations) + " violation(s) found"};
+        const std::size_t faults = verify_sampling(field, o.sample_lattice);
+        if (checker.rules.violations + faults > 0)
+            throw Failure{std::to_string(checker.rules.violations + faults) + " violation(s) found"};
         return;
     }
     std::vector<std::vector<Cell>> goal_sets;
@@ -349,7 +376,7 @@ void run_verify(const VerifyOptions& o) {
             o.map.c_str(), class_text.c_str(), goal_list.c_str(), cost.width(), cost.height(), builder.settled_cells(),
             checker.max_bellman_gap, checker.max_walk_error,
             checker.violations ? (std::to_string(checker.violations) + " violation(s)").c_str() : "OK");
-        total_violations += checker.violations;
+        total_violations += checker.violations + verify_sampling(field, o.sample_lattice);
     }
     if (total_violations > 0) throw Failure{std::to_string(total_violations) + " violation(s) found"};
 }
@@ -365,6 +392,10 @@ void add_verify_command(CLI::App& app) {
     cmd->add_option("--seed", o->seed, "Seed for --random-goals");
     cmd->add_option("--flee", o->flee, "Check the flee field of these danger cells X,Y (repeatable) instead");
     cmd->add_option("--flee-factor", o->flee_factor, "With --flee: the factor k (default 1.2)");
+    cmd->add_option("--sample-lattice", o->sample_lattice,
+                    "Check wall-safe sampling at NxN points per cell next to walls (0: skip)")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 256));
     add_wall_margin_option(*cmd, o->wall_margin);
     add_field_options(*cmd, o->diagonal, o->connectivity);
     add_class_options(*cmd, o->unit_class);

@@ -89,17 +89,19 @@ Vec2 Steering::steer(Vec2 world, SteerMemory& memory) const {
 
 // f: the unit's top-left point in cell units.
 Vec2 Steering::steer_grid(Vec2 f, SteerMemory& memory, bool always) const {
-    const Vec2 v = view_.sample(f);
-    if (v.x == 0.0f && v.y == 0.0f) return v;  // at a goal, in a wall, cut off, off the map
-    if (sight_) {
-        const auto W = static_cast<std::uint32_t>(view_.width());
-        const std::uint32_t now =
-            static_cast<std::uint32_t>(f.y) * W + static_cast<std::uint32_t>(f.x);  // on the map: v != 0
+    const int W = view_.width(), H = view_.height();
+    if (!(f.x >= 0.0f && f.y >= 0.0f && f.x < static_cast<float>(W) && f.y < static_cast<float>(H))) return {};
+    const int cx = static_cast<int>(f.x), cy = static_cast<int>(f.y);
+    // Line of sight from cells with a move (a plan's cells without a sector field have none yet:
+    // they follow the coarse direction of sample()).
+    if (sight_ && is_move(view_.direction(cx, cy))) {
+        const auto uw = static_cast<std::uint32_t>(W);
+        const std::uint32_t now = static_cast<std::uint32_t>(cy) * uw + static_cast<std::uint32_t>(cx);
         // Near the point it aims at (a corner it turns round), a unit looks again at once: it may
         // stand in the same cell, and walking on past the point would turn it back.
         const bool near_aim =
             memory.seen != detail::kNoCell && std::fabs(memory.aim.x - f.x) + std::fabs(memory.aim.y - f.y) < kNearAim;
-        if (always || near_aim || detail::look_again(view_, W, memory.from, memory.seen, now)) {
+        if (always || near_aim || detail::look_again(view_, uw, memory.from, memory.seen, now)) {
             const HierarchicalField* const plan = view_.plan().get();
             const detail::SightCosts costs{terrain_, params_.size,
                                            !plan || &plan->cost() == terrain_ ? nullptr : &plan->cost()};
@@ -108,6 +110,11 @@ Vec2 Steering::steer_grid(Vec2 f, SteerMemory& memory, bool always) const {
             memory.from = now;
             memory.seen = seen.cell;
             memory.aim = seen.aim;
+            // Still as near after looking again: nothing further in sight from here. Follow the
+            // field until the unit enters another cell (then look_again() looks).
+            if (near_aim && seen.cell != detail::kNoCell &&
+                std::fabs(seen.aim.x - f.x) + std::fabs(seen.aim.y - f.y) < kNearAim)
+                memory.seen = detail::kNoCell;
         }
         if (memory.seen != detail::kNoCell) {
             const float tx = memory.aim.x - f.x, ty = memory.aim.y - f.y;
@@ -120,6 +127,8 @@ Vec2 Steering::steer_grid(Vec2 f, SteerMemory& memory, bool always) const {
             }
         }
     }
+    const Vec2 v = view_.sample(f);
+    if (v.x == 0.0f && v.y == 0.0f) return v;  // at a goal, in a wall, cut off
     return params_.radius > 0.0f ? keep_clear(f, v) : v;
 }
 
