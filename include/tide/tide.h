@@ -145,9 +145,78 @@ TIDE_API int32_t tide_field_height(const tide_field* field);
 TIDE_API const float* tide_field_integration(const tide_field* field);
 /** Row-major direction codes (0..7 moves, TIDE_DIRECTION_*), width * height bytes. */
 TIDE_API const uint8_t* tide_field_directions(const tide_field* field);
-/** The steering direction at a position: a bilinear blend of the four nearest cells' moves,
-    normalised; (0, 0) at a goal, in a wall, off the map or where no path exists. */
+/** The wall-safe steering direction at a position (cell units): the bilinear blend of the four
+    nearest cells' moves where that is safe, else turned toward the cell's own move until it is. A
+    step of up to one cell along it enters no wall and cuts no wall corner. Unit length; (0, 0) at a
+    goal, in a wall, off the map or where no path exists. */
 TIDE_API tide_vec2 tide_field_sample(const tide_field* field, tide_vec2 position);
+/** The plain bilinear blend (smooth, but near a wall it may point into it); (0, 0) as above. */
+TIDE_API tide_vec2 tide_field_blend(const tide_field* field, tide_vec2 position);
+/** tide_field_sample() for `count` positions: xs[i], ys[i] in, out_x[i], out_y[i] out (no
+    allocation). Errors: a dead field, NULL arrays with count > 0. */
+TIDE_API tide_status tide_field_sample_batch(const tide_field* field, const float* xs, const float* ys, size_t count,
+                                             float* out_x, float* out_y);
+
+/* ---- Steering for hosts that move their own units (tide/steering.hpp) ---------------------- */
+
+/** Where the grid lies in the host's world: world = origin + cell_size * (+-x, +-y). */
+typedef struct tide_grid_transform {
+    float origin_x, origin_y; /**< World position of the outer corner of cell (0, 0). */
+    float cell_size;          /**< World units per cell, finite and > 0. */
+    int32_t flip_x;           /**< Nonzero: world x decreases as the column grows. */
+    int32_t flip_y;           /**< Nonzero: world y decreases as the row grows (y-up worlds). */
+} tide_grid_transform;
+/** The identity: cell units. */
+TIDE_API tide_grid_transform tide_grid_transform_identity(void);
+/** A y-up world: the map's bottom-left corner at (left, bottom), `rows` rows, row 0 on top. */
+TIDE_API tide_grid_transform tide_grid_transform_y_up(float left, float bottom, float cell_size, int32_t rows);
+
+/** How a steering straightens. Start from tide_steer_params_default(). */
+typedef struct tide_steer_params {
+    float radius;       /**< Unit radius in cells, 0 <= radius < 8 (default 0). */
+    int32_t size;       /**< Unit size in cells, 1..8 (default 1). */
+    int32_t look_ahead; /**< Moves looked ahead for a straight way, 1..65536 (default 1024). */
+    int32_t corners;    /**< Nonzero (default): aim just off the corners the path turns round. */
+} tide_steer_params;
+/** The defaults. */
+TIDE_API tide_steer_params tide_steer_params_default(void);
+
+/** What one unit remembers between tide_steering_steer_memory() calls. Start from
+    tide_steer_memory_empty() (and again when the unit teleports or changes field). */
+typedef struct tide_steer_memory {
+    uint32_t from, seen;
+    float aim_x, aim_y;
+} tide_steer_memory;
+/** A memory that has seen nothing. */
+TIDE_API tide_steer_memory tide_steer_memory_empty(void);
+
+/** Directions for one field on one map, in the host's world units (tide::Steering). Immutable:
+    any thread may query it. Make a new one after editing the map or for a new field. */
+typedef struct tide_steering tide_steering;
+/** Makes a steering over `field` on `map` (the map the field was built on; kept alive while the
+    steering lives). params NULL: defaults; transform NULL: cell units. Errors: dead handles, sizes
+    that differ, params or transform out of range (the message names the value). */
+TIDE_API tide_status tide_steering_create(const tide_field* field, const tide_map* map,
+                                          const tide_steer_params* params, const tide_grid_transform* transform,
+                                          tide_steering** out);
+/** Frees a steering. */
+TIDE_API void tide_steering_destroy(tide_steering* steering);
+/** The raw move of the cell under a world position (world axes); (0, 0) at a goal, wall, off map. */
+TIDE_API tide_vec2 tide_steering_move(const tide_steering* steering, tide_vec2 position);
+/** The wall-safe direction at a world position (tide_field_sample() in world axes). */
+TIDE_API tide_vec2 tide_steering_sample(const tide_steering* steering, tide_vec2 position);
+/** The direction straightened by line of sight along the field (no zig-zag on open ground), kept
+    clear of walls for the radius; looks every call. */
+TIDE_API tide_vec2 tide_steering_steer(const tide_steering* steering, tide_vec2 position);
+/** The same, looking again only every few cells, remembering in `memory` (one per unit). */
+TIDE_API tide_vec2 tide_steering_steer_memory(const tide_steering* steering, tide_vec2 position,
+                                              tide_steer_memory* memory);
+/** tide_steering_sample() for `count` positions (no allocation). */
+TIDE_API tide_status tide_steering_sample_batch(const tide_steering* steering, const float* xs, const float* ys,
+                                                size_t count, float* out_x, float* out_y);
+/** tide_steering_steer_memory() for `count` units, memory[i] for unit i (no allocation). */
+TIDE_API tide_status tide_steering_steer_batch(const tide_steering* steering, const float* xs, const float* ys,
+                                               size_t count, tide_steer_memory* memory, float* out_x, float* out_y);
 
 /* ---- The host's job system ---------------------------------------------------------------- */
 

@@ -3,11 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "tide/field_builder.hpp"
 #include "tide/flow_field.hpp"
+#include "tide/map_io.hpp"
+#include "tide/steering.hpp"
 #include "tide/tide.h"
 
 namespace {
@@ -319,6 +322,104 @@ TEST(CApi, DestroyedHandlesAreRefusedAndACrowdKeepsItsMapAlive) {
     EXPECT_EQ(tide_crowd_step(crowd, 1.0f / 60.0f, nullptr), TIDE_ERROR_INVALID_ARGUMENT);
     int made_up = 0;
     EXPECT_EQ(tide_crowd_step(reinterpret_cast<tide_crowd*>(&made_up), 0.1f, nullptr), TIDE_ERROR_INVALID_ARGUMENT);
+}
+
+}  // namespace
+
+namespace {
+
+// Steering through the C API: the same answers as tide::Steering, in world units, with the map
+// kept alive by the steering, and bad input refused.
+TEST(CApi, SteeringForHostsMatchesTheCppSteering) {
+    const std::string text = "tide-map 1\nwidth 10\nheight 6\nmap\n..........\n....#.....\n....#.....\n....#.....\n"
+                             "..........\n..........\n";
+    tide_map* map = nullptr;
+    ASSERT_EQ(tide_map_parse(text.data(), text.size(), "steer.map", &map), TIDE_OK) << last_error();
+    const tide_cell goal{8, 2};
+    tide_field* field = nullptr;
+    ASSERT_EQ(tide_field_build(map, &goal, 1, nullptr, &field), TIDE_OK);
+    tide_steering* steering = nullptr;
+    tide_steer_params params = tide_steer_params_default();
+    EXPECT_EQ(params.size, 1);
+    params.radius = -0.5f;
+    EXPECT_EQ(tide_steering_create(field, map, &params, nullptr, &steering), TIDE_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(last_error().find("radius -0.5"), std::string::npos) << last_error();
+    params.radius = 0.25f;
+    tide_grid_transform bad = tide_grid_transform_identity();
+    bad.cell_size = 0.0f;
+    EXPECT_EQ(tide_steering_create(field, map, &params, &bad, &steering), TIDE_ERROR_INVALID_ARGUMENT);
+    const tide_grid_transform world = tide_grid_transform_y_up(10.0f, 20.0f, 0.5f, 6);
+    ASSERT_EQ(tide_steering_create(field, map, &params, &world, &steering), TIDE_OK) << last_error();
+    tide_map_destroy(map);  // the steering keeps it alive
+    tide_field_destroy(field);
+
+    // The C++ twin.
+    const tide::Map cpp_map = tide::parse_map(text, "steer.map").value();
+    auto cpp_field = std::make_shared<tide::FlowField>();
+    tide::FieldBuilder builder;
+    const tide::Cell g{8, 2};
+    ASSERT_TRUE(builder.build(cpp_map.cost, {&g, 1}, {}, *cpp_field).ok());
+    tide::SteerParams p;
+    p.radius = 0.25f;
+    const auto cpp = tide::Steering::create(tide::FieldView(cpp_field), cpp_map.cost, p,
+                                            tide::GridTransform::y_up({10.0f, 20.0f}, 0.5f, 6));
+    ASSERT_TRUE(cpp.ok());
+    std::vector<float> xs, ys;
+    for (float y = 20.1f; y < 23.0f; y += 0.37f)
+        for (float x = 10.1f; x < 15.0f; x += 0.41f) {
+            xs.push_back(x);
+            ys.push_back(y);
+        }
+    std::vector<float> ox(xs.size()), oy(xs.size());
+    ASSERT_EQ(tide_steering_sample_batch(steering, xs.data(), ys.data(), xs.size(), ox.data(), oy.data()), TIDE_OK);
+    std::vector<tide_steer_memory> memory(xs.size(), tide_steer_memory_empty());
+    std::vector<float> sx(xs.size()), sy(xs.size());
+    ASSERT_EQ(tide_steering_steer_batch(steering, xs.data(), ys.data(), xs.size(), memory.data(), sx.data(), sy.data()),
+              TIDE_OK);
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+        const tide::Vec2 want = cpp->sample({xs[i], ys[i]});
+        EXPECT_EQ(ox[i], want.x);
+        EXPECT_EQ(oy[i], want.y);
+        const tide_vec2 one = tide_steering_sample(steering, {xs[i], ys[i]});
+        EXPECT_EQ(one.x, want.x);
+        tide::SteerMemory m;
+        const tide::Vec2 steer = cpp->steer({xs[i], ys[i]}, m);
+        EXPECT_EQ(sx[i], steer.x);
+        EXPECT_EQ(sy[i], steer.y);
+        EXPECT_EQ(tide_steering_steer(steering, {xs[i], ys[i]}).x, cpp->steer({xs[i], ys[i]}).x);
+        EXPECT_EQ(tide_steering_move(steering, {xs[i], ys[i]}).y, cpp->move({xs[i], ys[i]}).y);
+    }
+    EXPECT_EQ(tide_steering_sample_batch(steering, nullptr, ys.data(), 3, ox.data(), oy.data()),
+              TIDE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(tide_steering_steer_batch(steering, xs.data(), ys.data(), 3, nullptr, ox.data(), oy.data()),
+              TIDE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(tide_steering_sample(steering, {NAN, 21.0f}).x, 0.0f);
+    tide_steering_destroy(steering);
+    tide_steering_destroy(steering);  // a second destroy does nothing
+    EXPECT_EQ(tide_steering_sample(steering, {11.0f, 21.0f}).x, 0.0f);
+}
+
+TEST(CApi, FieldSampleBatchAndBlend) {
+    tide_map* map = nullptr;
+    ASSERT_EQ(tide_map_create(5, 5, nullptr, &map), TIDE_OK);
+    ASSERT_EQ(tide_map_set_cost(map, 2, 2, TIDE_COST_WALL), TIDE_OK);
+    const tide_cell goal{4, 4};
+    tide_field* field = nullptr;
+    ASSERT_EQ(tide_field_build(map, &goal, 1, nullptr, &field), TIDE_OK);
+    const float xs[3] = {1.8f, 0.5f, -1.0f}, ys[3] = {1.8f, 3.5f, 0.0f};
+    float ox[3], oy[3];
+    ASSERT_EQ(tide_field_sample_batch(field, xs, ys, 3, ox, oy), TIDE_OK);
+    for (int i = 0; i < 3; ++i) {
+        const tide_vec2 v = tide_field_sample(field, {xs[i], ys[i]});
+        EXPECT_EQ(ox[i], v.x);
+        EXPECT_EQ(oy[i], v.y);
+    }
+    const tide_vec2 b = tide_field_blend(field, {1.8f, 1.8f});
+    EXPECT_NEAR(std::hypot(b.x, b.y), 1.0f, 1e-5f);
+    EXPECT_EQ(tide_field_sample_batch(field, xs, nullptr, 3, ox, oy), TIDE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(tide_field_sample_batch(field, nullptr, nullptr, 0, nullptr, nullptr), TIDE_OK);
+    tide_field_destroy(field);
+    tide_map_destroy(map);
 }
 
 }  // namespace
