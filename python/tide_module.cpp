@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "tide/map_io.hpp"
 #include "tide/scenario_costs.hpp"
 #include "tide/simulation.hpp"
+#include "tide/steering.hpp"
 #include "tide/world.hpp"
 
 namespace py = pybind11;
@@ -88,6 +90,36 @@ struct PyMap {
     tide::Map map;
     std::vector<tide::Cell> goals;  // a built-in map's default goals
 };
+
+// A Steering with what it reads kept alive: the map (its terrain) and the field; and the memory of
+// steer_many()'s units (row i is unit i).
+struct PySteering {
+    std::shared_ptr<PyMap> map;
+    std::shared_ptr<const tide::FlowField> field;
+    tide::Steering steering;
+    std::vector<tide::SteerMemory> memory;
+};
+
+using FloatArray = py::array_t<float, py::array::c_style | py::array::forcecast>;
+
+// Directions for positions xs, ys (1-D, same length) by `query(x_span, y_span, out_x, out_y)`:
+// an (n, 2) float32 array.
+template <class Query>
+py::array_t<float> directions_of(const FloatArray& xs, const FloatArray& ys, Query&& query) {
+    if (xs.ndim() != 1 || ys.ndim() != 1 || xs.shape(0) != ys.shape(0))
+        raise(tide::Error{"xs and ys must be 1-D arrays of the same length"});
+    const auto n = static_cast<std::size_t>(xs.shape(0));
+    std::vector<float> ox(n), oy(n);
+    query(std::span<const float>(xs.data(), n), std::span<const float>(ys.data(), n), std::span<float>(ox),
+          std::span<float>(oy));
+    py::array_t<float> out({static_cast<py::ssize_t>(n), py::ssize_t{2}});
+    auto w = out.mutable_unchecked<2>();
+    for (std::size_t i = 0; i < n; ++i) {
+        w(static_cast<py::ssize_t>(i), 0) = ox[i];
+        w(static_cast<py::ssize_t>(i), 1) = oy[i];
+    }
+    return out;
+}
 
 // A goal field, or with `dangers` a mixed field (goal field on the costs plus the danger term).
 std::shared_ptr<const tide::FlowField> build(const PyMap& m, const std::vector<std::pair<int, int>>& goals,
@@ -434,7 +466,94 @@ PYBIND11_MODULE(tide, m) {
                 const tide::Vec2 v = f.sample({x, y});
                 return std::make_tuple(v.x, v.y);
             },
-            py::arg("x"), py::arg("y"), "Unit steering direction at a position ((0, 0) at goals, walls, off the map).");
+            py::arg("x"), py::arg("y"),
+            "Wall-safe unit steering direction at a position: a step of up to one cell along it enters no wall "
+            "and cuts no wall corner ((0, 0) at goals, walls, off the map).")
+        .def(
+            "blend",
+            [](const tide::FlowField& f, float x, float y) {
+                const tide::Vec2 v = f.blend({x, y});
+                return std::make_tuple(v.x, v.y);
+            },
+            py::arg("x"), py::arg("y"), "The plain bilinear blend (smooth; near a wall it may point into it).")
+        .def(
+            "sample_many",
+            [](const tide::FlowField& f, const FloatArray& xs, const FloatArray& ys) {
+                return directions_of(xs, ys, [&f](auto x, auto y, auto ox, auto oy) { f.sample(x, y, ox, oy); });
+            },
+            py::arg("xs"), py::arg("ys"), "sample() for arrays of positions: an (n, 2) float32 array.");
+
+    py::class_<PySteering>(m, "Steering",
+                           "Directions for a host that moves its own units (include/tide/steering.hpp): raw move, "
+                           "wall-safe sample and the straightened steer, in world units given by origin, cell_size "
+                           "and flipped axes.")
+        .def(py::init([](std::shared_ptr<tide::FlowField> field, std::shared_ptr<PyMap> map, float radius, int size,
+                         int look_ahead, bool corners, std::pair<float, float> origin, float cell_size, bool flip_x,
+                         bool flip_y) {
+                 if (!field || !map) raise(tide::Error{"field and map are required"});
+                 tide::SteerParams p;
+                 p.radius = radius;
+                 p.size = size;
+                 p.look_ahead = look_ahead;
+                 p.corners = corners;
+                 tide::GridTransform t;
+                 t.origin = {origin.first, origin.second};
+                 t.cell_size = cell_size;
+                 t.flip_x = flip_x;
+                 t.flip_y = flip_y;
+                 std::shared_ptr<const tide::FlowField> f = field;
+                 auto made = take(tide::Steering::create(tide::FieldView(f), map->map.cost, p, t));
+                 return PySteering{std::move(map), std::move(f), std::move(made), {}};
+             }),
+             py::arg("field"), py::arg("map"), py::arg("radius") = 0.0f, py::arg("size") = 1,
+             py::arg("look_ahead") = tide::SteerParams{}.look_ahead, py::arg("corners") = true,
+             py::arg("origin") = std::pair<float, float>{0.0f, 0.0f}, py::arg("cell_size") = 1.0f,
+             py::arg("flip_x") = false, py::arg("flip_y") = false)
+        .def(
+            "move",
+            [](const PySteering& s, float x, float y) {
+                const tide::Vec2 v = s.steering.move({x, y});
+                return std::make_tuple(v.x, v.y);
+            },
+            py::arg("x"), py::arg("y"), "The raw move of the cell under a world position.")
+        .def(
+            "sample",
+            [](const PySteering& s, float x, float y) {
+                const tide::Vec2 v = s.steering.sample({x, y});
+                return std::make_tuple(v.x, v.y);
+            },
+            py::arg("x"), py::arg("y"), "The wall-safe direction at a world position.")
+        .def(
+            "steer",
+            [](const PySteering& s, float x, float y) {
+                const tide::Vec2 v = s.steering.steer({x, y});
+                return std::make_tuple(v.x, v.y);
+            },
+            py::arg("x"), py::arg("y"), "The direction straightened by line of sight (looks every call).")
+        .def(
+            "sample_many",
+            [](const PySteering& s, const FloatArray& xs, const FloatArray& ys) {
+                return directions_of(xs, ys,
+                                     [&s](auto x, auto y, auto ox, auto oy) { s.steering.sample(x, y, ox, oy); });
+            },
+            py::arg("xs"), py::arg("ys"), "sample() for arrays of world positions: (n, 2) float32.")
+        .def(
+            "steer_many",
+            [](PySteering& s, const FloatArray& xs, const FloatArray& ys) {
+                if (s.memory.size() != static_cast<std::size_t>(xs.shape(0)))
+                    s.memory.assign(static_cast<std::size_t>(xs.shape(0)), tide::SteerMemory{});
+                return directions_of(xs, ys, [&s](auto x, auto y, auto ox, auto oy) {
+                    s.steering.steer(x, y, std::span<tide::SteerMemory>(s.memory), ox, oy);
+                });
+            },
+            py::arg("xs"), py::arg("ys"),
+            "steer() for units (row i is unit i, remembered between calls: looks again every few cells); a new "
+            "length starts the memory afresh.")
+        .def(
+            "reset_memory", [](PySteering& s) { s.memory.clear(); }, "Forget what steer_many()'s units saw.")
+        .def_property_readonly(
+            "straightens", [](const PySteering& s) { return s.steering.straightens(); },
+            "True when steer() straightens (a goal field on the map's own costs).");
 
     m.def(
         "build_field",

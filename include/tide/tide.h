@@ -196,9 +196,8 @@ typedef struct tide_steering tide_steering;
 /** Makes a steering over `field` on `map` (the map the field was built on; kept alive while the
     steering lives). params NULL: defaults; transform NULL: cell units. Errors: dead handles, sizes
     that differ, params or transform out of range (the message names the value). */
-TIDE_API tide_status tide_steering_create(const tide_field* field, const tide_map* map,
-                                          const tide_steer_params* params, const tide_grid_transform* transform,
-                                          tide_steering** out);
+TIDE_API tide_status tide_steering_create(const tide_field* field, const tide_map* map, const tide_steer_params* params,
+                                          const tide_grid_transform* transform, tide_steering** out);
 /** Frees a steering. */
 TIDE_API void tide_steering_destroy(tide_steering* steering);
 /** The raw move of the cell under a world position (world axes); (0, 0) at a goal, wall, off map. */

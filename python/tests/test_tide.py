@@ -335,3 +335,37 @@ def test_integer_and_float_cost_arrays_that_hold_costs_are_taken():
         assert list(m.costs[0]) == [1, 6, 255]
     with pytest.raises(tide.Error, match="dtype"):
         tide.Map(np.array([["a", "b"]]))
+
+
+def test_sample_is_wall_safe_and_steering_works_in_world_units():
+    costs = np.ones((3, 3), dtype=np.uint8)
+    costs[1, 1] = tide.COST_WALL
+    m = tide.Map(costs)
+    f = tide.build_field(m, [(2, 2)])
+    # The blend at (0.8, 0.8) heads into the wall cell; sample() does not.
+    bx, by = f.blend(0.8, 0.8)
+    sx, sy = f.sample(0.8, 0.8)
+    assert (bx, by) != (sx, sy)
+    for t in np.linspace(0.0, 0.999, 50):
+        x, y = 0.8 + sx * t, 0.8 + sy * t
+        assert costs[int(y), int(x)] != tide.COST_WALL
+    many = f.sample_many(np.array([0.8, 2.5], dtype=np.float32), np.array([0.8, 2.5], dtype=np.float32))
+    assert many.shape == (2, 2)
+    assert many[0, 0] == pytest.approx(sx) and tuple(many[1]) == (0.0, 0.0)
+
+    open_map = tide.Map(np.ones((12, 24), dtype=np.uint8))
+    g = tide.build_field(open_map, [(20, 7)])
+    # A y-up world with 0.5 m cells, bottom-left corner at the origin: row 0 is the top row.
+    s = tide.Steering(g, open_map, origin=(0.0, 6.0), cell_size=0.5, flip_y=True)
+    assert s.straightens
+    wx, wy = 0.75, 6.0 - 0.75  # cell (1, 1)'s centre
+    dx, dy = s.steer(wx, wy)
+    gx, gy = 20.5 * 0.5, 6.0 - 7.5 * 0.5  # the goal's centre
+    n = math.hypot(gx - wx, gy - wy)
+    assert dx == pytest.approx((gx - wx) / n, abs=1e-4) and dy == pytest.approx((gy - wy) / n, abs=1e-4)
+    walk = s.steer_many(np.array([wx], dtype=np.float32), np.array([wy], dtype=np.float32))
+    assert walk[0, 0] == pytest.approx(dx)
+    with pytest.raises(tide.Error):
+        tide.Steering(g, open_map, radius=-1.0)
+    with pytest.raises(tide.Error):
+        tide.Steering(g, m)  # another map's size

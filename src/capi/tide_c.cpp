@@ -556,9 +556,8 @@ tide_status tide_steering_steer_batch(const tide_steering* steering, const float
         if (const tide_status s = check_batch(xs, ys, count, out_x, out_y); s != TIDE_OK) return s;
         if (count > 0 && !memory) return fail_null("memory");
         if (count > 0)
-            steering->steering.steer({xs, count}, {ys, count},
-                                     {reinterpret_cast<tide::SteerMemory*>(memory), count}, {out_x, count},
-                                     {out_y, count});
+            steering->steering.steer({xs, count}, {ys, count}, {reinterpret_cast<tide::SteerMemory*>(memory), count},
+                                     {out_x, count}, {out_y, count});
         return TIDE_OK;
     });
 }

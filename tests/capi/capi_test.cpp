@@ -331,8 +331,9 @@ namespace {
 // Steering through the C API: the same answers as tide::Steering, in world units, with the map
 // kept alive by the steering, and bad input refused.
 TEST(CApi, SteeringForHostsMatchesTheCppSteering) {
-    const std::string text = "tide-map 1\nwidth 10\nheight 6\nmap\n..........\n....#.....\n....#.....\n....#.....\n"
-                             "..........\n..........\n";
+    const std::string text =
+        "tide-map 1\nwidth 10\nheight 6\nmap\n..........\n....#.....\n....#.....\n....#.....\n"
+        "..........\n..........\n";
     tide_map* map = nullptr;
     ASSERT_EQ(tide_map_parse(text.data(), text.size(), "steer.map", &map), TIDE_OK) << last_error();
     const tide_cell goal{8, 2};
