@@ -64,7 +64,7 @@ public:
     /// HierarchicalField::sample()).
     Vec2 sample(Vec2 p) const { return flat_ ? flat_->sample(p) : plan_->sample(p); }
     /// Smooth flow direction, not wall-safe (FlowField::blend(), HierarchicalField::blend()).
-    Vec2 blend(Vec2 p) const { return flat_ ? flat_->blend(p) : plan_->sample(p); }
+    Vec2 blend(Vec2 p) const { return flat_ ? flat_->blend(p) : plan_->blend(p); }
     /// True when the view grows by routing (a plan: FieldService::route() builds its sector
     /// fields where units stand); false for a whole-map field, which covers every cell already.
     bool routes() const noexcept { return plan_ != nullptr; }

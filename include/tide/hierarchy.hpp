@@ -269,9 +269,15 @@ public:
     /// Rough direction for a unit in a sector without a field yet: toward the cheapest portal node
     /// of its sector reached by the search; (0, 0) when none is known.
     Vec2 coarse_direction(int x, int y) const;
-    /// Flow direction at a continuous position, as FlowField::sample() (cells of sectors without a
-    /// field use coarse_direction()).
+    /// Wall-safe flow direction at a continuous position, with FlowField::sample()'s guarantee (a
+    /// step of up to kSampleReach along it enters no wall of cost() and cuts no wall corner): the
+    /// blend() where safe, else turned toward the move of the cell (in a sector without a field: the
+    /// legal move nearest coarse_direction()). (0, 0) at a goal, in a wall, off the map, or where
+    /// neither the sector field nor the coarse search gives a direction.
     Vec2 sample(Vec2 p) const;
+    /// The plain blend, as FlowField::blend() (cells of sectors without a field use
+    /// coarse_direction()); not wall-safe.
+    Vec2 blend(Vec2 p) const;
 
     /// The goals, sorted, without duplicates.
     std::span<const Cell> goals() const noexcept;

@@ -1441,7 +1441,7 @@ Vec2 HierarchicalField::coarse_direction(int x, int y) const {
     return {dx / len, dy / len};
 }
 
-Vec2 HierarchicalField::sample(Vec2 p) const {
+Vec2 HierarchicalField::blend(Vec2 p) const {
     const int w = s_->cost->width(), h = s_->cost->height();
     if (!(p.x >= 0.0f && p.y >= 0.0f && p.x < static_cast<float>(w) && p.y < static_cast<float>(h))) return {};
     const float fx = p.x - 0.5f, fy = p.y - 0.5f;
