@@ -215,8 +215,28 @@ void Steering::move(std::span<const float> xs, std::span<const float> ys, std::s
 void Steering::sample(std::span<const float> xs, std::span<const float> ys, std::span<float> out_x,
                       std::span<float> out_y) const {
     TIDE_ASSERT(ys.size() == xs.size() && out_x.size() == xs.size() && out_y.size() == xs.size());
-    if (view_.flat() && transform_.identity() && params_.size == 1 && params_.radius == 0.0f) {
-        view_.flat()->sample(xs, ys, out_x, out_y);  // the field's own loop
+    if (view_.flat() && params_.size == 1 && params_.radius == 0.0f) {
+        if (transform_.identity()) {
+            view_.flat()->sample(xs, ys, out_x, out_y);  // the field's own batch
+            return;
+        }
+        // World units: through the field's batch a block at a time (cell units on the stack).
+        constexpr std::size_t kChunk = 256;
+        float gx[kChunk], gy[kChunk];
+        for (std::size_t base = 0; base < xs.size(); base += kChunk) {
+            const std::size_t m = std::min(kChunk, xs.size() - base);
+            for (std::size_t i = 0; i < m; ++i) {
+                const Vec2 g = transform_.to_grid({xs[base + i], ys[base + i]});
+                gx[i] = g.x;
+                gy[i] = g.y;
+            }
+            view_.flat()->sample({gx, m}, {gy, m}, out_x.subspan(base, m), out_y.subspan(base, m));
+            for (std::size_t i = 0; i < m; ++i) {
+                const Vec2 d = transform_.direction_to_world({out_x[base + i], out_y[base + i]});
+                out_x[base + i] = d.x;
+                out_y[base + i] = d.y;
+            }
+        }
         return;
     }
     for (std::size_t i = 0; i < xs.size(); ++i) {

@@ -158,27 +158,30 @@ TEST(Steering, WallSafeOnRandomMaps) {
 TEST(Steering, BatchesMatchSingleCalls) {
     const test::RandomCase c = test::make_random_case(11, 40);
     auto field = build(c.cost, c.goals);
-    SteerParams params;
-    params.radius = 0.25f;
-    auto steering =
-        Steering::create(FieldView(field), c.cost, params, GridTransform::y_up({0, 0}, 2.0f, c.cost.height()));
-    ASSERT_TRUE(steering.ok());
     std::mt19937 rng(5);
     std::uniform_real_distribution<float> ux(0.0f, 2.0f * static_cast<float>(c.cost.width()));
     std::uniform_real_distribution<float> uy(0.0f, 2.0f * static_cast<float>(c.cost.height()));
     const std::size_t n = 2000;
     std::vector<float> xs(n), ys(n), ox(n), oy(n);
-    std::vector<SteerMemory> memory(n), single(n);
     for (std::size_t i = 0; i < n; ++i) {
         xs[i] = ux(rng);
         ys[i] = uy(rng);
     }
-    steering->move(xs, ys, ox, oy);
-    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ((Vec2{ox[i], oy[i]}), steering->move({xs[i], ys[i]}));
-    steering->sample(xs, ys, ox, oy);
-    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ((Vec2{ox[i], oy[i]}), steering->sample({xs[i], ys[i]}));
-    steering->steer(xs, ys, memory, ox, oy);
-    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ((Vec2{ox[i], oy[i]}), steering->steer({xs[i], ys[i]}, single[i]));
+    // Radius 0: the world-unit sample batch goes through the field's own batch.
+    for (const float radius : {0.25f, 0.0f}) {
+        SteerParams params;
+        params.radius = radius;
+        auto steering =
+            Steering::create(FieldView(field), c.cost, params, GridTransform::y_up({0, 0}, 2.0f, c.cost.height()));
+        ASSERT_TRUE(steering.ok());
+        std::vector<SteerMemory> memory(n), single(n);
+        steering->move(xs, ys, ox, oy);
+        for (std::size_t i = 0; i < n; ++i) ASSERT_EQ((Vec2{ox[i], oy[i]}), steering->move({xs[i], ys[i]}));
+        steering->sample(xs, ys, ox, oy);
+        for (std::size_t i = 0; i < n; ++i) ASSERT_EQ((Vec2{ox[i], oy[i]}), steering->sample({xs[i], ys[i]}));
+        steering->steer(xs, ys, memory, ox, oy);
+        for (std::size_t i = 0; i < n; ++i) ASSERT_EQ((Vec2{ox[i], oy[i]}), steering->steer({xs[i], ys[i]}, single[i]));
+    }
 }
 
 // A unit walking by steer() with its memory reaches the goal round a wall and never enters it.
