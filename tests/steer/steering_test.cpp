@@ -146,7 +146,7 @@ TEST(Steering, WallSafeOnRandomMaps) {
                 view, [&](Vec2 p) { return steering->sample(p); }, 8);
             ASSERT_EQ(s.faults, 0u) << c.description << " radius " << radius;
             const SampleCheck t = check_sample_safety(
-                view, [&](Vec2 p) { return steering->steer(p); }, 8);
+                view, [&](Vec2 p) { return steering->steer(p); }, 16);
             ASSERT_EQ(t.faults, 0u) << c.description << " radius " << radius << ": steer() at ("
                                     << t.first[0].position.x << ", " << t.first[0].position.y << ")";
             checked += s.positions;
