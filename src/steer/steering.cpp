@@ -119,11 +119,12 @@ Vec2 Steering::steer_grid(Vec2 f, SteerMemory& memory, bool always) const {
         if (memory.seen != detail::kNoCell) {
             const float tx = memory.aim.x - f.x, ty = memory.aim.y - f.y;
             const float len = std::sqrt(tx * tx + ty * ty);
-            // The segment to the aim point is clear for the disc (look_ahead checked it); a step
-            // past a near aim point must still be safe for a point, as sample()'s is.
+            // Looking found the segment to the aim point clear for the disc; but a step past a near
+            // aim point, or from where a host's own physics pushed the unit since it looked, must
+            // still be safe for a point, as sample()'s is.
             if (len > kNearAim * 0.5f) {
                 const Vec2 d{tx / len, ty / len};
-                if (len >= kSampleReach || step_safe(f, d)) return d;
+                if (step_safe(f, d)) return d;
             }
         }
     }
