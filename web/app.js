@@ -419,10 +419,8 @@ function setPlanner(world) {
         : 'Only maps that plan hierarchically have sectors';
     $('hier-row').hidden = !hierarchical;
     const tower = $('tool-tower');
-    tower.disabled = hierarchical;
-    tower.title = hierarchical ? 'Towers are not available on hierarchical maps'
-        : 'Tower: click to wall a square; green where it leaves every unit a way to its goal, red where it would cut units off (refused) (T)';
-    if (hierarchical && tool === 'tower') selectTool($('tool-select'));
+    tower.disabled = false;
+    tower.title = 'Tower: click to wall a square; green where it leaves every unit a way to its goal, red where it would cut units off (refused) (T)';
     showSectorsLine();
 }
 

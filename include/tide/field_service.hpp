@@ -160,7 +160,7 @@ struct FieldServiceConfig {
     /// a wall for everyone, a cost V is V for everyone). Names are for messages only.
     std::vector<UnitClass> classes;
     /// Maps of at least this many cells are planned hierarchically (see the file comment); flee
-    /// and mixed fields, wall margins, congestion layers and would_block() are not available
+    /// and mixed fields, wall margins and congestion layers are not available
     /// there. Default: no map; 0: every map.
     std::int64_t hierarchy_cells = std::numeric_limits<std::int64_t>::max();
     SectorConfig sectors;  ///< Hierarchical maps: sectors and portals (one graph per class in use).
@@ -227,8 +227,10 @@ public:
     const SectorGraph* sector_graph(MovementClass c) const;
     /// Would walling `walls` (cells as the ticket's class sees them) leave any of `spawns` (or,
     /// with none, any reachable cell) without a path to the ticket's goals? Answered from its
-    /// published field without a build (FieldBuilder::would_block). Errors: a ticket that is not
-    /// live or has no field yet, a cell off the map; unsupported on hierarchical maps.
+    /// published field without a build (FieldBuilder::would_block); on hierarchical maps from the
+    /// class's costs as they are now (a local check round the walls, the whole map only when that
+    /// cannot tell). Errors: a ticket that is not live or (flat maps) has no field yet, a cell off
+    /// the map.
     Result<BlockAnswer> would_block(FieldTicket ticket, std::span<const Cell> walls,
                                     std::span<const Cell> spawns = {}) const;
     /// Where the ticket stands.

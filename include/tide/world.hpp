@@ -268,8 +268,9 @@ public:
     bool finish_builds_for(double ms);
 
     /// Would walling [x0, x1] x [y0, y1] cut any unit off from its goals, for any group (each for
-    /// its unit size)? Answers from the groups' fields without a build. Errors: a rectangle off
-    /// the map, empty, or over kMaxTowerSide a side; any tower on a hierarchical map.
+    /// its unit size)? Answers from the groups' fields without a build (hierarchical maps: from
+    /// the terrain, FieldService::would_block). Errors: a rectangle off the map, empty, or over
+    /// kMaxTowerSide a side.
     Result<TowerCheck> check_tower(int x0, int y0, int x1, int y1) const;
     /// Size of a unit (0 for a stale handle).
     int unit_size(AgentId id) const noexcept;

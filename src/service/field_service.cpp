@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "../fields/reach_block.hpp"
 #include "../grid/cell_checks.hpp"
 #include "service_state.hpp"
 
@@ -186,13 +187,21 @@ Result<BlockAnswer> FieldService::would_block(FieldTicket ticket, std::span<cons
                                               std::span<const Cell> spawns) const {
     State& s = *state_;
     std::lock_guard lock(s.mutex);
-    if (s.hierarchical) {
-        return Error{ErrorCode::unsupported, "would-block queries (towers) are not available on hierarchical maps"};
-    }
     const Slot* slot = s.slot_of(ticket);
     if (!slot) {
         return Error{ErrorCode::not_found,
                      "ticket " + std::to_string(ticket.index) + " is not live (released or never issued)"};
+    }
+    // No whole-map field to read (a plan), or the published one is older than the terrain (an
+    // edit since: its flow may lead through cells walled since, and its "rescues" through cells
+    // walled since): reachability of the ticket's goals over its class's costs as they are now.
+    // Danger terms, wall margins and congestion add costs, never walls: the same reachability.
+    // (A flee field's "goals" are its dangers: it is answered from its field.)
+    if (s.hierarchical || (slot->field_version != s.version && slot->want.kind == FieldKind::goal)) {
+        if (slot->want.kind != FieldKind::goal)
+            return Error{ErrorCode::unsupported, "would-block queries answer for goal fields only"};
+        return detail::reach_would_block(*s.classes[slot->want.movement_class].planning, slot->want.goals,
+                                         slot->want.connectivity, walls, spawns);
     }
     if (!slot->field.flat()) return Error{"ticket " + std::to_string(ticket.index) + " has no field yet"};
     return s.query_builder.would_block(*s.classes[slot->want.movement_class].planning, *slot->field.flat(),

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -156,12 +157,70 @@ TEST(ServicePlans, WhatHierarchicalMapsDoNotOfferIsRefusedByName) {
     expect_unsupported(congested, "congestion");
     EXPECT_EQ(service->stats().tickets, 0u) << "refused requests leave no ticket";
 
-    const FieldTicket t = service->request(goal).value();
-    service->publish();
-    auto block = service->would_block(t, std::vector<Cell>{{10, 10}});
-    ASSERT_FALSE(block.ok());
-    EXPECT_EQ(block.error().code, ErrorCode::unsupported);
     EXPECT_TRUE(service->check(goal).ok());
+}
+
+// Towers on hierarchical maps: would_block() answers as a flat field's query does (the same
+// BlockAnswer, cell counts included), on random maps, for random boxes and spawns; a ring that
+// seals a unit in is refused; a box that walls a goal is answered over the whole map.
+TEST(ServicePlans, WouldBlockOnPlansAnswersAsOnAField) {
+    SerialJobSystem jobs;
+    std::size_t blocking = 0, queries = 0;
+    for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+        RandomMapSpec spec;
+        spec.width = spec.height = 48;
+        spec.walls = 0.25;
+        spec.seed = seed;
+        const CostField cost = generate_random_map(spec).value();
+        std::vector<Cell> goal{{24, 24}};
+        if (!cost.passable(24, 24)) continue;
+        auto hier = FieldService::create(cost, jobs, hierarchical_config()).value();
+        auto flat = FieldService::create(cost, jobs).value();
+        const FieldTicket th = hier->request(goal).value();
+        const FieldTicket tf = flat->request(goal).value();
+        hier->publish();
+        flat->wait_idle();
+        flat->publish();
+        SplitMix64 rng{seed};
+        for (int q = 0; q < 40; ++q) {
+            const int x0 = static_cast<int>(rng.below(46)), y0 = static_cast<int>(rng.below(46));
+            const int side = 1 + static_cast<int>(rng.below(3));
+            std::vector<Cell> walls;
+            for (int y = y0; y < std::min(48, y0 + side); ++y)
+                for (int x = x0; x < std::min(48, x0 + side); ++x) walls.push_back({x, y});
+            std::vector<Cell> spawns;
+            for (int k = 0; k < 6; ++k)
+                spawns.push_back({static_cast<int>(rng.below(48)), static_cast<int>(rng.below(48))});
+            for (const auto& s : {std::vector<Cell>{}, spawns}) {
+                const BlockAnswer a = hier->would_block(th, walls, s).value();
+                const BlockAnswer b = flat->would_block(tf, walls, s).value();
+                EXPECT_EQ(a.blocks, b.blocks) << "seed " << seed << " box " << x0 << "," << y0 << " side " << side;
+                EXPECT_EQ(a.cut_off_cells, b.cut_off_cells) << "seed " << seed << " box " << x0 << "," << y0;
+                EXPECT_EQ(a.cut_off_spawns, b.cut_off_spawns) << "seed " << seed << " box " << x0 << "," << y0;
+                blocking += a.blocks ? 1 : 0;
+                ++queries;
+            }
+        }
+        // A ring round a free cell seals it in; the goal walled over cuts every cell off.
+        std::vector<Cell> ring;
+        for (int d = 0; d < kDirectionCount; ++d) ring.push_back({5 + kDirectionDx[d], 5 + kDirectionDy[d]});
+        const std::vector<Cell> inside{{5, 5}};
+        if (cost.passable(5, 5)) {
+            const BlockAnswer sealed = hier->would_block(th, ring, inside).value();
+            EXPECT_EQ(sealed.cut_off_spawns, flat->would_block(tf, ring, inside).value().cut_off_spawns);
+        }
+        const BlockAnswer on_goal = hier->would_block(th, goal).value();
+        EXPECT_EQ(on_goal.cut_off_cells, flat->would_block(tf, goal).value().cut_off_cells);
+        EXPECT_TRUE(on_goal.blocks);
+    }
+    EXPECT_GT(queries, 500u);
+    EXPECT_GT(blocking, 10u) << "some boxes should cut cells off";
+    // Errors: off the map, a dead ticket.
+    auto service = FieldService::create(open_map(), jobs, hierarchical_config()).value();
+    const FieldTicket t = service->request(std::vector<Cell>{{48, 48}}).value();
+    EXPECT_EQ(service->would_block(t, std::vector<Cell>{{96, 3}}).error().code, ErrorCode::off_map);
+    service->release(t);
+    EXPECT_EQ(service->would_block(t, std::vector<Cell>{{3, 3}}).error().code, ErrorCode::not_found);
 }
 
 TEST(ServicePlans, BadSectorSettingsAreRefusedAtCreation) {
