@@ -171,6 +171,13 @@ TIDE_API tide_grid_transform tide_grid_transform_identity(void);
 /** A y-up world: the map's bottom-left corner at (left, bottom), `rows` rows, row 0 on top. */
 TIDE_API tide_grid_transform tide_grid_transform_y_up(float left, float bottom, float cell_size, int32_t rows);
 
+/** A world position in cell units. */
+TIDE_API tide_vec2 tide_grid_to_grid(const tide_grid_transform* transform, tide_vec2 world);
+/** A position in cell units in world units. */
+TIDE_API tide_vec2 tide_grid_to_world(const tide_grid_transform* transform, tide_vec2 grid);
+/** The cell a world position lies in: floor of tide_grid_to_grid() (-2^30 for NaN or beyond 2^30). */
+TIDE_API tide_cell tide_grid_cell_of(const tide_grid_transform* transform, tide_vec2 world);
+
 /** How a steering straightens. Start from tide_steer_params_default(). */
 typedef struct tide_steer_params {
     float radius;       /**< Unit radius in cells, 0 <= radius < 8 (default 0). */

@@ -449,6 +449,36 @@ tide_grid_transform tide_grid_transform_y_up(float left, float bottom, float cel
     return tide_grid_transform{t.origin.x, t.origin.y, t.cell_size, t.flip_x ? 1 : 0, t.flip_y ? 1 : 0};
 }
 
+namespace {
+
+tide::GridTransform to_transform(const tide_grid_transform* t) {
+    tide::GridTransform g;
+    if (t) {
+        g.origin = {t->origin_x, t->origin_y};
+        g.cell_size = t->cell_size;
+        g.flip_x = t->flip_x != 0;
+        g.flip_y = t->flip_y != 0;
+    }
+    return g;
+}
+
+}  // namespace
+
+tide_vec2 tide_grid_to_grid(const tide_grid_transform* transform, tide_vec2 world) {
+    const tide::Vec2 g = to_transform(transform).to_grid({world.x, world.y});
+    return tide_vec2{g.x, g.y};
+}
+
+tide_vec2 tide_grid_to_world(const tide_grid_transform* transform, tide_vec2 grid) {
+    const tide::Vec2 w = to_transform(transform).to_world({grid.x, grid.y});
+    return tide_vec2{w.x, w.y};
+}
+
+tide_cell tide_grid_cell_of(const tide_grid_transform* transform, tide_vec2 world) {
+    const tide::Cell c = to_transform(transform).cell_of({world.x, world.y});
+    return tide_cell{c.x, c.y};
+}
+
 tide_steer_params tide_steer_params_default(void) {
     const tide::SteerParams p;
     return tide_steer_params{p.radius, p.size, p.look_ahead, p.corners ? 1 : 0};
@@ -474,13 +504,7 @@ tide_status tide_steering_create(const tide_field* field, const tide_map* map, c
             p.look_ahead = params->look_ahead;
             p.corners = params->corners != 0;
         }
-        tide::GridTransform t;
-        if (transform) {
-            t.origin = {transform->origin_x, transform->origin_y};
-            t.cell_size = transform->cell_size;
-            t.flip_x = transform->flip_x != 0;
-            t.flip_y = transform->flip_y != 0;
-        }
+        const tide::GridTransform t = to_transform(transform);
         auto made = tide::Steering::create(tide::FieldView(field->field), map->map.cost, p, t);
         if (!made) return fail(made.error());
         auto* handle = new tide_steering{const_cast<tide_map*>(map), std::move(*made)};

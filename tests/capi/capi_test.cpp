@@ -350,6 +350,14 @@ TEST(CApi, SteeringForHostsMatchesTheCppSteering) {
     bad.cell_size = 0.0f;
     EXPECT_EQ(tide_steering_create(field, map, &params, &bad, &steering), TIDE_ERROR_INVALID_ARGUMENT);
     const tide_grid_transform world = tide_grid_transform_y_up(10.0f, 20.0f, 0.5f, 6);
+    const tide_cell top_left = tide_grid_cell_of(&world, {10.1f, 22.9f});
+    EXPECT_EQ(top_left.x, 0);
+    EXPECT_EQ(top_left.y, 0);
+    const tide_vec2 centre = tide_grid_to_world(&world, {0.5f, 5.5f});  // the bottom-left cell's centre
+    EXPECT_FLOAT_EQ(centre.x, 10.25f);
+    EXPECT_FLOAT_EQ(centre.y, 20.25f);
+    EXPECT_FLOAT_EQ(tide_grid_to_grid(&world, centre).y, 5.5f);
+    EXPECT_EQ(tide_grid_cell_of(nullptr, {NAN, 1.0f}).x, -(1 << 30));
     ASSERT_EQ(tide_steering_create(field, map, &params, &world, &steering), TIDE_OK) << last_error();
     tide_map_destroy(map);  // the steering keeps it alive
     tide_field_destroy(field);
