@@ -387,8 +387,10 @@ Result<void> World::tick(float dt, bool force) {
     // Units that entered sectors of a plan without a field get them (and their routes) before they
     // move on; after a paint, also while paused, so the fields shown are complete.
     stats_.tick_route_ms = route_units();
-    refresh_plan_stats();
-    refresh_view();
+    if (!plan_of_.empty()) {  // groups follow plans: their sector fields may have grown
+        refresh_plan_stats();
+        refresh_view();
+    }
     exited_.clear();
     if (paused_ && !force) return {};
     if (config_.congestion.enabled) {
