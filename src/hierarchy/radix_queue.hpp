@@ -1,5 +1,5 @@
 #pragma once
-// The open list of the hierarchy's graph search (internal).
+// RadixQueue (internal): the open list of the graph search of a HierarchicalField (route_search.cpp).
 
 #include <algorithm>
 #include <array>
