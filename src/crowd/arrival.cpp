@@ -50,11 +50,11 @@ using MinHeap = std::priority_queue<Entry, std::vector<Entry>, std::greater<Entr
 
 // Goal fields only: their integration is their cost to stop. A plan's sectors without a field yet
 // have no value.
-float RegionField::value(int /*width*/, int x, int y) const {
+float RegionField::value(int x, int y) const {
     return view->integration(x, y);
 }
 
-std::uint8_t RegionField::move(int /*width*/, int x, int y) const {
+std::uint8_t RegionField::move(int x, int y) const {
     return static_cast<std::uint8_t>(view->direction(x, y));
 }
 
@@ -181,7 +181,7 @@ int ArrivalRegions::walk_traffic(const CostField& terrain, const RegionField& f,
         } else {
             pc.traffic2 = kMany;  // a third group: which ones no longer matters, the cell is busy
         }
-        const std::uint8_t m = f.move(W, x, y);
+        const std::uint8_t m = f.move(x, y);
         if (m >= kDirectionCount) return step;  // the goal, a cut-off cell, or no sector field there
         x += kDirectionDx[m];
         y += kDirectionDy[m];
@@ -210,13 +210,13 @@ int ArrivalRegions::walk_entry(const CostField& terrain, const RegionField& f, c
             }
             return step;
         }
-        if (f.value(W, x, y) <= r.radius + static_cast<float>(kMouthReach + 2)) {
+        if (f.value(x, y) <= r.radius + static_cast<float>(kMouthReach + 2)) {
             since = passage_at(terrain, x, y, narrow) == Passage::in_use ? 0 : since + 1;
         }
         PathCell& pc = paths_.insert(cell);
         if (pc.walked_entry == tag && since > kMouthReach) return step;  // merged: an earlier walk went on from here
         pc.walked_entry = tag;
-        const std::uint8_t m = f.move(W, x, y);
+        const std::uint8_t m = f.move(x, y);
         if (m >= kDirectionCount) return step;
         x += kDirectionDx[m];
         y += kDirectionDy[m];
@@ -272,7 +272,7 @@ void ArrivalRegions::grow(const CostField& terrain, const RegionField& f, std::u
     };
     auto offer = [&](int x, int y) {
         if (x < 0 || y < 0 || x >= W || y >= H) return;
-        const float v = f.value(W, x, y);
+        const float v = f.value(x, y);
         if (!(v < kUnreachable)) return;
         const std::uint32_t cell = cell_of(x, y);
         if (seen_.find(cell) != nullptr) return;
@@ -308,7 +308,7 @@ void ArrivalRegions::grow(const CostField& terrain, const RegionField& f, std::u
         open.pop();
         const int x = static_cast<int>(cell % static_cast<std::uint32_t>(W)),
                   y = static_cast<int>(cell / static_cast<std::uint32_t>(W));
-        const bool goal = f.move(W, x, y) == static_cast<std::uint8_t>(Direction::goal);
+        const bool goal = f.move(x, y) == static_cast<std::uint8_t>(Direction::goal);
         if (!goal) {
             const Passage passage = passages ? passage_at(terrain, x, y, narrow) : Passage::none;
             if (passage != Passage::none) {
@@ -377,9 +377,8 @@ std::uint32_t cell_of(int W, int x, int y) {
 // fill (the move codes).
 void spread_fill(const CostField& terrain, const RegionField& f, const FillBox& box, MinHeap& open,
                  const std::vector<float>* extra, std::vector<float>& value, std::vector<std::uint8_t>& fill) {
-    const int W = terrain.width();
     auto passable = [&](int x, int y) {
-        return box.in_box(x, y) && terrain.passable(x, y) && f.value(W, x, y) < kUnreachable;
+        return box.in_box(x, y) && terrain.passable(x, y) && f.value(x, y) < kUnreachable;
     };
     while (!open.empty()) {
         const auto [v, i] = open.top();
@@ -425,7 +424,7 @@ void ArrivalRegions::fill(const CostField& terrain, const RegionField& f, std::u
     r.anchor = fill_anchor(f, W, group, started, deep_enough, r);
     // Units are led round the pack once there is one, or to an anchor away from the goal; before,
     // they steer as they would without a region (line of sight to the goal).
-    r.guide = started || f.move(W, static_cast<int>(r.anchor % static_cast<std::uint32_t>(W)),
+    r.guide = started || f.move(static_cast<int>(r.anchor % static_cast<std::uint32_t>(W)),
                                 static_cast<int>(r.anchor / static_cast<std::uint32_t>(W))) !=
                              static_cast<std::uint8_t>(Direction::goal);
     fill_keys(terrain, f, deep_enough, r);
@@ -497,7 +496,7 @@ std::uint32_t ArrivalRegions::fill_anchor(const RegionField& f, int W, std::uint
         for (int y = own.y0; y < own.y0 + own.h; ++y) {
             for (int x = own.x0; x < own.x0 + own.w; ++x) {
                 if (!contains(own, x, y)) continue;
-                const float d = depth_[box.local(x, y)], v = f.value(W, x, y);
+                const float d = depth_[box.local(x, y)], v = f.value(x, y);
                 if (d >= deep_enough && v < best_value) {
                     best_value = v;
                     best = cell_of(W, x, y);
@@ -616,10 +615,9 @@ void ArrivalRegions::refresh(const CostField& terrain, std::span<const RegionGro
     }
     // By group, then nearest to the goal first (ties: roster order), each group walking its share
     // of kWalkBudget (half for these walks, half for the entry walks below).
-    const int W = terrain.width();
     std::vector<float> near(agents.size(), 0.0f);
     std::size_t walking_groups = 0;
-    for (const std::uint32_t i : order) near[i] = groups[agents[i].group].field.value(W, agents[i].x, agents[i].y);
+    for (const std::uint32_t i : order) near[i] = groups[agents[i].group].field.value(agents[i].x, agents[i].y);
     std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
         return agents[a].group != agents[b].group ? agents[a].group < agents[b].group : near[a] < near[b];
     });

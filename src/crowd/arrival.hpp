@@ -37,9 +37,9 @@ struct RegionField {
     /// Which field or plan it is (FieldView::id()), null for none.
     const void* id() const noexcept { return view ? view->id() : nullptr; }
     /// Cost to go at a top-left cell on the map (kUnreachable where there is none).
-    float value(int width, int x, int y) const;
+    float value(int x, int y) const;
     /// Move code (Direction) at a top-left cell.
-    std::uint8_t move(int width, int x, int y) const;
+    std::uint8_t move(int x, int y) const;
 };
 
 /// What the refresh needs to know of one group (index = crowd group id).

@@ -13,7 +13,7 @@
 
 #include "sector_search.hpp"
 #include "tide/assert.hpp"
-#include "tide/hierarchy.hpp"
+#include "tide/sector_graph.hpp"
 
 namespace tide {
 namespace {
