@@ -88,9 +88,9 @@ Result<void> Crowd::check_position(Vec2 p) const {
 
 Result<AgentId> Crowd::add_agent(Vec2 position, GroupId group, const AgentParams& params) {
     if (auto r = check_position(position); !r) return r.error();
-    if (!has_group(group)) return Error{ErrorCode::not_found, "unknown group " + std::to_string(group)};
+    if (!has_group(group)) return unknown_group(group);
     if (auto r = check_agent_params(params); !r) return r.error();
-    if (auto r = check_class(group, params.movement_class, "an agent"); !r) return r.error();
+    if (auto r = check_class(group.index, params.movement_class, "an agent"); !r) return r.error();
     const float radius = params.radius, max_speed = params.max_speed;
     std::uint32_t slot;
     if (!free_.empty()) {
@@ -119,7 +119,7 @@ Result<AgentId> Crowd::add_agent(Vec2 position, GroupId group, const AgentParams
     a_.progress_ref.push_back(std::numeric_limits<float>::infinity());
     a_.progress_clock.push_back(0.0f);
     a_.sidestep.push_back(0.0f);
-    a_.group.push_back(group);
+    a_.group.push_back(group.index);
     a_.slot.push_back(slot);
     a_.sight.push_back(detail::kNoCell);
     a_.sight_from.push_back(detail::kNoCell);
@@ -137,7 +137,7 @@ Result<AgentId> Crowd::add_agent(Vec2 position, GroupId group, const AgentParams
     dvy_.push_back(0.0f);
     wall_hit_.push_back(0);
     alive_[slot] = 1;
-    ++group_members_[group];
+    ++group_members_[group.index];
     index_[slot] = static_cast<std::uint32_t>(live_);
     max_radius_ = std::max(max_radius_, radius);
     ++live_;
@@ -300,7 +300,7 @@ Result<std::size_t> Crowd::read_agents(const AgentBuffers& out) const {
         if (!out.positions.empty()) out.positions[k] = {a_.px[e], a_.py[e]};
         if (!out.velocities.empty()) out.velocities[k] = {a_.vx[e], a_.vy[e]};
         if (!out.states.empty()) out.states[k] = static_cast<AgentState>(a_.state[e]);
-        if (!out.groups.empty()) out.groups[k] = a_.group[e];
+        if (!out.groups.empty()) out.groups[k] = {a_.group[e], group_generation_[a_.group[e]]};
         if (!out.user_tags.empty()) out.user_tags[k] = user_tag_[s];
         ++k;
     }

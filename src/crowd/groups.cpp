@@ -23,6 +23,11 @@ Result<void> check_unit_size(int unit_size) {
 
 }  // namespace
 
+Error Crowd::unknown_group(GroupId group) {
+    return Error{ErrorCode::not_found, "group " + std::to_string(group.index) + " (generation " +
+                                           std::to_string(group.generation) + ") is not a live group"};
+}
+
 Result<GroupId> Crowd::add_group(std::shared_ptr<const FlowField> field, int unit_size, std::uint8_t movement_class) {
     if (!field || field->width() != cost_->width() || field->height() != cost_->height()) {
         return Error{"group field must be built on the crowd's " + std::to_string(cost_->width()) + "x" +
@@ -50,7 +55,7 @@ Result<GroupId> Crowd::add_group(FieldView view, int unit_size, std::uint8_t mov
 }
 
 FieldView Crowd::group_field(GroupId group) const {
-    return has_group(group) ? groups_[group].field : FieldView{};
+    return has_group(group) ? groups_[group.index].field : FieldView{};
 }
 
 // The goal cells of a goal field or plan, for the arrival regions (none for flee fields).
@@ -73,19 +78,20 @@ Result<GroupId> Crowd::add_group_field(GroupField field, int unit_size, std::uin
     field.goals = goal_cells(field);
     regions_stale_ = true;
     if (!free_groups_.empty()) {
-        const GroupId g = free_groups_.back();
+        const std::uint32_t g = free_groups_.back();
         free_groups_.pop_back();
         groups_[g] = std::move(field);
         group_unit_[g] = static_cast<std::uint8_t>(unit_size);
         group_class_[g] = movement_class;
         group_members_[g] = 0;
-        return g;
+        return GroupId{g, group_generation_[g]};
     }
     groups_.push_back(std::move(field));
     group_unit_.push_back(static_cast<std::uint8_t>(unit_size));
     group_class_.push_back(movement_class);
     group_members_.push_back(0);
-    return static_cast<GroupId>(groups_.size() - 1);
+    group_generation_.push_back(0);
+    return GroupId{static_cast<std::uint32_t>(groups_.size() - 1), 0};
 }
 
 // Line of sight may overrule a flat field built on the terrain itself, or for units of size s on
@@ -107,31 +113,31 @@ bool Crowd::sees_along(const FlowField& field, int unit_size) {
 }
 
 int Crowd::unit_size(GroupId group) const noexcept {
-    return has_group(group) ? group_unit_[group] : 0;
+    return has_group(group) ? group_unit_[group.index] : 0;
 }
 
 std::uint8_t Crowd::movement_class(GroupId group) const noexcept {
-    return has_group(group) ? group_class_[group] : 0;
+    return has_group(group) ? group_class_[group.index] : 0;
 }
 
 Result<void> Crowd::set_group_movement_class(GroupId group, std::uint8_t movement_class) {
-    if (!has_group(group)) return Error{ErrorCode::not_found, "unknown group " + std::to_string(group)};
+    if (!has_group(group)) return unknown_group(group);
     for (std::size_t e = 0; e < live_; ++e) {
         const std::uint8_t own = movement_class_[a_.slot[e]];
-        if (a_.group[e] == group && own != movement_class) {
+        if (a_.group[e] == group.index && own != movement_class) {
             return Error{ErrorCode::invalid_argument,
-                         "group " + std::to_string(group) + " cannot become movement class " +
+                         "group " + std::to_string(group.index) + " cannot become movement class " +
                              std::to_string(movement_class) + ": agent " + std::to_string(a_.slot[e]) +
                              " in it is of movement class " + std::to_string(own)};
         }
     }
-    group_class_[group] = movement_class;
+    group_class_[group.index] = movement_class;
     return {};
 }
 
 // An agent of `movement_class` may be in `group` only when the classes agree: the group's field
 // was planned for its class's costs and size, and another class would walk where it cannot.
-Result<void> Crowd::check_class(GroupId group, std::uint8_t movement_class, const char* what) const {
+Result<void> Crowd::check_class(std::uint32_t group, std::uint8_t movement_class, const char* what) const {
     if (group_class_[group] == movement_class) return {};
     return Error{ErrorCode::invalid_argument,
                  std::string(what) + " of movement class " + std::to_string(movement_class) + " cannot join group " +
@@ -139,34 +145,36 @@ Result<void> Crowd::check_class(GroupId group, std::uint8_t movement_class, cons
 }
 
 bool Crowd::has_group(GroupId group) const noexcept {
-    return group < groups_.size() && static_cast<bool>(groups_[group]);
+    return group.index < groups_.size() && static_cast<bool>(groups_[group.index]) &&
+           group_generation_[group.index] == group.generation;
 }
 
 std::size_t Crowd::group_size(GroupId group) const noexcept {
-    return has_group(group) ? group_members_[group] : 0;
+    return has_group(group) ? group_members_[group.index] : 0;
 }
 
 Result<void> Crowd::remove_group(GroupId group) {
-    if (!has_group(group)) return Error{ErrorCode::not_found, "unknown group " + std::to_string(group)};
-    if (group_members_[group] > 0) {
-        return Error{"group " + std::to_string(group) + " still has " + std::to_string(group_members_[group]) +
-                     " agents"};
+    if (!has_group(group)) return unknown_group(group);
+    if (group_members_[group.index] > 0) {
+        return Error{"group " + std::to_string(group.index) + " still has " +
+                     std::to_string(group_members_[group.index]) + " agents"};
     }
-    groups_[group] = GroupField{};
-    free_groups_.push_back(group);
+    groups_[group.index] = GroupField{};
+    ++group_generation_[group.index];  // its id is stale from now on
+    free_groups_.push_back(group.index);
     return {};
 }
 
 Result<void> Crowd::set_agent_group(AgentId id, GroupId group) {
     if (!valid(id)) return Error{ErrorCode::not_found, "agent " + std::to_string(id.index) + " is not a live agent"};
-    if (!has_group(group)) return Error{ErrorCode::not_found, "unknown group " + std::to_string(group)};
+    if (!has_group(group)) return unknown_group(group);
     const std::string agent = "agent " + std::to_string(id.index);
-    if (auto r = check_class(group, movement_class_[id.index], agent.c_str()); !r) return r;
+    if (auto r = check_class(group.index, movement_class_[id.index], agent.c_str()); !r) return r;
     const std::size_t e = index_[id.index];
-    if (a_.group[e] == group) return {};
+    if (a_.group[e] == group.index) return {};
     --group_members_[a_.group[e]];
-    ++group_members_[group];
-    a_.group[e] = group;
+    ++group_members_[group.index];
+    a_.group[e] = group.index;
     a_.state[e] = static_cast<std::uint8_t>(AgentState::moving);
     a_.progress_ref[e] = std::numeric_limits<float>::infinity();
     a_.progress_clock[e] = 0.0f;
@@ -179,25 +187,26 @@ Result<void> Crowd::set_agent_group(AgentId id, GroupId group) {
 
 Result<void> Crowd::set_agent_group(AgentId id, GroupId group, const AgentParams& params) {
     if (!valid(id)) return Error{ErrorCode::not_found, "agent " + std::to_string(id.index) + " is not a live agent"};
-    if (!has_group(group)) return Error{ErrorCode::not_found, "unknown group " + std::to_string(group)};
+    if (!has_group(group)) return unknown_group(group);
     if (auto r = check_agent_params(params); !r) return r;
     const std::string agent = "agent " + std::to_string(id.index);
-    if (auto r = check_class(group, params.movement_class, agent.c_str()); !r) return r;
+    if (auto r = check_class(group.index, params.movement_class, agent.c_str()); !r) return r;
     movement_class_[id.index] = params.movement_class;  // first: set_agent_group checks it
     if (auto r = set_agent_group(id, group); !r) return r;
     return set_agent_params(id, params);
 }
 
 GroupId Crowd::group(AgentId id) const {
-    return a_.group[index_of(id)];
+    const std::uint32_t g = a_.group[index_of(id)];
+    return GroupId{g, group_generation_[g]};
 }
 
 Result<void> Crowd::set_group_field(GroupId group, std::shared_ptr<const FlowField> field) {
     if (!field || field->width() != cost_->width() || field->height() != cost_->height()) {
         return Error{"group field must be built on the crowd's map"};
     }
-    if (!has_group(group)) return Error{ErrorCode::not_found, "unknown group " + std::to_string(group)};
-    const bool sight = sees_along(*field, group_unit_[group]);
+    if (!has_group(group)) return unknown_group(group);
+    const bool sight = sees_along(*field, group_unit_[group.index]);
     return set_group_field_to(group, GroupField{FieldView(std::move(field)), sight, {}, {}, false});
 }
 
@@ -216,42 +225,44 @@ Result<void> Crowd::set_group_field(GroupId group, FieldView view) {
 }
 
 Result<void> Crowd::set_group_steering(GroupId group, std::shared_ptr<const FlowField> steer) {
-    if (!has_group(group)) return Error{ErrorCode::not_found, "unknown group " + std::to_string(group)};
-    if (!groups_[group].field.flat()) return Error{"group " + std::to_string(group) + " follows a hierarchical plan"};
+    if (!has_group(group)) return unknown_group(group);
+    if (!groups_[group.index].field.flat()) {
+        return Error{"group " + std::to_string(group.index) + " follows a hierarchical plan"};
+    }
     if (steer &&
         (steer->width() != cost_->width() || steer->height() != cost_->height() || steer->kind() != FieldKind::goal)) {
         return Error{"a steering field must be a goal field built on the crowd's map"};
     }
-    groups_[group].steer = FieldView(std::move(steer));
+    groups_[group.index].steer = FieldView(std::move(steer));
     // The members look ahead again along the new field's path (their progress windows go on).
     for (std::size_t e = 0; e < live_; ++e) {
-        if (a_.group[e] == group) a_.sight_from[e] = detail::kNoCell;
+        if (a_.group[e] == group.index) a_.sight_from[e] = detail::kNoCell;
     }
     return {};
 }
 
 std::shared_ptr<const FlowField> Crowd::group_steering(GroupId group) const {
-    return has_group(group) ? groups_[group].steer.flat() : nullptr;
+    return has_group(group) ? groups_[group.index].steer.flat() : nullptr;
 }
 
 Result<void> Crowd::set_group_exit(GroupId group, bool exit, bool remove) {
-    if (!has_group(group)) return Error{ErrorCode::not_found, "unknown group " + std::to_string(group)};
-    if (exit && groups_[group].field.kind() != FieldKind::goal) {
-        return Error{"group " + std::to_string(group) + " flees: its field has no goals to leave by"};
+    if (!has_group(group)) return unknown_group(group);
+    if (exit && groups_[group.index].field.kind() != FieldKind::goal) {
+        return Error{"group " + std::to_string(group.index) + " flees: its field has no goals to leave by"};
     }
-    groups_[group].exit = exit;
-    groups_[group].exit_keeps = exit && !remove;
+    groups_[group.index].exit = exit;
+    groups_[group.index].exit_keeps = exit && !remove;
     regions_stale_ = true;
     return {};
 }
 
 ArrivalRegion Crowd::arrival_region(GroupId group) const {
     ArrivalRegion out;
-    if (!has_group(group) || !regions_->active(group)) return out;
+    if (!has_group(group) || !regions_->active(group.index)) return out;
     out.active = true;
-    out.radius = regions_->radius(group);
-    out.cells = regions_->cells(group);
-    const std::uint32_t a = regions_->anchor(group);
+    out.radius = regions_->radius(group.index);
+    out.cells = regions_->cells(group.index);
+    const std::uint32_t a = regions_->anchor(group.index);
     if (a != detail::ArrivalRegions::kNoAnchor) {
         const auto w = static_cast<std::uint32_t>(cost_->width());
         out.anchor = {static_cast<int>(a % w), static_cast<int>(a / w)};
@@ -260,19 +271,19 @@ ArrivalRegion Crowd::arrival_region(GroupId group) const {
 }
 
 bool Crowd::in_arrival_region(GroupId group, int x, int y) const noexcept {
-    return regions_->allows(group, x, y);
+    return !has_group(group) || regions_->allows(group.index, x, y);
 }
 
 bool Crowd::group_exit(GroupId group) const noexcept {
-    return has_group(group) && groups_[group].exit;
+    return has_group(group) && groups_[group.index].exit;
 }
 
 Result<void> Crowd::set_group_field_to(GroupId group, GroupField field) {
-    if (!has_group(group)) return Error{ErrorCode::not_found, "unknown group " + std::to_string(group)};
+    if (!has_group(group)) return unknown_group(group);
     field.goals = goal_cells(field);
-    field.exit = groups_[group].exit;
+    field.exit = groups_[group.index].exit;
     regions_stale_ = true;
-    groups_[group] = std::move(field);
+    groups_[group.index] = std::move(field);
     restart_stuck_windows(group);
     return {};
 }
@@ -280,7 +291,7 @@ Result<void> Crowd::set_group_field_to(GroupId group, GroupField field) {
 // Progress toward the old goal means nothing now: restart every member's stuck window.
 void Crowd::restart_stuck_windows(GroupId group) {
     for (std::size_t e = 0; e < live_; ++e) {
-        if (a_.group[e] == group) {
+        if (a_.group[e] == group.index) {
             a_.progress_ref[e] = std::numeric_limits<float>::infinity();
             a_.progress_clock[e] = 0.0f;
             a_.sidestep[e] = 0.0f;
