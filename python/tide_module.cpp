@@ -12,6 +12,7 @@
 #include <span>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "tide/crowd.hpp"
@@ -45,6 +46,15 @@ T take(tide::Result<T> r) {
 
 void check(const tide::Result<void>& r) {
     if (!r) raise(r.error());
+}
+
+// A group handle in Python: (index, generation), as an agent's.
+using GroupHandle = std::pair<std::uint32_t, std::uint32_t>;
+tide::GroupId group_id(const GroupHandle& g) {
+    return {g.first, g.second};
+}
+GroupHandle group_handle(tide::GroupId g) {
+    return {g.index, g.generation};
 }
 
 // Runs `work` (returning Result<void>) with the GIL released and raises its error once the GIL is
@@ -588,24 +598,33 @@ PYBIND11_MODULE(tide, m) {
             "add_group",
             [](tide::Crowd& c, std::shared_ptr<tide::FlowField> f, int unit_size, std::uint8_t movement_class) {
                 if (!f) raise(tide::Error{"field is None: add_group needs a tide.Field (build_field, build_flee)"});
-                return take(
-                    c.add_group(std::shared_ptr<const tide::FlowField>(std::move(f)), unit_size, movement_class));
+                return group_handle(
+                    take(c.add_group(std::shared_ptr<const tide::FlowField>(std::move(f)), unit_size, movement_class)));
             },
             py::arg("field"), py::arg("unit_size") = 1, py::arg("movement_class") = 0,
-            "Adds a group following `field`; only agents of its movement class may join it.")
-        .def("movement_class", &tide::Crowd::movement_class, py::arg("group"), "A group's movement class.")
+            "Adds a group following `field`; only agents of its movement class may join it. Returns the handle "
+            "(index, generation): a removed group's handle is refused (code 'not_found').")
+        .def(
+            "movement_class", [](const tide::Crowd& c, GroupHandle g) { return c.movement_class(group_id(g)); },
+            py::arg("group"), "A group's movement class (0 for an unknown group).")
         .def(
             "set_group_movement_class",
-            [](tide::Crowd& c, tide::GroupId g, std::uint8_t movement_class) {
-                check(c.set_group_movement_class(g, movement_class));
+            [](tide::Crowd& c, GroupHandle g, std::uint8_t movement_class) {
+                check(c.set_group_movement_class(group_id(g), movement_class));
             },
             py::arg("group"), py::arg("movement_class"),
             "Changes a group's movement class (refused while a member is of another class).")
-        .def("remove_group", [](tide::Crowd& c, tide::GroupId g) { check(c.remove_group(g)); })
+        .def(
+            "remove_group", [](tide::Crowd& c, GroupHandle g) { check(c.remove_group(group_id(g))); }, py::arg("group"),
+            "Removes an empty group; its handle is stale from then on.")
+        .def(
+            "has_group", [](const tide::Crowd& c, GroupHandle g) { return c.has_group(group_id(g)); }, py::arg("group"),
+            "True when the handle names a live group.")
         .def(
             "add_agent",
-            [](tide::Crowd& c, float x, float y, tide::GroupId group, py::object radius, py::object max_speed,
+            [](tide::Crowd& c, float x, float y, GroupHandle g, py::object radius, py::object max_speed,
                std::uint64_t tag, std::uint8_t movement_class) {
+                const tide::GroupId group = group_id(g);
                 tide::AgentParams p = c.default_agent_params();
                 if (!radius.is_none()) p.radius = radius.cast<float>();
                 if (!max_speed.is_none()) p.max_speed = max_speed.cast<float>();

@@ -102,8 +102,14 @@ struct AgentId {
     friend bool operator==(const AgentId&, const AgentId&) = default;
 };
 
-/// A group of agents following one field (one goal or goal set).
-using GroupId = std::uint32_t;
+/// A handle to a group of agents following one field (one goal or goal set): a slot and a
+/// generation, as AgentId, so the id of a removed group is refused (not_found) and never names the
+/// group that reuses its slot.
+struct GroupId {
+    std::uint32_t index = 0;
+    std::uint32_t generation = 0;
+    friend bool operator==(const GroupId&, const GroupId&) = default;
+};
 
 /// Settings of one agent (as DetourCrowd's dtCrowdAgentParams). Plain data; start from
 /// Crowd::default_agent_params() to get the crowd-wide defaults.
@@ -168,7 +174,8 @@ public:
     /// follows the field; its position is the centre of its size x size block). Only agents of the
     /// group's movement class join it (add_agent, set_agent_group refuse others): a field planned
     /// for one class is never followed by units of another. Errors: a field of another size than
-    /// the map, a bad unit size. Ids of removed groups are reused.
+    /// the map, a bad unit size. The slot of a removed group is reused with the next generation:
+    /// its old id stays refused.
     Result<GroupId> add_group(std::shared_ptr<const FlowField> field, int unit_size = 1,
                               std::uint8_t movement_class = 0);
     /// Adds a group following a hierarchical plan (sector fields; cells of sectors without one
@@ -179,7 +186,8 @@ public:
     /// Adds a group following a field or a plan, whichever `view` holds (FieldService::view()).
     /// Errors as above, and for an empty view.
     Result<GroupId> add_group(FieldView view, int unit_size = 1, std::uint8_t movement_class = 0);
-    /// Unit size of a group (0 for an unknown group).
+    /// Unit size of a group (0 for an unknown group). Unknown groups here and below: ids never
+    /// handed out, and ids of removed groups (stale, even once their slot holds a new group).
     int unit_size(GroupId group) const noexcept;
     /// Movement class of a group (0 for an unknown group: check has_group()).
     std::uint8_t movement_class(GroupId group) const noexcept;
@@ -201,7 +209,7 @@ public:
     GroupId group(AgentId id) const;
     /// Live agents in a group (0 for an unknown group).
     std::size_t group_size(GroupId group) const noexcept;
-    /// True when `group` names a live group.
+    /// True when `group` names a live group (false for a stale id, as valid() for agents).
     bool has_group(GroupId group) const noexcept;
     /// Replaces a group's field (goal moved, terrain edited); takes effect at the next step. The
     /// members' stuck windows restart (progress is measured against the new field).
@@ -364,6 +372,7 @@ private:
     void sort_agents(JobSystem& jobs);
     Result<void> check_position(Vec2 p) const;
     Result<void> check_agent_params(const AgentParams& params) const;
+    static Error unknown_group(GroupId group);
     std::size_t index_of(AgentId id) const;
 
     /// What a group follows: exactly one of the two is set for a live group, neither for a removed one.
@@ -379,7 +388,7 @@ private:
     static std::vector<std::uint32_t> goal_cells(const GroupField& f);
     void refresh_regions();
     Result<GroupId> add_group_field(GroupField field, int unit_size, std::uint8_t movement_class);
-    Result<void> check_class(GroupId group, std::uint8_t movement_class, const char* what) const;
+    Result<void> check_class(std::uint32_t group, std::uint8_t movement_class, const char* what) const;
     Result<void> set_group_field_to(GroupId group, GroupField field);
     void restart_stuck_windows(GroupId group);
     bool sees_along(const FlowField& field, int unit_size);
@@ -397,7 +406,8 @@ private:
     std::vector<std::uint8_t> group_unit_;   // unit size of each group
     std::vector<std::uint8_t> group_class_;  // movement class of each group
     std::vector<std::size_t> group_members_;
-    std::vector<GroupId> free_groups_;
+    std::vector<std::uint32_t> group_generation_;  // by group slot (GroupId::index): bumped on removal
+    std::vector<std::uint32_t> free_groups_;
     // By slot (AgentId::index): liveness, generation, and where the agent sits in a_.
     std::pmr::vector<std::uint32_t> generation_, index_, free_;
     std::pmr::vector<std::uint8_t> alive_;

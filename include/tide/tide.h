@@ -240,8 +240,12 @@ typedef struct tide_jobs {
 
 /** Agents steering along flow fields, in groups (one field per group). */
 typedef struct tide_crowd tide_crowd;
-/** A group id. */
-typedef uint32_t tide_group;
+/** A group handle: a slot and a generation, as tide_agent, so the handle of a removed group is
+    refused (TIDE_ERROR_NOT_FOUND) and never names the group that reuses its slot. */
+typedef struct tide_group {
+    uint32_t index;
+    uint32_t generation;
+} tide_group;
 /** An agent handle: a slot and a generation, so a stale handle is refused (TIDE_ERROR_NOT_FOUND). */
 typedef struct tide_agent {
     uint32_t index;
@@ -299,7 +303,7 @@ TIDE_API tide_status tide_crowd_get_group_movement_class(const tide_crowd* crowd
 TIDE_API tide_status tide_crowd_set_group_movement_class(tide_crowd* crowd, tide_group group, uint8_t movement_class);
 /** Points a group at a new field from the next step. */
 TIDE_API tide_status tide_crowd_set_group_field(tide_crowd* crowd, tide_group group, const tide_field* field);
-/** Removes an empty group (its id may be reused). */
+/** Removes an empty group (its handle is stale from now on; a new group may reuse its slot). */
 TIDE_API tide_status tide_crowd_remove_group(tide_crowd* crowd, tide_group group);
 /** Adds an agent (params NULL: the defaults); its handle in *out (NULL: refused, the handle would be
     lost). Errors: off the map, on a wall, unknown group, bad params. */

@@ -384,7 +384,7 @@ private:
     std::uint64_t terrain_version_ = 0;
     std::unique_ptr<FieldService> service_;  // plans every group: fields, or plans on big maps
     std::optional<CellRect> spawn_area_;     // where Spawn without an area puts units on this map
-    std::vector<Group*> plan_of_;            // scratch of route_units(): crowd group -> group
+    std::vector<Group*> plan_of_;            // scratch of route_units(): crowd group slot -> group
     std::vector<std::vector<Cell>> starts_;  // scratch of route_units(): cells to route, per crowd group
     std::unique_ptr<Crowd> crowd_;
     std::vector<AgentId> agents_;

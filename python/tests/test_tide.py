@@ -272,6 +272,28 @@ def test_crowd_groups_take_only_agents_of_their_movement_class():
     assert crowd.states() == ["arrived", "arrived"]
 
 
+
+def test_a_removed_groups_handle_is_refused_once_its_slot_is_reused():
+    m = tide.Map(np.ones((6, 20), dtype=np.uint8))
+    f = tide.build_field(m, [(18, 3)])
+    crowd = tide.Crowd(m)
+    old = crowd.add_group(f, movement_class=2)
+    crowd.remove_group(old)
+    new = crowd.add_group(f)
+    assert new[0] == old[0] and new != old  # the slot again, under a new generation
+    assert crowd.has_group(new) and not crowd.has_group(old)
+    for call in (
+        lambda: crowd.add_agent(1.5, 1.5, old),
+        lambda: crowd.set_group_movement_class(old, 3),
+        lambda: crowd.remove_group(old),
+    ):
+        with pytest.raises(tide.Error) as e:
+            call()
+        assert e.value.code == "not_found"
+    assert crowd.movement_class(old) == 0 and crowd.movement_class(new) == 0
+    crowd.add_agent(1.5, 1.5, new)
+    assert len(crowd) == 1
+
 # Issue 43: bad arguments raise tide.Error and never crash the interpreter. Each case runs in a
 # child interpreter, so a crash fails its case (with the signal) instead of killing the runner.
 BAD_CALLS = {

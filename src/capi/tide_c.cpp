@@ -61,7 +61,7 @@ static_assert(static_cast<int>(tide::AgentState::moving) == TIDE_AGENT_MOVING &&
                   static_cast<int>(tide::AgentState::queued) == TIDE_AGENT_QUEUED,
               "tide.h's agent states are tide::AgentState's values");
 static_assert(sizeof(tide_vec2) == sizeof(tide::Vec2) && sizeof(tide_agent) == sizeof(tide::AgentId) &&
-                  sizeof(tide_cell) == sizeof(tide::Cell),
+                  sizeof(tide_group) == sizeof(tide::GroupId) && sizeof(tide_cell) == sizeof(tide::Cell),
               "plain values share their layout with the C++ types");
 
 thread_local std::string g_last_error;
@@ -135,6 +135,19 @@ tide::AgentId agent_id(tide_agent a) {
 tide_status stale(tide_agent a) {
     return fail(TIDE_ERROR_NOT_FOUND, "agent " + std::to_string(a.index) + " (generation " +
                                           std::to_string(a.generation) + ") is not a live agent");
+}
+
+tide::GroupId group_id(tide_group g) {
+    return {g.index, g.generation};
+}
+
+tide_group to_c(tide::GroupId g) {
+    return {g.index, g.generation};
+}
+
+tide_status stale(tide_group g) {
+    return fail(TIDE_ERROR_NOT_FOUND, "group " + std::to_string(g.index) + " (generation " +
+                                          std::to_string(g.generation) + ") is not a live group");
 }
 
 tide::AgentParams to_cpp(const tide_agent_params& p) {
@@ -648,7 +661,7 @@ tide_status tide_crowd_add_group(tide_crowd* crowd, const tide_field* field, int
         if (!out) return fail_null("out");  // the group id would be lost
         auto g = crowd->crowd.add_group(field->field, unit_size);
         if (!g) return fail(g.error());
-        *out = *g;
+        *out = to_c(*g);
         return TIDE_OK;
     });
 }
@@ -663,7 +676,7 @@ tide_status tide_crowd_add_group_of_class(tide_crowd* crowd, const tide_field* f
         if (!out) return fail_null("out");  // the group id would be lost
         auto g = crowd->crowd.add_group(field->field, unit_size, movement_class);
         if (!g) return fail(g.error());
-        *out = *g;
+        *out = to_c(*g);
         return TIDE_OK;
     });
 }
@@ -673,10 +686,8 @@ tide_status tide_crowd_get_group_movement_class(const tide_crowd* crowd, tide_gr
         if (!crowd) return fail_null("crowd");
         if (!live(crowd, Kind::crowd)) return fail_dead("crowd");
         if (!out) return fail_null("out");
-        if (!crowd->crowd.has_group(group)) {
-            return fail(tide::Error{tide::ErrorCode::not_found, "unknown group " + std::to_string(group)});
-        }
-        *out = crowd->crowd.movement_class(group);
+        if (!crowd->crowd.has_group(group_id(group))) return stale(group);
+        *out = crowd->crowd.movement_class(group_id(group));
         return TIDE_OK;
     });
 }
@@ -685,7 +696,7 @@ tide_status tide_crowd_set_group_movement_class(tide_crowd* crowd, tide_group gr
     return guarded([&] {
         if (!crowd) return fail_null("crowd");
         if (!live(crowd, Kind::crowd)) return fail_dead("crowd");
-        if (auto r = crowd->crowd.set_group_movement_class(group, movement_class); !r) return fail(r.error());
+        if (auto r = crowd->crowd.set_group_movement_class(group_id(group), movement_class); !r) return fail(r.error());
         return TIDE_OK;
     });
 }
@@ -696,7 +707,7 @@ tide_status tide_crowd_set_group_field(tide_crowd* crowd, tide_group group, cons
         if (!live(crowd, Kind::crowd)) return fail_dead("crowd");
         if (!field) return fail_null("field");
         if (!live(field, Kind::field)) return fail_dead("field");
-        if (auto r = crowd->crowd.set_group_field(group, field->field); !r) return fail(r.error());
+        if (auto r = crowd->crowd.set_group_field(group_id(group), field->field); !r) return fail(r.error());
         return TIDE_OK;
     });
 }
@@ -705,7 +716,7 @@ tide_status tide_crowd_remove_group(tide_crowd* crowd, tide_group group) {
     return guarded([&] {
         if (!crowd) return fail_null("crowd");
         if (!live(crowd, Kind::crowd)) return fail_dead("crowd");
-        if (auto r = crowd->crowd.remove_group(group); !r) return fail(r.error());
+        if (auto r = crowd->crowd.remove_group(group_id(group)); !r) return fail(r.error());
         return TIDE_OK;
     });
 }
@@ -717,7 +728,7 @@ tide_status tide_crowd_add_agent(tide_crowd* crowd, tide_vec2 position, tide_gro
         if (!live(crowd, Kind::crowd)) return fail_dead("crowd");
         if (!out) return fail_null("out");  // the agent's handle would be lost
         const tide::AgentParams p = params ? to_cpp(*params) : crowd->crowd.default_agent_params();
-        auto id = crowd->crowd.add_agent({position.x, position.y}, group, p);
+        auto id = crowd->crowd.add_agent({position.x, position.y}, group_id(group), p);
         if (!id) return fail(id.error());
         *out = tide_agent{id->index, id->generation};
         return TIDE_OK;
@@ -758,7 +769,7 @@ tide_status tide_crowd_set_agent_group(tide_crowd* crowd, tide_agent agent, tide
     return guarded([&] {
         if (!crowd) return fail_null("crowd");
         if (!live(crowd, Kind::crowd)) return fail_dead("crowd");
-        if (auto r = crowd->crowd.set_agent_group(agent_id(agent), group); !r) return fail(r.error());
+        if (auto r = crowd->crowd.set_agent_group(agent_id(agent), group_id(group)); !r) return fail(r.error());
         return TIDE_OK;
     });
 }
@@ -769,7 +780,8 @@ tide_status tide_crowd_set_agent_group_and_params(tide_crowd* crowd, tide_agent 
         if (!crowd) return fail_null("crowd");
         if (!live(crowd, Kind::crowd)) return fail_dead("crowd");
         if (!params) return fail_null("params");
-        if (auto r = crowd->crowd.set_agent_group(agent_id(agent), group, to_cpp(*params)); !r) return fail(r.error());
+        if (auto r = crowd->crowd.set_agent_group(agent_id(agent), group_id(group), to_cpp(*params)); !r)
+            return fail(r.error());
         return TIDE_OK;
     });
 }

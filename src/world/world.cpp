@@ -209,15 +209,16 @@ double World::route_units(const Group* only) {
     plan_of_.clear();
     for (const auto& g : groups_) {
         if (!g->applied.routes() || g->crowd_group == kNoCrowdGroup || (only && g.get() != only)) continue;
-        if (plan_of_.size() <= g->crowd_group) plan_of_.resize(g->crowd_group + 1, nullptr);
-        plan_of_[g->crowd_group] = g.get();
+        const std::uint32_t slot = g->crowd_group.index;
+        if (plan_of_.size() <= slot) plan_of_.resize(slot + 1, nullptr);
+        plan_of_[slot] = g.get();
     }
     if (plan_of_.empty()) return 0.0;
     if (starts_.size() < plan_of_.size()) starts_.resize(plan_of_.size());
     for (auto& v : starts_) v.clear();
     const int w = terrain_->width(), h = terrain_->height();
     for (const AgentId id : agents_) {
-        const GroupId cg = crowd_->group(id);
+        const std::uint32_t cg = crowd_->group(id).index;  // a live group: the slot names it
         if (cg >= plan_of_.size() || !plan_of_[cg]) continue;
         const Group& g = *plan_of_[cg];
         // The unit's top-left cell follows the field (as in the crowd step).

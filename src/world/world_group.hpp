@@ -11,7 +11,7 @@
 namespace tide::world_detail {
 
 using Clock = std::chrono::steady_clock;
-inline constexpr GroupId kNoCrowdGroup = 0xFFFFFFFFu;
+inline constexpr GroupId kNoCrowdGroup{0xFFFFFFFFu, 0xFFFFFFFFu};  // no crowd group yet
 
 inline double ms_between(Clock::time_point a, Clock::time_point b) {
     return std::chrono::duration<double, std::milli>(b - a).count();

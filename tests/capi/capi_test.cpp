@@ -139,7 +139,7 @@ TEST(CApi, ACrowdRunsOnTheHostsJobsAndChecksHandles) {
     tide_crowd* crowd = nullptr;
     EXPECT_EQ(tide_crowd_create(map, &bad, &crowd), TIDE_ERROR_INVALID_ARGUMENT);
     ASSERT_EQ(tide_crowd_create(map, nullptr, &crowd), TIDE_OK);
-    tide_group g = 0;
+    tide_group g{};
     ASSERT_EQ(tide_crowd_add_group(crowd, field, 1, &g), TIDE_OK);
     tide_field_destroy(field);  // the group keeps its reference
     tide_agent lost{};
@@ -153,7 +153,8 @@ TEST(CApi, ACrowdRunsOnTheHostsJobsAndChecksHandles) {
     EXPECT_EQ(tide_crowd_add_group_of_class(crowd, again, 1, 0, nullptr), TIDE_ERROR_INVALID_ARGUMENT);
     tide_field_destroy(again);
     EXPECT_EQ(tide_crowd_add_agent(crowd, {25.0f, 1.0f}, g, nullptr, &lost), TIDE_ERROR_OFF_MAP);
-    EXPECT_EQ(tide_crowd_add_agent(crowd, {1.5f, 1.5f}, g + 7, nullptr, &lost), TIDE_ERROR_NOT_FOUND);
+    EXPECT_EQ(tide_crowd_add_agent(crowd, {1.5f, 1.5f}, tide_group{g.index + 7, 0}, nullptr, &lost),
+              TIDE_ERROR_NOT_FOUND);
     tide_agent_params p = tide_crowd_default_agent_params(crowd);
     p.radius = 9.0f;
     EXPECT_EQ(tide_crowd_add_agent(crowd, {1.5f, 1.5f}, g, &p, &lost), TIDE_ERROR_INVALID_ARGUMENT);
@@ -209,7 +210,7 @@ TEST(CApi, UnitsWaitingAtADoorReadAsQueued) {
     ASSERT_EQ(tide_map_create(32, 21, costs.data(), &map), TIDE_OK);
     tide_field* field = nullptr;
     tide_crowd* crowd = nullptr;
-    tide_group g = 0;
+    tide_group g{};
     ASSERT_NO_FATAL_FAILURE(crowd_toward(map, {28, 10}, &crowd, &g, &field));
     tide_field_destroy(field);
     for (int i = 0; i < 150; ++i) {
@@ -243,7 +244,7 @@ TEST(CApi, AnAgentJoinsOnlyAGroupOfItsMovementClass) {
     ASSERT_EQ(tide_field_build(map, &goal, 1, nullptr, &field), TIDE_OK);
     tide_crowd* crowd = nullptr;
     ASSERT_EQ(tide_crowd_create(map, nullptr, &crowd), TIDE_OK);
-    tide_group foot = 0, boats = 0;
+    tide_group foot{}, boats{};
     ASSERT_EQ(tide_crowd_add_group(crowd, field, 1, &foot), TIDE_OK);
     ASSERT_EQ(tide_crowd_add_group_of_class(crowd, field, 1, 2, &boats), TIDE_OK);
     tide_field_destroy(field);
@@ -252,7 +253,7 @@ TEST(CApi, AnAgentJoinsOnlyAGroupOfItsMovementClass) {
     EXPECT_EQ(c, 2);
     ASSERT_EQ(tide_crowd_get_group_movement_class(crowd, foot, &c), TIDE_OK);
     EXPECT_EQ(c, 0);
-    EXPECT_EQ(tide_crowd_get_group_movement_class(crowd, boats + 5, &c), TIDE_ERROR_NOT_FOUND);
+    EXPECT_EQ(tide_crowd_get_group_movement_class(crowd, tide_group{boats.index + 5, 0}, &c), TIDE_ERROR_NOT_FOUND);
 
     tide_agent_params boat = tide_crowd_default_agent_params(crowd);
     boat.movement_class = 2;
@@ -284,6 +285,45 @@ TEST(CApi, AnAgentJoinsOnlyAGroupOfItsMovementClass) {
     tide_map_destroy(map);
 }
 
+// Group handles carry a generation, as agent handles do: a removed group's handle is refused
+// (TIDE_ERROR_NOT_FOUND) once a new group reuses its slot, and never reaches that group.
+TEST(CApi, AStaleGroupHandleIsRefusedAfterItsSlotIsReused) {
+    tide_map* map = nullptr;
+    ASSERT_EQ(tide_map_create(20, 6, nullptr, &map), TIDE_OK);
+    const tide_cell goal{18, 3};
+    tide_field* field = nullptr;
+    ASSERT_EQ(tide_field_build(map, &goal, 1, nullptr, &field), TIDE_OK);
+    tide_crowd* crowd = nullptr;
+    ASSERT_EQ(tide_crowd_create(map, nullptr, &crowd), TIDE_OK);
+    tide_group old{}, fresh{};
+    ASSERT_EQ(tide_crowd_add_group_of_class(crowd, field, 1, 2, &old), TIDE_OK);
+    ASSERT_EQ(tide_crowd_remove_group(crowd, old), TIDE_OK);
+    ASSERT_EQ(tide_crowd_add_group(crowd, field, 1, &fresh), TIDE_OK);
+    EXPECT_EQ(fresh.index, old.index) << "the free slot is reused";
+    EXPECT_NE(fresh.generation, old.generation);
+
+    uint8_t c = 9;
+    EXPECT_EQ(tide_crowd_get_group_movement_class(crowd, old, &c), TIDE_ERROR_NOT_FOUND);
+    EXPECT_NE(std::string(tide_last_error()).find("generation"), std::string::npos) << tide_last_error();
+    EXPECT_EQ(c, 9) << "nothing written";
+    EXPECT_EQ(tide_crowd_set_group_movement_class(crowd, old, 3), TIDE_ERROR_NOT_FOUND);
+    EXPECT_EQ(tide_crowd_set_group_field(crowd, old, field), TIDE_ERROR_NOT_FOUND);
+    tide_agent a{};
+    EXPECT_EQ(tide_crowd_add_agent(crowd, {1.5f, 1.5f}, old, nullptr, &a), TIDE_ERROR_NOT_FOUND);
+    ASSERT_EQ(tide_crowd_add_agent(crowd, {1.5f, 1.5f}, fresh, nullptr, &a), TIDE_OK);
+    EXPECT_EQ(tide_crowd_set_agent_group(crowd, a, old), TIDE_ERROR_NOT_FOUND);
+    tide_agent_params p = tide_crowd_default_agent_params(crowd);
+    EXPECT_EQ(tide_crowd_set_agent_group_and_params(crowd, a, old, &p), TIDE_ERROR_NOT_FOUND);
+    EXPECT_EQ(tide_crowd_remove_group(crowd, old), TIDE_ERROR_NOT_FOUND);
+    // The group in the slot is untouched.
+    ASSERT_EQ(tide_crowd_get_group_movement_class(crowd, fresh, &c), TIDE_OK);
+    EXPECT_EQ(c, 0);
+    EXPECT_EQ(tide_crowd_remove_group(crowd, fresh), TIDE_ERROR_INVALID_ARGUMENT) << "it still has its agent";
+    tide_field_destroy(field);
+    tide_crowd_destroy(crowd);
+    tide_map_destroy(map);
+}
+
 // Issue 43: destroyed handles are refused, not used after free (SIGSEGV before; ASan reported a
 // heap-use-after-free when a crowd outlived its map), and the order of the destroys is free.
 TEST(CApi, DestroyedHandlesAreRefusedAndACrowdKeepsItsMapAlive) {
@@ -292,7 +332,7 @@ TEST(CApi, DestroyedHandlesAreRefusedAndACrowdKeepsItsMapAlive) {
     const tide_cell goal{18, 5};
     tide_field* field = nullptr;
     tide_crowd* crowd = nullptr;
-    tide_group g = 0;
+    tide_group g{};
     ASSERT_NO_FATAL_FAILURE(crowd_toward(map, goal, &crowd, &g, &field));
     tide_agent a{};
     ASSERT_EQ(tide_crowd_add_agent(crowd, {1.5f, 5.5f}, g, nullptr, &a), TIDE_OK);
@@ -301,7 +341,7 @@ TEST(CApi, DestroyedHandlesAreRefusedAndACrowdKeepsItsMapAlive) {
     tide_field_destroy(field);  // twice: nothing happens
     EXPECT_EQ(tide_field_width(field), 0);
     EXPECT_EQ(tide_field_integration(field), nullptr);
-    tide_group g2 = 0;
+    tide_group g2{};
     EXPECT_EQ(tide_crowd_add_group(crowd, field, 1, &g2), TIDE_ERROR_INVALID_ARGUMENT);
     EXPECT_NE(std::string(tide_last_error()).find("not a live tide_field"), std::string::npos) << tide_last_error();
 

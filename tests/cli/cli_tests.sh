@@ -518,7 +518,7 @@ sim_wall_safety)
   # kCornerCrowd): both re-recorded; with the corner aims off, the first is the one before (checked
   # by hand, 5d0b3b8a48ac3bc2).
   # 2026-12-03: the deep pass also bounds pairs of mates with a unit flagged stuck in them, checked
-  # where the contact passes left them (crowd.cpp, jammed_mates): the first re-recorded, the
+  # where the contact passes left them (contacts.cpp, jammed_mates): the first re-recorded, the
   # second (no bound) unchanged.
   # 2026-12-04: crowds that meet (issue 34: arrival regions, queued units, sleeping without the
   # mover tiles, acceleration in proportion to speed, units held up at a free anchor arrive, an

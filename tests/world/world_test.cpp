@@ -994,6 +994,63 @@ TEST(HierarchicalWorld, StepsAreBitIdenticalForAnyThreadCount) {
     EXPECT_EQ(run(serial), run(pool));
 }
 
+// The crowd group of a dropped world group is removed, and the next order's crowd group reuses its
+// slot under a new generation: the old id is refused, every unit follows the group it was ordered
+// into, and the world's routing (which indexes its plans by crowd group slot) still routes them.
+TEST(WorldOrders, CrowdGroupIdsStayTrueWhenTheirSlotsAreReused) {
+    for (const bool hier : {false, true}) {
+        SCOPED_TRACE(hier ? "hierarchical" : "flat");
+        SerialJobSystem jobs;
+        World world{jobs, hier ? hierarchical_config() : WorldConfig{}};
+        auto m = make_builtin_map("default");
+        ASSERT_TRUE(m.ok());
+        const CostField cost = m->cost;
+        ASSERT_TRUE(world.load("default", std::move(m->cost), m->goals, 120).ok());
+        ASSERT_EQ(world.hierarchical(), hier);
+        auto tick = [&](int n) {
+            for (int i = 0; i < n; ++i) ASSERT_TRUE(world.tick(1.0f / 60.0f).ok());
+        };
+        const Crowd& crowd = world.crowd();
+        const GroupId first = crowd.group(world.agents().front());
+        // Everyone to the west: a second crowd group; the first is removed once nobody follows it.
+        auto a = world.apply(Order{world.agents(), {{5, 5}}});
+        ASSERT_TRUE(a.ok()) << a.error().message;
+        world.finish_builds();
+        tick(3);
+        const GroupId second = crowd.group(world.agents().front());
+        EXPECT_NE(second.index, first.index);
+        EXPECT_FALSE(crowd.has_group(first));
+        // Everyone to the south-east: the third crowd group takes the first one's slot.
+        const Cell goal{60, 35};
+        auto b = world.apply(Order{world.agents(), {goal}});
+        ASSERT_TRUE(b.ok()) << b.error().message;
+        world.finish_builds();
+        tick(3);
+        const GroupId third = crowd.group(world.agents().front());
+        EXPECT_EQ(third.index, first.index) << "the free slot is reused";
+        EXPECT_NE(third.generation, first.generation);
+        EXPECT_FALSE(crowd.has_group(first));
+        EXPECT_FALSE(crowd.has_group(second));
+        EXPECT_TRUE(crowd.has_group(third));
+        EXPECT_EQ(crowd.group_size(first), 0u) << "the stale id does not read the new group";
+        EXPECT_EQ(crowd.group_size(third), world.agents().size());
+        for (const AgentId id : world.agents()) {
+            EXPECT_EQ(crowd.group(id), third);
+            EXPECT_EQ(world.group_of(id), b->group);
+        }
+        if (hier) {
+            EXPECT_EQ(crowd.group_field(third).plan(), world.plan(b->group));
+        } else {
+            EXPECT_EQ(crowd.group_field(third).flat(), world.field(b->group));
+        }
+        // ... and they head there.
+        const FlowField exact = build_flow_field(cost, std::vector<Cell>{goal}).value();
+        const double before = mean_cost_to_go(world, exact);
+        tick(120);
+        EXPECT_LT(mean_cost_to_go(world, exact), before - 3.0);
+    }
+}
+
 // A flee order: every unit runs from a danger placed in the middle of the pack, and the pack ends
 // well away from it.
 TEST_F(DefaultWorld, FleeOrderSendsTheUnitsAwayFromTheDanger) {
