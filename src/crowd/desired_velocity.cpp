@@ -71,20 +71,10 @@ bool AgentPhases<GroupField>::aim_by_sight(std::size_t k, const FieldSample& s, 
     const int fcx = s.fcx, fcy = s.fcy;
     const std::uint32_t fcell =
         static_cast<std::uint32_t>(fcy) * static_cast<std::uint32_t>(W) + static_cast<std::uint32_t>(fcx);
-    const std::uint32_t from = a_.sight_from[k], seen = a_.sight[k];
-    bool again = from != fcell;
-    if (again && from != detail::kNoCell && a_.sight[k] != detail::kNoCell) {
-        // Walking a clear line: look again only after kSightRecheck cells, or when the
-        // point seen is near (past it, the way bends), unless it is the goal.
-        const int mx = std::abs(static_cast<int>(from % static_cast<std::uint32_t>(W)) - fcx);
-        const int my = std::abs(static_cast<int>(from / static_cast<std::uint32_t>(W)) - fcy);
-        const int sx = std::abs(static_cast<int>(seen % static_cast<std::uint32_t>(W)) - fcx);
-        const int sy = std::abs(static_cast<int>(seen / static_cast<std::uint32_t>(W)) - fcy);
-        const bool goal = steer.direction(static_cast<int>(seen % static_cast<std::uint32_t>(W)),
-                                          static_cast<int>(seen / static_cast<std::uint32_t>(W))) == Direction::goal;
-        again =
-            std::max(mx, my) >= (goal ? kGoalSightRecheck : kSightRecheck) || (!goal && std::max(sx, sy) <= kSightNear);
-    }
+    // Walking a clear line: look again only after kSightRecheck cells, or when the point seen is
+    // near (past it, the way bends), unless it is the goal (detail::look_again, as tide::Steering).
+    const bool again =
+        detail::look_again(steer, static_cast<std::uint32_t>(W), a_.sight_from[k], a_.sight[k], fcell);
     if (again) {
         // A plan made on other costs than the terrain (sized, a class's) is read too.
         const HierarchicalField* const plan = steer.plan().get();
