@@ -73,8 +73,7 @@ bool AgentPhases<GroupField>::aim_by_sight(std::size_t k, const FieldSample& s, 
         static_cast<std::uint32_t>(fcy) * static_cast<std::uint32_t>(W) + static_cast<std::uint32_t>(fcx);
     // Walking a clear line: look again only after kSightRecheck cells, or when the point seen is
     // near (past it, the way bends), unless it is the goal (detail::look_again, as tide::Steering).
-    const bool again =
-        detail::look_again(steer, static_cast<std::uint32_t>(W), a_.sight_from[k], a_.sight[k], fcell);
+    const bool again = detail::look_again(steer, static_cast<std::uint32_t>(W), a_.sight_from[k], a_.sight[k], fcell);
     if (again) {
         // A plan made on other costs than the terrain (sized, a class's) is read too.
         const HierarchicalField* const plan = steer.plan().get();
