@@ -89,16 +89,7 @@ TIDE_ALWAYS_INLINE inline Vec2 FlowField::blend_on_map(Vec2 p) const {
         vx += weight[i] * u[i].x;
         vy += weight[i] * u[i].y;
     }
-    float len2 = vx * vx + vy * vy;
-    if (len2 < 1e-8f) {
-        const Vec2 own = vector(static_cast<int>(p.x), static_cast<int>(p.y));
-        vx = own.x;
-        vy = own.y;
-        len2 = vx * vx + vy * vy;
-        if (len2 == 0.0f) return {};
-    }
-    const float inv = 1.0f / std::sqrt(len2);
-    return {vx * inv, vy * inv};
+    return detail::normalised_or(vx, vy, [&] { return vector(static_cast<int>(p.x), static_cast<int>(p.y)); });
 }
 
 Vec2 FlowField::blend(Vec2 p) const {
@@ -126,11 +117,11 @@ Vec2 FlowField::sample(Vec2 p) const {
                   static_cast<unsigned>(at[-1] == w) << 4 | static_cast<unsigned>(up[-1] == w) << 5 |
                   static_cast<unsigned>(up[0] == w) << 6 | static_cast<unsigned>(up[1] == w) << 7;
     } else {
-        for (int k = 0; k < kDirectionCount; ++k) {
-            const int x = cx + kDirectionDx[k], y = cy + kDirectionDy[k];
-            if (!contains(x, y) || directions_[static_cast<std::size_t>(y) * width_ + x] == Direction::wall)
-                blocked |= 1u << k;
-        }
+        blocked = detail::neighbour_mask(
+            [this](int x, int y) {
+                return !contains(x, y) || directions_[static_cast<std::size_t>(y) * width_ + x] == Direction::wall;
+            },
+            cx, cy);
     }
     const Vec2 v = blend_on_map(p);
     // Away from walls and the map's edge every direction is safe for a step of one cell.

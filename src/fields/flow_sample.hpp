@@ -31,28 +31,6 @@ inline constexpr float kSafeReach = kSampleReach;
 /// is treated as touching it.
 inline constexpr float kVertexSlack = 1e-4f;
 
-/// True when the step from the point (lx, ly) of cell (cx, cy) (0 <= lx, ly < 1) along the unit
-/// vector v, over kSafeReach cells, enters no cell for which blocked(x, y) is true (walls and cells
-/// off the map) and passes no vertex with a blocked cell beside it. Cells are half-open: cell x
-/// covers [x, x + 1). The step crosses at most one column line and one row line (it is at most one
-/// cell long), so it visits the cell, one or both side cells and the diagonal one.
-template <class Blocked>
-TIDE_ALWAYS_INLINE inline bool step_clear(const Blocked& blocked, int cx, int cy, float lx, float ly, Vec2 v) {
-    const float ex = lx + v.x * kSafeReach, ey = ly + v.y * kSafeReach;
-    const int sx = ex >= 1.0f ? 1 : ex < 0.0f ? -1 : 0;
-    const int sy = ey >= 1.0f ? 1 : ey < 0.0f ? -1 : 0;
-    if (sx == 0 && sy == 0) return true;
-    if (sy == 0) return !blocked(cx + sx, cy);
-    if (sx == 0) return !blocked(cx, cy + sy);
-    if (blocked(cx + sx, cy + sy)) return false;
-    // Both lines crossed: through the side cell crossed first, or through the vertex.
-    const float tx = (sx > 0 ? 1.0f - lx : -lx) / v.x;
-    const float ty = (sy > 0 ? 1.0f - ly : -ly) / v.y;
-    if (tx < ty - kVertexSlack) return !blocked(cx + sx, cy);
-    if (ty < tx - kVertexSlack) return !blocked(cx, cy + sy);
-    return !blocked(cx + sx, cy) && !blocked(cx, cy + sy);
-}
-
 /// Bit of the neighbour at (dx, dy) (each -1..1) in a neighbour mask: bit k for move direction k
 /// (kDirectionDx/Dy), 0 for the cell itself.
 inline constexpr unsigned kNeighbourBit[9] = {1u << 5, 1u << 6, 1u << 7,   // dy = -1: north-west, north, north-east
@@ -63,8 +41,22 @@ TIDE_ALWAYS_INLINE inline unsigned neighbour_bit(int dx, int dy) {
     return kNeighbourBit[(dy + 1) * 3 + (dx + 1)];
 }
 
-/// step_clear() over a neighbour mask (bit k set: the neighbour in move direction k is blocked),
-/// with few branches: the cells the step reaches as a mask, tested at once.
+/// The neighbour mask of cell (cx, cy): bit k set when blocked(x, y) (a wall, or off the map) holds
+/// for its neighbour in move direction k.
+template <class Blocked>
+inline unsigned neighbour_mask(const Blocked& blocked, int cx, int cy) {
+    unsigned mask = 0;
+    for (int k = 0; k < kDirectionCount; ++k)
+        if (blocked(cx + kDirectionDx[k], cy + kDirectionDy[k])) mask |= 1u << k;
+    return mask;
+}
+
+/// True when the step from the point (lx, ly) of a cell (0 <= lx, ly < 1) along the unit vector v,
+/// over kSafeReach cells, enters none of the cell's neighbours set in `blocked` (a neighbour_mask())
+/// and passes no vertex with a blocked cell beside it. Cells are half-open: cell x covers
+/// [x, x + 1). The step crosses at most one column line and one row line (it is at most one cell
+/// long), so it visits the cell, one or both side cells and the diagonal one: those cells as a
+/// mask, tested at once, with few branches.
 TIDE_ALWAYS_INLINE inline bool step_clear_mask(unsigned blocked, float lx, float ly, Vec2 v) {
     const float ex = lx + v.x * kSafeReach, ey = ly + v.y * kSafeReach;
     const int sx = static_cast<int>(ex >= 1.0f) - static_cast<int>(ex < 0.0f);
@@ -81,7 +73,12 @@ TIDE_ALWAYS_INLINE inline bool step_clear_mask(unsigned blocked, float lx, float
     return (blocked & need) == 0;
 }
 
-/// make_wall_safe() over a neighbour mask (see step_clear_mask()).
+/// v (a unit vector) made wall-safe at the point (lx, ly) of a cell whose neighbour_mask() is
+/// `blocked`: v itself when its step is clear (step_clear_mask()), else the direction nearest v on
+/// the arc from v to `own` whose step is clear (a few halvings), else `own`. `own` must be a legal
+/// move of the cell (a move to a free cell, a diagonal only between two free cells): from anywhere
+/// in the cell its step stays in the cell, the target and (diagonally) the two side cells, so it is
+/// always clear.
 inline Vec2 make_wall_safe_mask(unsigned blocked, float lx, float ly, Vec2 v, Vec2 own) {
     if (step_clear_mask(blocked, lx, ly, v)) return v;
     Vec2 best = own;
@@ -106,34 +103,20 @@ inline Vec2 make_wall_safe_mask(unsigned blocked, float lx, float ly, Vec2 v, Ve
     return best;
 }
 
-/// v (a unit vector) made wall-safe at the point (lx, ly) of cell (cx, cy): v itself when its step
-/// is clear (step_clear), else the direction nearest v on the arc from v to `own` whose step is
-/// clear (a few halvings), else `own`. `own` must be a legal move of the cell (a move to a free
-/// cell, a diagonal only between two free cells): from anywhere in the cell its step stays in the
-/// cell, the target and (diagonally) the two side cells, so it is always clear.
-template <class Blocked>
-inline Vec2 make_wall_safe(const Blocked& blocked, int cx, int cy, float lx, float ly, Vec2 v, Vec2 own) {
-    if (step_clear(blocked, cx, cy, lx, ly, v)) return v;
-    Vec2 best = own;
-    float lo = 0.0f, hi = 1.0f;
-    for (int i = 0; i < 5; ++i) {
-        const float t = 0.5f * (lo + hi);
-        const float wx = v.x + t * (own.x - v.x), wy = v.y + t * (own.y - v.y);
-        const float len2 = wx * wx + wy * wy;
-        if (len2 < 1e-6f) {  // v and own opposite: the arc passes through zero here
-            lo = t;
-            continue;
-        }
-        const float inv = 1.0f / std::sqrt(len2);
-        const Vec2 w{wx * inv, wy * inv};
-        if (step_clear(blocked, cx, cy, lx, ly, w)) {
-            hi = t;
-            best = w;
-        } else {
-            lo = t;
-        }
+/// The blend sum (vx, vy) as a unit vector; where it vanishes, own() (the move of the cell the
+/// point lies in: a unit vector, or (0, 0) for none) instead.
+template <class Own>
+inline Vec2 normalised_or(float vx, float vy, const Own& own) {
+    float len2 = vx * vx + vy * vy;
+    if (len2 < 1e-8f) {
+        const Vec2 o = own();
+        vx = o.x;
+        vy = o.y;
+        len2 = vx * vx + vy * vy;
+        if (len2 == 0.0f) return {};
     }
-    return best;
+    const float inv = 1.0f / std::sqrt(len2);
+    return {vx * inv, vy * inv};
 }
 
 /// The legal move of cell (x, y) nearest in angle to the direction `want` (largest dot product), or

@@ -32,9 +32,7 @@ Vec2 HierarchicalField::sample(Vec2 p) const {
     }
     Vec2 v = blend(p);
     if (v.x == 0.0f && v.y == 0.0f) v = own;
-    unsigned mask = 0;
-    for (int k = 0; k < kDirectionCount; ++k)
-        if (blocked(cx + kDirectionDx[k], cy + kDirectionDy[k])) mask |= 1u << k;
+    const unsigned mask = detail::neighbour_mask(blocked, cx, cy);
     if (mask == 0) return v;
     return detail::make_wall_safe_mask(mask, p.x - static_cast<float>(cx), p.y - static_cast<float>(cy), v, own);
 }
@@ -82,16 +80,7 @@ Vec2 HierarchicalField::blend(Vec2 p) const {
         vx += weight[i] * v.x;
         vy += weight[i] * v.y;
     }
-    float len2 = vx * vx + vy * vy;
-    if (len2 < 1e-8f) {
-        const Vec2 own = cell_vector(static_cast<int>(p.x), static_cast<int>(p.y));
-        vx = own.x;
-        vy = own.y;
-        len2 = vx * vx + vy * vy;
-        if (len2 == 0.0f) return {};
-    }
-    const float inv = 1.0f / std::sqrt(len2);
-    return {vx * inv, vy * inv};
+    return detail::normalised_or(vx, vy, [&] { return cell_vector(static_cast<int>(p.x), static_cast<int>(p.y)); });
 }
 
 }  // namespace tide

@@ -134,18 +134,19 @@ Vec2 Steering::steer_grid(Vec2 f, SteerMemory& memory, bool always) const {
 }
 
 // True when a step of kSampleReach from the top-left point f along d enters no wall of the field
-// (for a plan: of the costs it was made on) and cuts no corner (detail::step_clear).
+// (for a plan: of the costs it was made on) and cuts no corner (detail::step_clear_mask).
 bool Steering::step_safe(Vec2 f, Vec2 d) const {
     const int cx = static_cast<int>(f.x), cy = static_cast<int>(f.y);
-    const auto lx = f.x - static_cast<float>(cx), ly = f.y - static_cast<float>(cy);
+    unsigned mask = 0;
     if (const FlowField* flat = view_.flat().get()) {
-        return detail::step_clear(
-            [flat](int x, int y) { return !flat->contains(x, y) || flat->direction(x, y) == Direction::wall; }, cx, cy,
-            lx, ly, d);
+        mask = detail::neighbour_mask(
+            [flat](int x, int y) { return !flat->contains(x, y) || flat->direction(x, y) == Direction::wall; }, cx, cy);
+    } else {
+        const CostField& cost = view_.plan()->cost();
+        mask = detail::neighbour_mask([&cost](int x, int y) { return !cost.contains(x, y) || !cost.passable(x, y); },
+                                      cx, cy);
     }
-    const CostField& cost = view_.plan()->cost();
-    return detail::step_clear([&cost](int x, int y) { return !cost.contains(x, y) || !cost.passable(x, y); }, cx, cy,
-                              lx, ly, d);
+    return detail::step_clear_mask(mask, f.x - static_cast<float>(cx), f.y - static_cast<float>(cy), d);
 }
 
 // Distance from the unit's centre to the nearest wall cell or map edge, up to `limit`.
