@@ -205,7 +205,8 @@ FieldSample AgentPhases<GroupField>::sample_field(std::size_t k) const {
 // that left the pack just now: two units touching each other and nobody else took turns, one
 // arriving by the other as that one left), and one pushed into a passage units still come through
 // must leave it: from the next sub-step it walks on (`rejoin`; this one it was looked at as a
-// standing unit, whose neighbour scan leaves out what a walking unit reads).
+// standing unit, whose neighbour scan leaves out what a walking unit reads). One on a cell the
+// pack covers stays: it arrived there without touching anyone (below).
 template <class GroupField>
 AgentState AgentPhases<GroupField>::arrive_or_queue(std::size_t k, const FieldSample& s, const Neighbourhood& nb,
                                                     AgentState st, bool& rejoin) const {
@@ -226,7 +227,8 @@ AgentState AgentPhases<GroupField>::arrive_or_queue(std::size_t k, const FieldSa
     const detail::ArrivalRegions::Steer& fill = s.fill;
     const bool at_place = s.filling && fill.place && fill.anchor;
     rejoin = st == AgentState::arrived && s.places &&
-             ((arrived_in_[group] > 1 && !nb.near_arrived && !nb.touches_leaving_mate && !at_place) || passage);
+             ((arrived_in_[group] > 1 && !nb.near_arrived && !nb.touches_leaving_mate && !at_place && !fill.taken) ||
+              passage);
     if (st != AgentState::moving) return st;
     const bool blocked = (a_.stuck[k] & kStuckFlag) != 0 || slow || ((a_.stuck[k] >> kStuckRunShift) & 3) != 0;
     // With a region, the pack gathers round its anchor as it would round the goal, and
@@ -238,14 +240,19 @@ AgentState AgentPhases<GroupField>::arrive_or_queue(std::size_t k, const FieldSa
     // out, it goes on round it (a pack that took every unit at its first touch would
     // grow in branches). A unit held up at the anchor while it is free arrives there
     // even touching no arrived mate: units crowding the anchor while a few mates stand
-    // arrived a cell away (a small pond, a late rejoin) must not queue for ever.
-    const bool arrives =
-        s.places ? s.filling && !passage && regions.allows(group, s.fcx, s.fcy) &&
-                       ((nb.touches_arrived &&
-                         (fill.key <= settle_[group] || (fill.place && slow) || (a_.stuck[k] & kStuckFlag) != 0 ||
-                          (slow && ((a_.stuck[k] >> kStuckRunShift) & 3) >= 2))) ||
-                        (arrived_in_[group] == 0 && fill.place && fill.key <= settle_[group]) || (at_place && slow))
-                 : !groups_[group].exit && nb.touches_arrived_mate && (s.to_go <= s.settle || blocked);
+    // arrived a cell away (a small pond, a late rejoin) must not queue for ever. So does one
+    // held up on a cell the pack covers (taken), touching or not: beside a free place the
+    // fill field leads it from that cell to the place and the place leads it back toward the
+    // anchor, and it went to and fro for minutes a few hundredths of a cell short of the
+    // arrived units there (the gap swap ordered 3.9 s after the load, field builds late).
+    const bool arrives = s.places
+                             ? s.filling && !passage && regions.allows(group, s.fcx, s.fcy) &&
+                                   ((nb.touches_arrived && (fill.key <= settle_[group] || (fill.place && slow) ||
+                                                            (a_.stuck[k] & kStuckFlag) != 0 ||
+                                                            (slow && ((a_.stuck[k] >> kStuckRunShift) & 3) >= 2))) ||
+                                    (arrived_in_[group] == 0 && fill.place && fill.key <= settle_[group]) ||
+                                    (at_place && slow) || (fill.taken && (slow || nb.blocked_ahead)))
+                             : !groups_[group].exit && nb.touches_arrived_mate && (s.to_go <= s.settle || blocked);
     if (arrives) return AgentState::arrived;
     if (slow && (nb.touches_arrived_mate || nb.blocked_ahead)) return AgentState::queued;
     return st;

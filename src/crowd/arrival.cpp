@@ -374,9 +374,12 @@ std::uint32_t cell_of(int W, int x, int y) {
 
 // A Dijkstra from `open` over the box: a move costs its length x (terrain cost of the cell
 // entered + `extra` of that cell), over the cells the group's field reaches; fills value and
-// fill (the move codes).
+// fill (the move codes). With `inside` (a region's cells), no way leads out of the region and
+// back in: a cell outside it is reached from the region, never the other way round.
+template <class Inside>
 void spread_fill(const CostField& terrain, const RegionField& f, const FillBox& box, MinHeap& open,
-                 const std::vector<float>* extra, std::vector<float>& value, std::vector<std::uint8_t>& fill) {
+                 const std::vector<float>* extra, std::vector<float>& value, std::vector<std::uint8_t>& fill,
+                 const Inside& inside) {
     auto passable = [&](int x, int y) {
         return box.in_box(x, y) && terrain.passable(x, y) && f.value(x, y) < kUnreachable;
     };
@@ -387,10 +390,11 @@ void spread_fill(const CostField& terrain, const RegionField& f, const FillBox& 
         const int x = box.x0 + static_cast<int>(i % static_cast<std::uint32_t>(box.w));
         const int y = box.y0 + static_cast<int>(i / static_cast<std::uint32_t>(box.w));
         const float price = static_cast<float>(terrain.at(x, y)) + (extra != nullptr ? (*extra)[i] : 0.0f);
+        const bool out = !inside(x, y);
         for (int d = 0; d < kDirectionCount; ++d) {
             // The neighbour in direction d moves back into (x, y): direction (d + 4) % 8.
             const int nx = x + kDirectionDx[d], ny = y + kDirectionDy[d];
-            if (!passable(nx, ny)) continue;
+            if (!passable(nx, ny) || (out && inside(nx, ny))) continue;
             if ((d & 1) != 0 && (!passable(nx, y) || !passable(x, ny))) continue;  // no corner cutting
             const float offer = v + ((d & 1) != 0 ? kUnitDiagonal : 1.0f) * price;
             const std::size_t j = box.local(nx, ny);
@@ -532,7 +536,7 @@ void ArrivalRegions::fill_keys(const CostField& terrain, const RegionField& f, f
         MinHeap open;
         value_[box.local(ax, ay)] = 0.0f;
         open.push({0.0f, static_cast<std::uint32_t>(box.local(ax, ay))});
-        spread_fill(terrain, f, box, open, nullptr, value_, r.fill);
+        spread_fill(terrain, f, box, open, nullptr, value_, r.fill, [](int, int) { return true; });
     }
     r.anchor_i = box.local(ax, ay);
     r.toward = r.fill;  // the moves toward the anchor (what a unit at a next place follows)
@@ -577,6 +581,8 @@ void ArrivalRegions::fill_from_next_places(const CostField& terrain, const Regio
             : r.by_key[std::min(r.by_key.size() - 1,
                                 static_cast<std::size_t>(packed / kPackDensity * (1.0f + kNextShare)) + kNextCells)];
     for (float& t : taken_) t = kTakenCost * std::min(1.0f, t / kFreeArea);
+    r.taken.resize(n);
+    for (std::size_t i = 0; i < n; ++i) r.taken[i] = taken_[i] >= kTakenCost ? 1 : 0;
     value_.assign(n, kFar);
     r.fill.assign(n, static_cast<std::uint8_t>(Direction::unreachable));
     MinHeap open;
@@ -597,7 +603,10 @@ void ArrivalRegions::fill_from_next_places(const CostField& terrain, const Regio
         value_ = to_anchor;
         r.fill = r.toward;
     } else {
-        spread_fill(terrain, f, box, open, &taken_, value_, r.fill);
+        // Not through a passage (nor round by another group's way) and back in: the pack may
+        // close such a way round itself (the gap swap led units out through the gap and in again
+        // along the wall, past arrived mates, and they queued for good).
+        spread_fill(terrain, f, box, open, &taken_, value_, r.fill, [&](int x, int y) { return contains(r, x, y); });
     }
     r.fill_value = value_;
 }
@@ -754,6 +763,7 @@ bool ArrivalRegions::steer(std::uint32_t group, float px, float py, Steer& out) 
     out.guide = r.guide;
     out.place = own == static_cast<std::uint8_t>(Direction::goal);
     out.anchor = own_i == r.anchor_i;
+    out.taken = r.taken[own_i] != 0;
     out.dx = out.dy = 0.0f;
     // At a next place: on toward the anchor, into the pack's edge.
     const std::vector<std::uint8_t>& moves = out.place ? r.toward : r.fill;

@@ -107,6 +107,7 @@ public:
         bool place = false;          ///< The cell is a free place nothing leads on from.
         bool anchor = false;         ///< The cell is the anchor, the pack's centre.
         bool guide = false;          ///< Steer by dx, dy (the pack has started, or is anchored away from the goal).
+        bool taken = false;          ///< Arrived units cover the cell (the pack stands on it).
     };
     /// The fill field at the top-left point p (cell units); false when p is outside the group's
     /// fill field (the unit follows the group's field there).
@@ -125,6 +126,7 @@ private:
         std::vector<std::uint8_t> fill;
         std::vector<std::uint8_t> toward;  // move codes toward the anchor
         std::vector<float> fill_value;
+        std::vector<std::uint8_t> taken;        // 1: arrived units cover the cell (kFreeArea of disc area on it)
         std::size_t anchor_i = 0;               // the anchor's index in the fill box
         std::uint32_t anchor = kNoAnchor;       // the cell the pack is centred on
         bool guide = false;                     // Steer::guide
