@@ -1,187 +1,16 @@
-// The C API (include/tide/tide.h) over the C++ one. Every entry point catches everything: no
-// exception may cross into C.
-#include "tide/tide.h"
-
+// The C API (include/tide/tide.h) over the C++ one: maps, fields and the crowd (steering:
+// tide_c_steering.cpp; shared helpers: capi_internal.hpp). Every entry point catches everything:
+// no exception may cross into C.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <exception>
 #include <mutex>
-#include <new>
-#include <string>
-#include <unordered_map>
 #include <vector>
 
-#include "tide/crowd.hpp"
+#include "capi_internal.hpp"
 #include "tide/field_builder.hpp"
-#include "tide/flow_field.hpp"
-#include "tide/map_io.hpp"
-#include "tide/steering.hpp"
 
-struct tide_map {
-    tide::Map map;
-    int crowds = 0;      // crowds made on it (they read its costs): it is freed after the last one
-    bool freed = false;  // tide_map_destroy was called while crowds remained (the handle is dead)
-};
-
-struct tide_field {
-    std::shared_ptr<const tide::FlowField> field;
-};
-
-struct tide_steering {
-    tide_map* map;  // kept alive while the steering lives, as by a crowd
-    tide::Steering steering;
-};
-
-struct tide_crowd {
-    explicit tide_crowd(tide_map* m) : map(m), crowd(m->map.cost) {}
-    tide_map* map;  // kept alive while the crowd lives (tide_map_destroy may come first)
-    tide::Crowd crowd;
-};
-
-namespace {
-
-static_assert(static_cast<int>(tide::ErrorCode::invalid_argument) == TIDE_ERROR_INVALID_ARGUMENT &&
-                  static_cast<int>(tide::ErrorCode::off_map) == TIDE_ERROR_OFF_MAP &&
-                  static_cast<int>(tide::ErrorCode::on_wall) == TIDE_ERROR_ON_WALL &&
-                  static_cast<int>(tide::ErrorCode::not_found) == TIDE_ERROR_NOT_FOUND &&
-                  static_cast<int>(tide::ErrorCode::parse_error) == TIDE_ERROR_PARSE &&
-                  static_cast<int>(tide::ErrorCode::io) == TIDE_ERROR_IO &&
-                  static_cast<int>(tide::ErrorCode::too_large) == TIDE_ERROR_TOO_LARGE &&
-                  static_cast<int>(tide::ErrorCode::unsupported) == TIDE_ERROR_UNSUPPORTED &&
-                  static_cast<int>(tide::ErrorCode::internal) == TIDE_ERROR_INTERNAL,
-              "tide.h's status codes are tide::ErrorCode's values");
-static_assert(static_cast<int>(tide::Direction::goal) == TIDE_DIRECTION_GOAL &&
-                  static_cast<int>(tide::Direction::unreachable) == TIDE_DIRECTION_UNREACHABLE &&
-                  static_cast<int>(tide::Direction::wall) == TIDE_DIRECTION_WALL && tide::kCostWall == TIDE_COST_WALL,
-              "tide.h's direction codes are tide::Direction's values");
-static_assert(static_cast<int>(tide::AgentState::moving) == TIDE_AGENT_MOVING &&
-                  static_cast<int>(tide::AgentState::arrived) == TIDE_AGENT_ARRIVED &&
-                  static_cast<int>(tide::AgentState::no_path) == TIDE_AGENT_NO_PATH &&
-                  static_cast<int>(tide::AgentState::queued) == TIDE_AGENT_QUEUED,
-              "tide.h's agent states are tide::AgentState's values");
-static_assert(sizeof(tide_vec2) == sizeof(tide::Vec2) && sizeof(tide_agent) == sizeof(tide::AgentId) &&
-                  sizeof(tide_group) == sizeof(tide::GroupId) && sizeof(tide_cell) == sizeof(tide::Cell),
-              "plain values share their layout with the C++ types");
-
-thread_local std::string g_last_error;
-
-// Live handles: every call checks that the handle it is given was made by this library and not yet
-// destroyed (one hash lookup under a mutex), so a destroyed or made-up handle gets
-// TIDE_ERROR_INVALID_ARGUMENT instead of a use after free, and a second destroy does nothing.
-// Freed memory reused for a new handle of the same kind would pass: the check catches the common
-// mistakes, not every one. The C API's own state, not the library's (which has no globals).
-enum class Kind : std::uint8_t { map, field, crowd, steering };
-std::mutex g_handles_mutex;
-std::unordered_map<const void*, Kind> g_handles;
-
-template <class T>
-T* registered(T* handle, Kind kind) {
-    std::lock_guard lock(g_handles_mutex);
-    g_handles[handle] = kind;
-    return handle;
-}
-bool live(const void* handle, Kind kind) {
-    if (!handle) return false;
-    std::lock_guard lock(g_handles_mutex);
-    const auto it = g_handles.find(handle);
-    return it != g_handles.end() && it->second == kind;
-}
-// Removes `handle` from the live ones; false when it was not live (already destroyed, or never made).
-bool unregister(const void* handle, Kind kind) {
-    std::lock_guard lock(g_handles_mutex);
-    const auto it = g_handles.find(handle);
-    if (it == g_handles.end() || it->second != kind) return false;
-    g_handles.erase(it);
-    return true;
-}
-
-tide_status fail(tide_status status, std::string message) {
-    g_last_error = std::move(message);
-    return status;
-}
-
-tide_status fail(const tide::Error& e) {
-    return fail(static_cast<tide_status>(e.code), e.message);
-}
-
-tide_status fail_null(const char* what) {
-    return fail(TIDE_ERROR_INVALID_ARGUMENT, std::string(what) + " is NULL");
-}
-
-tide_status fail_dead(const char* what) {
-    return fail(TIDE_ERROR_INVALID_ARGUMENT,
-                std::string(what) + " is not a live tide_" + what + " handle (destroyed, or never made by tide)");
-}
-
-// Runs `fn` (returning tide_status) with every exception turned into a status.
-template <class Fn>
-tide_status guarded(Fn&& fn) noexcept {
-    try {
-        return fn();
-    } catch (const std::bad_alloc&) {
-        return fail(TIDE_ERROR_OUT_OF_MEMORY, "out of memory");
-    } catch (const std::exception& e) {
-        return fail(TIDE_ERROR_INTERNAL, std::string("internal error: ") + e.what());
-    } catch (...) {
-        return fail(TIDE_ERROR_INTERNAL, "internal error");
-    }
-}
-
-tide::AgentId agent_id(tide_agent a) {
-    return {a.index, a.generation};
-}
-
-tide_status stale(tide_agent a) {
-    return fail(TIDE_ERROR_NOT_FOUND, "agent " + std::to_string(a.index) + " (generation " +
-                                          std::to_string(a.generation) + ") is not a live agent");
-}
-
-tide::GroupId group_id(tide_group g) {
-    return {g.index, g.generation};
-}
-
-tide_group to_c(tide::GroupId g) {
-    return {g.index, g.generation};
-}
-
-tide_status stale(tide_group g) {
-    return fail(TIDE_ERROR_NOT_FOUND, "group " + std::to_string(g.index) + " (generation " +
-                                          std::to_string(g.generation) + ") is not a live group");
-}
-
-tide::AgentParams to_cpp(const tide_agent_params& p) {
-    tide::AgentParams out;
-    out.radius = p.radius;
-    out.max_speed = p.max_speed;
-    out.movement_class = p.movement_class;
-    out.user_tag = p.user_tag;
-    return out;
-}
-
-tide_agent_params to_c(const tide::AgentParams& p) {
-    tide_agent_params out;
-    out.radius = p.radius;
-    out.max_speed = p.max_speed;
-    out.movement_class = p.movement_class;
-    out.user_tag = p.user_tag;
-    return out;
-}
-
-// Forwards the crowd's parallel-for to the host's C callback.
-class CJobs final : public tide::JobSystem {
-public:
-    explicit CJobs(const tide_jobs& jobs) : jobs_(jobs) {}
-    void parallel_for(std::size_t count, std::size_t grain, tide::RangeTask task, void* context) override {
-        jobs_.parallel_for(jobs_.host, count, grain, task, context);
-    }
-    int max_concurrency() const override { return jobs_.max_concurrency; }
-
-private:
-    tide_jobs jobs_;
-};
-
-}  // namespace
+using namespace tide::capi;
 
 namespace {
 
@@ -221,38 +50,6 @@ tide_status build_field(const tide_map* map, const tide_field_params* params, ti
 }  // namespace
 
 extern "C" {
-
-const char* tide_last_error(void) {
-    return g_last_error.c_str();
-}
-
-const char* tide_status_name(tide_status status) {
-    switch (status) {
-        case TIDE_OK:
-            return "TIDE_OK";
-        case TIDE_ERROR_INVALID_ARGUMENT:
-            return "TIDE_ERROR_INVALID_ARGUMENT";
-        case TIDE_ERROR_OFF_MAP:
-            return "TIDE_ERROR_OFF_MAP";
-        case TIDE_ERROR_ON_WALL:
-            return "TIDE_ERROR_ON_WALL";
-        case TIDE_ERROR_NOT_FOUND:
-            return "TIDE_ERROR_NOT_FOUND";
-        case TIDE_ERROR_PARSE:
-            return "TIDE_ERROR_PARSE";
-        case TIDE_ERROR_IO:
-            return "TIDE_ERROR_IO";
-        case TIDE_ERROR_TOO_LARGE:
-            return "TIDE_ERROR_TOO_LARGE";
-        case TIDE_ERROR_UNSUPPORTED:
-            return "TIDE_ERROR_UNSUPPORTED";
-        case TIDE_ERROR_INTERNAL:
-            return "TIDE_ERROR_INTERNAL";
-        case TIDE_ERROR_OUT_OF_MEMORY:
-            return "TIDE_ERROR_OUT_OF_MEMORY";
-    }
-    return "TIDE_ERROR_UNKNOWN";
-}
 
 // ---- Maps -------------------------------------------------------------------------------------
 
@@ -301,7 +98,7 @@ tide_status tide_map_create(int32_t width, int32_t height, const uint8_t* costs,
 
 void tide_map_destroy(tide_map* map) {
     if (!unregister(map, Kind::map)) return;  // NULL, or not a live map: nothing to free
-    std::unique_lock lock(g_handles_mutex);
+    std::unique_lock lock(handles_mutex());
     if (map->crowds > 0) {
         map->freed = true;  // the last crowd on it frees it
         return;
@@ -426,15 +223,6 @@ tide_vec2 tide_field_blend(const tide_field* field, tide_vec2 position) {
     return tide_vec2{v.x, v.y};
 }
 
-namespace {
-
-tide_status check_batch(const float* xs, const float* ys, size_t count, const float* out_x, const float* out_y) {
-    if (count > 0 && (!xs || !ys || !out_x || !out_y)) return fail_null("a position or output array");
-    return TIDE_OK;
-}
-
-}  // namespace
-
 tide_status tide_field_sample_batch(const tide_field* field, const float* xs, const float* ys, size_t count,
                                     float* out_x, float* out_y) {
     return guarded([&] {
@@ -442,159 +230,6 @@ tide_status tide_field_sample_batch(const tide_field* field, const float* xs, co
         if (!live(field, Kind::field)) return fail_dead("field");
         if (const tide_status s = check_batch(xs, ys, count, out_x, out_y); s != TIDE_OK) return s;
         if (count > 0) field->field->sample({xs, count}, {ys, count}, {out_x, count}, {out_y, count});
-        return TIDE_OK;
-    });
-}
-
-// ---- Steering ---------------------------------------------------------------------------------
-
-static_assert(sizeof(tide_steer_memory) == sizeof(tide::SteerMemory) &&
-                  offsetof(tide_steer_memory, seen) == offsetof(tide::SteerMemory, seen) &&
-                  offsetof(tide_steer_memory, aim_x) == offsetof(tide::SteerMemory, aim),
-              "tide_steer_memory must mirror tide::SteerMemory");
-
-tide_grid_transform tide_grid_transform_identity(void) {
-    return tide_grid_transform{0.0f, 0.0f, 1.0f, 0, 0};
-}
-
-tide_grid_transform tide_grid_transform_y_up(float left, float bottom, float cell_size, int32_t rows) {
-    const tide::GridTransform t = tide::GridTransform::y_up({left, bottom}, cell_size, rows);
-    return tide_grid_transform{t.origin.x, t.origin.y, t.cell_size, t.flip_x ? 1 : 0, t.flip_y ? 1 : 0};
-}
-
-namespace {
-
-tide::GridTransform to_transform(const tide_grid_transform* t) {
-    tide::GridTransform g;
-    if (t) {
-        g.origin = {t->origin_x, t->origin_y};
-        g.cell_size = t->cell_size;
-        g.flip_x = t->flip_x != 0;
-        g.flip_y = t->flip_y != 0;
-    }
-    return g;
-}
-
-}  // namespace
-
-tide_vec2 tide_grid_to_grid(const tide_grid_transform* transform, tide_vec2 world) {
-    const tide::Vec2 g = to_transform(transform).to_grid({world.x, world.y});
-    return tide_vec2{g.x, g.y};
-}
-
-tide_vec2 tide_grid_to_world(const tide_grid_transform* transform, tide_vec2 grid) {
-    const tide::Vec2 w = to_transform(transform).to_world({grid.x, grid.y});
-    return tide_vec2{w.x, w.y};
-}
-
-tide_cell tide_grid_cell_of(const tide_grid_transform* transform, tide_vec2 world) {
-    const tide::Cell c = to_transform(transform).cell_of({world.x, world.y});
-    return tide_cell{c.x, c.y};
-}
-
-tide_steer_params tide_steer_params_default(void) {
-    const tide::SteerParams p;
-    return tide_steer_params{p.radius, p.size, p.look_ahead, p.corners ? 1 : 0};
-}
-
-tide_steer_memory tide_steer_memory_empty(void) {
-    const tide::SteerMemory m;
-    return tide_steer_memory{m.from, m.seen, m.aim.x, m.aim.y};
-}
-
-tide_status tide_steering_create(const tide_field* field, const tide_map* map, const tide_steer_params* params,
-                                 const tide_grid_transform* transform, tide_steering** out) {
-    return guarded([&] {
-        if (!field) return fail_null("field");
-        if (!live(field, Kind::field)) return fail_dead("field");
-        if (!map) return fail_null("map");
-        if (!live(map, Kind::map)) return fail_dead("map");
-        if (!out) return fail_null("out");
-        tide::SteerParams p;
-        if (params) {
-            p.radius = params->radius;
-            p.size = params->size;
-            p.look_ahead = params->look_ahead;
-            p.corners = params->corners != 0;
-        }
-        const tide::GridTransform t = to_transform(transform);
-        auto made = tide::Steering::create(tide::FieldView(field->field), map->map.cost, p, t);
-        if (!made) return fail(made.error());
-        auto* handle = new tide_steering{const_cast<tide_map*>(map), std::move(*made)};
-        {
-            std::lock_guard lock(g_handles_mutex);
-            ++handle->map->crowds;  // the map lives while the steering does
-        }
-        *out = registered(handle, Kind::steering);
-        return TIDE_OK;
-    });
-}
-
-void tide_steering_destroy(tide_steering* steering) {
-    if (!unregister(steering, Kind::steering)) return;
-    tide_map* map = steering->map;
-    delete steering;
-    std::unique_lock lock(g_handles_mutex);
-    if (--map->crowds == 0 && map->freed) {
-        lock.unlock();
-        delete map;
-    }
-}
-
-extern "C++" {
-namespace {
-
-template <class Query>
-tide_vec2 steering_query(const tide_steering* steering, tide_vec2 position, Query&& query) {
-    if (!live(steering, Kind::steering) || !std::isfinite(position.x) || !std::isfinite(position.y))
-        return tide_vec2{0.0f, 0.0f};
-    const tide::Vec2 v = query(steering->steering, tide::Vec2{position.x, position.y});
-    return tide_vec2{v.x, v.y};
-}
-
-}  // namespace
-}  // extern "C++"
-
-tide_vec2 tide_steering_move(const tide_steering* steering, tide_vec2 position) {
-    return steering_query(steering, position, [](const tide::Steering& s, tide::Vec2 p) { return s.move(p); });
-}
-
-tide_vec2 tide_steering_sample(const tide_steering* steering, tide_vec2 position) {
-    return steering_query(steering, position, [](const tide::Steering& s, tide::Vec2 p) { return s.sample(p); });
-}
-
-tide_vec2 tide_steering_steer(const tide_steering* steering, tide_vec2 position) {
-    return steering_query(steering, position, [](const tide::Steering& s, tide::Vec2 p) { return s.steer(p); });
-}
-
-tide_vec2 tide_steering_steer_memory(const tide_steering* steering, tide_vec2 position, tide_steer_memory* memory) {
-    if (!memory) return tide_vec2{0.0f, 0.0f};
-    return steering_query(steering, position, [memory](const tide::Steering& s, tide::Vec2 p) {
-        return s.steer(p, *reinterpret_cast<tide::SteerMemory*>(memory));
-    });
-}
-
-tide_status tide_steering_sample_batch(const tide_steering* steering, const float* xs, const float* ys, size_t count,
-                                       float* out_x, float* out_y) {
-    return guarded([&] {
-        if (!steering) return fail_null("steering");
-        if (!live(steering, Kind::steering)) return fail_dead("steering");
-        if (const tide_status s = check_batch(xs, ys, count, out_x, out_y); s != TIDE_OK) return s;
-        if (count > 0) steering->steering.sample({xs, count}, {ys, count}, {out_x, count}, {out_y, count});
-        return TIDE_OK;
-    });
-}
-
-tide_status tide_steering_steer_batch(const tide_steering* steering, const float* xs, const float* ys, size_t count,
-                                      tide_steer_memory* memory, float* out_x, float* out_y) {
-    return guarded([&] {
-        if (!steering) return fail_null("steering");
-        if (!live(steering, Kind::steering)) return fail_dead("steering");
-        if (const tide_status s = check_batch(xs, ys, count, out_x, out_y); s != TIDE_OK) return s;
-        if (count > 0 && !memory) return fail_null("memory");
-        if (count > 0)
-            steering->steering.steer({xs, count}, {ys, count}, {reinterpret_cast<tide::SteerMemory*>(memory), count},
-                                     {out_x, count}, {out_y, count});
         return TIDE_OK;
     });
 }
@@ -629,7 +264,7 @@ tide_status tide_crowd_create(const tide_map* map, const tide_crowd_params* para
             if (auto r = crowd->crowd.set_params(p); !r) return fail(r.error());
         }
         {
-            std::lock_guard lock(g_handles_mutex);
+            std::lock_guard lock(handles_mutex());
             ++crowd->map->crowds;
         }
         *out = registered(crowd.release(), Kind::crowd);
@@ -641,7 +276,7 @@ void tide_crowd_destroy(tide_crowd* crowd) {
     if (!unregister(crowd, Kind::crowd)) return;
     tide_map* map = crowd->map;
     delete crowd;
-    std::unique_lock lock(g_handles_mutex);
+    std::unique_lock lock(handles_mutex());
     if (--map->crowds == 0 && map->freed) {
         lock.unlock();
         delete map;
