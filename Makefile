@@ -7,7 +7,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 PORT ?= 8080
 
-.PHONY: all deps test-deps e2e-deps configure build run field test sanitize tsan tsan-lib tsan-hier tsan-configure tsan-run asan fuzz fuzz-smoke mutants clean
+.PHONY: all deps test-deps e2e-deps configure build run field test sanitize tsan tsan-lib tsan-hier tsan-configure tsan-run asan fuzz fuzz-smoke mutants determinism clean
 
 all: build
 
@@ -92,6 +92,15 @@ fuzz:
 fuzz-smoke:
 	JOBS=$(JOBS) FUZZ_SECONDS=5 bash scripts/fuzz.sh --skip-without-clang
 
+# Lockstep check (opt-in; docs/determinism.md): the library and tests/determinism/trail.cpp built
+# with g++ -O0/-O2/-O3 and -march=native, clang++ -O2/-O3 and -march=native, and for aarch64 (run
+# under qemu-aarch64); every hash trail must equal g++ -O2's. About 25 minutes on 2 cores from
+# nothing (build-determinism/ keeps the objects). `make test` runs the clang -O2 part
+# (ctest determinism.clang).
+determinism:
+	@bash scripts/install-deps.sh --determinism
+	JOBS=$(JOBS) bash scripts/determinism.sh --out build-determinism
+
 sanitize: tsan asan
 
 # Mutation check (opt-in, not part of `make test`; about 14 minutes on 2 cores from nothing, less
@@ -106,4 +115,4 @@ mutants: deps
 	JOBS=$(JOBS) bash scripts/mutants.sh $(MUTANTS_ARGS)
 
 clean:
-	rm -rf $(BUILD) build-tsan build-asan build-mutants build-fuzz
+	rm -rf $(BUILD) build-tsan build-asan build-mutants build-fuzz build-determinism

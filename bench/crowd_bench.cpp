@@ -3,6 +3,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <memory>
 
 #include "tide/crowd.hpp"
@@ -42,5 +43,44 @@ BENCHMARK(BM_CrowdStep)
     ->Args({10000, 2})
     ->Args({100000, 2})
     ->Unit(benchmark::kMillisecond);
+
+// The lockstep hash a host may take every tick (docs/determinism.md; target: at most 2% of a
+// 10,000-unit step): each iteration steps the crowd, then hashes it; the counters give both times
+// and the hash's share, measured in the same iterations.
+void BM_CrowdStateHashShare(benchmark::State& state) {
+    const int agents = static_cast<int>(state.range(0));
+    tide::CostField cost = std::move(tide::generate_random_map({256, 256, 0.20, 0.15, 0.07, 1}).value());
+    const tide::Cell goal{128, 128};
+    cost.set(goal.x, goal.y, tide::kCostPlain);
+    auto field = std::make_shared<const tide::FlowField>(
+        std::move(tide::build_flow_field(cost, std::span<const tide::Cell>(&goal, 1)).value()));
+    tide::Crowd crowd(cost);
+    const tide::GroupId g = crowd.add_group(field).value();
+    tide::SplitMix64 rng{7};
+    while (crowd.size() < static_cast<std::size_t>(agents)) {
+        const tide::Vec2 p{static_cast<float>(rng.uniform() * 256), static_cast<float>(rng.uniform() * 256)};
+        if (field->reachable(static_cast<int>(p.x), static_cast<int>(p.y))) (void)crowd.add_agent(p, g);
+    }
+    tide::SerialJobSystem jobs;
+    for (int i = 0; i < 60; ++i) (void)crowd.step(1.0f / 60.0f, jobs);
+    using Clock = std::chrono::steady_clock;
+    double step_s = 0.0, hash_s = 0.0;
+    for (auto _ : state) {
+        const auto t0 = Clock::now();
+        auto r = crowd.step(1.0f / 60.0f, jobs);
+        const auto t1 = Clock::now();
+        const std::uint64_t h = crowd.state_hash();
+        const auto t2 = Clock::now();
+        benchmark::DoNotOptimize(r);
+        benchmark::DoNotOptimize(h);
+        step_s += std::chrono::duration<double>(t1 - t0).count();
+        hash_s += std::chrono::duration<double>(t2 - t1).count();
+    }
+    const double n = static_cast<double>(state.iterations());
+    state.counters["step_ms"] = 1e3 * step_s / n;
+    state.counters["hash_ms"] = 1e3 * hash_s / n;
+    state.counters["hash_share_pct"] = 100.0 * hash_s / step_s;
+}
+BENCHMARK(BM_CrowdStateHashShare)->Arg(10000)->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -17,6 +17,12 @@ packages=(
   python3-dev python3-pybind11 pybind11-dev python3-numpy  # the Python module (python/)
   python3-pytest                                           # its tests
 )
+if [ "${1:-}" = "--test" ] || [ "${1:-}" = "--determinism" ]; then
+  packages+=(clang)                          # the fuzz targets, and the clang build of the determinism check
+fi
+if [ "${1:-}" = "--determinism" ]; then
+  packages+=(g++-aarch64-linux-gnu qemu-user)  # make determinism: an aarch64 build run under qemu
+fi
 if [ "${1:-}" = "--test" ]; then
   packages+=(chromium curl jq)               # headless browser of the end-to-end tests; curl and jq for the CLI tests
   # Node.js and npm run Playwright; a machine may already have them from elsewhere (nodesource).

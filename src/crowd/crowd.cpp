@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -316,24 +317,24 @@ std::vector<AgentId> Crowd::agents() const {
     return out;
 }
 
+// Each unit hashed from three 64-bit words (slot and state, position bits, velocity bits), the
+// units' hashes summed: the sum does not depend on the order the entries are kept in, so it reads
+// them in memory order. A lockstep host may call it every tick (about 1% of a 10,000-unit step,
+// BM_CrowdStateHashShare; the byte-wise FNV over the slots before cost 5%).
 std::uint64_t Crowd::state_hash() const {
-    std::uint64_t h = 1469598103934665603ull;
-    auto mix = [&h](const void* data, std::size_t n) {
-        const auto* b = static_cast<const unsigned char*>(data);
-        for (std::size_t k = 0; k < n; ++k) h = (h ^ b[k]) * 1099511628211ull;
+    auto bits = [](float f) {
+        std::uint32_t u;
+        std::memcpy(&u, &f, sizeof u);
+        return static_cast<std::uint64_t>(u);
     };
-    for (std::size_t i = 0; i < alive_.size(); ++i) {
-        if (!alive_[i]) continue;
-        const std::uint32_t idx = static_cast<std::uint32_t>(i);
-        const std::size_t e = index_[i];
-        mix(&idx, sizeof idx);
-        mix(&a_.px[e], sizeof(float));
-        mix(&a_.py[e], sizeof(float));
-        mix(&a_.vx[e], sizeof(float));
-        mix(&a_.vy[e], sizeof(float));
-        mix(&a_.state[e], 1);
+    std::uint64_t sum = 0;
+    for (std::size_t e = 0; e < live_; ++e) {
+        std::uint64_t u = (a_.slot[e] | static_cast<std::uint64_t>(a_.state[e]) << 32) * 0x9e3779b97f4a7c15ull;
+        u = (u ^ u >> 31 ^ bits(a_.px[e]) ^ bits(a_.py[e]) << 32) * 0xff51afd7ed558ccdull;
+        u = (u ^ u >> 29 ^ bits(a_.vx[e]) ^ bits(a_.vy[e]) << 32) * 0xc4ceb9fe1a85ec53ull;
+        sum += u ^ u >> 32;
     }
-    return h;
+    return sum ^ (static_cast<std::uint64_t>(live_) * 0x94d049bb133111ebull);
 }
 
 }  // namespace tide

@@ -181,8 +181,11 @@ Sight look_ahead_along(DirectionAt dir, const SightCosts& costs, Vec2 p, float r
                     if (nw + ne + sw + se != 1) continue;
                     const float sx = nw || sw ? 1.0f : -1.0f, sy = nw || ne ? 1.0f : -1.0f;  // away from it
                     const Vec2 k{static_cast<float>(vx) + sx * off, static_cast<float>(vy) + sy * off};
-                    const float to_k = std::hypot(k.x - p.x, k.y - p.y);
-                    const float via = to_k + std::hypot(b.x - k.x, b.y - k.y);
+                    // sqrt, not std::hypot: libm's hypot may round the last bit differently on
+                    // another platform; sqrt is correctly rounded everywhere (lockstep).
+                    const float kx = k.x - p.x, ky = k.y - p.y, bx = b.x - k.x, by = b.y - k.y;
+                    const float to_k = std::sqrt(kx * kx + ky * ky);
+                    const float via = to_k + std::sqrt(bx * bx + by * by);
                     if (via >= best || to_k < 0.25f) continue;
                     if (!clear_to(k) || !segment_clear(costs, k, b, r, terrain, planned)) continue;
                     best = via;

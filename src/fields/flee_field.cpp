@@ -130,7 +130,9 @@ void FieldBuilder::flee_relax(const CostField& cost, const Fixed* dist, const Co
         flee_seeds_.swap(flee_sorted_);
     } else {
         std::sort(flee_seeds_.begin(), flee_seeds_.end(),
-                  [](const FleeEntry& a, const FleeEntry& b) { return a.value < b.value; });
+                  [](const FleeEntry& a, const FleeEntry& b) {  // ties on the cell (lockstep)
+                      return a.value != b.value ? a.value < b.value : a.cell < b.cell;
+                  });
     }
 
     const Fixed max_move = eight ? diag_price_[kCostMax] : orth_price_[kCostMax];

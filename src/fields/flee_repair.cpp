@@ -283,7 +283,9 @@ struct FieldBuilder::FleeRepair {
             }
         }
         std::sort(list.begin() + static_cast<std::ptrdiff_t>(moved), list.end(),
-                  [value = value](std::int32_t a, std::int32_t b) { return value[a] < value[b]; });
+                  [value = value](std::int32_t a, std::int32_t b) {  // ties on the cell (lockstep)
+                      return value[a] != value[b] ? value[a] < value[b] : a < b;
+                  });
         for (std::size_t i = moved; i < list.size(); ++i) {
             const std::int32_t x = list[i];
             const std::uint8_t m = moves[x];

@@ -47,7 +47,8 @@ Vec2 HierarchicalField::coarse_direction(int x, int y) const {
     for (std::int32_t i = s.graph->node_begin(sec); i < s.graph->node_begin(sec + 1); ++i) {
         const SectorNode& n = s.graph->nodes()[static_cast<std::size_t>(i)];
         if (!(s.g[static_cast<std::size_t>(i)] < kInf)) continue;
-        const double d = lo * std::hypot(n.cell.x - x, n.cell.y - y) + s.g[static_cast<std::size_t>(i)];
+        const double dx = n.cell.x - x, dy = n.cell.y - y;  // sqrt, not libm's hypot (lockstep)
+        const double d = lo * std::sqrt(dx * dx + dy * dy) + s.g[static_cast<std::size_t>(i)];
         if (d < best) {
             best = d;
             to = n.cell == Cell{x, y} ? s.graph->nodes()[static_cast<std::size_t>(n.partner)].cell : n.cell;

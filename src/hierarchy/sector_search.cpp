@@ -247,7 +247,9 @@ TIDE_ALWAYS_INLINE inline void SectorSearch::relax(Frontier& f, std::int32_t y, 
 
 template <bool Eight>
 void SectorSearch::run_impl(std::span<const std::int32_t> stop_cells) {
-    std::sort(seeds_.begin(), seeds_.end(), [](const Seed& a, const Seed& b) { return a.value < b.value; });
+    // Ties on the cell: the order of equal values is never the standard library's choice (lockstep).
+    std::sort(seeds_.begin(), seeds_.end(),
+              [](const Seed& a, const Seed& b) { return a.value != b.value ? a.value < b.value : a.cell < b.cell; });
     Frontier f{dist_.data(), via_.data(), cost_.data(), {}, ring_ - 1, shift_, 0};
     std::copy(off_, off_ + 8, f.off);
     Fixed* const dist = f.dist;
