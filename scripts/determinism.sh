@@ -56,13 +56,18 @@ args=()
 
 build() {  # name compiler flags: objects into $out/name, then the trail binary
   local name=$1 cxx=$2 flags=$3 dir="$out/$1"
+  # An object is kept while it is newer than its source; a header newer than the last build
+  # (or a first build) starts from nothing.
+  if [ ! -f "$dir/stamp" ] || [ -n "$(cd "$ROOT" && find include src -name '*.h*' -newer "$dir/stamp" | head -1)" ]; then
+    rm -rf "$dir/obj"
+  fi
   mkdir -p "$dir/obj"
   # -ffp-contract=off first: the control's own -ffp-contract=fast comes later and wins.
   printf '%s\n' "${sources[@]}" | xargs -P "$JOBS" -I{} sh -c \
     'o="$0/obj/$(echo "$1" | tr / _).o"; [ "$o" -nt "$2/$1" ] || exec $3 -std=c++20 -ffp-contract=off $4 -I"$2/include" -c "$2/$1" -o "$o"' \
     "$dir" {} "$ROOT" "$cxx" "$flags" || return 1
   $cxx -std=c++20 -ffp-contract=off $flags -I"$ROOT/include" "$ROOT/tests/determinism/trail.cpp" "$dir"/obj/*.o \
-    -lpthread -o "$dir/trail"
+    -lpthread -o "$dir/trail" && touch "$dir/stamp"
 }
 
 ref_trail="$out/reference.txt"
