@@ -13,21 +13,38 @@
 
 namespace {
 
+// The 256x256 benchmark map with its centre open.
+tide::CostField bench_map() {
+    tide::CostField cost = std::move(tide::generate_random_map({256, 256, 0.20, 0.15, 0.07, 1}).value());
+    cost.set(128, 128, tide::kCostPlain);
+    return cost;
+}
+
+// `agents` units spread over the benchmark map (spawn seed 7), one group heading to the centre.
+struct BenchCrowd {
+    explicit BenchCrowd(int agents)
+        : cost(bench_map()),
+          field(std::make_shared<const tide::FlowField>(
+              std::move(tide::build_flow_field(cost, std::span<const tide::Cell>(&kGoal, 1)).value()))),
+          crowd(cost) {
+        const tide::GroupId g = crowd.add_group(field).value();
+        tide::SplitMix64 rng{7};
+        while (crowd.size() < static_cast<std::size_t>(agents)) {
+            const tide::Vec2 p{static_cast<float>(rng.uniform() * 256), static_cast<float>(rng.uniform() * 256)};
+            if (field->reachable(static_cast<int>(p.x), static_cast<int>(p.y))) (void)crowd.add_agent(p, g);
+        }
+    }
+    static constexpr tide::Cell kGoal{128, 128};
+    tide::CostField cost;  // before crowd, which reads it
+    std::shared_ptr<const tide::FlowField> field;
+    tide::Crowd crowd;
+};
+
 void BM_CrowdStep(benchmark::State& state) {
     const int agents = static_cast<int>(state.range(0));
     const int threads = static_cast<int>(state.range(1));
-    tide::CostField cost = std::move(tide::generate_random_map({256, 256, 0.20, 0.15, 0.07, 1}).value());
-    const tide::Cell goal{128, 128};
-    cost.set(goal.x, goal.y, tide::kCostPlain);
-    auto field = std::make_shared<const tide::FlowField>(
-        std::move(tide::build_flow_field(cost, std::span<const tide::Cell>(&goal, 1)).value()));
-    tide::Crowd crowd(cost);
-    const tide::GroupId g = crowd.add_group(field).value();
-    tide::SplitMix64 rng{7};
-    while (crowd.size() < static_cast<std::size_t>(agents)) {
-        const tide::Vec2 p{static_cast<float>(rng.uniform() * 256), static_cast<float>(rng.uniform() * 256)};
-        if (field->reachable(static_cast<int>(p.x), static_cast<int>(p.y))) (void)crowd.add_agent(p, g);
-    }
+    BenchCrowd bench(agents);
+    tide::Crowd& crowd = bench.crowd;
     tide::TbbJobSystem jobs(threads);
     for (int i = 0; i < 60; ++i) (void)crowd.step(1.0f / 60.0f, jobs);  // warm-up: agents on the move
     for (auto _ : state) {
@@ -49,18 +66,8 @@ BENCHMARK(BM_CrowdStep)
 // and the hash's share, measured in the same iterations.
 void BM_CrowdStateHashShare(benchmark::State& state) {
     const int agents = static_cast<int>(state.range(0));
-    tide::CostField cost = std::move(tide::generate_random_map({256, 256, 0.20, 0.15, 0.07, 1}).value());
-    const tide::Cell goal{128, 128};
-    cost.set(goal.x, goal.y, tide::kCostPlain);
-    auto field = std::make_shared<const tide::FlowField>(
-        std::move(tide::build_flow_field(cost, std::span<const tide::Cell>(&goal, 1)).value()));
-    tide::Crowd crowd(cost);
-    const tide::GroupId g = crowd.add_group(field).value();
-    tide::SplitMix64 rng{7};
-    while (crowd.size() < static_cast<std::size_t>(agents)) {
-        const tide::Vec2 p{static_cast<float>(rng.uniform() * 256), static_cast<float>(rng.uniform() * 256)};
-        if (field->reachable(static_cast<int>(p.x), static_cast<int>(p.y))) (void)crowd.add_agent(p, g);
-    }
+    BenchCrowd bench(agents);
+    tide::Crowd& crowd = bench.crowd;
     tide::SerialJobSystem jobs;
     for (int i = 0; i < 60; ++i) (void)crowd.step(1.0f / 60.0f, jobs);
     using Clock = std::chrono::steady_clock;

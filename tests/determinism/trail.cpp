@@ -99,23 +99,6 @@ bool run(const char* name, World& world, const std::vector<Step>& script, int ti
     return true;
 }
 
-Order order(SelectBox box, std::vector<Cell> goals, bool flee = false) {
-    Order o;
-    o.select = box;
-    o.goals = std::move(goals);
-    o.flee = flee;
-    return o;
-}
-
-Paint paint(int x, int y, int radius, Cost cost) {
-    Paint p;
-    p.x = x;
-    p.y = y;
-    p.radius = radius;
-    p.cost = cost;
-    return p;
-}
-
 bool orders_run(bool quick) {
     SerialJobSystem jobs;
     WorldConfig c;
@@ -124,10 +107,10 @@ bool orders_run(bool quick) {
     auto m = make_builtin_map("default");
     if (!m || !load(world, "orders", m->cost, m->goals, 1500)) return false;
     const std::vector<Step> script{
-        {60, order({16.0f, 0.0f, 64.0f, 40.0f}, {{12, 19}})},
-        {240, paint(40, 30, 2, kCostWall)},
-        {300, paint(30, 8, 3, 6)},
-        {480, SetGoals{{Cell{5, 5}}, 2, false, false}},
+        {60, Order{.select = SelectBox{16.0f, 0.0f, 64.0f, 40.0f}, .goals = {{12, 19}}}},
+        {240, Paint{.x = 40, .y = 30, .radius = 2, .cost = kCostWall}},
+        {300, Paint{.x = 30, .y = 8, .radius = 3, .cost = 6}},
+        {480, SetGoals{.goals = {{5, 5}}, .group = 2}},
     };
     return run("orders", world, script, quick ? 420 : 1200);
 }
@@ -151,8 +134,8 @@ bool flee_run() {
     auto m = make_builtin_map("default");
     if (!m || !load(world, "flee", m->cost, m->goals, 1000)) return false;
     const std::vector<Step> script{
-        {30, order({0.0f, 0.0f, 64.0f, 40.0f}, {{40, 20}}, true)},
-        {300, paint(48, 20, 2, kCostWall)},
+        {30, Order{.select = SelectBox{0.0f, 0.0f, 64.0f, 40.0f}, .goals = {{40, 20}}, .flee = true}},
+        {300, Paint{.x = 48, .y = 20, .radius = 2, .cost = kCostWall}},
     };
     return run("flee", world, script, 720);
 }
@@ -173,9 +156,9 @@ bool hier_run() {
     map->set(20, 170, 1);
     if (!load(world, "hier", *map, {Cell{96, 96}}, 1500)) return false;
     const std::vector<Step> script{
-        {90, order({0.0f, 0.0f, 96.0f, 192.0f}, {{20, 170}})},
-        {200, paint(60, 120, 3, kCostWall)},
-        {320, paint(100, 90, 2, 6)},
+        {90, Order{.select = SelectBox{0.0f, 0.0f, 96.0f, 192.0f}, .goals = {{20, 170}}}},
+        {200, Paint{.x = 60, .y = 120, .radius = 3, .cost = kCostWall}},
+        {320, Paint{.x = 100, .y = 90, .radius = 2, .cost = 6}},
     };
     return run("hier", world, script, 720);
 }
