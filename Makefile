@@ -94,7 +94,7 @@ fuzz-smoke:
 
 # Lockstep check (opt-in; docs/determinism.md): the library and tests/determinism/trail.cpp built
 # with g++ -O0/-O2/-O3 and -march=native, clang++ -O2/-O3 and -march=native, and for aarch64 (run
-# under qemu-aarch64); every hash trail must equal g++ -O2's. About 25 minutes on 2 cores from
+# under qemu-aarch64); every hash trail must equal g++ -O2's. About 15 minutes on 2 cores from
 # nothing (build-determinism/ keeps the objects). `make test` runs the clang -O2 part
 # (ctest determinism.clang).
 determinism:

@@ -319,8 +319,8 @@ std::vector<AgentId> Crowd::agents() const {
 
 // Each unit hashed from three 64-bit words (slot and state, position bits, velocity bits), the
 // units' hashes summed: the sum does not depend on the order the entries are kept in, so it reads
-// them in memory order. A lockstep host may call it every tick (about 1% of a 10,000-unit step,
-// BM_CrowdStateHashShare; the byte-wise FNV over the slots before cost 5%).
+// them in memory order. A lockstep host may call it every tick (0.59% of a 10,000-unit step,
+// BM_CrowdStateHashShare).
 std::uint64_t Crowd::state_hash() const {
     auto bits = [](float f) {
         std::uint32_t u;
