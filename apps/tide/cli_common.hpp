@@ -110,6 +110,8 @@ void add_render_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_sim_command(CLI::App& app);
+/// tide desync (cmd_desync.cpp).
+void add_desync_command(CLI::App& app);
 /// Registers `tide serve`.
 void add_serve_command(CLI::App& app);
 void add_bench_crowd_command(CLI::App& bench);

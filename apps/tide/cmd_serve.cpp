@@ -80,6 +80,9 @@ void add_serve_command(CLI::App& app) {
                     "on: the groups' fields count the crowd's density and are refreshed a few times per second, so "
                     "crowds spread over parallel routes; off: plain fields; auto (default): on for maps of at most "
                     "512x512 cells, decided at every map load (the page can toggle it)");
+    cmd->add_option("--record", opts->server.record_path,
+                    "Record the session (lockstep: fields published at fixed points) into a command log that "
+                    "`tide sim --replay FILE` reproduces exactly");
     cmd->add_option("--web-root", opts->server.web_root,
                     "Development: serve the page from this folder instead of the compiled-in copy");
     cmd->add_flag(

@@ -16,6 +16,7 @@
 #include "render.hpp"
 #include "tide/crowd.hpp"
 #include "tide/generate.hpp"
+#include "tide/recording.hpp"
 #include "tide/scenarios.hpp"
 #include "tide/simulation.hpp"
 #include "tide/tbb_jobs.hpp"
@@ -50,6 +51,8 @@ struct SimOptions {
     std::string congestion = "off";
     CongestionParams congestion_params;
     double png_at = -1.0;
+    std::string record, replay, state_out;  // lockstep: the command log, a replay, the state at the end
+    std::int64_t replay_ticks = -1;
 };
 
 // What one run leaves for the caller: its report and, with --png, its picture.
@@ -129,7 +132,7 @@ struct SimSetup {
 };
 
 // A run on a map file toward --goal cells (or away from --flee dangers).
-SimSetup map_run(const SimOptions& o, bool congestion, JobSystem& jobs) {
+SimSetup map_run(const SimOptions& o, bool congestion, JobSystem& jobs, Recording* record) {
     if (o.map.empty()) throw Failure{"give --map FILE (or @default), or --scenario NAME"};
     const Map map = load_map_or_fail(o.map);
     // Agents plan on (and are kept out of the walls of) the class's cost field; the pictures draw
@@ -179,6 +182,7 @@ SimSetup map_run(const SimOptions& o, bool congestion, JobSystem& jobs) {
     settings.dt = o.dt;
     settings.detail = o.detail;
     settings.world = world_config(o, congestion);
+    settings.record = record;
     setup.terrain = map.cost;
     auto created = Simulation::create(jobs, o.map, std::move(cost), settings);
     check(created);
@@ -192,7 +196,7 @@ SimSetup map_run(const SimOptions& o, bool congestion, JobSystem& jobs) {
 }
 
 // A run of a built-in scenario (tide/scenarios.hpp).
-SimSetup scenario_run(const SimOptions& o, bool congestion, JobSystem& jobs) {
+SimSetup scenario_run(const SimOptions& o, bool congestion, JobSystem& jobs, Recording* record) {
     if (!o.map.empty() || !o.goals.empty() || !o.flee.empty() || !o.spawn.empty())
         throw Failure{"--scenario sets the map, goals and spawn: leave out --map, --goal, --flee and --spawn"};
     auto scenario = make_scenario(o.scenario);
@@ -206,6 +210,7 @@ SimSetup scenario_run(const SimOptions& o, bool congestion, JobSystem& jobs) {
     settings.dt = o.dt;
     settings.detail = o.detail;
     settings.world = world_config(o, congestion);
+    settings.record = record;
     SimSetup setup;
     setup.terrain = scenario->cost;
     for (const Cell g : scenario->goals) setup.marks.push_back(g);
@@ -507,7 +512,10 @@ void print_report(const SimOptions& o, const SimSetup& setup, const WorldConfig&
 SimRun run_sim(const SimOptions& o, bool congestion) {
     check_run_length(o);
     TbbJobSystem jobs(o.threads);
-    SimSetup setup = o.scenario.empty() ? map_run(o, congestion, jobs) : scenario_run(o, congestion, jobs);
+    Recording recording;
+    Recording* record = o.record.empty() ? nullptr : &recording;
+    SimSetup setup =
+        o.scenario.empty() ? map_run(o, congestion, jobs, record) : scenario_run(o, congestion, jobs, record);
     Simulation& sim = *setup.sim;
     Drawing drawing;
     drawing.start(o, setup);
@@ -527,17 +535,69 @@ SimRun run_sim(const SimOptions& o, bool congestion) {
     print_report(o, setup, config, r);
     if (!o.png.empty()) out.picture = drawing.picture(setup);
     if (!o.gif.empty()) check(drawing.gif.close());
+    if (record) {
+        check(write_file_atomically(o.record, recording_text(recording)));
+        std::printf("recorded %zu events (%lld ticks) to %s\n", recording.events.size(),
+                    static_cast<long long>(sim.steps_done()), o.record.c_str());
+    }
+    if (!o.state_out.empty()) {
+        check(write_file_atomically(
+            o.state_out, snapshot_text(snapshot(sim.world(), static_cast<std::uint64_t>(sim.steps_done())))));
+    }
     if (r.nan) throw Failure{"NaN positions appeared"};
     return out;
+}
+
+std::string hex_text(std::uint64_t v) {
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+    return buf;
+}
+
+// tide sim --replay FILE: the recorded run again, its state hash compared at every tick.
+void run_replay(const SimOptions& o) {
+    if (!o.map.empty() || !o.scenario.empty() || !o.goals.empty() || !o.flee.empty() || !o.record.empty() ||
+        !o.png.empty() || !o.gif.empty() || !o.json.empty()) {
+        throw Failure{
+            "--replay runs what the recording holds: leave out --map, --scenario, --goal, --flee, --record, "
+            "--png, --gif and --json"};
+    }
+    auto recording = load_recording(o.replay);
+    check(recording);
+    if (!o.state_out.empty()) check(check_output_target(o.state_out));
+    check_threads(o.threads);
+    TbbJobSystem jobs(o.threads);
+    ReplayOptions options;
+    options.stop_after_tick = o.replay_ticks;
+    options.snapshot = !o.state_out.empty();
+    const auto t0 = std::chrono::steady_clock::now();
+    auto report = replay(*recording, jobs, options);
+    check(report);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("replayed %llu ticks of %s in %.2f s on %d threads: state hash %016llx\n",
+                static_cast<unsigned long long>(report->ticks), o.replay.c_str(), s, jobs.max_concurrency(),
+                static_cast<unsigned long long>(report->final_hash));
+    if (report->last) check(write_file_atomically(o.state_out, snapshot_text(*report->last)));
+    if (report->first_mismatch >= 0) {
+        throw Failure{"desync: tick " + std::to_string(report->first_mismatch) + " gives state hash " +
+                      hex_text(report->mismatch_replayed) + ", the recording says " +
+                      hex_text(report->mismatch_recorded) +
+                      " (replay with --replay-ticks and --state-out on both machines, then tide desync)"};
+    }
+    std::printf("identical to the recording at every tick\n");
 }
 
 // One run, or with --congestion both the run without and the run with congestion, one after the
 // other; their pictures side by side, each under its title.
 void run_sim_command(const SimOptions& o) {
+    if (!o.replay.empty()) return run_replay(o);
+    if (!o.record.empty() && o.congestion == "both")
+        throw Failure{"--record records one run: not with --congestion both"};
+    if (o.replay_ticks != -1) throw Failure{"--replay-ticks goes with --replay"};
     if (o.congestion != "on" && o.congestion != "off" && o.congestion != "both")
         throw Failure{"--congestion '" + o.congestion + "' is not on, off or both"};
     // Output targets before the run, so a run of minutes does not end in "cannot write".
-    for (const std::string* target : {&o.json, &o.png})
+    for (const std::string* target : {&o.json, &o.png, &o.record, &o.state_out})
         if (!target->empty()) check(check_output_target(*target));
     if (o.congestion != "both") {
         SimRun run = run_sim(o, o.congestion == "on");
@@ -659,6 +719,14 @@ void add_sim_command(CLI::App& app) {
     cmd->add_option("--congestion-max", o->congestion_params.max_extra,
                     "With --congestion on: largest cost added to a cell (default 60)");
     add_class_options(*cmd, o->unit_class);
+    cmd->add_option("--record", o->record,
+                    "Record the run (lockstep: fields published at fixed points) into a command log that --replay "
+                    "reproduces exactly, with the state hash after every tick (docs/determinism.md)");
+    cmd->add_option("--replay", o->replay,
+                    "Replay a recording instead of a run; exits 1 at the first tick whose state hash differs");
+    cmd->add_option("--replay-ticks", o->replay_ticks, "With --replay: stop after this many ticks");
+    cmd->add_option("--state-out", o->state_out,
+                    "Write the whole state where the run (or replay) ends, unit by unit, for tide desync");
     cmd->add_option(
         "--hierarchy-cells", o->hierarchy_cells,
         "Maps of at least this many cells plan hierarchically (default 4194304 = 2048x2048; 0 = every map)");

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
     tide::cli::add_render_command(app);
     tide::cli::add_bench_command(app);
     tide::cli::add_sim_command(app);
+    tide::cli::add_desync_command(app);
     tide::cli::add_serve_command(app);
     try {
         app.parse(argc, argv);

@@ -20,6 +20,7 @@
 #include "tide/crowd.hpp"
 #include "tide/export.h"
 #include "tide/jobs.hpp"
+#include "tide/recording.hpp"
 #include "tide/result.hpp"
 #include "tide/scenarios.hpp"
 #include "tide/world.hpp"
@@ -42,6 +43,9 @@ struct SimulationSettings {
     double dt = 1.0 / 60.0;          ///< Step, s, (0, 1]; seconds / dt steps, at most kMaxSimSteps.
     bool detail = false;             ///< Record each unit's start and path length (report().units).
     WorldConfig world;               ///< The world's settings: seed, hierarchy_cells, wall margin, crowd.
+    /// When set, the world runs in lockstep (WorldConfig::lockstep) and records everything into it
+    /// (World::start_recording; it must outlive the simulation): replay() gives the same run.
+    Recording* record = nullptr;
 };
 
 /// One group of a run (SimulationReport::groups): the units whose last group it was.

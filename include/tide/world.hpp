@@ -224,6 +224,12 @@ struct WorldConfig {
     FleeParams flee;
     /// Congestion-aware group fields (off by default; SetCongestion changes it; flat maps only).
     CongestionParams congestion;
+    /// Lockstep (docs/determinism.md): fields are published only at fixed points, whatever the
+    /// threads: tick() waits for every build in flight and publishes it before the step (nothing
+    /// after it), an order waits for its field, and finish_builds_for() publishes only when every
+    /// build is done. Off: fields go out as soon as they are built (the smoothest frames). Recording
+    /// (start_recording) needs it on.
+    bool lockstep = false;
 };
 
 /// What a tower would do (World::check_tower).
@@ -234,6 +240,8 @@ struct TowerCheck {
     std::size_t units_cut_off = 0;  ///< Units that would lose every path to their goals.
     std::size_t cells_cut_off = 0;  ///< Cells (summed over the groups' fields) that would.
 };
+
+struct Recording;
 
 /// The world. See the file comment.
 class TIDE_WORLD_API World {
@@ -334,6 +342,18 @@ public:
     /// The field service's counters.
     FieldServiceStats service_stats() const;
 
+    /// A hash of the simulation state (every unit's slot, state, position and velocity, the ticks
+    /// simulated, the terrain version, every group's id, members and field serial): equal on every
+    /// machine for the same commands in lockstep (docs/determinism.md). Cheap: one pass over the units.
+    std::uint64_t state_hash() const;
+    /// Appends every load, applied command, tick (with the state hash after it), finish_builds and
+    /// line-of-sight change from now on to `recording` (which must outlive the world or
+    /// stop_recording()); it starts with this world's settings. Error (nothing recorded) unless
+    /// WorldConfig::lockstep is on and no map was loaded yet. See recording.hpp.
+    Result<void> start_recording(Recording& recording);
+    /// Stops appending to the recording.
+    void stop_recording() noexcept { recording_ = nullptr; }
+
 private:
     struct Group;
     Result<std::vector<Cell>> check_goals(const std::vector<Cell>& goals) const;
@@ -370,6 +390,7 @@ private:
     void move_unit(AgentId id, Group& to);
     void leave(Group& g);
     bool apply_fields();
+    bool publish_ready();
     void on_publish(const Publication& p);
     bool drop_empty_groups();
     void refresh_view();
@@ -403,6 +424,8 @@ private:
     CrowdDensity density_;           // congestion: the crowd measured at the last refresh
     double congestion_clock_ = 0.0;  // congestion: simulated seconds until the next refresh
     WorldStats stats_;
+    Recording* recording_ = nullptr;  // start_recording()
+    std::uint64_t loads_ = 0;         // load() calls that succeeded
 };
 
 }  // namespace tide

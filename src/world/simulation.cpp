@@ -84,8 +84,21 @@ Result<void> check_settings(const SimulationSettings& s) {
 
 }  // namespace
 
+namespace {
+WorldConfig run_config(const SimulationSettings& settings) {
+    WorldConfig c = settings.world;
+    c.lockstep = c.lockstep || settings.record;
+    return c;
+}
+}  // namespace
+
 Simulation::Simulation(JobSystem& jobs, const SimulationSettings& settings)
-    : settings_(settings), jobs_(&jobs), world_(std::make_unique<World>(jobs, settings.world)) {}
+    : settings_(settings), jobs_(&jobs), world_(std::make_unique<World>(jobs, run_config(settings))) {
+    if (settings.record) {
+        const bool recording = world_->start_recording(*settings.record).ok();  // lockstep, no map yet
+        TIDE_ASSERT(recording);
+    }
+}
 
 Simulation::~Simulation() = default;
 

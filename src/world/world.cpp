@@ -20,6 +20,7 @@
 
 #include "../grid/cell_checks.hpp"
 #include "tide/assert.hpp"
+#include "tide/recording.hpp"
 #include "world_group.hpp"
 
 namespace tide {
@@ -134,6 +135,8 @@ Result<void> World::load(std::string name, CostField cost, std::vector<Cell> goa
         return Error{"unit count " + std::to_string(units) + " is outside 0.." + std::to_string(kMaxWorldUnits)};
     }
     if (auto r = check_congestion_params(config_.congestion); !r) return r.error();
+    std::optional<RecordedLoad> recorded;  // what the recording gets if the load succeeds
+    if (recording_) recorded = RecordedLoad{name, cost, goals, units, spawn_area};
     auto next_terrain = std::make_shared<const CostField>(std::move(cost));
     std::swap(terrain_, next_terrain);  // check_goals reads terrain_
     auto checked = check_goals(goals);
@@ -196,6 +199,8 @@ Result<void> World::load(std::string name, CostField cost, std::vector<Cell> goa
     s.count = units;
     if (auto r = spawn(s); !r) return r;
     refresh_view();
+    ++loads_;
+    if (recording_) recording_->events.emplace_back(std::move(*recorded));
     return {};
 }
 
@@ -241,7 +246,7 @@ double World::route_units(const Group* only) {
 // its units turn at once rather than a tick later, and a plan's units are routed before the
 // order returns (their sectors first, then the sectors on their routes).
 void World::take_ready(Group& g) {
-    apply_fields();
+    publish_ready();
     stats_.route_ms = route_units(&g);
 }
 
@@ -293,6 +298,7 @@ Result<CommandOutcome> World::apply(const WorldCommand& command) {
         command);
     refresh_plan_stats();
     refresh_view();
+    if (recording_) recording_->events.emplace_back(RecordedCommand{command, !out.ok()});
     return out;
 }
 
@@ -384,7 +390,7 @@ Result<void> World::tick(float dt, bool force) {
     if (!(dt > 0.0f) || !std::isfinite(dt) || dt > 10.0f) {
         return Error{"time step " + std::to_string(dt) + " s is not in (0, 10]"};
     }
-    if (apply_fields() | drop_empty_groups()) refresh_view();
+    if (publish_ready() | drop_empty_groups()) refresh_view();
     // Units that entered sectors of a plan without a field get them (and their routes) before they
     // move on; after a paint, also while paused, so the fields shown are complete.
     stats_.tick_route_ms = route_units();
@@ -393,7 +399,10 @@ Result<void> World::tick(float dt, bool force) {
         refresh_view();
     }
     exited_.clear();
-    if (paused_ && !force) return {};
+    if (paused_ && !force) {
+        if (recording_) recording_->events.emplace_back(RecordedTick{dt, force, state_hash()});
+        return {};
+    }
     if (config_.congestion.enabled) {
         if (congestion_clock_ <= 0.0) {
             refresh_congestion();
@@ -408,9 +417,18 @@ Result<void> World::tick(float dt, bool force) {
     ++stats_.tick;
     remove_exited();
     // Fields finished during the step go out now rather than at the next tick: the host draws
-    // and sends them a tick sooner, and the crowd sees them at its next step either way.
-    if (apply_fields()) refresh_view();
+    // and sends them a tick sooner, and the crowd sees them at its next step either way. Not in
+    // lockstep: what finished during the step depends on the threads.
+    if (!config_.lockstep && apply_fields()) refresh_view();
+    if (recording_) recording_->events.emplace_back(RecordedTick{dt, force, state_hash()});
     return {};
+}
+
+// What is ready goes out; in lockstep, every build in flight first finishes (the publication
+// points are then the same on every machine).
+bool World::publish_ready() {
+    if (config_.lockstep && service_) service_->wait_idle();
+    return apply_fields();
 }
 
 void World::finish_builds() {
@@ -419,14 +437,40 @@ void World::finish_builds() {
     apply_fields();
     drop_empty_groups();
     refresh_view();
+    if (recording_) recording_->events.emplace_back(RecordedFinish{});
 }
 
 bool World::finish_builds_for(double ms) {
     if (!service_) return true;
     const auto budget = std::chrono::duration<double, std::milli>(std::max(0.0, ms));
     const bool idle = service_->wait_idle_for(std::chrono::duration_cast<std::chrono::steady_clock::duration>(budget));
+    if (config_.lockstep && !idle) return false;  // a part of the builds would go out: timing-dependent
     if (apply_fields() | drop_empty_groups()) refresh_view();
+    if (idle && config_.lockstep && recording_) recording_->events.emplace_back(RecordedFinish{});
     return idle;
+}
+
+std::uint64_t World::state_hash() const {
+    std::uint64_t h = crowd_->state_hash() ^ (stats_.tick * 0xd6e8feb86659fd93ull);
+    h = (h ^ h >> 32) * 0x9e3779b97f4a7c15ull ^ terrain_version_;
+    for (const UnitGroup& g : groups_view_) {
+        h = (h ^ h >> 29 ^ g.id) * 0xbf58476d1ce4e5b9ull;
+        h = (h ^ h >> 31 ^ (static_cast<std::uint64_t>(g.members) << 20) ^ g.field_serial) * 0x94d049bb133111ebull;
+    }
+    return h ^ h >> 32;
+}
+
+Result<void> World::start_recording(Recording& recording) {
+    if (!config_.lockstep) {
+        return Error{"recording needs WorldConfig::lockstep on (fields published at fixed points)"};
+    }
+    if (loads_ != 0) return Error{"recording starts before the first load(): this world has a map already"};
+    recording.config = config_;
+    recording.config.field_memory = std::pmr::get_default_resource();  // not the host's: a replay brings its own
+    recording.config.routes.jobs = nullptr;
+    recording.events.clear();
+    recording_ = &recording;
+    return {};
 }
 
 ArrivalRegion World::arrival_region(UnitGroupId id) const {

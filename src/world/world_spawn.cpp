@@ -7,6 +7,7 @@
 
 #include "../grid/cell_checks.hpp"
 #include "tide/assert.hpp"
+#include "tide/recording.hpp"
 #include "world_group.hpp"
 
 namespace tide {
@@ -204,6 +205,7 @@ void World::set_line_of_sight(bool on) {
     CrowdParams cp = crowd_->params();
     cp.line_of_sight = on;
     (void)crowd_->set_params(cp);  // the other values are the crowd's own, hence valid
+    if (recording_) recording_->events.emplace_back(RecordedLineOfSight{on});
 }
 
 Result<void> World::set_unit_params(const UnitParams& p) {

@@ -461,6 +461,38 @@ bench_crowd_smoke)
   grep -q "ORCA" <<<"$out" && fail "--no-orca must skip the side-by-side"
   expect_fail "bench crowd orca seconds 0" "--orca-seconds must be in" "$tide" bench crowd --orca-seconds 0
   ;;
+sim_record_replay)
+  # Lockstep tools: a scenario run (two groups, orders mid-run) recorded on 2 threads replays on 1
+  # thread to the same hash at every tick; a changed hash or unit is named by tide desync.
+  "$tide" sim --scenario gap_swap --seconds 6 --threads 2 --record run.rec --state-out a.state >out.txt 2>&1 ||
+    { cat out.txt; fail "sim --record"; }
+  grep -q "recorded .* events (360 ticks) to run.rec" out.txt || fail "no recording line: $(cat out.txt)"
+  head -1 run.rec | grep -qx "tide-recording 1" || fail "run.rec does not start with its format line"
+  [ "$(grep -c '^tick ' run.rec)" = 360 ] || fail "run.rec holds $(grep -c '^tick ' run.rec) ticks, not 360"
+  "$tide" sim --replay run.rec --threads 1 --state-out b.state >replay.txt 2>&1 || { cat replay.txt; fail "replay"; }
+  grep -q "identical to the recording at every tick" replay.txt || fail "replay: $(cat replay.txt)"
+  "$tide" desync a.state b.state >d.txt || fail "desync of equal states: $(cat d.txt)"
+  grep -q "^identical: tick 360" d.txt || fail "desync: $(cat d.txt)"
+  # The 200th tick's hash changed: the replay and desync name tick 200.
+  awk '/^tick /{n++; if (n==200) {$4="0000000000000000"}} {print}' run.rec >bad.rec
+  expect_fail "replay of a changed recording" "desync: tick 200 gives state hash" "$tide" sim --replay bad.rec
+  "$tide" desync run.rec bad.rec >d.txt && fail "desync of different recordings exits 0"
+  grep -q "first difference: tick 200: state hash" d.txt || fail "desync: $(cat d.txt)"
+  # One unit's x one ulp over: desync names the unit, both positions and the distance in ulps.
+  px=$(awk '/^unit /{print $7; exit}' a.state)
+  awk -v px="$px" -v nx="$(printf '%08x' $((16#$px + 1)))" '/^unit / && !done {$7=nx; done=1} {print}' a.state >c.state
+  "$tide" desync a.state c.state >d.txt && fail "desync of different states exits 0"
+  grep -qE "first difference at tick 360: unit [0-9]+:[0-9]+ \(roster #0, group [0-9]+\): position .* 1 ulp apart" d.txt ||
+    fail "desync: $(cat d.txt)"
+  # Stopping early: the state at tick 120 differs from the end's.
+  "$tide" sim --replay run.rec --replay-ticks 120 --state-out early.state >/dev/null 2>&1 || fail "--replay-ticks"
+  grep -qx "tick 120" early.state || fail "early.state: $(head -3 early.state)"
+  expect_fail "desync of two kinds" "not of one kind" "$tide" desync run.rec a.state
+  expect_fail "replay with a map" "--replay runs what the recording holds" "$tide" sim --replay run.rec --map @default
+  expect_fail "record with both" "--record records one run" "$tide" sim --scenario door --record x.rec --congestion both
+  printf 'tide-recording 1\nset seed 1\ntick zz 0 00\n' >broken.rec
+  expect_fail "broken recording" "broken.rec:3: expected 'tick DT FORCE HASH'" "$tide" sim --replay broken.rec
+  ;;
 sim_wall_safety)
   # The issue's wall-safety scenario: 10,000 agents for 60 simulated seconds on the 256x256 benchmark map.
   "$tide" gen --seed 1 --out r256.tmap || fail "gen"

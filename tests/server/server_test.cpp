@@ -19,6 +19,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -26,6 +27,7 @@
 
 #include "protocol.hpp"
 #include "server_harness.hpp"
+#include "tide/recording.hpp"
 #include "tide/scenarios.hpp"
 
 namespace tide::serve {
@@ -838,6 +840,79 @@ TEST(Server, RefusesBadStartOptions) {
     o.map_path.clear();
     o.host = "not-an-address";
     EXPECT_FALSE(Server(o).start().ok());
+}
+
+// --record: a demo session (an order, paints, a refused and a placed tower, a goal change, line
+// of sight off, units added) streamed to a file while the server runs on real threads; the
+// replay on a serial job system gives the recorded state hash at every tick.
+TEST(Record, ADemoSessionReplaysToTheSameHashAtEveryTick) {
+    const std::string path = testing::TempDir() + "tide_record_test.rec";
+    {
+        ServerOptions o;
+        o.record_path = path;
+        o.threads = 2;
+        Running r(o);
+        Client c(r.server.port());
+        ASSERT_TRUE(c.wait_json("world").size() > 0);
+        c.send(R"({"type":"order","goals":[[12,19]],"select":[16,0,63,39]})");
+        EXPECT_FALSE(c.wait_json("ordered").empty());
+        c.send(R"({"type":"paint","x":40,"y":30,"radius":2,"terrain":"wall"})");
+        c.send(R"({"type":"place_tower","x0":11,"y0":18,"x1":13,"y1":20})");  // covers the order's goal
+        EXPECT_FALSE(c.wait_json("error").empty());
+        // The first 2x2 tower along row 3 that cuts nobody off (a unit under it counts as cut off).
+        bool placed = false;
+        for (int x = 18; x < 60; x += 3) {
+            const std::string rect =
+                R"("x0":)" + std::to_string(x) + R"(,"y0":3,"x1":)" + std::to_string(x + 1) + R"(,"y1":4)";
+            c.send(R"({"type":"tower_check",)" + rect + "}");
+            if (c.wait_json("tower").value("blocks", true)) continue;
+            c.send(R"({"type":"place_tower",)" + rect + "}");
+            std::string answer;  // tower_placed, or error when a unit walked under it since the check
+            while (auto m = c.read()) {
+                const auto j = m->binary ? nlohmann::json{} : nlohmann::json::parse(m->data, nullptr, false);
+                answer = j.is_object() ? j.value("type", "") : "";
+                if (answer == "tower_placed" || answer == "error") break;
+            }
+            ASSERT_TRUE(answer == "tower_placed" || answer == "error") << "no answer to place_tower";
+            if (answer == "tower_placed") {
+                placed = true;
+                break;
+            }
+        }
+        EXPECT_TRUE(placed);
+        c.send(R"({"type":"line_of_sight","on":false})");
+        c.send(R"({"type":"spawn","count":20,"add":true})");
+        c.send(R"({"type":"paint","x":30,"y":8,"radius":3,"terrain":"swamp"})");
+        std::this_thread::sleep_for(1500ms);
+    }
+    auto rec = load_recording(path);
+    ASSERT_TRUE(rec.ok()) << rec.error().message;
+    std::map<std::string, int> kinds;
+    std::uint64_t ticks = 0, last = 0;
+    for (const RecordedEvent& e : rec->events) {
+        if (const auto* t = std::get_if<RecordedTick>(&e)) {
+            ++ticks;
+            last = t->hash;
+        }
+        if (const auto* c = std::get_if<RecordedCommand>(&e)) {
+            const std::string text = recorded_event_text(e);
+            ++kinds[text.substr(10, text.find(' ', 10) - 10) + (c->refused ? " refused" : "")];
+        }
+    }
+    EXPECT_EQ(kinds["order"], 1);
+    EXPECT_EQ(kinds["paint"], 2);
+    EXPECT_EQ(kinds["tower"], 1);
+    EXPECT_GE(kinds["tower refused"], 1);
+    EXPECT_EQ(kinds["spawn"], 1);
+    EXPECT_GT(ticks, 60u);
+    SerialJobSystem jobs;
+    auto replayed = replay(*rec, jobs);
+    ASSERT_TRUE(replayed.ok()) << replayed.error().message;
+    EXPECT_EQ(replayed->ticks, ticks);
+    EXPECT_EQ(replayed->first_mismatch, -1)
+        << "recorded " << replayed->mismatch_recorded << ", replayed " << replayed->mismatch_replayed;
+    EXPECT_EQ(replayed->final_hash, last);
+    std::filesystem::remove(path);
 }
 
 }  // namespace

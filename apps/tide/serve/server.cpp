@@ -34,6 +34,7 @@
 #include "protocol.hpp"
 #include "tide/generate.hpp"
 #include "tide/map_io.hpp"
+#include "tide/recording.hpp"
 #include "tide/scenarios.hpp"
 #include "tide/tbb_jobs.hpp"
 #include "tide/viewer.hpp"
@@ -178,6 +179,8 @@ struct Server::Impl {
     tcp::acceptor acceptor{ioc};
     std::unique_ptr<TbbJobSystem> jobs;
     std::unique_ptr<World> world;  // simulation thread only (after start())
+    Recording recording;           // --record: events not yet appended to record_file
+    std::ofstream record_file;
     std::thread sim;
     std::atomic<bool> stopping{false};
     std::atomic<bool> stopped{false};
@@ -196,6 +199,20 @@ struct Server::Impl {
     std::shared_ptr<const std::string> last_world, last_groups, last_params, last_paused;
 
     explicit Impl(ServerOptions o) : opt(std::move(o)) {}
+
+    // --record: appends the events since the last call to the file (simulation thread); a write
+    // error ends the recording with a log line.
+    void flush_recording() {
+        if (!record_file.is_open()) return;
+        for (const RecordedEvent& e : recording.events) record_file << recorded_event_text(e);
+        recording.events.clear();
+        record_file.flush();
+        if (!record_file) {
+            log("--record: writing '" + opt.record_path + "' failed; recording stopped");
+            world->stop_recording();
+            record_file.close();
+        }
+    }
 
     void log(const std::string& s) const {
         if (opt.log) std::fprintf(stderr, "tide serve: %s\n", s.c_str());
@@ -987,9 +1004,11 @@ void Server::Impl::sim_loop() {
         publish_state_if_due();
         if (world->terrain_version() != terrain_before) show_edit_before_step();
         if (auto r = world->tick(dt, st.step_once); !r) log("step failed: " + r.error().message);
+        flush_recording();
         after_tick();
         send_frames(Clock::now());
     }
+    flush_recording();  // what came after the last tick
 }
 
 // This tick's inbound: the commands left from the last tick first, then what came since. Debts
@@ -1580,7 +1599,14 @@ Result<void> Server::start() {
     config.congestion.enabled = s.opt.congestion == ServerOptions::Congestion::on ||
                                 (s.opt.congestion == ServerOptions::Congestion::automatic &&
                                  static_cast<std::int64_t>(map.cost.size()) <= kCongestionAutoCells);
+    config.lockstep = !s.opt.record_path.empty();
     s.world = std::make_unique<World>(*s.jobs, config);
+    if (config.lockstep) {
+        s.record_file.open(s.opt.record_path, std::ios::binary | std::ios::trunc);
+        if (!s.record_file) return Error{ErrorCode::io, "--record: cannot write '" + s.opt.record_path + "'"};
+        if (auto r = s.world->start_recording(s.recording); !r) return r;
+        s.record_file << recording_header_text(s.recording.config);
+    }
     const auto t0 = Clock::now();
     if (auto r = s.world->load(name, std::move(map.cost), std::move(map.goals), s.opt.agents, map.spawn_area); !r) {
         return r;

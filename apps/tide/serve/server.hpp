@@ -40,6 +40,10 @@ struct ServerOptions {
     /// A client with more than this many bytes of frames queued is disconnected (kMaxQueuedBytes;
     /// tests lower it). Terrain is streamed a band at a time, so it never adds more than one band.
     std::size_t max_queued_bytes = kMaxQueuedBytes;
+    /// Record the session into this file (empty: no recording): the world runs in lockstep
+    /// (WorldConfig::lockstep) and every load, command and tick is appended as it happens, so
+    /// `tide sim --replay FILE` reproduces the session (docs/determinism.md).
+    std::string record_path;
 };
 
 /// The demo server.
