@@ -25,6 +25,7 @@ if [ "${1:-}" = "--determinism" ]; then
 fi
 if [ "${1:-}" = "--test" ]; then
   packages+=(chromium curl jq)               # headless browser of the end-to-end tests; curl and jq for the CLI tests
+  packages+=(mono-mcs mono-runtime)          # the C# binding (bindings/csharp) and its tests
   # Node.js and npm run Playwright; a machine may already have them from elsewhere (nodesource).
   if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
     packages+=(nodejs npm)

@@ -86,6 +86,9 @@ TIDE_API tide_status tide_map_parse(const char* text, size_t length, const char*
 /** A width x height map (1..16384 each) with the given row-major costs (copied; 0 is refused),
     or every cell cost 1 when `costs` is NULL. */
 TIDE_API tide_status tide_map_create(int32_t width, int32_t height, const uint8_t* costs, tide_map** out);
+/** A built-in map: "default" (the embedded 64x40 map), "random256", "maze", "large", "huge"; its
+    default goal in `out_goal` (may be NULL). Error naming the known maps for another name. */
+TIDE_API tide_status tide_map_builtin(const char* name, tide_map** out, tide_cell* out_goal);
 /** Frees a map (NULL, or a handle already destroyed: nothing happens). Crowds made on it keep its
     terrain until the last of them is destroyed; the handle is dead at once. */
 TIDE_API void tide_map_destroy(tide_map* map);

@@ -1,7 +1,8 @@
 #pragma once
-// What the C API's translation units share (tide_c.cpp, tide_c_steering.cpp, capi_common.cpp): the
-// handle types behind tide.h's opaque pointers, the live-handle registry, the last-error slot and
-// the conversions. Internal: never installed.
+// What the C API's translation units share (tide_c.cpp, tide_c_steering.cpp, capi_common.cpp, and
+// tide_c_world.cpp in the world library): the handle types behind tide.h's opaque pointers, the
+// live-handle registry, the last-error slot and the conversions. Internal: never installed (the
+// functions the world library calls are exported from a shared libtide, hence TIDE_API).
 
 #include <cstddef>
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include <string>
 
 #include "tide/crowd.hpp"
+#include "tide/export.h"
 #include "tide/flow_field.hpp"
 #include "tide/jobs.hpp"
 #include "tide/map_io.hpp"
@@ -47,10 +49,10 @@ namespace tide::capi {
 // TIDE_ERROR_INVALID_ARGUMENT instead of a use after free, and a second destroy does nothing.
 // Freed memory reused for a new handle of the same kind would pass: the check catches the common
 // mistakes, not every one. The C API's own state, not the library's (which has no globals).
-enum class Kind : std::uint8_t { map, field, crowd, steering };
+enum class Kind : std::uint8_t { map, field, crowd, steering, world };
 
 /// Records `handle` as a live handle of `kind`.
-void register_handle(const void* handle, Kind kind);
+TIDE_API void register_handle(const void* handle, Kind kind);
 /// `handle`, recorded as a live handle of `kind`.
 template <class T>
 T* registered(T* handle, Kind kind) {
@@ -58,20 +60,20 @@ T* registered(T* handle, Kind kind) {
     return handle;
 }
 /// The registry's mutex; it also guards tide_map::crowds and tide_map::freed.
-std::mutex& handles_mutex();
+TIDE_API std::mutex& handles_mutex();
 /// True when `handle` is a live handle of `kind`.
-bool live(const void* handle, Kind kind);
+TIDE_API bool live(const void* handle, Kind kind);
 /// Removes `handle` from the live ones; false when it was not live (already destroyed, or never made).
-bool unregister(const void* handle, Kind kind);
+TIDE_API bool unregister(const void* handle, Kind kind);
 
 /// Sets the calling thread's last error to `message`; returns `status`.
-tide_status fail(tide_status status, std::string message);
+TIDE_API tide_status fail(tide_status status, std::string message);
 /// fail() with a library error's code and message.
-tide_status fail(const tide::Error& e);
+TIDE_API tide_status fail(const tide::Error& e);
 /// TIDE_ERROR_INVALID_ARGUMENT: "`what` is NULL".
-tide_status fail_null(const char* what);
+TIDE_API tide_status fail_null(const char* what);
 /// TIDE_ERROR_INVALID_ARGUMENT: `what` is not a live handle.
-tide_status fail_dead(const char* what);
+TIDE_API tide_status fail_dead(const char* what);
 /// TIDE_OK, or TIDE_ERROR_INVALID_ARGUMENT when `count` > 0 and an array is NULL.
 tide_status check_batch(const float* xs, const float* ys, std::size_t count, const float* out_x, const float* out_y);
 
@@ -89,7 +91,7 @@ tide_status guarded(Fn&& fn) noexcept {
     }
 }
 
-tide::AgentId agent_id(tide_agent a);                  ///< The C++ handle of a C one.
+TIDE_API tide::AgentId agent_id(tide_agent a);         ///< The C++ handle of a C one.
 tide_status stale(tide_agent a);                       ///< TIDE_ERROR_NOT_FOUND naming the agent.
 tide::GroupId group_id(tide_group g);                  ///< The C++ id of a C one.
 tide_group to_c(tide::GroupId g);                      ///< The C id of a C++ one.

@@ -9,6 +9,7 @@
 
 #include "capi_internal.hpp"
 #include "tide/field_builder.hpp"
+#include "tide/generate.hpp"
 
 using namespace tide::capi;
 
@@ -92,6 +93,19 @@ tide_status tide_map_create(int32_t width, int32_t height, const uint8_t* costs,
             }
         }
         *out = registered(new tide_map{tide::Map{std::move(*cost)}}, Kind::map);
+        return TIDE_OK;
+    });
+}
+
+tide_status tide_map_builtin(const char* name, tide_map** out, tide_cell* out_goal) {
+    return guarded([&] {
+        if (!out) return fail_null("out");
+        *out = nullptr;
+        if (!name) return fail_null("name");
+        auto m = tide::make_builtin_map(name);
+        if (!m) return fail(m.error());
+        if (out_goal) *out_goal = tide_cell{m->goals.front().x, m->goals.front().y};
+        *out = registered(new tide_map{tide::Map{std::move(m->cost)}}, Kind::map);
         return TIDE_OK;
     });
 }

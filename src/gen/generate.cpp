@@ -116,7 +116,9 @@ Result<BuiltinMap> make_builtin_map(std::string_view name) {
         cost->set(goal.x, goal.y, kCostPlain);
         return BuiltinMap{std::move(*cost), {goal}};
     }
-    return Error{ErrorCode::not_found, "no built-in map '" + std::string(name) + "'"};
+    std::string known;
+    for (const std::string& n : builtin_map_names()) known += (known.empty() ? "" : ", ") + n;
+    return Error{ErrorCode::not_found, "no built-in map '" + std::string(name) + "' (built-in maps: " + known + ")"};
 }
 
 }  // namespace tide

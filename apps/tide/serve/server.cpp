@@ -1578,7 +1578,7 @@ Result<void> Server::start() {
     if (s.opt.map_path.empty() || s.opt.map_path[0] == '@') {
         if (!s.opt.map_path.empty()) name = s.opt.map_path.substr(1);
         auto m = make_builtin_map(name);
-        if (!m) return Error{m.error().message + " (built-in maps: default, random256, maze, large, huge)"};
+        if (!m) return m.error();
         map = std::move(*m);
     } else {
         auto m = load_map(s.opt.map_path);
