@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
     int tick;
 
     config.lockstep = 1; /* fields published at fixed points: the same run on every machine */
-    s = tide_world_create(&config, NULL, &world);
+    s = tide_world_create(&config, NULL, NULL, &world);
     if (s != TIDE_OK) return fail("create", s);
     if (record && (s = tide_world_record_start(world)) != TIDE_OK) return fail("record", s);
     s = tide_map_builtin("default", &map, &goal);

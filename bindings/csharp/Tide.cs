@@ -364,7 +364,7 @@ namespace Tide
         public World(WorldConfig config)
         {
             IntPtr p;
-            Native.Check(Native.tide_world_create(ref config, IntPtr.Zero, out p));
+            Native.Check(Native.tide_world_create(ref config, IntPtr.Zero, IntPtr.Zero, out p));
             Set(p);
         }
         /// <summary>A world with the default settings.</summary>
@@ -477,7 +477,7 @@ namespace Tide
         public static ReplayResult Replay(string path)
         {
             ReplayResult r;
-            Native.Check(Native.tide_replay_file(path, IntPtr.Zero, out r));
+            Native.Check(Native.tide_replay_file(path, IntPtr.Zero, IntPtr.Zero, out r));
             return r;
         }
     }
@@ -514,7 +514,7 @@ namespace Tide
         [DllImport(Lib)] internal static extern Vec2 tide_grid_to_world(ref GridTransform t, Vec2 grid);
         [DllImport(Lib)] internal static extern Cell tide_grid_cell_of(ref GridTransform t, Vec2 world);
         [DllImport(Lib)] internal static extern WorldConfig tide_world_config_default();
-        [DllImport(Lib)] internal static extern Status tide_world_create(ref WorldConfig config, IntPtr jobs, out IntPtr world);
+        [DllImport(Lib)] internal static extern Status tide_world_create(ref WorldConfig config, IntPtr jobs, IntPtr background, out IntPtr world);
         [DllImport(Lib)] internal static extern void tide_world_destroy(IntPtr world);
         [DllImport(Lib)] internal static extern Status tide_world_load(IntPtr world, IntPtr map, string name, Cell[] goals, UIntPtr goalCount, int units, IntPtr spawnArea);
         [DllImport(Lib)] internal static extern Status tide_world_spawn(IntPtr world, int count, int size, IntPtr area, int replace, out uint group);
@@ -538,6 +538,6 @@ namespace Tide
         [DllImport(Lib)] internal static extern ulong tide_world_state_hash(IntPtr world);
         [DllImport(Lib)] internal static extern Status tide_world_record_start(IntPtr world);
         [DllImport(Lib)] internal static extern Status tide_world_record_save(IntPtr world, string path);
-        [DllImport(Lib)] internal static extern Status tide_replay_file(string path, IntPtr jobs, out ReplayResult result);
+        [DllImport(Lib)] internal static extern Status tide_replay_file(string path, IntPtr jobs, IntPtr background, out ReplayResult result);
     }
 }

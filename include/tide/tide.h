@@ -1,5 +1,6 @@
 /* \file tide.h
-   The C API (C99): maps, flow fields, sampling and the crowd, over the C++ library. What C#
+   The C API (C99): maps, flow fields, sampling, the crowd and the field service, over the C++
+   library (the World's is in tide_world.h). What C#
    (P/Invoke), Godot's GDExtension or any other FFI binds to.
 
    - Objects are opaque handles made by tide_*_create / _load / _build and freed by _destroy
@@ -340,6 +341,108 @@ TIDE_API tide_status tide_crowd_read_agents(const tide_crowd* crowd, size_t capa
                                             uint64_t* user_tags, size_t* count);
 /** 64-bit hash of every agent's state (equal hashes: identical crowds). */
 TIDE_API uint64_t tide_crowd_state_hash(const tide_crowd* crowd);
+
+/* ---- The field service -------------------------------------------------------------------- */
+
+/** Background work for the field service and the World: `enqueue` must run task(context) once,
+    soon, on some thread (a worker pool). Without one, builds run inside the calls that need them. */
+typedef void (*tide_task_fn)(void* context);
+typedef struct tide_background {
+    void (*enqueue)(void* host, tide_task_fn task, void* context);
+    int32_t concurrency; /**< Tasks that may run at once (>= 1): builds in parallel. */
+    void* host;          /**< Passed back to enqueue. */
+} tide_background;
+
+/** Fields on demand over one terrain (tide::FieldService): tickets, a cache with a budget,
+    coalescing, builds in the background, publication at fixed points, repair after edits. */
+typedef struct tide_service tide_service;
+/** A ticket: one requester's wish for a field (index and generation; stale once released). */
+typedef struct tide_ticket {
+    uint32_t index;
+    uint32_t generation;
+} tide_ticket;
+
+/** How a service is made. Start from tide_service_config_default(). */
+typedef struct tide_service_config {
+    uint64_t budget_bytes;       /**< Cache budget (default 256 MiB, at least 1). */
+    int32_t max_parallel_builds; /**< 0 (default): the background's concurrency. */
+    int32_t auto_publish;        /**< 1: each field is published as soon as it is built. Default 0. */
+    int32_t repair;              /**< 1 (default): edits repair cached fields instead of rebuilding. */
+    int64_t hierarchy_cells;     /**< Maps of at least this many cells plan hierarchically (default: none). */
+} tide_service_config;
+/** The defaults. */
+TIDE_API tide_service_config tide_service_config_default(void);
+
+/** What a ticket asks for. Start from tide_field_options_default(). */
+typedef struct tide_field_options {
+    tide_field_params params;   /**< Diagonal factor and connectivity. */
+    int32_t movement_class;     /**< 0: the map's costs at size 1; 1..: the map's unit classes in order. */
+    int32_t flee;               /**< 1: a flee field from the cells (they are dangers). */
+    double flee_factor;         /**< Flee factor (default 1.2). */
+    int32_t wall_margin_radius; /**< Wall margin, cells (0: none). */
+    int32_t wall_margin_extra;  /**< Cost added within the margin, 0..253. */
+    int32_t priority;           /**< Queued builds run highest priority first. */
+} tide_field_options;
+/** The defaults: a goal field on the map's costs, no margin. */
+TIDE_API tide_field_options tide_field_options_default(void);
+
+/** A service owning a copy of `map`'s terrain (its unit classes become movement classes 1, 2...).
+    `config` NULL: defaults; `background` NULL: builds run inside request() and the other calls
+    (copied; it must stay valid while the service lives). */
+TIDE_API tide_status tide_service_create(const tide_map* map, const tide_service_config* config,
+                                         const tide_background* background, tide_service** out);
+/** Frees a service (drops queued builds, waits for running ones); fields handed out stay valid. */
+TIDE_API void tide_service_destroy(tide_service* service);
+/** Asks for the field toward `goals` (or away from them with options->flee); returns at once with a
+    ticket. Errors: no goal, a goal off the map or impassable for the class, bad options. */
+TIDE_API tide_status tide_service_request(tide_service* service, const tide_cell* goals, size_t goal_count,
+                                          const tide_field_options* options, tide_ticket* out);
+/** Points a live ticket at new goals (the old field stays current until the new one is published). */
+TIDE_API tide_status tide_service_retarget(tide_service* service, tide_ticket ticket, const tide_cell* goals,
+                                           size_t goal_count, const tide_field_options* options);
+/** Ends a ticket (its field stays valid for whoever holds it). */
+TIDE_API tide_status tide_service_release(tide_service* service, tide_ticket ticket);
+/** Makes every finished field current, all at once (call at the start of a tick); how many changed. */
+TIDE_API size_t tide_service_publish(tide_service* service);
+/** Waits until no build is queued or running (the calling thread builds too), then publish() shows all. */
+TIDE_API tide_status tide_service_wait_idle(tide_service* service);
+/** The ticket's published field as a field handle (destroy it). TIDE_ERROR_NOT_FOUND: nothing
+    published yet or a dead ticket; TIDE_ERROR_UNSUPPORTED on hierarchical maps. */
+TIDE_API tide_status tide_service_current(const tide_service* service, tide_ticket ticket, tide_field** out);
+
+/** Where a ticket stands. */
+typedef struct tide_ticket_status {
+    int32_t live;                   /**< 0 for a released or unknown ticket. */
+    int32_t has_field;              /**< A field is published for it. */
+    int32_t up_to_date;             /**< That field answers its latest goals on the current terrain. */
+    int32_t ready;                  /**< A newer field waits for publish(). */
+    int32_t building;               /**< A build it waits for is running. */
+    int32_t queued;                 /**< A build it waits for has not started. */
+    uint32_t blocked_goals;         /**< Goals walled by edits (left out of the builds). */
+    uint64_t field_terrain_version; /**< Terrain version its field was built on. */
+} tide_ticket_status;
+/** A ticket's status (a dead ticket: live = 0, not an error). */
+TIDE_API tide_status tide_service_status(const tide_service* service, tide_ticket ticket, tide_ticket_status* out);
+/** Sets the cells of [x0, x1] x [y0, y1] (clipped) to `cost` (1..255) and brings the fields up to
+    date: cached fields are repaired, live tickets get new fields at a later publish(). */
+TIDE_API tide_status tide_service_edit_rect(tide_service* service, int32_t x0, int32_t y0, int32_t x1, int32_t y1,
+                                            uint8_t cost);
+/** Sets the listed cells to `cost` (nothing changes when one is off the map). */
+TIDE_API tide_status tide_service_edit_cells(tide_service* service, const tide_cell* cells, size_t count, uint8_t cost);
+/** Would walling `walls` leave any reachable cell without a path to the ticket's goals? From its
+    published field, no build: *out_blocks 1 or 0, *out_cut_off the cells cut off (may be NULL). */
+TIDE_API tide_status tide_service_would_block(const tide_service* service, tide_ticket ticket, const tide_cell* walls,
+                                              size_t wall_count, int32_t* out_blocks, uint64_t* out_cut_off);
+
+/** Service counters. */
+typedef struct tide_service_stats {
+    uint64_t requests, hits, misses, coalesced, builds, repairs, repair_rebuilds, evictions, publications;
+    uint64_t bytes_cached, fields_cached, budget_bytes, queued, running, tickets, terrain_version;
+} tide_service_stats;
+/** The service's counters. */
+TIDE_API tide_status tide_service_get_stats(const tide_service* service, tide_service_stats* out);
+/** The current terrain as a new map (destroy it): what the fields plan on after the edits. */
+TIDE_API tide_status tide_service_terrain(const tide_service* service, tide_map** out);
 
 #ifdef __cplusplus
 }

@@ -5,8 +5,8 @@
    tide_status results with tide_last_error(), cell units, row-major arrays.
 
    - Threads: a world is used from one thread at a time (the game's simulation thread). Its field
-     builds run on the job system given to tide_world_create() (NULL: on the calling thread, inside
-     the calls that need them); the crowd step uses its parallel_for.
+     builds run on the background queue given to tide_world_create() (none: on the calling thread,
+     inside the calls that need them); the crowd step uses the given parallel_for.
    - Group ids are the world's (1, 2, 3..., never reused within a world; 0 = none); unit handles
      are tide_agent values, stale once the unit is removed.
    - Flags of orders and goal changes: TIDE_ORDER_FLEE (the cells are dangers), TIDE_ORDER_EXIT (the
@@ -48,9 +48,11 @@ typedef struct tide_world_config {
 
 /** The defaults. */
 TIDE_WORLD_API tide_world_config tide_world_config_default(void);
-/** An empty world (load a map next). `config` NULL: defaults. `jobs` (copied; NULL: everything on the
-    calling thread) must stay valid while the world lives. */
-TIDE_WORLD_API tide_status tide_world_create(const tide_world_config* config, const tide_jobs* jobs, tide_world** out);
+/** An empty world (load a map next). `config` NULL: defaults. `jobs`: the crowd step's parallel-for
+    (NULL: on the calling thread); `background`: where field builds run (NULL: inside the calls that
+    need them). Both are copied; their callbacks must stay valid while the world lives. */
+TIDE_WORLD_API tide_status tide_world_create(const tide_world_config* config, const tide_jobs* jobs,
+                                             const tide_background* background, tide_world** out);
 /** Frees a world (waits for its builds in flight). */
 TIDE_WORLD_API void tide_world_destroy(tide_world* world);
 /** Replaces the map with a copy of `map`'s costs: one group toward `goals`, `units` spawned at random
@@ -190,9 +192,10 @@ typedef struct tide_replay_result {
     uint64_t recorded_hash; /**< The recording's hash there (0 without a mismatch). */
     uint64_t replayed_hash; /**< The replay's hash there. */
 } tide_replay_result;
-/** Replays a recording file on a new world (`jobs` as in tide_world_create) and compares every
-    tick's hash. A mismatch is a result (first_mismatch >= 0), not an error. */
-TIDE_WORLD_API tide_status tide_replay_file(const char* path, const tide_jobs* jobs, tide_replay_result* out);
+/** Replays a recording file on a new world (`jobs` and `background` as in tide_world_create) and
+    compares every tick's hash. A mismatch is a result (first_mismatch >= 0), not an error. */
+TIDE_WORLD_API tide_status tide_replay_file(const char* path, const tide_jobs* jobs, const tide_background* background,
+                                            tide_replay_result* out);
 
 #ifdef __cplusplus
 }

@@ -49,7 +49,7 @@ namespace tide::capi {
 // TIDE_ERROR_INVALID_ARGUMENT instead of a use after free, and a second destroy does nothing.
 // Freed memory reused for a new handle of the same kind would pass: the check catches the common
 // mistakes, not every one. The C API's own state, not the library's (which has no globals).
-enum class Kind : std::uint8_t { map, field, crowd, steering, world };
+enum class Kind : std::uint8_t { map, field, crowd, steering, world, service };
 
 /// Records `handle` as a live handle of `kind`.
 TIDE_API void register_handle(const void* handle, Kind kind);
@@ -111,5 +111,38 @@ public:
 private:
     tide_jobs jobs_;
 };
+
+// A host's parallel-for and background queue, each optional: without the first, ranges run on the
+// caller; without the second, background tasks run at once inside the call that enqueues them.
+class CHostJobs final : public tide::JobSystem {
+public:
+    CHostJobs(const tide_jobs* jobs, const tide_background* background) {
+        if (jobs) jobs_ = *jobs;
+        if (background) background_ = *background;
+    }
+    void parallel_for(std::size_t count, std::size_t grain, tide::RangeTask task, void* context) override {
+        if (jobs_.parallel_for) {
+            jobs_.parallel_for(jobs_.host, count, grain, task, context);
+        } else if (count > 0) {
+            task(context, 0, count);
+        }
+    }
+    int max_concurrency() const override { return jobs_.parallel_for ? jobs_.max_concurrency : 1; }
+    void enqueue(tide::Task task, void* context) override {
+        if (background_.enqueue) {
+            background_.enqueue(background_.host, task, context);
+        } else {
+            task(context);
+        }
+    }
+    int background_concurrency() const override { return background_.enqueue ? background_.concurrency : 1; }
+
+private:
+    tide_jobs jobs_{};
+    tide_background background_{};
+};
+
+/// TIDE_OK, or TIDE_ERROR_INVALID_ARGUMENT naming what is wrong with a host's job callbacks.
+TIDE_API tide_status check_host_jobs(const tide_jobs* jobs, const tide_background* background);
 
 }  // namespace tide::capi

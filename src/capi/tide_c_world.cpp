@@ -79,14 +79,13 @@ tide_world_config tide_world_config_default(void) {
     return c;
 }
 
-tide_status tide_world_create(const tide_world_config* config, const tide_jobs* jobs, tide_world** out) {
+tide_status tide_world_create(const tide_world_config* config, const tide_jobs* jobs, const tide_background* background,
+                              tide_world** out) {
     return guarded([&]() -> tide_status {
         if (!out) return fail_null("out");
         *out = nullptr;
         const tide_world_config c = config ? *config : tide_world_config_default();
-        if (jobs && (!jobs->parallel_for || jobs->max_concurrency < 1)) {
-            return fail(TIDE_ERROR_INVALID_ARGUMENT, "jobs: parallel_for is NULL or max_concurrency < 1");
-        }
+        if (auto s = check_host_jobs(jobs, background); s != TIDE_OK) return s;
         if (!(c.unit_speed >= 0.1f && c.unit_speed <= 20.0f) || !(c.unit_radius >= 0.05f && c.unit_radius <= 0.5f) ||
             !(c.unit_separation >= 0.0f && c.unit_separation <= 20.0f)) {
             return fail(TIDE_ERROR_INVALID_ARGUMENT,
@@ -104,11 +103,7 @@ tide_status tide_world_create(const tide_world_config* config, const tide_jobs* 
         wc.crowd.line_of_sight = c.line_of_sight != 0;
         wc.field_budget_bytes = static_cast<std::size_t>(c.field_budget_bytes);
         auto w = std::make_unique<tide_world>();
-        if (jobs) {
-            w->jobs = std::make_unique<CJobs>(*jobs);
-        } else {
-            w->jobs = std::make_unique<tide::SerialJobSystem>();
-        }
+        w->jobs = std::make_unique<CHostJobs>(jobs, background);
         w->world = std::make_unique<tide::World>(*w->jobs, wc);
         *out = registered(w.release(), Kind::world);
         return TIDE_OK;
@@ -412,20 +407,16 @@ tide_status tide_world_record_save(const tide_world* world, const char* path) {
     });
 }
 
-tide_status tide_replay_file(const char* path, const tide_jobs* jobs, tide_replay_result* out) {
+tide_status tide_replay_file(const char* path, const tide_jobs* jobs, const tide_background* background,
+                             tide_replay_result* out) {
     return guarded([&]() -> tide_status {
         if (!path) return fail_null("path");
         if (!out) return fail_null("out");
         auto rec = tide::load_recording(path);
         if (!rec) return fail(rec.error());
-        std::unique_ptr<tide::JobSystem> js;
-        if (jobs) {
-            if (!jobs->parallel_for || jobs->max_concurrency < 1) return fail_null("jobs->parallel_for");
-            js = std::make_unique<CJobs>(*jobs);
-        } else {
-            js = std::make_unique<tide::SerialJobSystem>();
-        }
-        auto r = tide::replay(*rec, *js);
+        if (auto s = check_host_jobs(jobs, background); s != TIDE_OK) return s;
+        CHostJobs js(jobs, background);
+        auto r = tide::replay(*rec, js);
         if (!r) return fail(r.error());
         *out =
             tide_replay_result{r->ticks, r->final_hash, r->first_mismatch, r->mismatch_recorded, r->mismatch_replayed};

@@ -79,7 +79,7 @@ tide_world* make_world(int lockstep = 1) {
     tide_world_config c = tide_world_config_default();
     c.lockstep = lockstep;
     tide_world* w = nullptr;
-    EXPECT_EQ(tide_world_create(&c, nullptr, &w), TIDE_OK) << last_error();
+    EXPECT_EQ(tide_world_create(&c, nullptr, nullptr, &w), TIDE_OK) << last_error();
     return w;
 }
 
@@ -150,7 +150,7 @@ TEST(CWorld, ARecordingReplaysFromItsFile) {
     const std::string path = testing::TempDir() + "tide_capi_world.rec";
     ASSERT_EQ(tide_world_record_save(world, path.c_str()), TIDE_OK) << last_error();
     tide_replay_result r{};
-    ASSERT_EQ(tide_replay_file(path.c_str(), nullptr, &r), TIDE_OK) << last_error();
+    ASSERT_EQ(tide_replay_file(path.c_str(), nullptr, nullptr, &r), TIDE_OK) << last_error();
     EXPECT_EQ(r.ticks, 120u);
     EXPECT_EQ(r.first_mismatch, -1);
     EXPECT_EQ(r.final_hash, tide_world_state_hash(world));
@@ -162,11 +162,11 @@ TEST(CWorld, BadInputGetsAStatusAndAMessage) {
     tide_world* world = nullptr;
     tide_world_config c = tide_world_config_default();
     c.unit_speed = 0;
-    EXPECT_EQ(tide_world_create(&c, nullptr, &world), TIDE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(tide_world_create(&c, nullptr, nullptr, &world), TIDE_ERROR_INVALID_ARGUMENT);
     EXPECT_EQ(world, nullptr);
-    EXPECT_EQ(tide_world_create(nullptr, nullptr, nullptr), TIDE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(tide_world_create(nullptr, nullptr, nullptr, nullptr), TIDE_ERROR_INVALID_ARGUMENT);
     const tide_jobs no_fn{nullptr, 1, nullptr};
-    EXPECT_EQ(tide_world_create(nullptr, &no_fn, &world), TIDE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(tide_world_create(nullptr, &no_fn, nullptr, &world), TIDE_ERROR_INVALID_ARGUMENT);
 
     world = make_world(0);
     EXPECT_EQ(tide_world_tick(world, 0.1f), TIDE_OK);  // an empty world ticks
@@ -203,7 +203,7 @@ TEST(CWorld, BadInputGetsAStatusAndAMessage) {
     EXPECT_EQ(tide_world_read_groups(world, &g, 0, &count), TIDE_ERROR_TOO_LARGE);
     EXPECT_EQ(count, 1u);
     tide_replay_result r{};
-    EXPECT_EQ(tide_replay_file("/no/such.rec", nullptr, &r), TIDE_ERROR_IO);
+    EXPECT_EQ(tide_replay_file("/no/such.rec", nullptr, nullptr, &r), TIDE_ERROR_IO);
     EXPECT_NE(last_error().find("/no/such.rec"), std::string::npos);
     tide_map_destroy(map);
 
