@@ -7,7 +7,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 PORT ?= 8080
 
-.PHONY: all deps test-deps e2e-deps configure build run field test sanitize tsan tsan-lib tsan-hier tsan-configure tsan-run asan fuzz fuzz-smoke mutants determinism clean
+.PHONY: all deps test-deps e2e-deps configure build run field test sanitize tsan tsan-lib tsan-hier tsan-configure tsan-run asan fuzz fuzz-smoke mutants determinism unity-package clean
 
 all: build
 
@@ -97,6 +97,11 @@ fuzz-smoke:
 # under qemu-aarch64); every hash trail must equal g++ -O2's. About 15 minutes on 2 cores from
 # nothing (build-determinism/ keeps the objects). `make test` runs the clang -O2 part
 # (ctest determinism.clang).
+# The Unity package (bindings/unity) with the C# binding and this machine's libtide_c, in
+# build/unity/com.tide.flowfield (docs/unity.md).
+unity-package: build
+	bash scripts/unity-package.sh $(BUILD)
+
 determinism:
 	@bash scripts/install-deps.sh --determinism
 	JOBS=$(JOBS) bash scripts/determinism.sh --out build-determinism

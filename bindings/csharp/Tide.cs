@@ -216,6 +216,8 @@ namespace Tide
         public ulong Exited;
         /// <summary>Of its members, arrived now.</summary>
         public ulong Arrived;
+        /// <summary>+1 whenever its field changes (fetch GroupField again then).</summary>
+        public ulong FieldSerial;
     }
 
     /// <summary>World counters.</summary>

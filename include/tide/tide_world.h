@@ -138,6 +138,7 @@ typedef struct tide_world_group {
     uint64_t members;    /**< Units in it. */
     uint64_t exited;     /**< Units that left through its exits. */
     uint64_t arrived;    /**< Of its members, arrived now. */
+    uint64_t field_serial; /**< +1 whenever its field changes (re-fetch tide_world_group_field then). */
 } tide_world_group;
 /** Groups in the world. */
 TIDE_WORLD_API size_t tide_world_group_count(const tide_world* world);

@@ -16,3 +16,17 @@ mcs -nologo -warnaserror -out:TideTests.exe -r:Tide.dll "$root/tests/csharp/Tide
 hash=$("$example" | awk '/^state hash/ {print $3}')
 [ -n "$hash" ] || { echo "csharp: the C example printed no state hash"; exit 1; }
 LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" mono TideTests.exe "$root/examples/arena.map" dist.csv 22 6 "$hash"
+# The Unity sample (bindings/unity/Samples~/Crowd) against stand-ins for the UnityEngine types it uses.
+mcs -nologo -warnaserror -out:UnitySample.exe -r:Tide.dll "$root/tests/csharp/UnityStandIns.cs" \
+  "$root/bindings/unity/Samples~/Crowd/FlowFieldManager.cs" "$root/bindings/unity/Samples~/Crowd/FlowFieldAgent.cs" \
+  "$root/tests/csharp/UnitySampleTests.cs"
+LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" mono UnitySample.exe
+# The Unity package assembles, and its Runtime compiles on its own (what Unity's compiler sees).
+bash "$root/scripts/unity-package.sh" "$libdir/.." >/dev/null
+pkg="$libdir/../unity/com.tide.flowfield"
+for f in package.json Runtime/Tide.cs Runtime/Tide.Runtime.asmdef Runtime/Plugins/Linux/x86_64/libtide_c.so \
+  Samples~/Crowd/FlowFieldManager.cs Samples~/Crowd/FlowFieldAgent.cs; do
+  [ -f "$pkg/$f" ] || { echo "csharp: the Unity package lacks $f"; exit 1; }
+done
+mcs -nologo -warnaserror -target:library -out:PackageRuntime.dll "$pkg/Runtime/Tide.cs"
+echo "unity package: assembled and its Runtime compiles ($pkg)"

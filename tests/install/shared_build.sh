@@ -9,7 +9,7 @@ mkdir -p "$work"
 cmake -S "$src" -B "$work" -DCMAKE_BUILD_TYPE=Debug -DBUILD_SHARED_LIBS=ON -DTIDE_BUILD_APPS=OFF \
   -DTIDE_BUILD_TESTS=OFF -DTIDE_BUILD_BENCH=OFF -DTIDE_BUILD_PYTHON=OFF -DTIDE_BUILD_EXAMPLES=ON \
   -DCMAKE_COMPILE_WARNING_AS_ERROR=ON >"$work/configure.log"
-cmake --build "$work" -j2 --target tide tide_world tide_example_cpp tide_example_c >"$work/build.log" ||
+cmake --build "$work" -j2 --target tide tide_world tide_example_cpp tide_example_c tide_example_world >"$work/build.log" ||
   { tail -n 40 "$work/build.log" >&2; exit 1; }
 lib=$(find "$work" -maxdepth 1 -name 'libtide.so.*' -type f -print -quit)
 [ -n "$lib" ] || { echo "shared: no libtide.so built" >&2; exit 1; }
@@ -29,4 +29,9 @@ for exe in tide_example_cpp tide_example_c; do
   echo "$exe: $(tail -n 1 <<<"$out")"
   grep -q "^8 of 8 arrived" <<<"$out" || { echo "$out" >&2; exit 1; }
 done
+# The World's C API from libtide_world.so: the order loop ends with every unit arrived.
+libs=$(ldd "$work/bin/tide_example_world")
+grep -q "libtide_world.so" <<<"$libs" || { echo "shared: tide_example_world does not load libtide_world.so" >&2; exit 1; }
+out=$("$work/bin/tide_example_world") || { echo "$out" >&2; exit 1; }
+echo "tide_example_world: $(grep "state hash" <<<"$out")"
 echo "shared: ok ($(basename "$lib"), $(grep -c . <<<"$exports") exported symbols)"
