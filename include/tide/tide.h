@@ -48,6 +48,8 @@ typedef enum tide_status {
     TIDE_ERROR_OUT_OF_MEMORY = 10    /**< An allocation failed. */
 } tide_status;
 
+/** The library's version, "MAJOR.MINOR.PATCH" (0.1.0); the C API may change until 1.0. */
+TIDE_API const char* tide_version(void);
 /** Message of the calling thread's last failed call ("" when none); valid until its next failure. */
 TIDE_API const char* tide_last_error(void);
 /** Name of a status ("TIDE_ERROR_ON_WALL"). Never NULL. */
@@ -354,7 +356,9 @@ typedef struct tide_background {
 } tide_background;
 
 /** Fields on demand over one terrain (tide::FieldService): tickets, a cache with a budget,
-    coalescing, builds in the background, publication at fixed points, repair after edits. */
+    coalescing, builds in the background, publication at fixed points, repair after edits.
+    Threads: unlike the other handles, a service may be called from any thread at any time (its
+    calls lock); the fields it hands out are immutable. Destroy it from one thread, once. */
 typedef struct tide_service tide_service;
 /** A ticket: one requester's wish for a field (index and generation; stale once released). */
 typedef struct tide_ticket {
@@ -443,6 +447,10 @@ typedef struct tide_service_stats {
 TIDE_API tide_status tide_service_get_stats(const tide_service* service, tide_service_stats* out);
 /** The current terrain as a new map (destroy it): what the fields plan on after the edits. */
 TIDE_API tide_status tide_service_terrain(const tide_service* service, tide_map** out);
+/** Changes the cache budget (bytes, at least 1), evicting the least recently used fields. */
+TIDE_API tide_status tide_service_set_budget(tide_service* service, uint64_t bytes);
+/** Empties the cache (fields held elsewhere stay valid). */
+TIDE_API tide_status tide_service_clear_cache(tide_service* service);
 
 #ifdef __cplusplus
 }

@@ -131,6 +131,10 @@ using tide::capi::g_last_error;
 
 extern "C" {
 
+const char* tide_version(void) {
+    return TIDE_VERSION_STRING;  // the CMake project's version (CMakeLists.txt)
+}
+
 const char* tide_last_error(void) {
     return g_last_error.c_str();
 }

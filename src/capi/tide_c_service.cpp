@@ -236,4 +236,18 @@ tide_status tide_service_terrain(const tide_service* service, tide_map** out) {
     });
 }
 
+tide_status tide_service_set_budget(tide_service* service, uint64_t bytes) {
+    return with_service(service, [&](tide::FieldService& fs) {
+        auto r = fs.set_budget(static_cast<std::size_t>(bytes));
+        return r ? TIDE_OK : fail(r.error());
+    });
+}
+
+tide_status tide_service_clear_cache(tide_service* service) {
+    return with_service(service, [&](tide::FieldService& fs) {
+        fs.clear_cache();
+        return TIDE_OK;
+    });
+}
+
 }  // extern "C"

@@ -319,8 +319,9 @@ tide_status tide_world_read_groups(const tide_world* world, tide_world_group* ou
         }
         for (std::size_t i = 0; i < groups.size(); ++i) {
             const tide::UnitGroup& g = groups[i];
-            out[i] = tide_world_group{g.id,      g.size,    g.flee, g.exit, g.field_ready, g.members, g.exited,
-                                      g.id < arrived.size() ? arrived[g.id] : 0, g.field_serial};
+            out[i] = tide_world_group{g.id,          g.size,    g.flee,   g.exit,
+                                      g.field_ready, g.members, g.exited, g.id < arrived.size() ? arrived[g.id] : 0,
+                                      g.field_serial};
         }
         return TIDE_OK;
     });

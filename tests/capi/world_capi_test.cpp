@@ -158,6 +158,36 @@ TEST(CWorld, ARecordingReplaysFromItsFile) {
     tide_world_destroy(world);
 }
 
+// Hierarchical maps take the same calls (every map plans hierarchically with hierarchy_cells 0):
+// an order's units arrive; a group's whole-map field is what they do not have.
+TEST(CWorld, HierarchicalMapsTakeTheSameCalls) {
+    tide_world_config c = tide_world_config_default();
+    c.hierarchy_cells = 0;
+    tide_world* world = nullptr;
+    ASSERT_EQ(tide_world_create(&c, nullptr, nullptr, &world), TIDE_OK);
+    tide_map* map = nullptr;
+    tide_cell goal{};
+    ASSERT_EQ(tide_map_builtin("default", &map, &goal), TIDE_OK);
+    ASSERT_EQ(tide_world_load(world, map, "default", &goal, 1, 300, nullptr), TIDE_OK) << last_error();
+    tide_map_destroy(map);
+    ASSERT_EQ(tide_world_order_box(world, 32, 0, 64, 40, &kOrderGoal, 1, 0, nullptr, nullptr), TIDE_OK);
+    ASSERT_EQ(tide_world_paint(world, 22, 20, 3, TIDE_COST_WALL), TIDE_OK);
+    tide_world_stats s{};
+    for (int t = 0; t < kMaxTicks; ++t) {
+        ASSERT_EQ(tide_world_get_stats(world, &s), TIDE_OK);
+        if (s.arrived == s.units) break;
+        ASSERT_EQ(tide_world_tick(world, 1.0f / 60.0f), TIDE_OK);
+    }
+    EXPECT_EQ(s.hierarchical, 1);
+    EXPECT_EQ(s.arrived, s.units);
+    tide_field* field = nullptr;
+    EXPECT_EQ(tide_world_group_field(world, 2, &field), TIDE_ERROR_UNSUPPORTED);
+    tide_tower_check check{};
+    EXPECT_EQ(tide_world_check_tower(world, tide_rect{7, 29, 9, 31}, &check), TIDE_OK);
+    EXPECT_EQ(check.covers_goal, 1);
+    tide_world_destroy(world);
+}
+
 TEST(CWorld, BadInputGetsAStatusAndAMessage) {
     tide_world* world = nullptr;
     tide_world_config c = tide_world_config_default();
