@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include "../grid/float_to_int.hpp"
 
 namespace tide::crowd_detail {
 namespace {
@@ -109,8 +110,8 @@ AgentCounts AgentPhases<GroupField>::run(std::size_t begin, std::size_t end) con
         dvy_[k] = want.dvy;
         nstate_[k] = static_cast<std::uint8_t>(rejoin ? AgentState::moving : st);  // (see rejoin)
         wall_hit_[k] = hit;
-        nhx_[k] = static_cast<std::int8_t>(std::lround(want.head_x * 127.0f));
-        nhy_[k] = static_cast<std::int8_t>(std::lround(want.head_y * 127.0f));
+        nhx_[k] = static_cast<std::int8_t>(detail::clamped_round(want.head_x * 127.0f, -127, 127));
+        nhy_[k] = static_cast<std::int8_t>(detail::clamped_round(want.head_y * 127.0f, -127, 127));
         // 0 active (moving, or arrived or queued but not slow yet), 2 calm.
         quiet_[k] = (st != AgentState::arrived && st != AgentState::queued) || rejoin ||
                             vx * vx + vy * vy >= kSleepSpeed * kSleepSpeed
@@ -144,14 +145,14 @@ FieldSample AgentPhases<GroupField>::sample_field(std::size_t k) const {
     s.x = x;
     s.y = y;
     s.r = view.radius[k];
-    const int cx = std::clamp(static_cast<int>(x), 0, W - 1), cy = std::clamp(static_cast<int>(y), 0, H - 1);
+    const int cx = detail::clamped_int(x, 0, W - 1), cy = detail::clamped_int(y, 0, H - 1);
     s.cell = cells[static_cast<std::size_t>(cy) * W + cx];
     s.terrain = s.cell == kCostWall ? 1.0f : static_cast<float>(s.cell);
     // A unit of size s follows the field with its top-left cell: the field is read at its
     // centre moved (s - 1) / 2 cells up and left.
     const float lift = 0.5f * static_cast<float>(group_unit_[group] - 1);
     const float fx = x - lift, fy = y - lift;
-    const int fcx = std::clamp(static_cast<int>(fx), 0, W - 1), fcy = std::clamp(static_cast<int>(fy), 0, H - 1);
+    const int fcx = detail::clamped_int(fx, 0, W - 1), fcy = detail::clamped_int(fy, 0, H - 1);
     s.fx = fx;
     s.fy = fy;
     s.fcx = fcx;

@@ -8,6 +8,7 @@
 #include <numbers>
 #include <queue>
 #include <utility>
+#include "../grid/float_to_int.hpp"
 
 namespace tide::detail {
 namespace {
@@ -753,7 +754,7 @@ bool ArrivalRegions::steer(std::uint32_t group, float px, float py, Steer& out) 
     if (!active(group)) return false;
     const Region& r = regions_[group];
     if (r.fill.empty()) return false;
-    const int cx = static_cast<int>(std::floor(px)), cy = static_cast<int>(std::floor(py));
+    const int cx = clamped_floor(px, -1, kCellLimit), cy = clamped_floor(py, -1, kCellLimit);
     if (cx < r.fx0 || cy < r.fy0 || cx >= r.fx0 + r.fw || cy >= r.fy0 + r.fh) return false;
     const std::size_t own_i = static_cast<std::size_t>(cy - r.fy0) * r.fw + (cx - r.fx0);
     const std::uint8_t own = r.fill[own_i];
@@ -774,7 +775,7 @@ bool ArrivalRegions::steer(std::uint32_t group, float px, float py, Steer& out) 
     static constexpr float kUx[kDirectionCount] = {1, kH, 0, -kH, -1, -kH, 0, kH};
     static constexpr float kUy[kDirectionCount] = {0, kH, 1, kH, 0, -kH, -1, -kH};
     const float fx = px - 0.5f, fy = py - 0.5f;
-    const int x0 = static_cast<int>(std::floor(fx)), y0 = static_cast<int>(std::floor(fy));
+    const int x0 = clamped_floor(fx, -1, kCellLimit), y0 = clamped_floor(fy, -1, kCellLimit);
     const float tx = fx - static_cast<float>(x0), ty = fy - static_cast<float>(y0);
     const float weight[4] = {(1 - tx) * (1 - ty), tx * (1 - ty), (1 - tx) * ty, tx * ty};
     // Only where all four cells have a move: beside a wall the blend could point into it, so the

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "../grid/float_to_int.hpp"
 #include "tide/congestion.hpp"
 #include "tide/crowd.hpp"
 
@@ -13,6 +14,9 @@ namespace tide {
 namespace {
 
 constexpr float kPi = 3.14159265358979f;
+// Above any velocity a unit reaches (AgentParams::max_speed is at most 100 cells/s), in flow units:
+// the bound only catches a value that is not a velocity (NaN).
+constexpr int kMaxFlow = 128 * kFlowScale;
 
 }  // namespace
 
@@ -32,12 +36,12 @@ void measure_density(const Crowd& crowd, const CostField& cost, CrowdDensity& ou
         const Vec2 p = crowd.position(id);
         const Vec2 v = crowd.velocity(id);
         const float r = crowd.agent_params(id).radius;
-        const int x = std::clamp(static_cast<int>(p.x), 0, w - 1), y = std::clamp(static_cast<int>(p.y), 0, h - 1);
+        const int x = detail::clamped_int(p.x, 0, w - 1), y = detail::clamped_int(p.y, 0, h - 1);
         const std::size_t c = static_cast<std::size_t>(y) * w + x;
         const auto area = static_cast<std::int32_t>(std::lround(kPi * r * r * kDensityScale));
         out.cover[c] += static_cast<std::uint32_t>(area);
-        out.flow_x[c] += area * static_cast<std::int32_t>(std::lround(v.x * kFlowScale));
-        out.flow_y[c] += area * static_cast<std::int32_t>(std::lround(v.y * kFlowScale));
+        out.flow_x[c] += area * detail::clamped_round(v.x * kFlowScale, -kMaxFlow, kMaxFlow);
+        out.flow_y[c] += area * detail::clamped_round(v.y * kFlowScale, -kMaxFlow, kMaxFlow);
     }
 }
 

@@ -4,13 +4,13 @@
 #include <cmath>
 #include <limits>
 #include <vector>
+#include "../grid/float_to_int.hpp"
 
 namespace tide::detail {
 namespace {
 
 inline int floor_to_int(float v) {
-    const int i = static_cast<int>(v);
-    return i - (static_cast<float>(i) > v ? 1 : 0);
+    return clamped_floor(v, -kCellLimit, kCellLimit);
 }
 
 constexpr int kRefine = 4;         // halvings of the gap between the last clear check and the first blocked one
@@ -47,7 +47,7 @@ bool segment_clear(const SightCosts& costs, Vec2 a, Vec2 b, float r, Cost terrai
     const int size = costs.size;
     const float dx = b.x - a.x, dy = b.y - a.y;
     const float len = std::sqrt(dx * dx + dy * dy);
-    const int n = std::max(1, static_cast<int>(std::ceil(len / kStep)));
+    const int n = clamped_int(std::ceil(len / kStep), 1, kCellLimit);
     // Every point of the disc's sweep lies within r of the segment of its centre, hence within
     // r + kStep / 2 (per axis) of the centre at the nearest sample. The centre is (size-1)/2 right
     // of and below the top-left point; the block [q, q + size) of a top-left point q holds it too.

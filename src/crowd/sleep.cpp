@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "../grid/float_to_int.hpp"
 #include "agent_phases.hpp"
 #include "stuck.hpp"
 
@@ -87,8 +88,8 @@ void AgentPhases<GroupField>::rest_and_held(std::size_t begin, std::size_t end, 
             // Held: moved slower than the slow speed over the whole sub-step (a_.px is still
             // where it started).
             const float mx = nx_[k] - a_.px[k], my = ny_[k] - a_.py[k];
-            const int cx = std::clamp(static_cast<int>(a_.px[k]), 0, W - 1);
-            const int cy = std::clamp(static_cast<int>(a_.py[k]), 0, H - 1);
+            const int cx = detail::clamped_int(a_.px[k], 0, W - 1);
+            const int cy = detail::clamped_int(a_.py[k], 0, H - 1);
             const Cost c = cells[static_cast<std::size_t>(cy) * W + cx];
             const float terrain = c == kCostWall ? 1.0f : static_cast<float>(c);
             const float slow = kBlockedSpeed * a_.speed[k] * dt / terrain;

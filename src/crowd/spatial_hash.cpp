@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include "../grid/float_to_int.hpp"
 
 namespace tide::detail {
 
@@ -33,8 +34,8 @@ void SpatialHash::sort(const float* px, const float* py, const std::uint32_t* sl
     key_.resize(n);
     auto keys = [&](std::size_t begin, std::size_t end) {
         for (std::size_t e = begin; e < end; ++e) {
-            const int bx = std::min(hw - 1, static_cast<int>(px[e] / cell));
-            const int by = std::min(hh - 1, static_cast<int>(py[e] / cell));
+            const int bx = clamped_int(px[e] / cell, 0, hw - 1);
+            const int by = clamped_int(py[e] / cell, 0, hh - 1);
             key_[e] = bucket(bx, by);
         }
     };

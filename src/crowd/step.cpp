@@ -12,6 +12,7 @@
 #include <numbers>
 #include <vector>
 
+#include "../grid/float_to_int.hpp"
 #include "agent_phases.hpp"
 #include "arrival.hpp"
 #include "phases.hpp"
@@ -96,8 +97,7 @@ void Crowd::sort_agents(JobSystem& jobs) {
         lane_cells_.clear();
         for (std::size_t e = 0; e < n; ++e) {
             if (a_.hx[e] == 0 && a_.hy[e] == 0) continue;
-            const int cx = std::clamp(static_cast<int>(a_.px[e]), 0, W - 1),
-                      cy = std::clamp(static_cast<int>(a_.py[e]), 0, H - 1);
+            const int cx = detail::clamped_int(a_.px[e], 0, W - 1), cy = detail::clamped_int(a_.py[e], 0, H - 1);
             const std::uint32_t c = static_cast<std::uint32_t>(cy * W + cx);
             if (lane_x_[c] == 0 && lane_y_[c] == 0) lane_cells_.push_back(c);
             lane_x_[c] += a_.hx[e];

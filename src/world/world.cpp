@@ -19,6 +19,7 @@
 #include <string>
 
 #include "../grid/cell_checks.hpp"
+#include "../grid/float_to_int.hpp"
 #include "tide/assert.hpp"
 #include "tide/recording.hpp"
 #include "world_group.hpp"
@@ -229,8 +230,7 @@ double World::route_units(const Group* only) {
         // The unit's top-left cell follows the field (as in the crowd step).
         const float lift = 0.5f * static_cast<float>(g.size - 1);
         const Vec2 p = crowd_->position(id);
-        const Cell c{std::clamp(static_cast<int>(p.x - lift), 0, w - 1),
-                     std::clamp(static_cast<int>(p.y - lift), 0, h - 1)};
+        const Cell c{detail::clamped_int(p.x - lift, 0, w - 1), detail::clamped_int(p.y - lift, 0, h - 1)};
         if (!g.applied.routed_at(c.x, c.y)) starts_[cg].push_back(c);
     }
     for (std::size_t cg = 0; cg < plan_of_.size(); ++cg) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "../grid/cell_checks.hpp"
+#include "../grid/float_to_int.hpp"
 #include "tide/assert.hpp"
 #include "world_group.hpp"
 
@@ -64,8 +65,10 @@ void World::evict_units_from_walls() {
         const float lift = 0.5f * static_cast<float>(size - 1);
         const CostField& open = *costs[size - 1];
         const Vec2 p = crowd_->position(id);
-        const Cell at{static_cast<int>(p.x - lift), static_cast<int>(p.y - lift)};
-        if (open.passable(at.x, at.y) && terrain_->passable(static_cast<int>(p.x), static_cast<int>(p.y))) {
+        const Cell at{detail::clamped_int(p.x - lift, -1, detail::kCellLimit),
+                      detail::clamped_int(p.y - lift, -1, detail::kCellLimit)};
+        if (open.passable(at.x, at.y) && terrain_->passable(detail::clamped_int(p.x, -1, detail::kCellLimit),
+                                                            detail::clamped_int(p.y, -1, detail::kCellLimit))) {
             keep.push_back(id);
             continue;
         }
@@ -127,8 +130,7 @@ Result<TowerCheck> World::check_tower(int x0, int y0, int x1, int y1) const {
         for (const AgentId id : agents_) {
             if (unit_group_[id.index] != g->id) continue;
             const Vec2 p = crowd_->position(id);
-            spawns.push_back({std::clamp(static_cast<int>(p.x - lift), 0, w - 1),
-                              std::clamp(static_cast<int>(p.y - lift), 0, h - 1)});
+            spawns.push_back({detail::clamped_int(p.x - lift, 0, w - 1), detail::clamped_int(p.y - lift, 0, h - 1)});
         }
         auto answer = service_->would_block(g->ticket, walls, spawns);
         if (!answer) return answer.error();
