@@ -10,6 +10,7 @@
 #include "tide/field_builder.hpp"
 #include "tide/generate.hpp"
 #include "tide/tbb_jobs.hpp"
+#include "tide/world.hpp"
 
 namespace {
 
@@ -89,5 +90,43 @@ void BM_CrowdStateHashShare(benchmark::State& state) {
     state.counters["hash_share_pct"] = 100.0 * hash_s / step_s;
 }
 BENCHMARK(BM_CrowdStateHashShare)->Arg(10000)->Unit(benchmark::kMillisecond);
+
+// The same for the hash a lockstep World records every tick (World::state_hash: the crowd's plus
+// the tick, the terrain version and every group), against a whole World::tick of a lockstep world:
+// 10,000 units to the 256x256 benchmark map's goal.
+void BM_WorldStateHashShare(benchmark::State& state) {
+    auto map = tide::make_builtin_map("random256");
+    if (!map) {
+        state.SkipWithError(map.error().message.c_str());
+        return;
+    }
+    tide::SerialJobSystem jobs;
+    tide::WorldConfig config;
+    config.lockstep = true;
+    tide::World world(jobs, config);
+    if (auto r = world.load("random256", map->cost, map->goals, static_cast<int>(state.range(0))); !r) {
+        state.SkipWithError(r.error().message.c_str());
+        return;
+    }
+    for (int i = 0; i < 60; ++i) (void)world.tick(1.0f / 60.0f);
+    using Clock = std::chrono::steady_clock;
+    double tick_s = 0.0, hash_s = 0.0;
+    for (auto _ : state) {
+        const auto t0 = Clock::now();
+        auto r = world.tick(1.0f / 60.0f);
+        const auto t1 = Clock::now();
+        const std::uint64_t h = world.state_hash();
+        const auto t2 = Clock::now();
+        benchmark::DoNotOptimize(r);
+        benchmark::DoNotOptimize(h);
+        tick_s += std::chrono::duration<double>(t1 - t0).count();
+        hash_s += std::chrono::duration<double>(t2 - t1).count();
+    }
+    const double n = static_cast<double>(state.iterations());
+    state.counters["tick_ms"] = 1e3 * tick_s / n;
+    state.counters["hash_ms"] = 1e3 * hash_s / n;
+    state.counters["hash_share_pct"] = 100.0 * hash_s / tick_s;
+}
+BENCHMARK(BM_WorldStateHashShare)->Arg(10000)->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -212,7 +212,10 @@ void put_load(std::string& out, const RecordedLoad& l) {
     } else {
         out += " -";
     }
-    out += "\nname " + l.name + "\n";
+    std::string name = l.name;  // one line: a line break in a map's name would end it early
+    std::replace(name.begin(), name.end(), '\n', ' ');
+    std::replace(name.begin(), name.end(), '\r', ' ');
+    out += "\nname " + name + "\n";
     line(out, "map", l.cost.width(), l.cost.height());
     // Runs of equal costs, "COST" or "COST*COUNT", 24 to a line.
     const auto cells = l.cost.cells();
