@@ -119,6 +119,37 @@ TIDE_WORLD_API tide_status tide_world_tick(tide_world* world, float dt);
 /** Waits for every field build in flight and publishes it (loading screens, tests). */
 TIDE_WORLD_API tide_status tide_world_finish_builds(tide_world* world);
 
+/** A spawner: units added on a schedule (tide::SpawnerSpec; waves with wave_emissions > 0). */
+typedef struct tide_spawner_spec {
+    tide_rect area;         /**< Cells the units appear on. */
+    const tide_cell* goals; /**< Where they walk (copied by tide_world_add_spawner). */
+    size_t goal_count;      /**< 1..16. */
+    int32_t exit;           /**< 1: the goals are sinks (units leave the world there and count as sunk). */
+    int32_t size;           /**< Unit size, 1..3. */
+    double start_s;         /**< From the call to the first emission, simulated seconds. */
+    double every_s;         /**< Between the emissions of a wave. */
+    int32_t per_emission;   /**< Units per emission, 1..1000. */
+    int32_t wave_emissions; /**< Emissions per wave (0: one endless wave). */
+    double wave_pause_s;    /**< From a wave's last emission to the next wave's first. */
+    int32_t waves;          /**< Waves (0: endless). */
+} tide_spawner_spec;
+/** A spawner's counters. */
+typedef struct tide_spawner_info {
+    uint32_t id;
+    tide_group_id group; /**< The group its units join now (0 before the first emission). */
+    uint64_t emissions, spawned, skipped, sunk;
+    int32_t waves_done;
+    int32_t done;  /**< 1: no emission left. */
+    double next_s; /**< Simulated time of the next emission (-1 when done). */
+} tide_spawner_info;
+/** Starts a spawner; its id in `out_id` (may be NULL). */
+TIDE_WORLD_API tide_status tide_world_add_spawner(tide_world* world, const tide_spawner_spec* spec, uint32_t* out_id);
+/** Stops a spawner (TIDE_ERROR_NOT_FOUND for an unknown id). */
+TIDE_WORLD_API tide_status tide_world_remove_spawner(tide_world* world, uint32_t id);
+/** Copies the spawners (by id) into `out` (TIDE_ERROR_TOO_LARGE when they do not fit). */
+TIDE_WORLD_API tide_status tide_world_read_spawners(const tide_world* world, tide_spawner_info* out, size_t capacity,
+                                                    size_t* out_count);
+
 /** Units in the world. */
 TIDE_WORLD_API size_t tide_world_unit_count(const tide_world* world);
 /** Copies every unit, in roster order, into the arrays given (each may be NULL; the others are filled):
@@ -131,13 +162,13 @@ TIDE_WORLD_API tide_status tide_world_read_units(const tide_world* world, tide_a
 /** A group as the world reports it. */
 typedef struct tide_world_group {
     tide_group_id id;
-    int32_t size;        /**< Its units' size. */
-    int32_t flee;        /**< 1: its goals are dangers. */
-    int32_t exit;        /**< 1: its goals are exits. */
-    int32_t field_ready; /**< 1: its units follow its own field (else still their previous one). */
-    uint64_t members;    /**< Units in it. */
-    uint64_t exited;     /**< Units that left through its exits. */
-    uint64_t arrived;    /**< Of its members, arrived now. */
+    int32_t size;          /**< Its units' size. */
+    int32_t flee;          /**< 1: its goals are dangers. */
+    int32_t exit;          /**< 1: its goals are exits. */
+    int32_t field_ready;   /**< 1: its units follow its own field (else still their previous one). */
+    uint64_t members;      /**< Units in it. */
+    uint64_t exited;       /**< Units that left through its exits. */
+    uint64_t arrived;      /**< Of its members, arrived now. */
     uint64_t field_serial; /**< +1 whenever its field changes (re-fetch tide_world_group_field then). */
 } tide_world_group;
 /** Groups in the world. */

@@ -144,14 +144,62 @@ struct SetCongestion {
 struct RemoveUnits {
     std::variant<SelectBox, std::vector<AgentId>> select;  ///< Units in a box, or these handles (stale ones skipped).
 };
+/// Id of a spawner (World::spawners): 1, 2, 3... never reused within a world (0 = none).
+using SpawnerId = std::uint32_t;
+/// Most units one emission of a spawner may add.
+inline constexpr int kMaxSpawnPerEmission = 1000;
+/// A source of units on a schedule, in simulated time: tower-defense waves, a unit every N seconds.
+/// Emissions fall every `every_s` from `start_s` after the command; with `wave_emissions` > 0 they
+/// come in waves of that many, `wave_pause_s` apart, `waves` of them (0: endless). Each emission
+/// adds `per_emission` units at random cells of `area` open to their size (the world's seeded
+/// generator: the same on every machine); when the area (or the map) has no room, the emission's
+/// units are skipped and counted. The units form one group walking to `goals`; with `exit` the
+/// goals are sinks: units that reach them leave the world and count as sunk.
+struct SpawnerSpec {
+    CellRect area;              ///< Cells the units appear on (inclusive; clipped to the map).
+    std::vector<Cell> goals;    ///< 1..kMaxOrderGoals cells on the map, not walls.
+    bool exit = true;           ///< The goals are sinks (units leave there); false: units gather there.
+    int size = 1;               ///< Unit size, 1..kWorldUnitSizes.
+    double start_s = 0.0;       ///< From the command to the first emission, simulated seconds (0..86400).
+    double every_s = 1.0;       ///< Between the emissions of a wave (0.001..86400).
+    int per_emission = 1;       ///< Units per emission, 1..kMaxSpawnPerEmission.
+    int wave_emissions = 0;     ///< Emissions per wave (0: one endless wave).
+    double wave_pause_s = 0.0;  ///< From a wave's last emission to the next wave's first (0..86400).
+    int waves = 0;              ///< Waves (0: endless); needs wave_emissions > 0.
+};
+/// Starts a spawner (CommandOutcome::spawner: its id). Refused: an area off the map or empty, bad
+/// goals, values out of range.
+struct AddSpawner {
+    SpawnerSpec spec;
+};
+/// Stops a spawner (its units walk on; it stays listed, done). Refused for an unknown id.
+struct RemoveSpawner {
+    SpawnerId id = 0;
+};
 /// Everything apply() takes.
 using WorldCommand = std::variant<SetGoals, Order, Paint, Spawn, SetUnitParams, SetPaused, PlaceTower, SetWallMargin,
-                                  SetCongestion, RemoveUnits>;
+                                  SetCongestion, RemoveUnits, AddSpawner, RemoveSpawner>;
 
-/// What a command did: for an order or a goal change, the group and how many units it has.
+/// What a command did: for an order or a goal change, the group and how many units it has; for
+/// AddSpawner the spawner's id.
 struct CommandOutcome {
     UnitGroupId group = 0;
     std::size_t units = 0;
+    SpawnerId spawner = 0;
+};
+
+/// A spawner as the world reports it (World::spawners).
+struct SpawnerInfo {
+    SpawnerId id = 0;
+    SpawnerSpec spec;
+    UnitGroupId group = 0;        ///< The group its units join now (0 before the first emission).
+    std::uint64_t emissions = 0;  ///< Emissions so far.
+    std::uint64_t spawned = 0;    ///< Units added so far.
+    std::uint64_t skipped = 0;    ///< Units not added: no room in the area or on the map.
+    std::uint64_t sunk = 0;       ///< Of its units, left through its goals (exit spawners).
+    int waves_done = 0;           ///< Waves whose last emission has been made.
+    bool done = false;            ///< No emission left (all waves made, or removed).
+    double next_s = -1.0;         ///< Simulated time (Crowd::time) of the next emission; -1 when done.
 };
 
 /// A group as the world reports it.
@@ -341,6 +389,8 @@ public:
     const WorldStats& stats() const noexcept { return stats_; }  ///< Counters.
     /// The field service's counters.
     FieldServiceStats service_stats() const;
+    /// The spawners of this map (by id; a load() ends them).
+    const std::vector<SpawnerInfo>& spawners() const noexcept { return spawners_; }
 
     /// A hash of the simulation state (every unit's slot, state, position and velocity, the ticks
     /// simulated, the terrain version, every group's id, members and field serial): equal on every
@@ -377,6 +427,11 @@ private:
     double route_units(const Group* only = nullptr);
     void refresh_plan_stats();
     Result<CommandOutcome> set_goals(const SetGoals& c);
+    Result<SpawnerId> add_spawner(const SpawnerSpec& spec);
+    Result<void> remove_spawner(SpawnerId id);
+    void run_spawners();
+    void emit(SpawnerInfo& s);
+    void schedule_next(SpawnerInfo& s);
     Result<void> paint(const Paint& c);
     Result<void> spawn(const Spawn& c);
     Result<void> check_spawn(const Spawn& c) const;
@@ -425,7 +480,10 @@ private:
     double congestion_clock_ = 0.0;  // congestion: simulated seconds until the next refresh
     WorldStats stats_;
     Recording* recording_ = nullptr;  // start_recording()
-    std::uint64_t loads_ = 0;         // load() calls that succeeded
+    std::vector<SpawnerInfo> spawners_;
+    std::vector<SpawnerId> unit_spawner_;  // by AgentId::index: the spawner that added the unit (0: none)
+    SpawnerId next_spawner_ = 1;
+    std::uint64_t loads_ = 0;  // load() calls that succeeded
 };
 
 }  // namespace tide

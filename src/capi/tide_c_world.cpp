@@ -261,6 +261,48 @@ tide_status tide_world_finish_builds(tide_world* world) {
     });
 }
 
+tide_status tide_world_add_spawner(tide_world* world, const tide_spawner_spec* spec, uint32_t* out_id) {
+    return with_world(world, [&](tide_world& w) -> tide_status {
+        if (!spec) return fail_null("spec");
+        tide::AddSpawner c;
+        tide::SpawnerSpec& p = c.spec;
+        if (auto s = goal_cells(spec->goals, spec->goal_count, p.goals); s != TIDE_OK) return s;
+        p.area = tide::CellRect{spec->area.x0, spec->area.y0, spec->area.x1, spec->area.y1};
+        p.exit = spec->exit != 0;
+        p.size = spec->size;
+        p.start_s = spec->start_s;
+        p.every_s = spec->every_s;
+        p.per_emission = spec->per_emission;
+        p.wave_emissions = spec->wave_emissions;
+        p.wave_pause_s = spec->wave_pause_s;
+        p.waves = spec->waves;
+        auto r = w.world->apply(c);
+        if (!r) return fail(r.error());
+        if (out_id) *out_id = r->spawner;
+        return TIDE_OK;
+    });
+}
+
+tide_status tide_world_remove_spawner(tide_world* world, uint32_t id) {
+    return with_world(world, [&](tide_world& w) { return apply(w, tide::RemoveSpawner{id}); });
+}
+
+tide_status tide_world_read_spawners(const tide_world* world, tide_spawner_info* out, size_t capacity,
+                                     size_t* out_count) {
+    return with_world(const_cast<tide_world*>(world), [&](tide_world& w) -> tide_status {
+        const auto& all = w.world->spawners();
+        if (out_count) *out_count = all.size();
+        if (all.size() > capacity) return fail(TIDE_ERROR_TOO_LARGE, "the spawners do not fit");
+        if (!all.empty() && !out) return fail_null("out");
+        for (std::size_t i = 0; i < all.size(); ++i) {
+            const tide::SpawnerInfo& s = all[i];
+            out[i] = tide_spawner_info{s.id,   s.group,      s.emissions, s.spawned, s.skipped,
+                                       s.sunk, s.waves_done, s.done,      s.next_s};
+        }
+        return TIDE_OK;
+    });
+}
+
 size_t tide_world_unit_count(const tide_world* world) {
     const tide_world* w = live_world(world);
     return w ? w->world->agents().size() : 0;

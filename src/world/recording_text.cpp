@@ -194,6 +194,27 @@ void put_command(std::string& out, const WorldCommand& command) {
             } else if constexpr (std::is_same_v<T, RemoveUnits>) {
                 out += "remove";
                 put_selection(out, c.select);
+            } else if constexpr (std::is_same_v<T, AddSpawner>) {
+                const SpawnerSpec& p = c.spec;
+                out += "add_spawner";
+                for (const int v : {p.area.x0, p.area.y0, p.area.x1, p.area.y1}) {
+                    out += ' ';
+                    put(out, v);
+                }
+                put_goals(out, p.goals);
+                out += ' ';
+                put(out, p.exit);
+                for (const int v : {p.size, p.per_emission, p.wave_emissions, p.waves}) {
+                    out += ' ';
+                    put(out, v);
+                }
+                for (const double v : {p.start_s, p.every_s, p.wave_pause_s}) {
+                    out += ' ';
+                    put(out, v);
+                }
+            } else if constexpr (std::is_same_v<T, RemoveSpawner>) {
+                out += "remove_spawner ";
+                put(out, c.id);
             }
         },
         command);
@@ -409,6 +430,19 @@ bool get_command(const std::vector<std::string_view>& tk, RecordedCommand& out) 
         RemoveUnits c;
         if (!get_selection(tk, 3, c.select)) return false;
         out.command = std::move(c);
+    } else if (kind == "add_spawner") {
+        AddSpawner c;
+        SpawnerSpec& p = c.spec;
+        if (tk.size() != 16 || !get(tk[3], p.area.x0) || !get(tk[4], p.area.y0) || !get(tk[5], p.area.x1) ||
+            !get(tk[6], p.area.y1) || !get_goals(tk[7], p.goals) || !get(tk[8], p.exit) ||
+            !get_all(tk, 9, p.size, p.per_emission, p.wave_emissions, p.waves, p.start_s, p.every_s, p.wave_pause_s)) {
+            return false;
+        }
+        out.command = std::move(c);
+    } else if (kind == "remove_spawner") {
+        RemoveSpawner c;
+        if (!get_all(tk, 3, c.id)) return false;
+        out.command = c;
     } else {
         return false;
     }

@@ -184,6 +184,8 @@ Result<void> World::load(std::string name, CostField cost, std::vector<Cell> goa
     agents_.clear();
     unit_group_.clear();
     unit_size_.clear();
+    spawners_.clear();  // a new map: its spawners end (ids are not reused)
+    unit_spawner_.clear();
     name_ = std::move(name);
     spawn_area_ = spawn_area;
     ++terrain_version_;
@@ -293,6 +295,14 @@ Result<CommandOutcome> World::apply(const WorldCommand& command) {
                 if (auto r = set_wall_margin(c.margin); !r) out = r.error();
             } else if constexpr (std::is_same_v<T, SetCongestion>) {
                 if (auto r = set_congestion(c.params); !r) out = r.error();
+            } else if constexpr (std::is_same_v<T, AddSpawner>) {
+                if (auto r = add_spawner(c.spec); !r) {
+                    out = r.error();
+                } else {
+                    out = CommandOutcome{0, 0, *r};
+                }
+            } else if constexpr (std::is_same_v<T, RemoveSpawner>) {
+                if (auto r = remove_spawner(c.id); !r) out = r.error();
             }
         },
         command);
@@ -390,6 +400,7 @@ Result<void> World::tick(float dt, bool force) {
     if (!(dt > 0.0f) || !std::isfinite(dt) || dt > 10.0f) {
         return Error{"time step " + std::to_string(dt) + " s is not in (0, 10]"};
     }
+    if (!paused_ || force) run_spawners();  // emissions due by the crowd's clock, before the step
     if (publish_ready() | drop_empty_groups()) refresh_view();
     // Units that entered sectors of a plan without a field get them (and their routes) before they
     // move on; after a paint, also while paused, so the fields shown are complete.
@@ -456,6 +467,10 @@ std::uint64_t World::state_hash() const {
     for (const UnitGroup& g : groups_view_) {
         h = (h ^ h >> 29 ^ g.id) * 0xbf58476d1ce4e5b9ull;
         h = (h ^ h >> 31 ^ (static_cast<std::uint64_t>(g.members) << 20) ^ g.field_serial) * 0x94d049bb133111ebull;
+    }
+    for (const SpawnerInfo& sp : spawners_) {
+        h = (h ^ h >> 29 ^ sp.id ^ sp.emissions << 24) * 0xbf58476d1ce4e5b9ull;
+        h = (h ^ h >> 31 ^ sp.spawned ^ sp.sunk << 21 ^ sp.skipped << 42) * 0x94d049bb133111ebull;
     }
     return h ^ h >> 32;
 }

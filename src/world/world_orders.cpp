@@ -148,6 +148,7 @@ std::size_t World::remove_units(std::vector<AgentId> units) {
     for (const AgentId id : units) {
         if (Group* g = find(unit_group_[id.index])) leave(*g);
         unit_group_[id.index] = 0;
+        if (id.index < unit_spawner_.size()) unit_spawner_[id.index] = 0;  // removed, not sunk
         (void)crowd_->remove_agent(id);
     }
     std::erase_if(agents_, [&](AgentId id) {
@@ -170,6 +171,10 @@ void World::remove_exited() {
             leave(*g);
         }
         unit_group_[id.index] = 0;
+        if (id.index < unit_spawner_.size() && unit_spawner_[id.index] != 0) {  // sunk
+            for (SpawnerInfo& s : spawners_) s.sunk += s.id == unit_spawner_[id.index];
+            unit_spawner_[id.index] = 0;
+        }
     }
     stats_.exited += gone.size();
     // The roster keeps its order; exited_ is in slot order, as a lookup by slot.

@@ -147,6 +147,7 @@ Result<World::Group*> World::spawn_group(const Spawn& c) {
         agents_.clear();
         unit_group_.clear();
         unit_size_.clear();
+        unit_spawner_.clear();  // every unit goes: none is a spawner's any more
         stats_.crowd = {};
         target = keep;
     } else {

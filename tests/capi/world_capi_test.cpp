@@ -188,6 +188,50 @@ TEST(CWorld, HierarchicalMapsTakeTheSameCalls) {
     tide_world_destroy(world);
 }
 
+// Waves from the C API: two waves of two emissions of five units, then done; refusals named.
+TEST(CWorld, SpawnersEmitWavesAndCountTheSunk) {
+    tide_world* world = make_world();
+    tide_map* map = nullptr;
+    tide_cell goal{};
+    ASSERT_EQ(tide_map_builtin("default", &map, &goal), TIDE_OK);
+    ASSERT_EQ(tide_world_load(world, map, "default", &goal, 1, 10, nullptr), TIDE_OK);
+    tide_map_destroy(map);
+    const tide_cell exit{20, 20};
+    tide_spawner_spec spec{};
+    spec.area = tide_rect{0, 0, 5, 5};
+    spec.goals = &exit;
+    spec.goal_count = 1;
+    spec.exit = 1;
+    spec.size = 1;
+    spec.every_s = 0.5;
+    spec.per_emission = 5;
+    spec.wave_emissions = 2;
+    spec.wave_pause_s = 1.0;
+    spec.waves = 2;
+    uint32_t id = 0;
+    ASSERT_EQ(tide_world_add_spawner(world, &spec, &id), TIDE_OK) << last_error();
+    EXPECT_EQ(id, 1u);
+    tide_spawner_info info{};
+    size_t n = 0;
+    for (int t = 0; t < 60 * 40; ++t) {
+        ASSERT_EQ(tide_world_tick(world, 1.0f / 60.0f), TIDE_OK);
+        ASSERT_EQ(tide_world_read_spawners(world, &info, 1, &n), TIDE_OK);
+        if (info.sunk == 20) break;
+    }
+    EXPECT_EQ(n, 1u);
+    EXPECT_EQ(info.spawned, 20u);
+    EXPECT_EQ(info.sunk, 20u);
+    EXPECT_EQ(info.done, 1);
+    EXPECT_EQ(info.waves_done, 2);
+    EXPECT_EQ(tide_world_unit_count(world), 10u);
+    spec.every_s = 0;
+    EXPECT_EQ(tide_world_add_spawner(world, &spec, &id), TIDE_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(last_error().find("every_s"), std::string::npos) << last_error();
+    EXPECT_EQ(tide_world_remove_spawner(world, 42), TIDE_ERROR_NOT_FOUND);
+    EXPECT_EQ(tide_world_add_spawner(world, nullptr, &id), TIDE_ERROR_INVALID_ARGUMENT);
+    tide_world_destroy(world);
+}
+
 TEST(CWorld, BadInputGetsAStatusAndAMessage) {
     tide_world* world = nullptr;
     tide_world_config c = tide_world_config_default();
