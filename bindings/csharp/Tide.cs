@@ -260,6 +260,71 @@ namespace Tide
         public ulong ReplayedHash;
     }
 
+    /// <summary>A spawner's schedule (tide::SpawnerSpec): units added every EverySeconds from StartSeconds
+    /// after World.AddSpawner, PerEmission at a time at random open cells of Area, in waves of
+    /// WaveEmissions emissions WavePauseSeconds apart (Waves of them; 0: endless). With Exit the goals
+    /// are sinks: units that reach them leave the world and count as sunk.</summary>
+    public sealed class SpawnerSpec
+    {
+        /// <summary>Cells the units appear on.</summary>
+        public CellRect Area;
+        /// <summary>Where they walk (1..16 cells).</summary>
+        public Cell[] Goals = new Cell[0];
+        /// <summary>The goals are sinks.</summary>
+        public bool Exit = true;
+        /// <summary>Unit size, 1..3.</summary>
+        public int Size = 1;
+        /// <summary>Simulated seconds from the call to the first emission.</summary>
+        public double StartSeconds;
+        /// <summary>Seconds between the emissions of a wave.</summary>
+        public double EverySeconds = 1.0;
+        /// <summary>Units per emission, 1..1000.</summary>
+        public int PerEmission = 1;
+        /// <summary>Emissions per wave (0: one endless wave).</summary>
+        public int WaveEmissions;
+        /// <summary>Seconds from a wave's last emission to the next wave's first.</summary>
+        public double WavePauseSeconds;
+        /// <summary>Waves (0: endless).</summary>
+        public int Waves;
+    }
+
+    /// <summary>A spawner's counters (World.Spawners).</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct SpawnerInfo
+    {
+        /// <summary>Its id.</summary>
+        public uint Id;
+        /// <summary>The group its units join now (0 before the first emission).</summary>
+        public uint Group;
+        /// <summary>Emissions so far.</summary>
+        public ulong Emissions;
+        /// <summary>Units added so far.</summary>
+        public ulong Spawned;
+        /// <summary>Units not added: no room.</summary>
+        public ulong Skipped;
+        /// <summary>Of its units, left through its goals.</summary>
+        public ulong Sunk;
+        /// <summary>Waves whose last emission has been made.</summary>
+        public int WavesDone;
+        /// <summary>1: no emission left.</summary>
+        public int Done;
+        /// <summary>Simulated time of the next emission (-1 when done).</summary>
+        public double NextSeconds;
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    internal struct NativeSpawnerSpec
+    {
+        public CellRect Area;
+        public IntPtr Goals;
+        public UIntPtr GoalCount;
+        public int Exit, Size;
+        public double StartSeconds, EverySeconds;
+        public int PerEmission, WaveEmissions;
+        public double WavePauseSeconds;
+        public int Waves;
+    }
+
     /// <summary>Base of the handles: frees the native object once.</summary>
     public abstract class TideHandle : SafeHandle
     {
@@ -469,6 +534,42 @@ namespace Tide
         {
             get { WorldStats s; Native.Check(Native.tide_world_get_stats(Ptr, out s)); return s; }
         }
+        /// <summary>Starts a spawner (units on a schedule); its id.</summary>
+        public uint AddSpawner(SpawnerSpec spec)
+        {
+            GCHandle pin = GCHandle.Alloc(spec.Goals, GCHandleType.Pinned);
+            try
+            {
+                var n = new NativeSpawnerSpec
+                {
+                    Area = spec.Area, Goals = pin.AddrOfPinnedObject(), GoalCount = (UIntPtr)spec.Goals.Length,
+                    Exit = spec.Exit ? 1 : 0, Size = spec.Size, StartSeconds = spec.StartSeconds,
+                    EverySeconds = spec.EverySeconds, PerEmission = spec.PerEmission,
+                    WaveEmissions = spec.WaveEmissions, WavePauseSeconds = spec.WavePauseSeconds, Waves = spec.Waves
+                };
+                uint id;
+                Native.Check(Native.tide_world_add_spawner(Ptr, ref n, out id));
+                return id;
+            }
+            finally
+            {
+                pin.Free();
+            }
+        }
+        /// <summary>Stops a spawner (its units walk on).</summary>
+        public void RemoveSpawner(uint id) { Native.Check(Native.tide_world_remove_spawner(Ptr, id)); }
+        /// <summary>The spawners and their counts, by id.</summary>
+        public SpawnerInfo[] Spawners
+        {
+            get
+            {
+                UIntPtr n;
+                Native.tide_world_read_spawners(Ptr, null, UIntPtr.Zero, out n);  // the count (too small: an error, ignored)
+                var a = new SpawnerInfo[(int)n];
+                Native.Check(Native.tide_world_read_spawners(Ptr, a, (UIntPtr)a.Length, out n));
+                return a;
+            }
+        }
         /// <summary>The lockstep state hash (equal on every machine for the same commands).</summary>
         public ulong StateHash { get { return Native.tide_world_state_hash(Ptr); } }
         /// <summary>Starts recording (the world must be made with Lockstep = 1, before its first Load).</summary>
@@ -537,6 +638,9 @@ namespace Tide
         [DllImport(Lib)] internal static extern Status tide_world_read_groups(IntPtr world, [Out] GroupInfo[] groups, UIntPtr capacity, out UIntPtr count);
         [DllImport(Lib)] internal static extern Status tide_world_group_field(IntPtr world, uint group, out IntPtr field);
         [DllImport(Lib)] internal static extern Status tide_world_get_stats(IntPtr world, out WorldStats stats);
+        [DllImport(Lib)] internal static extern Status tide_world_add_spawner(IntPtr world, ref NativeSpawnerSpec spec, out uint id);
+        [DllImport(Lib)] internal static extern Status tide_world_remove_spawner(IntPtr world, uint id);
+        [DllImport(Lib)] internal static extern Status tide_world_read_spawners(IntPtr world, [Out] SpawnerInfo[] spawners, UIntPtr capacity, out UIntPtr count);
         [DllImport(Lib)] internal static extern ulong tide_world_state_hash(IntPtr world);
         [DllImport(Lib)] internal static extern Status tide_world_record_start(IntPtr world);
         [DllImport(Lib)] internal static extern Status tide_world_record_save(IntPtr world, string path);

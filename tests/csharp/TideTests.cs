@@ -173,6 +173,34 @@ static class TideTests
         Check(c.X == 1 && c.Y == 39, "cell of the bottom row: " + c);
     }
 
+    // Waves of units to a sink: every unit spawned leaves through the exit and is counted.
+    static void SpawnersFeedASink()
+    {
+        Cell goal;
+        using (var map = Map.Builtin("default", out goal))
+        using (var world = new World())
+        {
+            world.Load(map, new[] { goal }, 10);
+            uint id = world.AddSpawner(new SpawnerSpec
+            {
+                Area = new CellRect(0, 0, 5, 5), Goals = new[] { new Cell(20, 20) }, EverySeconds = 0.5,
+                PerEmission = 5, WaveEmissions = 2, WavePauseSeconds = 1.0, Waves = 2
+            });
+            Check(id == 1, "spawner id " + id);
+            SpawnerInfo s = world.Spawners[0];
+            for (int t = 0; t < 60 * 40 && s.Sunk < 20; ++t)
+            {
+                world.Tick(1.0f / 60.0f);
+                s = world.Spawners[0];
+            }
+            Check(s.Spawned == 20 && s.Sunk == 20 && s.Done == 1 && s.WavesDone == 2, "spawned " + s.Spawned + ", sunk " + s.Sunk);
+            Check(world.UnitCount == 10, world.UnitCount + " units left");
+            Expect(Status.InvalidArgument, "every_s", () => world.AddSpawner(new SpawnerSpec { Area = new CellRect(0, 0, 1, 1), Goals = new[] { new Cell(20, 20) }, EverySeconds = 0 }));
+            Expect(Status.NotFound, "spawner 9", () => world.RemoveSpawner(9));
+            Console.WriteLine("     20 units spawned in 2 waves, 20 sunk");
+        }
+    }
+
     // Every error path a caller can reach throws with the library's status and message.
     static void ErrorsThrowWithStatusAndMessage()
     {
@@ -213,6 +241,7 @@ static class TideTests
         Run("OrderLoopGivesTheNativeHash", OrderLoopGivesTheNativeHash);
         Run("PaintRepairsTheField", PaintRepairsTheField);
         Run("TowersRecordingsAndTransforms", TowersRecordingsAndTransforms);
+        Run("SpawnersFeedASink", SpawnersFeedASink);
         Run("ErrorsThrowWithStatusAndMessage", ErrorsThrowWithStatusAndMessage);
         Console.WriteLine("csharp: " + passed + " passed, " + failed + " failed");
         return failed == 0 ? 0 : 1;
