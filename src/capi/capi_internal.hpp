@@ -11,6 +11,7 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <type_traits>
 
 #include "tide/crowd.hpp"
 #include "tide/export.h"
@@ -99,19 +100,6 @@ tide_status stale(tide_group g);                       ///< TIDE_ERROR_NOT_FOUND
 tide::AgentParams to_cpp(const tide_agent_params& p);  ///< C agent parameters as C++ ones.
 tide_agent_params to_c(const tide::AgentParams& p);    ///< C++ agent parameters as C ones.
 
-// Forwards the crowd's parallel-for to the host's C callback.
-class CJobs final : public tide::JobSystem {
-public:
-    explicit CJobs(const tide_jobs& jobs) : jobs_(jobs) {}
-    void parallel_for(std::size_t count, std::size_t grain, tide::RangeTask task, void* context) override {
-        jobs_.parallel_for(jobs_.host, count, grain, task, context);
-    }
-    int max_concurrency() const override { return jobs_.max_concurrency; }
-
-private:
-    tide_jobs jobs_;
-};
-
 // A host's parallel-for and background queue, each optional: without the first, ranges run on the
 // caller; without the second, background tasks run at once inside the call that enqueues them.
 class CHostJobs final : public tide::JobSystem {
@@ -144,5 +132,15 @@ private:
 
 /// TIDE_OK, or TIDE_ERROR_INVALID_ARGUMENT naming what is wrong with a host's job callbacks.
 TIDE_API tide_status check_host_jobs(const tide_jobs* jobs, const tide_background* background);
+
+// Runs `fn(*handle)` (returning tide_status) guarded, once `handle` is a live handle of `kind`
+// (else TIDE_ERROR_INVALID_ARGUMENT naming `what`). Read-only calls pass const handles.
+template <class H, class Fn>
+tide_status with_live(H* handle, Kind kind, const char* what, Fn&& fn) noexcept {
+    return guarded([&]() -> tide_status {
+        if (!live(handle, kind)) return fail_dead(what);
+        return fn(*const_cast<std::remove_const_t<H>*>(handle));
+    });
+}
 
 }  // namespace tide::capi

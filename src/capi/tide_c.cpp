@@ -448,17 +448,9 @@ tide_status tide_crowd_step(tide_crowd* crowd, float dt, const tide_jobs* jobs) 
     return guarded([&] {
         if (!crowd) return fail_null("crowd");
         if (!live(crowd, Kind::crowd)) return fail_dead("crowd");
-        tide::Result<void> r;
-        if (jobs) {
-            if (!jobs->parallel_for || jobs->max_concurrency < 1) {
-                return fail(TIDE_ERROR_INVALID_ARGUMENT, "jobs needs a parallel_for and max_concurrency >= 1");
-            }
-            CJobs host(*jobs);
-            r = crowd->crowd.step(dt, host);
-        } else {
-            r = crowd->crowd.step(dt);
-        }
-        if (!r) return fail(r.error());
+        if (auto s = check_host_jobs(jobs, nullptr); s != TIDE_OK) return s;
+        CHostJobs host(jobs, nullptr);  // without jobs, the step runs on this thread
+        if (auto r = crowd->crowd.step(dt, host); !r) return fail(r.error());
         return TIDE_OK;
     });
 }

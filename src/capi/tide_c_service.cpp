@@ -53,12 +53,9 @@ std::span<const tide::Cell> cells_of(const tide_cell* cells, std::size_t count) 
     return {reinterpret_cast<const tide::Cell*>(cells), count};
 }
 
-template <class Fn>
-tide_status with_service(const tide_service* service, Fn&& fn) noexcept {
-    return guarded([&]() -> tide_status {
-        if (!live(service, Kind::service)) return fail_dead("service");
-        return fn(*const_cast<tide_service*>(service)->service);
-    });
+template <class S, class Fn>
+tide_status with_service(S* service, Fn&& fn) noexcept {
+    return with_live(service, Kind::service, "service", [&](tide_service& s) { return fn(*s.service); });
 }
 
 }  // namespace

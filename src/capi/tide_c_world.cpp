@@ -21,8 +21,8 @@ struct tide_world {
 namespace tide::capi {
 namespace {
 
-tide_world* live_world(const tide_world* w) {
-    return live(w, Kind::world) ? const_cast<tide_world*>(w) : nullptr;
+const tide_world* live_world(const tide_world* w) {
+    return live(w, Kind::world) ? w : nullptr;
 }
 
 // Goals as C++ cells; NULL with a count is refused.
@@ -48,13 +48,9 @@ tide_status apply(tide_world& w, const WorldCommand& command, tide_group_id* out
     return TIDE_OK;
 }
 
-template <class Fn>
-tide_status with_world(tide_world* world, Fn&& fn) noexcept {
-    return guarded([&]() -> tide_status {
-        tide_world* w = live_world(world);
-        if (!w) return fail_dead("world");
-        return fn(*w);
-    });
+template <class W, class Fn>
+tide_status with_world(W* world, Fn&& fn) noexcept {
+    return with_live(world, Kind::world, "world", std::forward<Fn>(fn));
 }
 
 }  // namespace
@@ -203,7 +199,7 @@ tide_status tide_world_paint(tide_world* world, int32_t x, int32_t y, int32_t ra
 }
 
 tide_status tide_world_check_tower(const tide_world* world, tide_rect rect, tide_tower_check* out) {
-    return with_world(const_cast<tide_world*>(world), [&](tide_world& w) -> tide_status {
+    return with_world(world, [&](tide_world& w) -> tide_status {
         if (!out) return fail_null("out");
         auto r = w.world->check_tower(rect.x0, rect.y0, rect.x1, rect.y1);
         if (!r) return fail(r.error());
@@ -289,7 +285,7 @@ tide_status tide_world_remove_spawner(tide_world* world, uint32_t id) {
 
 tide_status tide_world_read_spawners(const tide_world* world, tide_spawner_info* out, size_t capacity,
                                      size_t* out_count) {
-    return with_world(const_cast<tide_world*>(world), [&](tide_world& w) -> tide_status {
+    return with_world(world, [&](tide_world& w) -> tide_status {
         const auto& all = w.world->spawners();
         if (out_count) *out_count = all.size();
         if (all.size() > capacity) return fail(TIDE_ERROR_TOO_LARGE, "the spawners do not fit");
@@ -311,7 +307,7 @@ size_t tide_world_unit_count(const tide_world* world) {
 tide_status tide_world_read_units(const tide_world* world, tide_agent* ids, tide_vec2* positions, tide_vec2* velocities,
                                   uint8_t* states, tide_group_id* groups, uint8_t* sizes, size_t capacity,
                                   size_t* out_count) {
-    return with_world(const_cast<tide_world*>(world), [&](tide_world& w) -> tide_status {
+    return with_world(world, [&](tide_world& w) -> tide_status {
         const auto& agents = w.world->agents();
         if (out_count) *out_count = agents.size();
         if (agents.size() > capacity) {
@@ -344,7 +340,7 @@ size_t tide_world_group_count(const tide_world* world) {
 }
 
 tide_status tide_world_read_groups(const tide_world* world, tide_world_group* out, size_t capacity, size_t* out_count) {
-    return with_world(const_cast<tide_world*>(world), [&](tide_world& w) -> tide_status {
+    return with_world(world, [&](tide_world& w) -> tide_status {
         const auto& groups = w.world->groups();
         if (out_count) *out_count = groups.size();
         if (groups.size() > capacity) {
@@ -371,7 +367,7 @@ tide_status tide_world_read_groups(const tide_world* world, tide_world_group* ou
 
 tide_status tide_world_group_goals(const tide_world* world, tide_group_id group, tide_cell* out, size_t capacity,
                                    size_t* out_count) {
-    return with_world(const_cast<tide_world*>(world), [&](tide_world& w) -> tide_status {
+    return with_world(world, [&](tide_world& w) -> tide_status {
         const tide::UnitGroup* g = w.world->group(group);
         if (!g) return fail(TIDE_ERROR_NOT_FOUND, "no group " + std::to_string(group));
         if (out_count) *out_count = g->goals.size();
@@ -383,7 +379,7 @@ tide_status tide_world_group_goals(const tide_world* world, tide_group_id group,
 }
 
 tide_status tide_world_group_field(const tide_world* world, tide_group_id group, tide_field** out) {
-    return with_world(const_cast<tide_world*>(world), [&](tide_world& w) -> tide_status {
+    return with_world(world, [&](tide_world& w) -> tide_status {
         if (!out) return fail_null("out");
         *out = nullptr;
         if (w.world->hierarchical()) {
@@ -398,7 +394,7 @@ tide_status tide_world_group_field(const tide_world* world, tide_group_id group,
 }
 
 tide_status tide_world_get_stats(const tide_world* world, tide_world_stats* out) {
-    return with_world(const_cast<tide_world*>(world), [&](tide_world& w) -> tide_status {
+    return with_world(world, [&](tide_world& w) -> tide_status {
         if (!out) return fail_null("out");
         const tide::WorldStats& s = w.world->stats();
         *out = tide_world_stats{
@@ -438,7 +434,7 @@ tide_status tide_world_record_start(tide_world* world) {
 }
 
 tide_status tide_world_record_save(const tide_world* world, const char* path) {
-    return with_world(const_cast<tide_world*>(world), [&](tide_world& w) -> tide_status {
+    return with_world(world, [&](tide_world& w) -> tide_status {
         if (!path) return fail_null("path");
         if (!w.recording_on) return fail(TIDE_ERROR_INVALID_ARGUMENT, "the world is not recording");
         std::FILE* f = std::fopen(path, "wb");
