@@ -161,20 +161,6 @@ std::shared_ptr<const tide::FlowField> build_flee(const PyMap& m, const std::vec
     return field;
 }
 
-const char* state_name(tide::AgentState s) {
-    switch (s) {
-        case tide::AgentState::moving:
-            return "moving";
-        case tide::AgentState::arrived:
-            return "arrived";
-        case tide::AgentState::no_path:
-            return "no_path";
-        case tide::AgentState::queued:
-            return "queued";
-    }
-    return "?";
-}
-
 // tide scen: the cost of Tide's path from every row's start to its goal (tide::scenario_costs, the
 // check of `tide scen`), next to the published optimum.
 py::dict scen(const PyMap& m, const std::string& scen_path, double diagonal, int connectivity) {
@@ -334,7 +320,7 @@ py::dict sim(const PyMap& m, std::vector<std::pair<int, int>> goals, int agents,
         out["start"] = start;
         out["path_length"] = doubles(n, [&](std::size_t k) { return r.units[k].path_length; });
         py::list names;
-        for (const auto& u : r.units) names.append(u.stuck ? "stuck" : state_name(u.state));
+        for (const auto& u : r.units) names.append(u.stuck ? "stuck" : tide::agent_state_name(u.state));
         out["unit_states"] = names;
     }
     return out;
@@ -669,7 +655,7 @@ PYBIND11_MODULE(tide, m) {
                 b.states = s;
                 take(c.read_agents(b));
                 py::list out;
-                for (auto v : s) out.append(state_name(v));
+                for (auto v : s) out.append(tide::agent_state_name(v));
                 return out;
             },
             "State names ('moving', 'arrived', 'no_path', 'queued'), in handle order.")

@@ -338,6 +338,12 @@ struct Drawing {
     }
 };
 
+std::string hex_text(std::uint64_t v) {
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+    return buf;
+}
+
 nlohmann::json seconds_or_null(double t) {
     return t >= 0 ? nlohmann::json(t) : nlohmann::json(nullptr);
 }
@@ -345,8 +351,7 @@ nlohmann::json seconds_or_null(double t) {
 // The report as JSON (the run's settings from `config`).
 nlohmann::json report_json(const SimOptions& o, const SimSetup& setup, const WorldConfig& config,
                            const SimulationReport& r) {
-    char hash[17];
-    std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(r.state_hash));
+    const std::string hash = hex_text(r.state_hash);
     const CrowdStats& st = r.crowd;
     nlohmann::json report = setup.about;
     report.update({{"agents", r.agents},
@@ -417,15 +422,12 @@ nlohmann::json report_json(const SimOptions& o, const SimSetup& setup, const Wor
     if (o.detail) {
         nlohmann::json detail = nlohmann::json::array();
         for (const SimulationUnit& u : r.units) {
-            detail.push_back({{"start", {u.start.x, u.start.y}},
-                              {"end", {u.end.x, u.end.y}},
-                              {"path_length", u.path_length},
-                              {"arrival_s", seconds_or_null(u.arrival_s)},
-                              {"state", u.state == AgentState::arrived   ? "arrived"
-                                        : u.state == AgentState::no_path ? "no_path"
-                                        : u.state == AgentState::queued  ? "queued"
-                                        : u.stuck                        ? "stuck"
-                                                                         : "moving"}});
+            detail.push_back(
+                {{"start", {u.start.x, u.start.y}},
+                 {"end", {u.end.x, u.end.y}},
+                 {"path_length", u.path_length},
+                 {"arrival_s", seconds_or_null(u.arrival_s)},
+                 {"state", u.state == AgentState::moving && u.stuck ? "stuck" : agent_state_name(u.state)}});
         }
         report["agents_detail"] = std::move(detail);
     }
@@ -500,9 +502,8 @@ void print_report(const SimOptions& o, const SimSetup& setup, const WorldConfig&
         "than half a radius\n",
         r.wall_penetrations, r.nan ? "yes" : "no", r.max_overlap, r.max_overlap_at.x, r.max_overlap_at.y,
         r.deep_overlap_pairs);
-    char hash[17];
-    std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(r.state_hash));
-    std::printf("step %.3f ms mean, %.3f ms max; state hash %s\n", r.mean_step_ms, r.max_step_ms, hash);
+    std::printf("step %.3f ms mean, %.3f ms max; state hash %s\n", r.mean_step_ms, r.max_step_ms,
+                hex_text(r.state_hash).c_str());
     if (r.hierarchical) {
         std::printf("planner hierarchical: sector graph %.1f ms, %zu sector fields (%.1f MB)\n", r.graph_ms,
                     r.sector_fields, static_cast<double>(r.sector_field_bytes) / (1 << 20));
@@ -546,12 +547,6 @@ SimRun run_sim(const SimOptions& o, bool congestion) {
     }
     if (r.nan) throw Failure{"NaN positions appeared"};
     return out;
-}
-
-std::string hex_text(std::uint64_t v) {
-    char buf[17];
-    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-    return buf;
 }
 
 // tide sim --replay FILE: the recorded run again, its state hash compared at every tick.

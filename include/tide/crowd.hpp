@@ -95,6 +95,10 @@ enum class AgentState : std::uint8_t {
               ///< region against the pack (no progress by design; never flagged stuck).
 };
 
+/// The state's name as reports, snapshots and bindings write it: "moving", "arrived", "no_path",
+/// "queued" ("?" for a value outside the enum).
+TIDE_API const char* agent_state_name(AgentState state) noexcept;
+
 /// A handle to an agent: an index and a generation, so a stale handle is detected.
 struct AgentId {
     std::uint32_t index = 0;

@@ -337,4 +337,18 @@ std::uint64_t Crowd::state_hash() const {
     return sum ^ (static_cast<std::uint64_t>(live_) * 0x94d049bb133111ebull);
 }
 
+const char* agent_state_name(AgentState state) noexcept {
+    switch (state) {
+        case AgentState::moving:
+            return "moving";
+        case AgentState::arrived:
+            return "arrived";
+        case AgentState::no_path:
+            return "no_path";
+        case AgentState::queued:
+            return "queued";
+    }
+    return "?";
+}
+
 }  // namespace tide

@@ -47,20 +47,6 @@ std::uint64_t field_hash(const World& world, UnitGroupId id) {
     return 0;
 }
 
-const char* state_name(AgentState s) {
-    switch (s) {
-        case AgentState::moving:
-            return "moving";
-        case AgentState::arrived:
-            return "arrived";
-        case AgentState::no_path:
-            return "no_path";
-        case AgentState::queued:
-            return "queued";
-    }
-    return "?";
-}
-
 std::string hex16(std::uint64_t v) {
     char buf[17];
     std::snprintf(buf, sizeof buf, "%016" PRIx64, v);
@@ -143,7 +129,7 @@ std::string snapshot_text(const WorldSnapshot& s) {
     auto bits = [](float f) { return hex16(std::bit_cast<std::uint32_t>(f)).substr(8); };
     for (const UnitSnapshot& u : s.units) {
         out += "unit " + std::to_string(u.id.index) + " " + std::to_string(u.id.generation) + " " +
-               std::to_string(u.group) + " " + std::to_string(u.size) + " " + state_name(u.state) + " " +
+               std::to_string(u.group) + " " + std::to_string(u.size) + " " + agent_state_name(u.state) + " " +
                bits(u.position.x) + " " + bits(u.position.y) + " " + bits(u.velocity.x) + " " + bits(u.velocity.y) +
                " # " + number(u.position.x) + " " + number(u.position.y) + " " + number(u.velocity.x) + " " +
                number(u.velocity.y) + "\n";
@@ -274,7 +260,7 @@ Desync first_difference(const WorldSnapshot& a, const WorldSnapshot& b) {
         }
         if (!(ua.position == ub.position)) return found(w + vec_diff("position", ua.position, ub.position));
         if (!(ua.velocity == ub.velocity)) return found(w + vec_diff("velocity", ua.velocity, ub.velocity));
-        return found(w + "state " + state_name(ua.state) + " vs " + state_name(ub.state));
+        return found(w + "state " + agent_state_name(ua.state) + " vs " + agent_state_name(ub.state));
     }
     if (a.units.size() != b.units.size()) {
         return found(std::to_string(a.units.size()) + " vs " + std::to_string(b.units.size()) + " units");
