@@ -3,6 +3,7 @@
 // grid lies on Unity's XZ plane: cell (0, 0) at the top-left of the map, `origin` the map's
 // bottom-left corner, `cellSize` metres per cell, Y up (GridTransform.YUp).
 using System;
+using System.Collections.Generic;
 using Tide;
 using UnityEngine;
 
@@ -28,6 +29,10 @@ public class FlowFieldManager : MonoBehaviour
     byte[] states = new byte[0];
     uint[] groups = new uint[0];
     int count;
+    // The field each group follows, fetched again when its FieldSerial changes (checked once a tick):
+    // agents of a group share one.
+    readonly Dictionary<uint, Field> fields = new Dictionary<uint, Field>();
+    readonly Dictionary<uint, ulong> fieldSerials = new Dictionary<uint, ulong>();
 
     /// <summary>The world (orders, paint, towers): null before Awake.</summary>
     public World World { get { return world; } }
@@ -60,10 +65,36 @@ public class FlowFieldManager : MonoBehaviour
     {
         world.Tick(Time.fixedDeltaTime);
         ReadUnits();
+        foreach (GroupInfo g in world.Groups)  // fields that changed in this tick go stale
+        {
+            ulong serial;
+            Field old;
+            if (fieldSerials.TryGetValue(g.Id, out serial) && serial != g.FieldSerial && fields.TryGetValue(g.Id, out old))
+            {
+                old.Dispose();
+                fields.Remove(g.Id);
+            }
+            fieldSerials[g.Id] = g.FieldSerial;
+        }
+    }
+
+    /// <summary>The direction a unit at a scene position of <paramref name="group"/> walks (zero at the goal):
+    /// the group's field sampled there, wall-safe, in scene axes.</summary>
+    public Vector3 DirectionAt(Vector3 p, uint group)
+    {
+        Field field;
+        if (!fields.TryGetValue(group, out field))
+        {
+            field = world.GroupField(group);
+            fields[group] = field;
+        }
+        Tide.Vec2 d = field.Sample(new Tide.Vec2(p.x, p.z), grid);
+        return new Vector3(d.X, 0.0f, d.Y);
     }
 
     void OnDestroy()
     {
+        foreach (Field f in fields.Values) f.Dispose();
         if (world != null) world.Dispose();
         if (map != null) map.Dispose();
     }
