@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "cli_common.hpp"
 #include "tide/recording.hpp"
@@ -25,6 +26,16 @@ std::string read_text(const std::string& path) {
     return ss.str();
 }
 
+// Both texts parsed by `parse` (parse_snapshot or parse_recording); throws Failure naming the file.
+template <class Parse>
+auto parse_both(Parse parse, const std::string& ta, const std::string& tb, const DesyncOptions& o) {
+    auto a = parse(ta, o.a);
+    check(a);
+    auto b = parse(tb, o.b);
+    check(b);
+    return std::pair{std::move(*a), std::move(*b)};
+}
+
 bool is_snapshot(const std::string& text) {
     return text.rfind("tide-snapshot ", 0) == 0;
 }
@@ -36,23 +47,17 @@ void run_desync(const DesyncOptions& o) {
     }
     Desync d;
     if (is_snapshot(ta)) {
-        auto a = parse_snapshot(ta, o.a);
-        check(a);
-        auto b = parse_snapshot(tb, o.b);
-        check(b);
-        d = first_difference(*a, *b);
+        const auto [a, b] = parse_both(parse_snapshot, ta, tb, o);
+        d = first_difference(a, b);
         if (!d.found) {
-            std::printf("identical: tick %llu, %zu units, %zu groups\n", static_cast<unsigned long long>(a->tick),
-                        a->units.size(), a->groups.size());
+            std::printf("identical: tick %llu, %zu units, %zu groups\n", static_cast<unsigned long long>(a.tick),
+                        a.units.size(), a.groups.size());
             return;
         }
         std::printf("first difference at tick %lld: %s\n", static_cast<long long>(d.tick), d.what.c_str());
     } else {
-        auto a = parse_recording(ta, o.a);
-        check(a);
-        auto b = parse_recording(tb, o.b);
-        check(b);
-        d = first_difference(*a, *b);
+        const auto [a, b] = parse_both(parse_recording, ta, tb, o);
+        d = first_difference(a, b);
         if (!d.found) {
             std::printf("identical%s%s\n", d.what.empty() ? "" : ": ", d.what.c_str());
             return;
