@@ -11,10 +11,16 @@
 #include <string>
 #include <type_traits>
 
+#include "text_reader.hpp"
 #include "tide/recording.hpp"
 
 namespace tide {
 namespace {
+
+using world_detail::get;
+using world_detail::get_goals;
+using world_detail::get_hash;
+using world_detail::Reader;
 
 constexpr std::string_view kMagic = "tide-recording 1";
 
@@ -259,80 +265,7 @@ void put_load(std::string& out, const RecordedLoad& l) {
     out += on_line ? "\nend\n" : "end\n";
 }
 
-// ---- reading ----
-
-struct Reader {
-    Reader(std::string_view t, std::string_view s) : text(t), source(s) {}
-    std::string_view text;
-    std::string_view source;
-    std::size_t pos = 0;
-    int line_no = 0;
-    std::vector<std::string_view> tokens;
-
-    // The next line's tokens; false at the end.
-    bool next() {
-        tokens.clear();
-        if (pos >= text.size()) return false;
-        std::size_t end = text.find('\n', pos);
-        if (end == std::string_view::npos) end = text.size();
-        std::string_view l = text.substr(pos, end - pos);
-        pos = end + 1;
-        ++line_no;
-        if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
-        current = l;
-        std::size_t i = 0;
-        while (i < l.size()) {
-            while (i < l.size() && l[i] == ' ') ++i;
-            const std::size_t s = i;
-            while (i < l.size() && l[i] != ' ') ++i;
-            if (i > s) tokens.push_back(l.substr(s, i - s));
-        }
-        return true;
-    }
-    Error error(const std::string& what) const {
-        return Error{ErrorCode::parse_error, std::string(source) + ":" + std::to_string(line_no) + ": " + what};
-    }
-    std::string_view current;
-};
-
-template <class T>
-bool get(std::string_view t, T& v) {
-    const char* end = t.data() + t.size();
-    std::from_chars_result r;
-    if constexpr (std::is_same_v<T, bool>) {
-        if (t != "0" && t != "1") return false;
-        v = t == "1";
-        return true;
-    } else if constexpr (std::is_floating_point_v<T>) {
-        r = std::from_chars(t.data(), end, v, std::chars_format::hex);
-    } else {
-        r = std::from_chars(t.data(), end, v);
-    }
-    return r.ec == std::errc{} && r.ptr == end;
-}
-
-bool get_hash(std::string_view t, std::uint64_t& v) {
-    const auto r = std::from_chars(t.data(), t.data() + t.size(), v, 16);
-    return r.ec == std::errc{} && r.ptr == t.data() + t.size();
-}
-
-bool get_cell(std::string_view t, Cell& c) {
-    const std::size_t comma = t.find(',');
-    return comma != std::string_view::npos && get(t.substr(0, comma), c.x) && get(t.substr(comma + 1), c.y);
-}
-
-bool get_goals(std::string_view t, std::vector<Cell>& goals) {
-    goals.clear();
-    if (t == "-") return true;
-    while (!t.empty()) {
-        const std::size_t semi = std::min(t.find(';'), t.size());
-        Cell c;
-        if (!get_cell(t.substr(0, semi), c)) return false;
-        goals.push_back(c);
-        t.remove_prefix(std::min(semi + 1, t.size()));
-    }
-    return true;
-}
+// ---- reading (the line reader and value parsers: text_reader.hpp) ----
 
 // A selection from tokens[at...]: "box X0 Y0 X1 Y1" or "units I:G,I:G" (or "units -").
 bool get_selection(const std::vector<std::string_view>& tk, std::size_t at,

@@ -1,13 +1,14 @@
 // Replaying a recording, snapshots of a world's state and where two runs part
 // (include/tide/recording.hpp).
 
+#include <algorithm>
 #include <bit>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <string>
 
+#include "text_reader.hpp"
 #include "tide/recording.hpp"
 
 namespace tide {
@@ -138,80 +139,54 @@ std::string snapshot_text(const WorldSnapshot& s) {
 }
 
 Result<WorldSnapshot> parse_snapshot(std::string_view text, std::string_view source) {
+    using world_detail::get;
+    using world_detail::get_hash;
+    world_detail::Reader r(text, source);
+    if (!r.next() || r.current != "tide-snapshot 1") {
+        return r.error("not a snapshot: the first line is not 'tide-snapshot 1'");
+    }
     WorldSnapshot s;
-    int line_no = 0;
-    std::size_t pos = 0;
-    auto fail = [&](const std::string& what) {
-        return Error{ErrorCode::parse_error, std::string(source) + ":" + std::to_string(line_no) + ": " + what};
-    };
-    while (pos < text.size()) {
-        std::size_t end = text.find('\n', pos);
-        if (end == std::string_view::npos) end = text.size();
-        std::string l(text.substr(pos, end - pos));
-        pos = end + 1;
-        ++line_no;
-        if (const std::size_t hash = l.find('#'); hash != std::string::npos) l.resize(hash);
-        if (!l.empty() && l.back() == '\r') l.pop_back();
-        if (line_no == 1) {
-            if (l != "tide-snapshot 1") return fail("not a snapshot: the first line is not 'tide-snapshot 1'");
-            continue;
-        }
-        char kind[16] = {}, extra[2] = {};
-        unsigned long long a = 0, b = 0, c = 0, d = 0;
-        if (std::sscanf(l.c_str(), "%15s", kind) != 1) continue;
-        const std::string k = kind;
+    while (r.next()) {
+        auto& tk = r.tokens;
+        // Decimal values after '#' are for people.
+        tk.erase(std::find_if(tk.begin(), tk.end(), [](std::string_view t) { return t.front() == '#'; }), tk.end());
+        if (tk.empty()) continue;
+        const std::string_view k = tk[0];
         bool ok = false;
         if (k == "tick") {
-            ok = std::sscanf(l.c_str(), "tick %llu %1s", &a, extra) == 1;
-            s.tick = a;
+            ok = tk.size() == 2 && get(tk[1], s.tick);
         } else if (k == "state_hash") {
-            ok = std::sscanf(l.c_str(), "state_hash %llx %1s", &a, extra) == 1;
-            s.state_hash = a;
+            ok = tk.size() == 2 && get_hash(tk[1], s.state_hash);
         } else if (k == "terrain") {
-            ok = std::sscanf(l.c_str(), "terrain %llx %llu %1s", &a, &b, extra) == 2;
-            s.terrain_hash = a;
-            s.terrain_version = b;
+            ok = tk.size() == 3 && get_hash(tk[1], s.terrain_hash) && get(tk[2], s.terrain_version);
         } else if (k == "group") {
-            char goals[4096] = {};
             GroupSnapshot g;
-            ok = std::sscanf(l.c_str(), "group %llu %llu %llu %llx %4095s %1s", &a, &b, &c, &d, goals, extra) == 5;
-            g.id = static_cast<UnitGroupId>(a);
-            g.members = b;
-            g.field_serial = c;
-            g.field_hash = d;
-            for (const char* p = goals; ok && *p && std::strcmp(p, "-") != 0;) {
-                int x = 0, y = 0, n = 0;
-                ok = std::sscanf(p, "%d,%d%n", &x, &y, &n) == 2;
-                g.goals.push_back({x, y});
-                p += n;
-                if (*p == ';') ++p;
-            }
+            ok = tk.size() == 6 && get(tk[1], g.id) && get(tk[2], g.members) && get(tk[3], g.field_serial) &&
+                 get_hash(tk[4], g.field_hash) && world_detail::get_goals(tk[5], g.goals);
             s.groups.push_back(std::move(g));
         } else if (k == "unit") {
-            char state[16] = {};
-            unsigned idx = 0, gen = 0, group = 0, px = 0, py = 0, vx = 0, vy = 0;
-            int size = 0;
-            ok = std::sscanf(l.c_str(), "unit %u %u %u %d %15s %x %x %x %x %1s", &idx, &gen, &group, &size, state, &px,
-                             &py, &vx, &vy, extra) == 9;
             UnitSnapshot u;
-            u.id = {idx, gen};
-            u.group = group;
-            u.size = size;
-            u.position = {std::bit_cast<float>(px), std::bit_cast<float>(py)};
-            u.velocity = {std::bit_cast<float>(vx), std::bit_cast<float>(vy)};
-            const std::string st = state;
-            ok = ok && (st == "moving" || st == "arrived" || st == "no_path" || st == "queued");
-            u.state = st == "arrived"   ? AgentState::arrived
-                      : st == "no_path" ? AgentState::no_path
-                      : st == "queued"  ? AgentState::queued
-                                        : AgentState::moving;
+            std::uint32_t bits[4] = {};
+            ok = tk.size() == 10 && get(tk[1], u.id.index) && get(tk[2], u.id.generation) && get(tk[3], u.group) &&
+                 get(tk[4], u.size) && get_hash(tk[6], bits[0]) && get_hash(tk[7], bits[1]) &&
+                 get_hash(tk[8], bits[2]) && get_hash(tk[9], bits[3]);
+            bool named = false;
+            for (const AgentState st :
+                 {AgentState::moving, AgentState::arrived, AgentState::no_path, AgentState::queued}) {
+                if (ok && tk[5] == agent_state_name(st)) {
+                    u.state = st;
+                    named = true;
+                }
+            }
+            ok = ok && named;
+            u.position = {std::bit_cast<float>(bits[0]), std::bit_cast<float>(bits[1])};
+            u.velocity = {std::bit_cast<float>(bits[2]), std::bit_cast<float>(bits[3])};
             s.units.push_back(u);
         } else {
-            return fail("unknown line '" + l + "'");
+            return r.error("unknown line '" + std::string(r.current) + "'");
         }
-        if (!ok) return fail("malformed " + k + " line '" + l + "'");
+        if (!ok) return r.error("malformed " + std::string(k) + " line '" + std::string(r.current) + "'");
     }
-    if (line_no == 0) return fail("empty snapshot");
     return s;
 }
 
