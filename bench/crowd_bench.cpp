@@ -62,22 +62,17 @@ BENCHMARK(BM_CrowdStep)
     ->Args({100000, 2})
     ->Unit(benchmark::kMillisecond);
 
-// The lockstep hash a host may take every tick (docs/determinism.md; target: at most 2% of a
-// 10,000-unit step): each iteration steps the crowd, then hashes it; the counters give both times
-// and the hash's share, measured in the same iterations.
-void BM_CrowdStateHashShare(benchmark::State& state) {
-    const int agents = static_cast<int>(state.range(0));
-    BenchCrowd bench(agents);
-    tide::Crowd& crowd = bench.crowd;
-    tide::SerialJobSystem jobs;
-    for (int i = 0; i < 60; ++i) (void)crowd.step(1.0f / 60.0f, jobs);
+// Times `step` and then `hash` in every iteration; the counters give both times (ms) and the
+// hash's share of the step, measured in the same iterations. `step_name` names the first counter.
+template <class Step, class Hash>
+void time_step_and_hash(benchmark::State& state, const char* step_name, Step&& step, Hash&& hash) {
     using Clock = std::chrono::steady_clock;
     double step_s = 0.0, hash_s = 0.0;
     for (auto _ : state) {
         const auto t0 = Clock::now();
-        auto r = crowd.step(1.0f / 60.0f, jobs);
+        auto r = step();
         const auto t1 = Clock::now();
-        const std::uint64_t h = crowd.state_hash();
+        const std::uint64_t h = hash();
         const auto t2 = Clock::now();
         benchmark::DoNotOptimize(r);
         benchmark::DoNotOptimize(h);
@@ -85,9 +80,21 @@ void BM_CrowdStateHashShare(benchmark::State& state) {
         hash_s += std::chrono::duration<double>(t2 - t1).count();
     }
     const double n = static_cast<double>(state.iterations());
-    state.counters["step_ms"] = 1e3 * step_s / n;
+    state.counters[step_name] = 1e3 * step_s / n;
     state.counters["hash_ms"] = 1e3 * hash_s / n;
     state.counters["hash_share_pct"] = 100.0 * hash_s / step_s;
+}
+
+// The lockstep hash a host may take every tick (docs/determinism.md; target: at most 2% of a
+// 10,000-unit step): each iteration steps the crowd, then hashes it.
+void BM_CrowdStateHashShare(benchmark::State& state) {
+    const int agents = static_cast<int>(state.range(0));
+    BenchCrowd bench(agents);
+    tide::Crowd& crowd = bench.crowd;
+    tide::SerialJobSystem jobs;
+    for (int i = 0; i < 60; ++i) (void)crowd.step(1.0f / 60.0f, jobs);
+    time_step_and_hash(
+        state, "step_ms", [&] { return crowd.step(1.0f / 60.0f, jobs); }, [&] { return crowd.state_hash(); });
 }
 BENCHMARK(BM_CrowdStateHashShare)->Arg(10000)->Unit(benchmark::kMillisecond);
 
@@ -109,23 +116,8 @@ void BM_WorldStateHashShare(benchmark::State& state) {
         return;
     }
     for (int i = 0; i < 60; ++i) (void)world.tick(1.0f / 60.0f);
-    using Clock = std::chrono::steady_clock;
-    double tick_s = 0.0, hash_s = 0.0;
-    for (auto _ : state) {
-        const auto t0 = Clock::now();
-        auto r = world.tick(1.0f / 60.0f);
-        const auto t1 = Clock::now();
-        const std::uint64_t h = world.state_hash();
-        const auto t2 = Clock::now();
-        benchmark::DoNotOptimize(r);
-        benchmark::DoNotOptimize(h);
-        tick_s += std::chrono::duration<double>(t1 - t0).count();
-        hash_s += std::chrono::duration<double>(t2 - t1).count();
-    }
-    const double n = static_cast<double>(state.iterations());
-    state.counters["tick_ms"] = 1e3 * tick_s / n;
-    state.counters["hash_ms"] = 1e3 * hash_s / n;
-    state.counters["hash_share_pct"] = 100.0 * hash_s / tick_s;
+    time_step_and_hash(
+        state, "tick_ms", [&] { return world.tick(1.0f / 60.0f); }, [&] { return world.state_hash(); });
 }
 BENCHMARK(BM_WorldStateHashShare)->Arg(10000)->Unit(benchmark::kMillisecond);
 
