@@ -563,9 +563,8 @@ namespace Tide
         {
             get
             {
+                var a = new SpawnerInfo[(int)Native.tide_world_spawner_count(Ptr)];
                 UIntPtr n;
-                Native.tide_world_read_spawners(Ptr, null, UIntPtr.Zero, out n);  // the count (too small: an error, ignored)
-                var a = new SpawnerInfo[(int)n];
                 Native.Check(Native.tide_world_read_spawners(Ptr, a, (UIntPtr)a.Length, out n));
                 return a;
             }
@@ -640,6 +639,7 @@ namespace Tide
         [DllImport(Lib)] internal static extern Status tide_world_get_stats(IntPtr world, out WorldStats stats);
         [DllImport(Lib)] internal static extern Status tide_world_add_spawner(IntPtr world, ref NativeSpawnerSpec spec, out uint id);
         [DllImport(Lib)] internal static extern Status tide_world_remove_spawner(IntPtr world, uint id);
+        [DllImport(Lib)] internal static extern UIntPtr tide_world_spawner_count(IntPtr world);
         [DllImport(Lib)] internal static extern Status tide_world_read_spawners(IntPtr world, [Out] SpawnerInfo[] spawners, UIntPtr capacity, out UIntPtr count);
         [DllImport(Lib)] internal static extern ulong tide_world_state_hash(IntPtr world);
         [DllImport(Lib)] internal static extern Status tide_world_record_start(IntPtr world);

@@ -146,6 +146,8 @@ typedef struct tide_spawner_info {
 TIDE_WORLD_API tide_status tide_world_add_spawner(tide_world* world, const tide_spawner_spec* spec, uint32_t* out_id);
 /** Stops a spawner (TIDE_ERROR_NOT_FOUND for an unknown id). */
 TIDE_WORLD_API tide_status tide_world_remove_spawner(tide_world* world, uint32_t id);
+/** Spawners of this map (stopped ones included). */
+TIDE_WORLD_API size_t tide_world_spawner_count(const tide_world* world);
 /** Copies the spawners (by id) into `out` (TIDE_ERROR_TOO_LARGE when they do not fit). */
 TIDE_WORLD_API tide_status tide_world_read_spawners(const tide_world* world, tide_spawner_info* out, size_t capacity,
                                                     size_t* out_count);

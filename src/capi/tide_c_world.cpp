@@ -283,6 +283,11 @@ tide_status tide_world_remove_spawner(tide_world* world, uint32_t id) {
     return with_world(world, [&](tide_world& w) { return apply(w, tide::RemoveSpawner{id}); });
 }
 
+size_t tide_world_spawner_count(const tide_world* world) {
+    const tide_world* w = live_world(world);
+    return w ? w->world->spawners().size() : 0;
+}
+
 tide_status tide_world_read_spawners(const tide_world* world, tide_spawner_info* out, size_t capacity,
                                      size_t* out_count) {
     return with_world(world, [&](tide_world& w) -> tide_status {

@@ -219,6 +219,7 @@ TEST(CWorld, SpawnersEmitWavesAndCountTheSunk) {
         if (info.sunk == 20) break;
     }
     EXPECT_EQ(n, 1u);
+    EXPECT_EQ(tide_world_spawner_count(world), 1u);
     EXPECT_EQ(info.spawned, 20u);
     EXPECT_EQ(info.sunk, 20u);
     EXPECT_EQ(info.done, 1);
