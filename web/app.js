@@ -724,6 +724,7 @@ function showStats(s) {
     const exits = state.serverGroups.some((g) => g.exit) || s.exited > 0;
     $('exited-item').hidden = !exits;
     $('stat-exited').textContent = fmtInt(s.exited);
+    showSpawners(Array.isArray(s.spawners) ? s.spawners : []);
     showGroups();
     $('stat-field-ms').textContent = fmtMs(s.field_ms);
     $('stat-step-ms').textContent = fmtMs(s.step_ms);
@@ -736,6 +737,19 @@ function showStats(s) {
         $('stat-route-ms').textContent = fmtMs(s.route_ms);
         $('stat-tick-route-ms').textContent = fmtMs(s.tick_route_ms);
     }
+}
+
+/** The spawners' line of the Live panel (tower defense): waves, units spawned and got through. */
+function showSpawners(spawners) {
+    const line = $('waves');
+    line.hidden = spawners.length === 0;
+    if (line.hidden) return;
+    line.textContent = spawners.map((sp) => {
+        const waves = sp.waves > 0 ? `wave ${Math.min(sp.waves_done + (sp.done ? 0 : 1), sp.waves)} of ${sp.waves}`
+            : 'endless';
+        const next = sp.done ? 'done' : sp.next_s > 0.5 ? `next in ${sp.next_s.toFixed(0)} s` : 'sending';
+        return `${waves} (${next}): ${fmtInt(sp.spawned)} spawned, ${fmtInt(sp.sunk)} got through`;
+    }).join(' · ');
 }
 
 function log(text, kind = 'error') {

@@ -53,6 +53,7 @@ struct SimOptions {
     double png_at = -1.0;
     std::string record, replay, state_out;  // lockstep: the command log, a replay, the state at the end
     std::int64_t replay_ticks = -1;
+    bool lockstep = false;  // fields published at fixed points: the same run on any thread count
 };
 
 // What one run leaves for the caller: its report and, with --png, its picture.
@@ -82,6 +83,7 @@ const std::vector<GifWriter::Color> kGifPalette = {{232, 230, 205}, {40, 44, 52}
 WorldConfig world_config(const SimOptions& o, bool congestion) {
     WorldConfig config;
     config.seed = o.seed;
+    config.lockstep = o.lockstep;
     config.hierarchy_cells = o.hierarchy_cells;
     if (!o.wall_margin.empty()) config.wall_margin = parse_wall_margin(o.wall_margin);
     config.flee.factor = o.flee_factor;
@@ -236,6 +238,9 @@ struct Drawing {
     std::vector<AgentId> trail_ids;
     std::vector<Vec2> snapshot;
     std::vector<render::Rgb> snapshot_colour;
+    std::optional<CostField> snapshot_terrain;  // the terrain at --png-at (towers and paint included)
+    std::vector<Cell> marks;                    // goal (or danger) cells, drawn in the GIF
+    std::uint64_t terrain_version = 0;          // of the terrain the GIF's background shows
 
     void start(const SimOptions& o, const SimSetup& setup) {
         const CostField& terrain = setup.terrain;
@@ -246,27 +251,34 @@ struct Drawing {
         gif_h = terrain.height() * gpx;
         if (!o.gif.empty()) {
             check(gif.open(o.gif, gif_w, gif_h, kGifPalette));
-            terrain_frame.resize(static_cast<std::size_t>(gif_w) * gif_h);
-            for (int y = 0; y < gif_h; ++y)
-                for (int x = 0; x < gif_w; ++x) {
-                    const Cost c = terrain.at(x / gpx, y / gpx);
-                    terrain_frame[static_cast<std::size_t>(y) * gif_w + x] = c == kCostWall     ? kGifWall
-                                                                             : c == kCostPlain  ? kGifPlain
-                                                                             : c == kCostForest ? kGifForest
-                                                                             : c == kCostSwamp  ? kGifSwamp
-                                                                                                : kGifOther;
-                }
-            for (const Cell& g : setup.marks)
-                for (int y = g.y * gpx; y < (g.y + 1) * gpx; ++y)
-                    for (int x = g.x * gpx; x < (g.x + 1) * gpx; ++x)
-                        if (x >= 0 && y >= 0 && x < gif_w && y < gif_h)
-                            terrain_frame[static_cast<std::size_t>(y) * gif_w + x] = kGifGoal;
+            marks = setup.marks;
+            draw_terrain(world);
             add_gif_frame(world.crowd());
         }
         if (!o.png.empty() && o.png_at < 0) {
             trail_ids = world.agents();
             trails.resize(trail_ids.size());
         }
+    }
+    // The GIF's background from the world's terrain now (towers and paint show as they are made).
+    void draw_terrain(const World& world) {
+        const CostField& terrain = world.cost();
+        terrain_version = world.terrain_version();
+        terrain_frame.resize(static_cast<std::size_t>(gif_w) * gif_h);
+        for (int y = 0; y < gif_h; ++y)
+            for (int x = 0; x < gif_w; ++x) {
+                const Cost c = terrain.at(x / gpx, y / gpx);
+                terrain_frame[static_cast<std::size_t>(y) * gif_w + x] = c == kCostWall     ? kGifWall
+                                                                         : c == kCostPlain  ? kGifPlain
+                                                                         : c == kCostForest ? kGifForest
+                                                                         : c == kCostSwamp  ? kGifSwamp
+                                                                                            : kGifOther;
+            }
+        for (const Cell& g : marks)
+            for (int y = g.y * gpx; y < (g.y + 1) * gpx; ++y)
+                for (int x = g.x * gpx; x < (g.x + 1) * gpx; ++x)
+                    if (x >= 0 && y >= 0 && x < gif_w && y < gif_h)
+                        terrain_frame[static_cast<std::size_t>(y) * gif_w + x] = kGifGoal;
     }
     void add_gif_frame(const Crowd& crowd) {
         frame = terrain_frame;
@@ -294,9 +306,13 @@ struct Drawing {
                 if (crowd.valid(trail_ids[k])) trails[k].push_back(crowd.position(trail_ids[k]));
             }
         }
-        if (!o.gif.empty() && s % gif_every == 0 && s / gif_every <= 600) add_gif_frame(crowd);
+        if (!o.gif.empty() && s % gif_every == 0 && s / gif_every <= 600) {
+            if (sim.world().terrain_version() != terrain_version) draw_terrain(sim.world());
+            add_gif_frame(crowd);
+        }
         if (!o.png.empty() && o.png_at >= 0 && snapshot.empty() &&
             (crowd.time() >= o.png_at || s == sim.step_count())) {
+            snapshot_terrain = sim.world().cost();
             for (const AgentId id : crowd.agents()) {
                 snapshot.push_back(crowd.position(id));
                 const AgentState st = crowd.state(id);
@@ -308,10 +324,10 @@ struct Drawing {
             }
         }
     }
-    // Terrain, then every trajectory (one colour per agent, cycling) or the agents at --png-at,
-    // goals in red.
-    render::Image picture(const SimSetup& setup) const {
-        const CostField& terrain = setup.terrain;
+    // Terrain (at --png-at, else at the end: `now`), then every trajectory (one colour per agent,
+    // cycling) or the agents at --png-at, goals in red.
+    render::Image picture(const SimSetup& setup, const CostField& now) const {
+        const CostField& terrain = snapshot_terrain ? *snapshot_terrain : now;
         const int px = std::max(1, std::min(16, 1600 / std::max(terrain.width(), terrain.height())));
         render::Image img(terrain.width() * px, terrain.height() * px, {240, 238, 228});
         for (int y = 0; y < terrain.height(); ++y)
@@ -413,6 +429,23 @@ nlohmann::json report_json(const SimOptions& o, const SimSetup& setup, const Wor
                           {"region_radius", g.region_radius}});
     }
     report["groups"] = std::move(groups);
+    if (!r.spawners.empty()) {
+        nlohmann::json spawners = nlohmann::json::array();
+        for (const SpawnerInfo& sp : r.spawners) {
+            spawners.push_back({{"id", sp.id},
+                                {"group", sp.group},
+                                {"emissions", sp.emissions},
+                                {"spawned", sp.spawned},
+                                {"skipped", sp.skipped},
+                                {"sunk", sp.sunk},
+                                {"waves_done", sp.waves_done},
+                                {"waves", sp.spec.waves},
+                                {"done", sp.done}});
+        }
+        report["spawners"] = std::move(spawners);
+        report["world_hash"] = hex_text(r.world_hash);
+    }
+    if (!r.scenario.empty()) report["refused"] = r.refused;
     if (setup.flee) {
         report["flee_factor"] = o.flee_factor;
         report["danger_distance_mean_start"] = r.danger_distance_mean_start;
@@ -491,6 +524,17 @@ void print_report(const SimOptions& o, const SimSetup& setup, const WorldConfig&
         std::printf("\n");
     }
     std::printf("stuck with a unit right ahead (waiting, not wedged): at most %zu at a sample\n", r.stuck_blocked);
+    for (const SpawnerInfo& sp : r.spawners) {
+        std::printf(
+            "spawner %u: %llu emissions, %llu units spawned, %llu skipped (no room), %llu got through; waves "
+            "%d%s%s\n",
+            sp.id, static_cast<unsigned long long>(sp.emissions), static_cast<unsigned long long>(sp.spawned),
+            static_cast<unsigned long long>(sp.skipped), static_cast<unsigned long long>(sp.sunk), sp.waves_done,
+            sp.spec.waves > 0 ? (" of " + std::to_string(sp.spec.waves)).c_str() : "", sp.done ? ", done" : "");
+    }
+    if (r.refused > 0)
+        std::printf("%zu scripted command(s) refused, as the scenario allows (e.g. a tower that would seal the path)\n",
+                    r.refused);
     if (setup.flee) {
         std::printf(
             "flee factor %g: distance from the nearest danger %.2f cells mean at the start, %.2f mean and "
@@ -502,8 +546,9 @@ void print_report(const SimOptions& o, const SimSetup& setup, const WorldConfig&
         "than half a radius\n",
         r.wall_penetrations, r.nan ? "yes" : "no", r.max_overlap, r.max_overlap_at.x, r.max_overlap_at.y,
         r.deep_overlap_pairs);
-    std::printf("step %.3f ms mean, %.3f ms max; state hash %s\n", r.mean_step_ms, r.max_step_ms,
-                hex_text(r.state_hash).c_str());
+    std::printf("step %.3f ms mean, %.3f ms max; state hash %s%s\n", r.mean_step_ms, r.max_step_ms,
+                hex_text(r.state_hash).c_str(),
+                r.spawners.empty() ? "" : ("; world hash " + hex_text(r.world_hash)).c_str());
     if (r.hierarchical) {
         std::printf("planner hierarchical: sector graph %.1f ms, %zu sector fields (%.1f MB)\n", r.graph_ms,
                     r.sector_fields, static_cast<double>(r.sector_field_bytes) / (1 << 20));
@@ -534,7 +579,7 @@ SimRun run_sim(const SimOptions& o, bool congestion) {
     SimRun out;
     out.report = report_json(o, setup, config, r);
     print_report(o, setup, config, r);
-    if (!o.png.empty()) out.picture = drawing.picture(setup);
+    if (!o.png.empty()) out.picture = drawing.picture(setup, setup.sim->world().cost());
     if (!o.gif.empty()) check(drawing.gif.close());
     if (record) {
         check(write_file_atomically(o.record, recording_text(recording)));
@@ -666,6 +711,9 @@ void add_sim_command(CLI::App& app) {
     cmd->add_option("--json", o->json, "Write the report as JSON");
     cmd->add_option("--png", o->png, "Draw the map with every agent's trajectory");
     cmd->add_option("--gif", o->gif, "Write an animation (a frame every 0.1 s, at most 600)");
+    cmd->add_flag("--lockstep", o->lockstep,
+                  "Publish fields at fixed points (WorldConfig::lockstep): the run, its state hash and its counts "
+                  "are the same on any number of threads (--record implies it)");
     cmd->add_flag("--detail", o->detail,
                   "Add agents_detail to the JSON: per agent start [x, y], end [x, y], path_length (cells walked), "
                   "arrival_s (null if not arrived) and state (moving, stuck, arrived, no_path)");

@@ -194,6 +194,8 @@ namespace Tide
         public ulong UnitsCutOff;
         /// <summary>Cells that would (summed over the groups' fields).</summary>
         public ulong CellsCutOff;
+        /// <summary>Cells of live spawners' areas that would lose their way to their goals.</summary>
+        public ulong SpawnCellsCutOff;
     }
 
     /// <summary>A group as the world reports it.</summary>

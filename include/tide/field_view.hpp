@@ -8,7 +8,8 @@
 ///
 /// Threads: a FlowField is immutable. A plan grows (route() adds sector fields, edits drop some)
 /// only in the service's planning calls (FieldService::route(), publish(), request()), which the
-/// host makes between the readers' steps; between those, any number of threads may read it.
+/// host makes between the readers' steps; between those, any number of threads may read it (why
+/// plans are not copied at each change instead: docs/architecture.md, "One request path").
 
 #include <memory>
 #include <vector>

@@ -19,8 +19,10 @@ namespace tide {
 
 /// A command given at a simulated time of a scenario's run.
 struct TimedCommand {
-    double at_s = 0.0;     ///< Simulated seconds after the load (0: at once).
-    WorldCommand command;  ///< What is applied then.
+    double at_s = 0.0;        ///< Simulated seconds after the load (0: at once).
+    WorldCommand command;     ///< What is applied then.
+    bool may_refuse = false;  ///< A refusal is part of the story (a player's tower that would seal the
+                              ///< path): counted (SimulationReport::refused), not an error.
 };
 
 /// A named situation. Plain data: a host may build its own and run it the same way.
@@ -53,13 +55,18 @@ TIDE_WORLD_API const std::vector<std::string>& scenario_names();
 /// - goal_beside_gap: 1,000 units right of the default map's wall, the goal two cells past the gap;
 /// - evacuation: 1,200 units in a room with pillars leave by four one-cell exits (exits_flow: 600
 ///   units by one exit, for the flow rate of an exit);
-/// - maze: 400 units through the built-in 121x121 maze.
+/// - maze: 400 units through the built-in 121x121 maze;
+/// - tower_defense: no units at the start; a spawner at the west edge sends 6 waves of 40 to an
+///   exit in the east wall (a sink), through two lines of towers a player walls across the field
+///   before the first wave; the last tower of each line would seal the path and is refused, so
+///   the waves wind through the gaps left.
 /// Error (ErrorCode::not_found) for an unknown name.
 TIDE_WORLD_API Result<Scenario> make_scenario(std::string_view name);
 
 /// Loads `scenario` into `world`: its map and first group, then the commands of its script due at
-/// time 0. Error (the world may hold the scenario's map with fewer groups) from the world.
-TIDE_WORLD_API Result<void> load_scenario(World& world, const Scenario& scenario);
+/// time 0 (a refusal of one marked may_refuse is skipped and counted in `*refused` when given).
+/// Error (the world may hold the scenario's map with fewer groups) from the world.
+TIDE_WORLD_API Result<void> load_scenario(World& world, const Scenario& scenario, std::size_t* refused = nullptr);
 
 /// make_scenario(name), then load_scenario().
 TIDE_WORLD_API Result<void> load_scenario(World& world, std::string_view name);

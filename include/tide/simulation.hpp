@@ -81,7 +81,7 @@ struct SimulationUnit {
 
 /// The figures of a run so far. Fractions 0..1; distances in cells.
 struct SimulationReport {
-    std::size_t agents = 0;                  ///< Units spawned.
+    std::size_t agents = 0;                  ///< Units spawned (at the start, and by spawners since).
     double seconds = 0.0;                    ///< Simulated time so far.
     double dt = 0.0;                         ///< The step.
     int threads = 0;                         ///< The job system's max_concurrency().
@@ -128,6 +128,9 @@ struct SimulationReport {
                                           ///< degrees of the way they want to go (stuck means wedged with
                                           ///< room ahead: such units are waiting, so this should be 0).
     std::string scenario;                 ///< The scenario run (empty for a plain run).
+    std::size_t refused = 0;              ///< Scenario commands refused that may be (TimedCommand::may_refuse).
+    std::vector<SpawnerInfo> spawners;    ///< The world's spawners now: emissions, units spawned, skipped, sunk.
+    std::uint64_t world_hash = 0;         ///< World::state_hash() now (crowd, terrain, groups, spawners).
 };
 
 /// Overlap of a set of equal discs at one moment.
@@ -183,6 +186,8 @@ private:
     void start();
     double danger_distance(bool least) const;
     Result<void> read_units();
+    std::size_t adopt(AgentId id, Vec2 at);
+    std::size_t index_of(AgentId id);
     void measure_overlap();
     void count_stuck_blocked();
     void sample_groups();
@@ -204,7 +209,7 @@ private:
     struct GroupTrack {
         double done_50 = -1, done_90 = -1, done_95 = -1, done_100 = -1;
         double last_progress = 0, longest_stall = 0, ref_to_go = -1;
-        std::size_t ref_done = 0;
+        std::size_t ref_done = 0, ref_units = 0;
     };
     std::vector<GroupTrack> tracks_;  // by UnitGroupId
     double done_95_s_ = -1.0, empty_s_ = -1.0;
@@ -222,6 +227,7 @@ private:
     std::vector<AgentState> state_;  // this step's states, in ids_ order
     float radius_ = 0.0f;            // the units' radius (World's, for their size)
     std::size_t deep_pairs_ = 0;
+    std::size_t refused_ = 0;  // scenario commands refused that may be
     double max_overlap_ = 0.0, sum_ms_ = 0.0, max_ms_ = 0.0, danger_mean_start_ = 0.0;
     double arrived_50_s_ = -1.0, arrived_90_s_ = -1.0;  // simulated time half and 90% of the units had arrived
 };

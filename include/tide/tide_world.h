@@ -92,17 +92,19 @@ TIDE_WORLD_API tide_status tide_world_paint(tide_world* world, int32_t x, int32_
 
 /** What a tower would do (tide_world_check_tower). */
 typedef struct tide_tower_check {
-    int32_t blocks;         /**< 1: refused (it would cut units off, or covers a goal or a danger). */
-    int32_t covers_goal;    /**< A group's goal lies under it. */
-    int32_t covers_danger;  /**< A flee group's danger lies under it. */
-    uint64_t units_cut_off; /**< Units that would lose every path to their goals. */
-    uint64_t cells_cut_off; /**< Cells (summed over the groups' fields) that would. */
+    int32_t blocks;      /**< 1: refused (it would cut units or a spawner's area off, or covers a goal or a danger). */
+    int32_t covers_goal; /**< A group's goal lies under it. */
+    int32_t covers_danger;        /**< A flee group's danger lies under it. */
+    uint64_t units_cut_off;       /**< Units that would lose every path to their goals. */
+    uint64_t cells_cut_off;       /**< Cells (summed over the groups' fields) that would. */
+    uint64_t spawn_cells_cut_off; /**< Cells of live spawners' areas that would lose their way to their goals. */
 } tide_tower_check;
-/** Would walling `rect` (at most 8 cells a side) cut any unit off? Answered from the fields, no build. */
+/** Would walling `rect` (at most 8 cells a side) cut any unit or live spawner's area off? Answered
+    from the fields, no build. */
 TIDE_WORLD_API tide_status tide_world_check_tower(const tide_world* world, tide_rect rect, tide_tower_check* out);
 /** Walls `rect` unless tide_world_check_tower() says it blocks: then TIDE_ERROR_ON_WALL when it
-    covers a goal or a danger, TIDE_ERROR_INVALID_ARGUMENT when it would cut units off (the message
-    says which and how many). */
+    covers a goal or a danger, TIDE_ERROR_INVALID_ARGUMENT when it would cut units or a spawner's
+    area off (the message says which and how many). */
 TIDE_WORLD_API tide_status tide_world_place_tower(tide_world* world, tide_rect rect);
 /** Unit settings of every unit: speed 0.1..20 cells/s, separation 0..20, radius 0.05..0.5 cells. */
 TIDE_WORLD_API tide_status tide_world_set_unit_params(tide_world* world, float speed, float separation, float radius);

@@ -118,7 +118,8 @@ struct Spawn {
     bool add = false;                    ///< Keep the units there are (a new group for the new ones).
 };
 /// Walls the cells [x0, x1] x [y0, y1] (a tower, at most kMaxTowerSide a side) unless that would
-/// cut a unit off from its goals or cover a goal (see World::check_tower); refused then.
+/// cut a unit or a live spawner's area off from its goals or cover a goal (see
+/// World::check_tower); refused then.
 struct PlaceTower {
     int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
 };
@@ -282,11 +283,12 @@ struct WorldConfig {
 
 /// What a tower would do (World::check_tower).
 struct TowerCheck {
-    bool blocks = false;            ///< Refused: it would cut units off, or covers a goal or a danger.
-    bool covers_goal = false;       ///< A group's goal lies under it.
-    bool covers_danger = false;     ///< A flee group's danger lies under it (its units would lose their field).
-    std::size_t units_cut_off = 0;  ///< Units that would lose every path to their goals.
-    std::size_t cells_cut_off = 0;  ///< Cells (summed over the groups' fields) that would.
+    bool blocks = false;                  ///< Refused: it would cut units off, or covers a goal or a danger.
+    bool covers_goal = false;             ///< A group's goal lies under it.
+    bool covers_danger = false;           ///< A flee group's danger lies under it (its units would lose their field).
+    std::size_t units_cut_off = 0;        ///< Units that would lose every path to their goals.
+    std::size_t cells_cut_off = 0;        ///< Cells (summed over the groups' fields) that would.
+    std::size_t spawn_cells_cut_off = 0;  ///< Cells of live spawners' areas that would lose their way to their goals.
 };
 
 struct Recording;
@@ -323,9 +325,9 @@ public:
     /// before its next step. True when no build is left in flight.
     bool finish_builds_for(double ms);
 
-    /// Would walling [x0, x1] x [y0, y1] cut any unit off from its goals, for any group (each for
-    /// its unit size)? Answers from the groups' fields without a build (hierarchical maps: from
-    /// the terrain, FieldService::would_block). Errors: a rectangle off the map, empty, or over
+    /// Would walling [x0, x1] x [y0, y1] cut any unit, or a cell of a live spawner's area, off from
+    /// its goals, for any group (each for its unit size)? Answers from the groups' fields without a build (hierarchical
+    /// maps: from the terrain, FieldService::would_block). Errors: a rectangle off the map, empty, or over
     /// kMaxTowerSide a side.
     Result<TowerCheck> check_tower(int x0, int y0, int x1, int y1) const;
     /// Size of a unit (0 for a stale handle).
@@ -432,6 +434,9 @@ private:
     void run_spawners();
     void emit(SpawnerInfo& s);
     void schedule_next(SpawnerInfo& s);
+    Group* spawner_group(SpawnerInfo& s);
+    bool spawner_feeds(UnitGroupId id) const;
+    void spawner_done(SpawnerInfo& s);
     Result<void> paint(const Paint& c);
     Result<void> spawn(const Spawn& c);
     Result<void> check_spawn(const Spawn& c) const;

@@ -203,7 +203,8 @@ tide_status tide_world_check_tower(const tide_world* world, tide_rect rect, tide
         if (!out) return fail_null("out");
         auto r = w.world->check_tower(rect.x0, rect.y0, rect.x1, rect.y1);
         if (!r) return fail(r.error());
-        *out = tide_tower_check{r->blocks, r->covers_goal, r->covers_danger, r->units_cut_off, r->cells_cut_off};
+        *out = tide_tower_check{r->blocks,        r->covers_goal,   r->covers_danger,
+                                r->units_cut_off, r->cells_cut_off, r->spawn_cells_cut_off};
         return TIDE_OK;
     });
 }

@@ -153,7 +153,7 @@ Result<std::unique_ptr<Simulation>> Simulation::create(JobSystem& jobs, const Sc
     s.spawn.reset();
     if (auto r = check_settings(s); !r) return r.error();
     std::unique_ptr<Simulation> sim(new Simulation(jobs, s));
-    if (auto r = load_scenario(*sim->world_, scenario); !r) return r.error();
+    if (auto r = load_scenario(*sim->world_, scenario, &sim->refused_); !r) return r.error();
     sim->world_->finish_builds();
     sim->scenario_ = scenario;
     while (sim->next_command_ < scenario.script.size() && scenario.script[sim->next_command_].at_s <= 0.0) {
@@ -278,12 +278,39 @@ Result<void> Simulation::read_units() {
     out.positions = pos_;
     out.states = state_;
     if (auto read = world_->crowd().read_agents(out); !read) return read.error();
-    for (const AgentId id : live_) {
-        if (id.index >= slot_k_.size() || slot_k_[id.index] < 0 || ids_[slot_k_[id.index]] != id) {
-            return Error{"unit " + std::to_string(id.index) + " in the run's world is not one of its units"};
-        }
+    for (std::size_t j = 0; j < n; ++j) {
+        const AgentId id = live_[j];
+        if (id.index >= slot_k_.size() || slot_k_[id.index] < 0 || ids_[slot_k_[id.index]] != id) adopt(id, pos_[j]);
     }
     return {};
+}
+
+// A unit the world added during the run (a spawner's, or a scripted Spawn): it joins the run's
+// units from here on (its slot may be one a unit gone before it held).
+std::size_t Simulation::adopt(AgentId id, Vec2 at) {
+    const std::size_t k = ids_.size();
+    ids_.push_back(id);
+    if (slot_k_.size() <= id.index) slot_k_.resize(id.index + 1, -1);
+    slot_k_[id.index] = static_cast<std::int32_t>(k);
+    last_group_.push_back(world_->group_of(id));
+    exited_.push_back(0);
+    arrival_.push_back(-1.0);
+    if (settings_.detail) {
+        start_at_.push_back(at);
+        last_at_.push_back(at);
+        walked_.push_back(0.0);
+    }
+    return k;
+}
+
+// The run's index of a unit reported by the world (adopted when it is new: a unit added and gone
+// within one tick).
+std::size_t Simulation::index_of(AgentId id) {
+    if (id.index < slot_k_.size() && slot_k_[id.index] >= 0 &&
+        ids_[static_cast<std::size_t>(slot_k_[id.index])] == id) {
+        return static_cast<std::size_t>(slot_k_[id.index]);
+    }
+    return adopt(id, Vec2{});
 }
 
 // Deepest pair overlap, in radii, and the pairs deeper than half a radius, at this step (pos_).
@@ -300,7 +327,11 @@ Result<void> Simulation::step() {
     if (scenario_) {  // the script's commands due by now
         const double now = world_->crowd().time();
         while (next_command_ < scenario_->script.size() && scenario_->script[next_command_].at_s <= now + 1e-9) {
-            if (auto r = world_->apply(scenario_->script[next_command_].command); !r) return r.error();
+            const TimedCommand& c = scenario_->script[next_command_];
+            if (auto r = world_->apply(c.command); !r) {
+                if (!c.may_refuse) return r.error();
+                ++refused_;
+            }
             ++next_command_;
         }
     }
@@ -346,8 +377,7 @@ Result<void> Simulation::step() {
     parallel_for(*jobs_, live_.size(), 4096, check);
     // Units gone through an exit count as arrived from now on (their first arrival: when they left).
     for (const AgentId id : world_->exited()) {
-        if (id.index >= slot_k_.size() || slot_k_[id.index] < 0) continue;
-        const auto k = static_cast<std::size_t>(slot_k_[id.index]);
+        const std::size_t k = index_of(id);
         exited_[k] = 1;
         exit_times_.push_back(now);
         if (arrival_[k] < 0) arrival_[k] = now;
@@ -357,16 +387,21 @@ Result<void> Simulation::step() {
     const std::size_t arrived = arrived_total.load() + gone;
     penetrations_ += penetrations.load();
     nan_ |= nan.load();
-    if (arrived_50_s_ < 0 && 2 * arrived >= ids_.size()) arrived_50_s_ = crowd.time();
-    if (arrived_90_s_ < 0 && 10 * arrived >= 9 * ids_.size()) arrived_90_s_ = crowd.time();
-    if (done_95_s_ < 0 && 20 * arrived >= 19 * ids_.size()) done_95_s_ = crowd.time();
+    const std::size_t units = ids_.size();  // spawned so far
+    if (units > 0) {
+        if (arrived_50_s_ < 0 && 2 * arrived >= units) arrived_50_s_ = crowd.time();
+        if (arrived_90_s_ < 0 && 10 * arrived >= 9 * units) arrived_90_s_ = crowd.time();
+        if (done_95_s_ < 0 && 20 * arrived >= 19 * units) done_95_s_ = crowd.time();
+    }
     for (std::size_t j = 0; j < live_.size(); ++j) {
         last_group_[static_cast<std::size_t>(slot_k_[live_[j].index])] = world_->group_of(live_[j]);
     }
     sample_groups();
     sampled_ = steps_done_ % per_second_ == 0 || steps_done_ == step_count_;
     if (sampled_) count_stuck_blocked();
-    if (sampled_) arrived_by_second_.push_back(static_cast<double>(arrived) / static_cast<double>(ids_.size()));
+    if (sampled_) {
+        arrived_by_second_.push_back(units > 0 ? static_cast<double>(arrived) / static_cast<double>(units) : 0.0);
+    }
     // Overlap ten times a simulated second (and at the end).
     if (sampled_ || steps_done_ % std::max(1, per_second_ / 10) == 0) measure_overlap();
     return {};
@@ -497,10 +532,13 @@ void Simulation::sample_groups() {
         reached(0.95, t.done_95);
         reached(1.0, t.done_100);
         if (!second) continue;
-        if (t.ref_to_go < 0 || done[g] > t.ref_done || to_go[g] < t.ref_to_go - 1.0 || waiting[g] == 0) {
+        // (Units joining the group, a spawner's, start a new reference: their cost to go is new.)
+        if (t.ref_to_go < 0 || done[g] > t.ref_done || to_go[g] < t.ref_to_go - 1.0 || waiting[g] == 0 ||
+            units[g] != t.ref_units) {
             t.last_progress = now;
             t.ref_to_go = to_go[g];
             t.ref_done = done[g];
+            t.ref_units = units[g];
         }
         t.longest_stall = std::max(t.longest_stall, now - t.last_progress);
     }
@@ -618,6 +656,9 @@ SimulationReport Simulation::report() const {
     r.passage_arrived = passage_arrived_;
     r.stuck_blocked = stuck_blocked_;
     if (scenario_) r.scenario = scenario_->name;
+    r.refused = refused_;
+    r.spawners = world_->spawners();
+    r.world_hash = world_->state_hash();
     return r;
 }
 

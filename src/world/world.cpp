@@ -92,11 +92,11 @@ World::Group* World::find(UnitGroupId id) {
     return nullptr;
 }
 
-// A member leaves `g`. A group left empty is dropped, unless it is the last group: a world keeps
-// its goals even with no units (to spawn more later).
+// A member leaves `g`. A group left empty is dropped, unless it is the last group (a world keeps
+// its goals even with no units, to spawn more later) or a spawner still feeds it.
 void World::leave(Group& g) {
     --g.members;
-    if (g.members > 0) return;
+    if (g.members > 0 || spawner_feeds(g.id)) return;  // a spawner's group waits for its next units
     for (const auto& other : groups_) {
         if (other.get() != &g && !other->dropped) {
             g.dropped = true;

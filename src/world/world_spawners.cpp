@@ -3,9 +3,11 @@
 //
 // Emissions are made at the start of a tick (before the step), for every emission due by the
 // crowd's clock, in spawner id order; their positions come from the world's seeded generator.
-// A spawner's group is made at its first emission (and again after it emptied and was dropped);
-// its field is waited for then, so the first units walk at once and the result does not depend
-// on the threads.
+// A spawner's group is made when the spawner is added (and again if it was dropped before an
+// emission), and kept while the spawner has emissions left, even with no units: its field is
+// what a tower is checked against (World::check_tower keeps the spawner's area connected to its
+// goals between waves too). Its field is waited for when it is made, so the first units walk at
+// once and the result does not depend on the threads.
 
 #include <algorithm>
 #include <cmath>
@@ -68,14 +70,60 @@ Result<SpawnerId> World::add_spawner(const SpawnerSpec& spec) {
     s.spec.area.y1 = std::min(spec.area.y1, terrain_->height() - 1);
     s.next_s = crowd_->time() + spec.start_s;
     spawners_.push_back(std::move(s));
+    if (!spawner_group(spawners_.back())) {
+        spawners_.pop_back();
+        --next_spawner_;
+        return Error{"no field toward the spawner's goals"};
+    }
+    refresh_plan_stats();
+    refresh_view();
     return spawners_.back().id;
+}
+
+// The spawner's group, made (with its field published) when it has none.
+World::Group* World::spawner_group(SpawnerInfo& s) {
+    Group* g = find(s.group);
+    if (g) return g;
+    const SpawnerSpec& p = s.spec;
+    const std::vector<Cell> sized = goals_for_size(p.goals, p.size);
+    auto ticket = service_->request(sized, field_options(p.size, false));
+    if (!ticket) return nullptr;
+    g = &new_group(sized, *ticket, p.size);
+    g->exit = p.exit;
+    s.group = g->id;
+    service_->wait_idle();  // its first units walk at once, whatever the threads
+    apply_fields();
+    return g;
+}
+
+// True when a spawner with emissions left adds its units to group `id`.
+bool World::spawner_feeds(UnitGroupId id) const {
+    return std::any_of(spawners_.begin(), spawners_.end(),
+                       [&](const SpawnerInfo& s) { return !s.done && s.group == id; });
+}
+
+// A spawner has no emission left: its group goes once it is empty (as leave() would have done).
+void World::spawner_done(SpawnerInfo& s) {
+    s.done = true;
+    s.next_s = -1.0;
+    Group* g = find(s.group);
+    if (!g || g->members > 0 || spawner_feeds(g->id)) return;
+    for (const auto& other : groups_) {
+        if (other.get() != g && !other->dropped) {
+            g->dropped = true;
+            return;
+        }
+    }
 }
 
 Result<void> World::remove_spawner(SpawnerId id) {
     const auto it = std::find_if(spawners_.begin(), spawners_.end(), [&](const SpawnerInfo& s) { return s.id == id; });
     if (it == spawners_.end()) return Error{ErrorCode::not_found, "no spawner " + std::to_string(id)};
-    it->done = true;
-    it->next_s = -1.0;
+    if (!it->done) {
+        spawner_done(*it);
+        drop_empty_groups();
+        refresh_view();
+    }
     return {};
 }
 
@@ -92,8 +140,7 @@ void World::schedule_next(SpawnerInfo& s) {
     }
     ++s.waves_done;  // that emission ended a wave
     if (p.waves > 0 && s.waves_done >= p.waves) {
-        s.done = true;
-        s.next_s = -1.0;
+        spawner_done(s);
         return;
     }
     s.next_s += p.wave_pause_s;
@@ -113,18 +160,7 @@ void World::emit(SpawnerInfo& s) {
     c.x1 = p.area.x1;
     c.y1 = p.area.y1;
     auto cells = spawn_cells(c);  // refused when the area or the map has no room for them
-    Group* target = find(s.group);
-    if (cells && (!target || target->dropped)) {
-        const std::vector<Cell> sized = goals_for_size(p.goals, p.size);
-        auto ticket = service_->request(sized, field_options(p.size, false));
-        if (ticket) {
-            target = &new_group(sized, *ticket, p.size);
-            target->exit = p.exit;
-            s.group = target->id;
-            service_->wait_idle();  // its first units walk at once, whatever the threads
-            apply_fields();
-        }
-    }
+    Group* target = cells ? spawner_group(s) : find(s.group);
     if (!cells || !target || target->crowd_group == kNoCrowdGroup) {
         s.skipped += static_cast<std::uint64_t>(p.per_emission);
         return;

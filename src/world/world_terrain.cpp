@@ -136,8 +136,22 @@ Result<TowerCheck> World::check_tower(int x0, int y0, int x1, int y1) const {
         if (!answer) return answer.error();
         out.units_cut_off += answer->cut_off_spawns;
         out.cells_cut_off += answer->cut_off_cells;
+        // The areas of the spawners feeding the group must keep their way to its goals too,
+        // between waves as well (a player may not seal the exit while the lane is empty).
+        std::vector<Cell> area;
+        for (const SpawnerInfo& sp : spawners_) {
+            if (sp.done || sp.group != g->id) continue;
+            const CellRect a = sp.spec.area;
+            for (int y = a.y0; y <= std::min(a.y1, h - g->size); ++y)
+                for (int x = a.x0; x <= std::min(a.x1, w - g->size); ++x) area.push_back({x, y});
+        }
+        if (!area.empty()) {
+            auto lanes = service_->would_block(g->ticket, walls, area);
+            if (!lanes) return lanes.error();
+            out.spawn_cells_cut_off += lanes->cut_off_spawns;
+        }
     }
-    out.blocks = out.covers_goal || out.covers_danger || out.units_cut_off > 0;
+    out.blocks = out.covers_goal || out.covers_danger || out.units_cut_off > 0 || out.spawn_cells_cut_off > 0;
     return out;
 }
 
@@ -146,8 +160,12 @@ Result<void> World::place_tower(const PlaceTower& c) {
     if (!check) return check.error();
     if (check->covers_goal) return Error{ErrorCode::on_wall, "a tower may not cover a goal"};
     if (check->covers_danger) return Error{ErrorCode::on_wall, "a tower may not cover a flee group's danger"};
-    if (check->blocks) {
+    if (check->units_cut_off > 0) {
         return Error{"the tower would cut " + std::to_string(check->units_cut_off) + " units off from their goals"};
+    }
+    if (check->blocks) {
+        return Error{"the tower would cut " + std::to_string(check->spawn_cells_cut_off) +
+                     " cells of a spawner's area off from its goals"};
     }
     if (auto r = service_->edit_rect(c.x0, c.y0, c.x1, c.y1, kCostWall); !r) return r;
     terrain_changed();

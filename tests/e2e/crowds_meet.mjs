@@ -11,8 +11,9 @@
 // units in the agents frame (state 3) and drawn in the dark shade of their group's colour, the
 // Groups rows and the Live counts equal to the stats message they come from. Then the Gap swap and
 // Evacuation presets load and show their groups (the evacuation's exit group counts the units that
-// left). Screenshots: hint.png, ordered.png, jam.png (the groups in the gap), arrived.png,
-// gap-swap.png, evacuation.png.
+// left), and the Tower defense preset refuses a sealing tower and counts the units that got
+// through. Screenshots: hint.png, ordered.png, jam.png (the groups in the gap), arrived.png,
+// gap-swap.png, evacuation.png, tower-defense.png.
 
 import path from 'node:path';
 
@@ -215,6 +216,35 @@ async function presets(page, base, out) {
     await page.screenshot({ path: path.join(out, 'evacuation.png') });
     pass('the Evacuation preset loads its exit group and the page counts the units that left',
         `${left.seen.exited} left (Live), row ${JSON.stringify(left.seen.rows[0].columns)}, ${left.seen.rows[0].note}`);
+
+    // Tower defense: waves from the west edge to the exit through two lines of towers. A tower that
+    // would close the first line's gap is refused while the lane is still empty (the spawner's area
+    // must keep its way out); one beside the way is built; the Live panel's waves line counts the
+    // units spawned and those that got through, as the stats message does.
+    const td = await load('tower_defense');
+    check(td.stats.spawners && td.stats.spawners.length === 1, `tower defense: spawners ${JSON.stringify(td.stats.spawners)}`);
+    check(await page.evaluate(() => window.tide.cell(30, 1).cost === 255 && window.tide.cell(30, 33).cost !== 255),
+        'the first line of towers is not on the map with its gap at the bottom');
+    await page.evaluate(() => {
+        window.tide.lastError = null;
+        window.tide.send({ type: 'place_tower', x0: 30, y0: 33, x1: 31, y1: 38 });
+    });
+    const sealed = await page.waitForFunction(() => window.tide.lastError, null, { timeout: 3000 }).then((h) => h.jsonValue(), () => null);
+    check(sealed && /spawner's area/.test(sealed), `the tower over the first line's gap: the page's last error is ${JSON.stringify(sealed)}`);
+    await page.evaluate(() => window.tide.send({ type: 'place_tower', x0: 40, y0: 18, x1: 41, y1: 19 }));
+    const built = await page.waitForFunction(() => window.tide.cell(40, 18).cost === 255, null, { timeout: 3000 }).then(() => true, () => false);
+    check(built, 'a tower beside the way was not built');
+    const through = await waitFor(async () => {
+        const seen = await page.evaluate(() => ({ text: document.getElementById('waves').textContent,
+            shown: !document.getElementById('waves').hidden, sp: (window.tide.stats.spawners || [])[0] }));
+        const m = /([\d,]+) spawned, ([\d,]+) got through/.exec(seen.text || '');
+        const shownSunk = m ? Number(m[2].replace(/,/g, '')) : -1;
+        return { done: seen.shown && seen.sp && seen.sp.sunk > 0 && shownSunk > 0 && Number(m[1].replace(/,/g, '')) >= shownSunk, seen };
+    }, 90_000);
+    check(through.done, `no unit got through the tower defense (the page shows ${JSON.stringify(through.seen)})`);
+    await page.screenshot({ path: path.join(out, 'tower-defense.png') });
+    pass('the Tower defense preset: a sealing tower is refused, another built, and the waves line counts units that got through',
+        `'${sealed}'; ${through.seen.text}`);
 }
 
 async function main() {

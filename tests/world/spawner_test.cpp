@@ -1,6 +1,6 @@
 // Spawners and sinks (World, SpawnerSpec): emissions at the scheduled simulated times in waves,
 // units sunk at the exits and counted, the same counts and state for any job system, recordings,
-// and refusals.
+// refusals, towers that would seal a spawner's lane, and the tower_defense scenario.
 
 #include <gtest/gtest.h>
 
@@ -10,6 +10,8 @@
 #include "../support/jobs.hpp"
 #include "tide/default_map.hpp"
 #include "tide/recording.hpp"
+#include "tide/scenarios.hpp"
+#include "tide/simulation.hpp"
 #include "tide/world.hpp"
 
 namespace tide {
@@ -132,6 +134,77 @@ TEST(Spawners, ARecordingWithSpawnersReplays) {
     ASSERT_TRUE(r.ok()) << r.error().message;
     EXPECT_EQ(r->first_mismatch, -1);
     EXPECT_EQ(r->final_hash, world.state_hash());
+}
+
+// A tower defense must not let the player seal the lane while it is empty: before the first
+// emission (no unit on the map) and after, a tower over the default map's gap is refused because
+// it would cut the spawner's area off from its exit; once the spawner is done and its units are
+// gone, the same tower is accepted.
+TEST(Spawners, TowersMayNotSealASpawnersAreaEvenWithNoUnitsOnTheMap) {
+    SerialJobSystem jobs;
+    auto world = default_world(jobs, 0);
+    auto added = world->apply(AddSpawner{waves_spec()});
+    ASSERT_TRUE(added.ok()) << added.error().message;
+    const SpawnerInfo& s = world->spawners()[0];
+    ASSERT_NE(s.group, 0u) << "the spawner's group is made with the spawner";
+    ASSERT_NE(world->group(s.group), nullptr);
+    EXPECT_TRUE(world->agents().empty());
+    const PlaceTower gap{14, 18, 15, 21};
+    auto check = world->check_tower(gap.x0, gap.y0, gap.x1, gap.y1);
+    ASSERT_TRUE(check.ok());
+    EXPECT_TRUE(check->blocks);
+    EXPECT_EQ(check->units_cut_off, 0u);
+    EXPECT_EQ(check->spawn_cells_cut_off, 28u);  // the 4 x 7 area
+    auto refused = world->apply(gap);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().message.find("spawner's area"), std::string::npos) << refused.error().message;
+    // A tower beside the lane is fine.
+    EXPECT_TRUE(world->apply(PlaceTower{30, 2, 31, 4}).ok());
+    // The group stays while the spawner has emissions left, with no units between its waves.
+    for (int t = 0; t < 60 * 60 && !(world->spawners()[0].done && world->agents().empty()); ++t) {
+        ASSERT_TRUE(world->tick(1.0f / 60.0f).ok());
+        if (!world->spawners()[0].done) ASSERT_NE(world->group(world->spawners()[0].group), nullptr);
+    }
+    EXPECT_EQ(world->spawners()[0].sunk, 24u);
+    ASSERT_TRUE(world->agents().empty());
+    check = world->check_tower(gap.x0, gap.y0, gap.x1, gap.y1);
+    ASSERT_TRUE(check.ok());
+    EXPECT_EQ(check->spawn_cells_cut_off, 0u) << "a done spawner holds no lane";
+    EXPECT_TRUE(world->apply(gap).ok());
+}
+
+// The tower_defense scenario as `tide sim --scenario tower_defense` runs it: every unit of the six
+// waves gets through the two lines of towers, the tower that would seal each line is refused, no
+// unit enters a wall, and in lockstep (`tide sim --lockstep`) the counts and the world's state
+// are the same on one thread and three.
+TEST(Spawners, TheTowerDefenseScenarioLetsEveryWaveThroughOnAnyJobSystem) {
+    auto scenario = make_scenario("tower_defense");
+    ASSERT_TRUE(scenario.ok());
+    auto run = [&](JobSystem& jobs) {
+        SimulationSettings settings;
+        settings.seconds = 0.0;  // the scenario's own 120 s
+        settings.world.lockstep = true;
+        auto sim = Simulation::create(jobs, *scenario, settings);
+        EXPECT_TRUE(sim.ok()) << sim.error().message;
+        EXPECT_TRUE((*sim)->run().ok());
+        return (*sim)->report();
+    };
+    SerialJobSystem serial;
+    const SimulationReport a = run(serial);
+    ASSERT_EQ(a.spawners.size(), 1u);
+    EXPECT_EQ(a.spawners[0].spawned, 240u);
+    EXPECT_EQ(a.spawners[0].skipped, 0u);
+    EXPECT_EQ(a.spawners[0].sunk, 240u);
+    EXPECT_EQ(a.spawners[0].waves_done, 6);
+    EXPECT_EQ(a.refused, 2u);
+    EXPECT_EQ(a.agents, 240u);
+    EXPECT_EQ(a.exited, 240u);
+    EXPECT_EQ(a.wall_penetrations, 0u);
+    test::ThreadPoolJobSystem pool(3);
+    const SimulationReport b = run(pool);
+    EXPECT_EQ(b.spawners[0].sunk, 240u);
+    EXPECT_EQ(b.world_hash, a.world_hash);
+    EXPECT_EQ(b.empty_s, a.empty_s);
 }
 
 TEST(Spawners, NoRoomIsCountedAndBadSpecsAreRefused) {

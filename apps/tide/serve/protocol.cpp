@@ -535,6 +535,23 @@ json group_states_array(const World& world, const std::vector<GroupStateCounts>&
     return out;
 }
 
+// The world's spawners (tower defense: waves sent, units spawned, units that got through).
+json spawners_array(const World& world) {
+    json out = json::array();
+    for (const SpawnerInfo& sp : world.spawners()) {
+        out.push_back({{"id", sp.id},
+                       {"group", sp.group},
+                       {"spawned", sp.spawned},
+                       {"skipped", sp.skipped},
+                       {"sunk", sp.sunk},
+                       {"waves_done", sp.waves_done},
+                       {"waves", sp.spec.waves},
+                       {"done", sp.done},
+                       {"next_s", sp.done ? json(nullptr) : json(sp.next_s - world.crowd().time())}});
+    }
+    return out;
+}
+
 json stats_object(const World& world, double tick_hz, std::size_t clients,
                   const std::vector<GroupStateCounts>& counts) {
     const WorldStats& s = world.stats();
@@ -567,7 +584,8 @@ json stats_object(const World& world, double tick_hz, std::size_t clients,
             {"sector_fields", s.sector_fields},
             {"sector_bytes", s.sector_field_bytes},
             {"route_ms", s.route_ms},
-            {"tick_route_ms", s.tick_route_ms}};
+            {"tick_route_ms", s.tick_route_ms},
+            {"spawners", spawners_array(world)}};
 }
 
 std::string dump(const json& j) {
