@@ -591,6 +591,61 @@ PYBIND11_MODULE(tide, m) {
             "Adds a group following `field`; only agents of its movement class may join it. Returns the handle "
             "(index, generation): a removed group's handle is refused (code 'not_found').")
         .def(
+            "set_group_formation",
+            [](tide::Crowd& c, GroupHandle g, const std::string& shape, float spacing, int columns,
+               std::vector<std::pair<float, float>> offsets, std::pair<float, float> facing) {
+                tide::Formation f;
+                static const std::pair<const char*, tide::FormationShape> kShapes[] = {
+                    {"none", tide::FormationShape::none},     {"line", tide::FormationShape::line},
+                    {"column", tide::FormationShape::column}, {"box", tide::FormationShape::box},
+                    {"wedge", tide::FormationShape::wedge},   {"custom", tide::FormationShape::custom}};
+                bool known = false;
+                for (const auto& [name, value] : kShapes) {
+                    if (shape == name) f.shape = value, known = true;
+                }
+                if (!known) {
+                    raise(tide::Error{"formation shape '" + shape.substr(0, 40) +
+                                      "' is not one of none, line, column, box, wedge, custom"});
+                }
+                f.spacing = spacing;
+                f.columns = columns;
+                for (const auto& [x, y] : offsets) f.offsets.push_back({x, y});
+                f.facing = {facing.first, facing.second};
+                check(c.set_group_formation(group_id(g), f));
+            },
+            py::arg("group"), py::arg("shape"), py::arg("spacing") = 1.0f, py::arg("columns") = 0,
+            py::arg("offsets") = std::vector<std::pair<float, float>>{},
+            py::arg("facing") = std::pair<float, float>{0.0f, 0.0f},
+            "Marches the group in a formation: shape 'line', 'column', 'box' (`columns` a rank, 0: about "
+            "square), 'wedge' or 'custom' (`offsets`: (x right, y ahead) per slot), `spacing` cells apart, "
+            "facing `facing` at the goal ((0, 0): the way it came); 'none' ends it.")
+        .def(
+            "group_formation",
+            [](const tide::Crowd& c, GroupHandle g) {
+                const tide::FormationState f = c.group_formation(group_id(g));
+                py::dict d;
+                d["active"] = f.active;
+                d["arrived"] = f.arrived;
+                d["anchor"] = py::make_tuple(f.anchor.x, f.anchor.y);
+                d["heading"] = py::make_tuple(f.heading.x, f.heading.y);
+                py::list slots;
+                for (const tide::Vec2& p : f.slots) slots.append(py::make_tuple(p.x, p.y));
+                d["slots"] = slots;
+                d["error"] = f.error;
+                d["reassignments"] = f.reassignments;
+                d["units_reassigned"] = f.units_reassigned;
+                return d;
+            },
+            py::arg("group"),
+            "The group's formation after the last step: active, arrived (anchor at the goal), anchor, heading, "
+            "slots (each slot's place), error (mean distance of the units to their slots), reassignments.")
+        .def(
+            "formation_slot",
+            [](const tide::Crowd& c, std::pair<std::uint32_t, std::uint32_t> a) {
+                return c.formation_slot(tide::AgentId{a.first, a.second});
+            },
+            py::arg("agent"), "The agent's slot in its group's formation (an index into slots), -1 when none.")
+        .def(
             "movement_class", [](const tide::Crowd& c, GroupHandle g) { return c.movement_class(group_id(g)); },
             py::arg("group"), "A group's movement class (0 for an unknown group).")
         .def(

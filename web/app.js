@@ -108,6 +108,8 @@ const tide = {
     lastSelectBox: () => input.lastSelectBox,
     /** What the page knows of a cell: terrain cost (255 wall) and integration value (Infinity when unreachable). */
     cell: (x, y) => ({ cost: view.costAt(x, y), integration: view.integrationAt(x, y) }),
+    /** The formations the page draws as ghost slots: [{group, slots: count, arrived}]. */
+    formations: () => view.formations.map((f) => ({ group: f.group, slots: f.slots.length / 2, arrived: f.arrived })),
     /** Sends a raw client message (debugging and tests). */
     send: (message) => send(message),
     /** Device pixels per cell. */
@@ -286,6 +288,7 @@ function handleMessage(m) {
             break;
         case 'stats':
             tide.stats = m;
+            view.setFormations(Array.isArray(m.formations) ? m.formations : []);
             showStats(m);
             if (state.firstStats) {
                 state.firstStats = false;
@@ -985,6 +988,8 @@ const input = new CanvasInput($('canvas'), view, {
     tool: () => tool,
     brush: () => Number(brush.value),
     towerSize: () => Number($('tower-size').value) || 2,
+    /** The order's formation ({shape, spacing}), or null for none. */
+    formation: () => ($('formation').value === 'none' ? null : { shape: $('formation').value, spacing: 1.2 }),
     towerHover: (rect) => {
         if (towerKey(rect) === towerKey(state.tower)) return;
         state.tower = rect;

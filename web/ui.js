@@ -527,7 +527,13 @@ export class CanvasInput {
                 if (!goals) return;
             }
             this.lastOrder = { serial: selection.serial, goals };
-            this.app.send({ type: 'order', goals });
+            const formation = this.app.formation();
+            this.app.send(formation ? { type: 'order', goals, formation } : { type: 'order', goals });
+            return;
+        }
+        const formation = this.app.formation();
+        if (formation) {  // everyone, in formation: an order of the whole map's units
+            this.app.send({ type: 'order', goals: [[cx, cy]], select: [0, 0, this.view.width - 1, this.view.height - 1], formation });
             return;
         }
         const all = shift ? this.app.groups().find((g) => g.members > 0 && g.members === this.app.unitCount()) : null;

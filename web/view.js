@@ -55,6 +55,7 @@ export class View {
         this.width = 0;
         this.height = 0;
         this.markers = []; // [{id, goals: [[x, y], ...]}] goal markers by group, drawn in this order
+        this.formations = []; // [{group, anchor, heading, arrived, slots: [x, y, ...]}] from the stats message
         this.labelGroups = false; // label markers "G<id>" (more than one group) instead of "G"
         this.markerRects = []; // device-pixel rectangles of the markers drawn last: {group, index, x0, y0, x1, y1}
         this.fields = null;
@@ -122,6 +123,38 @@ export class View {
         }
         this.clearTrails();
         this.dirty = true;
+    }
+
+    /** The formations to draw as ghost slots (the stats message's `formations`). */
+    setFormations(formations) {
+        this.formations = formations;
+        this.dirty = true;
+    }
+
+    /** Each formation's slots as rings in its group's colour, and its heading as a short line. */
+    drawFormations(ctx) {
+        const s = this.scale;
+        for (const f of this.formations) {
+            const colour = groupColour(f.group);
+            ctx.strokeStyle = css(colour);
+            ctx.globalAlpha = 0.8;
+            ctx.lineWidth = Math.max(1, this.dpr);
+            ctx.beginPath();
+            const r = Math.max(1.5 * this.dpr, 0.32 * s);
+            for (let i = 0; i + 1 < f.slots.length; i += 2) {
+                const x = this.ox + f.slots[i] * s, y = this.oy + f.slots[i + 1] * s;
+                ctx.moveTo(x + r, y);
+                ctx.arc(x, y, r, 0, 2 * Math.PI);
+            }
+            ctx.stroke();
+            const ax = this.ox + f.anchor[0] * s, ay = this.oy + f.anchor[1] * s;
+            ctx.lineWidth = 2 * this.dpr;
+            ctx.beginPath();
+            ctx.moveTo(ax, ay);
+            ctx.lineTo(ax + f.heading[0] * 2.5 * s, ay + f.heading[1] * 2.5 * s);
+            ctx.stroke();
+            ctx.globalAlpha = 1;
+        }
     }
 
     /** The goal markers: [{id, goals}] by group, drawn in this order (the last on top). */
@@ -964,6 +997,7 @@ export class View {
             ctx.setLineDash([]);
             ctx.lineDashOffset = 0;
         }
+        if (this.formations.length) this.drawFormations(ctx);
         if (this.tower) this.drawTower(ctx, this.tower);
         if (this.comparison) this.drawComparison(ctx);
         if (this.inspected >= 0) this.drawInspected(ctx);

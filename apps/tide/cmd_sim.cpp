@@ -427,6 +427,18 @@ nlohmann::json report_json(const SimOptions& o, const SimSetup& setup, const Wor
                           {"done_100_s", seconds_or_null(g.done_100_s)},
                           {"longest_stall_s", g.longest_stall_s},
                           {"region_radius", g.region_radius}});
+        if (g.formation) {
+            groups.back()["formation"] = {{"error", g.formation_error},
+                                          {"in_slot", g.formation_in_slot},
+                                          {"marching_error", g.formation_marching_error},
+                                          {"marching_max", g.formation_marching_max},
+                                          {"formed_s", seconds_or_null(g.formation_formed_s)},
+                                          {"arrived_s", seconds_or_null(g.formation_arrived_s)},
+                                          {"regroup_s", seconds_or_null(g.formation_regroup_s)},
+                                          {"turns", g.formation_turns},
+                                          {"reassignments", g.formation_reassignments},
+                                          {"units_reassigned", g.formation_units_reassigned}};
+        }
     }
     report["groups"] = std::move(groups);
     if (!r.spawners.empty()) {
@@ -516,6 +528,20 @@ void print_report(const SimOptions& o, const SimSetup& setup, const WorldConfig&
                          : "goal",
                 g.goals.empty() ? -1 : g.goals[0].x, g.goals.empty() ? -1 : g.goals[0].y, g.units, g.arrived, g.exited,
                 g.queued, g.stuck, when(g.done_95_s).c_str(), when(g.done_100_s).c_str(), g.longest_stall_s);
+            if (g.formation) {
+                const double extra = g.formation_units_reassigned > g.units
+                                         ? static_cast<double>(g.formation_units_reassigned - g.units)
+                                         : 0.0;
+                std::printf(
+                    "  formation: formed at %s; error marching %.2f cells mean, %.2f max; after the passage back "
+                    "under 0.3 in %s; %.1f right-angle turns, %.3f slot changes per unit per turn; arrived in shape "
+                    "(95%% within 0.5 of their slots) at %s; now %.0f%% within 0.5, error %.2f\n",
+                    when(g.formation_formed_s).c_str(), g.formation_marching_error, g.formation_marching_max,
+                    when(g.formation_regroup_s).c_str(), g.formation_turns,
+                    g.formation_turns > 0 && g.units > 0 ? extra / static_cast<double>(g.units) / g.formation_turns
+                                                         : 0.0,
+                    when(g.formation_arrived_s).c_str(), 100.0 * g.formation_in_slot, g.formation_error);
+            }
         }
     }
     if (config.crowd.arrival_regions) {

@@ -33,10 +33,13 @@ namespace tide {
 namespace detail {
 class SpatialHash;
 class ArrivalRegions;
+class Formations;
 }  // namespace detail
 
 /// Largest agent radius, cells: half the largest unit size.
 inline constexpr float kMaxAgentRadius = 0.5f * kMaxUnitSize;
+/// Most slots a custom formation may list.
+inline constexpr std::size_t kMaxFormationSlots = 100000;
 
 /// Crowd settings with their defaults. Plain data.
 struct CrowdParams {
@@ -131,6 +134,45 @@ struct ArrivalRegion {
     float radius = kUnreachable;  ///< Largest cost to go of its cells.
     std::size_t cells = 0;        ///< Its cells.
     Cell anchor{};                ///< Where its pack is centred (top-left cells of the group's unit size).
+};
+
+/// Shapes a group can march in (Formation).
+enum class FormationShape : std::uint8_t {
+    none,    ///< No formation: the units flow and pack round the goal.
+    line,    ///< One rank across the direction of travel.
+    column,  ///< One file along it.
+    box,     ///< Ranks of `columns` (about square by default), front rank first.
+    wedge,   ///< A V pointing ahead: ranks of 1, 3, 5, ... units.
+    custom,  ///< Formation::offsets, one slot per unit.
+};
+
+/// A group's formation: slots in the formation's frame (x to the right of the heading, y ahead,
+/// cells) around an anchor that walks the group's field. Plain data.
+struct Formation {
+    FormationShape shape = FormationShape::none;
+    float spacing = 1.0f;       ///< Cells between neighbouring slots, 0.3..8 (at least the units' diameter).
+    int columns = 0;            ///< box: slots per rank (0: about square), 0..1000.
+    std::vector<Vec2> offsets;  ///< custom: the slots, x right and y ahead of the anchor (as many as units).
+    /// At the goal the formation faces this way (normalised; (0, 0): the way it came).
+    Vec2 facing{0.0f, 0.0f};
+};
+
+/// Checks a Formation's values as Crowd::set_group_formation() does (spacing, columns, offsets, facing).
+TIDE_API Result<void> check_formation(const Formation& formation);
+
+/// A group's formation as the last step left it (Crowd::group_formation).
+struct FormationState {
+    bool active = false;       ///< The group holds a formation.
+    bool arrived = false;      ///< Its anchor stands at the goal (its units take their slots there).
+    Vec2 anchor{};             ///< Where the formation is centred, cells.
+    Vec2 heading{1.0f, 0.0f};  ///< The way it faces (unit vector).
+    std::vector<Vec2> slots;   ///< Each slot's place now (pulled in front of walls where one hides it).
+    std::vector<std::uint8_t>
+        hidden;          ///< Per slot: 1 when a wall hides it from the anchor (its unit follows the field).
+    float error = 0.0f;  ///< Mean distance of the units to their slots, cells.
+    std::uint64_t reassignments = 0;     ///< Times slots were handed out (units joined or left), since set.
+    std::uint64_t units_reassigned = 0;  ///< Units whose slot changed at those times.
+    float turned = 0.0f;                 ///< Radians its heading has turned while marching.
 };
 
 /// Caller-owned outputs of Crowd::read_agents(): each non-empty span receives one item per live
@@ -241,6 +283,20 @@ public:
     Result<void> set_group_exit(GroupId group, bool exit, bool remove = true);
     /// True when the group's goals are exits.
     bool group_exit(GroupId group) const noexcept;
+    /// Gives the group a formation (FormationShape::none: none): its units take slots around an
+    /// anchor that walks the group's field at 0.8x its slowest unit's speed, waiting for units that
+    /// fall behind, turning at most as fast as its outer slots can follow; slots a wall hides from
+    /// the anchor (a gap narrower than the formation) are left for the field until they show again;
+    /// at the goal the units stand on their slots, arrived. Slots are handed out once (and again
+    /// when units join or leave), rank by rank and left to right, so turns never swap units.
+    /// Errors: an unknown group, an exit group, a flee field, values out of range, custom offsets
+    /// that are not finite or more than kMaxFormationSlots.
+    Result<void> set_group_formation(GroupId group, const Formation& formation);
+    /// The group's formation as the last step left it (inactive without one).
+    FormationState group_formation(GroupId group) const;
+    /// The agent's slot in its group's formation (an index into FormationState::slots); -1 when it
+    /// has none (no formation, a stale handle, not handed out yet).
+    int formation_slot(AgentId id) const noexcept;
     /// The group's arrival region (inactive for an unknown group).
     ArrivalRegion arrival_region(GroupId group) const;
     /// True when the top-left cell (x, y) lies in the group's arrival region (or it has none).
@@ -453,9 +509,11 @@ private:
     bool max_radius_dirty_ = false;
     std::unique_ptr<detail::SpatialHash> hash_;        // proximity grid, re-sorted every sub-step
     std::unique_ptr<detail::ArrivalRegions> regions_;  // where each group's units may stand as arrived
-    std::uint64_t substeps_ = 0;                       // sub-steps so far (the regions' schedule)
-    bool regions_stale_ = true;                        // a group's field changed: refresh at the next sub-step
-    std::pmr::vector<std::uint8_t> arrived_mark_;      // scratch: by slot, arrived (for settle_)
+    std::unique_ptr<detail::Formations> formations_;   // groups marching in formation (formation.cpp)
+    void update_formations(float dt);
+    std::uint64_t substeps_ = 0;                   // sub-steps so far (the regions' schedule)
+    bool regions_stale_ = true;                    // a group's field changed: refresh at the next sub-step
+    std::pmr::vector<std::uint8_t> arrived_mark_;  // scratch: by slot, arrived (for settle_)
     std::size_t live_ = 0;
     double time_ = 0.0;
     CrowdStats stats_;

@@ -67,6 +67,21 @@ struct SimulationGroup {
                                    ///< arrived or left, their summed cost to go fell by less than
                                    ///< one cell), sampled once per simulated second.
     double region_radius = 0.0;    ///< Its arrival region's radius now (cost to go; 0 without one).
+    // Formations (the group marches in one: Order::formation).
+    bool formation = false;
+    double formation_error = 0.0;               ///< Mean distance of its units to their slots now, cells.
+    double formation_in_slot = 0.0;             ///< Fraction of its units within 0.5 cells of their slots now.
+    double formation_marching_error = -1;       ///< Mean of the per-second errors from when it first formed
+                                                ///< (error under 0.3) until its anchor arrived; -1: never formed.
+    double formation_marching_max = -1;         ///< The largest of those (a turn, a gap).
+    double formation_formed_s = -1;             ///< When it first formed.
+    double formation_arrived_s = -1;            ///< When its anchor stood at the goal and 95% of its units within
+                                                ///< 0.5 cells of their slots; -1: not yet.
+    double formation_regroup_s = -1;            ///< Scenario runs with a passage: seconds from its anchor leaving the
+                                                ///< passage to the error back under 0.3; -1: not yet.
+    double formation_turns = 0;                 ///< Its heading's turning while marching, in right angles.
+    std::uint64_t formation_reassignments = 0;  ///< Times its slots were handed out.
+    std::uint64_t formation_units_reassigned = 0;  ///< Units whose slot changed then (the first handing out included).
 };
 
 /// One unit at the end of a run (SimulationReport::units).
@@ -191,6 +206,9 @@ private:
     void measure_overlap();
     void count_stuck_blocked();
     void sample_groups();
+    void sample_formations(bool second);
+    double in_slot_share(UnitGroupId group, const FormationState& f) const;
+    std::vector<SimulationGroup> group_figures() const;
     float cost_to_go(UnitGroupId group, Vec2 p, int size) const;
 
     SimulationSettings settings_;
@@ -208,6 +226,11 @@ private:
     std::vector<AgentId> live_;  // this step's live units (slot order)
     struct GroupTrack {
         double done_50 = -1, done_90 = -1, done_95 = -1, done_100 = -1;
+        // Formations: per-second errors since it formed, when it formed and arrived in shape, the
+        // anchor in the scenario's passage, and when it regrouped after it.
+        double formed = -1, arrived = -1, left_passage = -1, regroup = -1, error_sum = 0, error_max = -1;
+        std::size_t error_samples = 0;
+        bool in_passage = false;
         double last_progress = 0, longest_stall = 0, ref_to_go = -1;
         std::size_t ref_done = 0, ref_units = 0;
     };

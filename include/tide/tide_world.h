@@ -76,6 +76,49 @@ TIDE_WORLD_API tide_status tide_world_order_box(tide_world* world, float x0, flo
 TIDE_WORLD_API tide_status tide_world_order_units(tide_world* world, const tide_agent* units, size_t unit_count,
                                                   const tide_cell* goals, size_t goal_count, uint32_t flags,
                                                   tide_group_id* out_group, size_t* out_units);
+/** Formation shapes (tide_formation::shape). */
+#define TIDE_FORMATION_NONE 0   /**< No formation: the units flow and pack round the goal. */
+#define TIDE_FORMATION_LINE 1   /**< One rank across the way. */
+#define TIDE_FORMATION_COLUMN 2 /**< One file along it. */
+#define TIDE_FORMATION_BOX 3    /**< Ranks of `columns` (0: about square). */
+#define TIDE_FORMATION_WEDGE 4  /**< A V pointing ahead. */
+#define TIDE_FORMATION_CUSTOM 5 /**< `offsets`, one slot per unit. */
+
+/** A formation for an order (tide::Formation): slots around an anchor that walks the group's field,
+    x to the right of its heading and y ahead, in cells. */
+typedef struct tide_formation {
+    int32_t shape;            /**< TIDE_FORMATION_*. */
+    float spacing;            /**< Cells between neighbouring slots, 0.3..8. */
+    int32_t columns;          /**< Box: slots per rank (0: about square). */
+    const tide_vec2* offsets; /**< Custom: the slots (x right, y ahead). */
+    size_t offset_count;
+    tide_vec2 facing; /**< At the goal it faces this way ((0, 0): the way it came). */
+} tide_formation;
+/** A box formation with spacing 1 (set `shape` for another). */
+TIDE_WORLD_API tide_formation tide_formation_default(void);
+/** tide_world_order_box() in a formation: the selected units form a group that marches in it and
+    stands in it at the goal. Error: a formation's value out of range (the message names it). */
+TIDE_WORLD_API tide_status tide_world_order_box_formation(tide_world* world, float x0, float y0, float x1, float y1,
+                                                          const tide_cell* goals, size_t goal_count,
+                                                          const tide_formation* formation, tide_group_id* out_group,
+                                                          size_t* out_units);
+/** A group's formation as the last tick left it (tide::FormationState). */
+typedef struct tide_formation_state {
+    int32_t active;            /**< 1: the group marches in a formation. */
+    int32_t arrived;           /**< 1: its anchor stands at the goal. */
+    tide_vec2 anchor;          /**< Its centre, cells. */
+    tide_vec2 heading;         /**< The way it faces. */
+    float error;               /**< Mean distance of its units to their slots, cells. */
+    uint64_t reassignments;    /**< Times its slots were handed out. */
+    uint64_t units_reassigned; /**< Units whose slot changed then. */
+    size_t slot_count;         /**< Its slots. */
+} tide_formation_state;
+/** The formation of `group` into `out`, and its slots' places (where each unit heads) into `slots`
+    (may be NULL; `capacity` entries; TIDE_ERROR_TOO_LARGE when they do not fit). A group without
+    one: active 0. Error: no such group. */
+TIDE_WORLD_API tide_status tide_world_formation(const tide_world* world, tide_group_id group, tide_formation_state* out,
+                                                tide_vec2* slots, size_t capacity);
+
 /** Sets a group's goals (group 0: every unit into one group with them); the units turn once the new
     field is published. */
 TIDE_WORLD_API tide_status tide_world_set_goals(tide_world* world, tide_group_id group, const tide_cell* goals,

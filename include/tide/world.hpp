@@ -97,6 +97,9 @@ struct Order {
     std::vector<Cell> goals;                               ///< 1..kMaxOrderGoals cells on the map, not walls.
     bool flee = false;  ///< The cells are dangers: the units flee from them (a flee field).
     bool exit = false;  ///< The cells are exits: units leave the world through them (see SetGoals::exit).
+    /// March in this formation (Crowd::set_group_formation; FormationShape::none: flow and pack).
+    /// Not with flee or exit.
+    Formation formation;
 };
 /// Paints a round brush of `radius` cells around (x, y) with `cost` (kCostWall for walls). Goal
 /// cells are never walled; units caught in new walls move to the nearest open cell.
@@ -368,6 +371,8 @@ public:
     /// The arrival region of a group's units (CrowdParams::arrival_regions; inactive for an
     /// unknown group or one whose first field is not published yet).
     ArrivalRegion arrival_region(UnitGroupId id) const;
+    /// The group's formation as the last tick left it (Crowd::group_formation; inactive without one).
+    FormationState formation(UnitGroupId id) const;
     /// The group with the most units (ties: the lowest id); 0 when there is none.
     UnitGroupId largest_group() const noexcept;
     /// The field a group follows now (nullptr while its first field is being built, for an unknown
@@ -411,9 +416,10 @@ private:
     Result<std::vector<Cell>> check_goals(const std::vector<Cell>& goals) const;
     std::vector<Cell> goals_for_size(const std::vector<Cell>& goals, int size) const;
     float radius_for(int size) const noexcept { return params_.radius + 0.45f * static_cast<float>(size - 1); }
-    Result<CommandOutcome> order(std::vector<AgentId> units, std::vector<Cell> goals, bool flee, bool exit);
+    Result<CommandOutcome> order(std::vector<AgentId> units, std::vector<Cell> goals, bool flee, bool exit,
+                                 const Formation& formation = {});
     Result<CommandOutcome> order_one_size(const std::vector<AgentId>& units, const std::vector<Cell>& goals, int size,
-                                          bool flee, bool exit);
+                                          bool flee, bool exit, const Formation& formation);
     void remove_exited();
     std::vector<AgentId> selection(const std::variant<SelectBox, std::vector<AgentId>>& select) const;
     std::size_t remove_units(std::vector<AgentId> units);

@@ -391,3 +391,27 @@ def test_sample_is_wall_safe_and_steering_works_in_world_units():
         tide.Steering(g, open_map, radius=-1.0)
     with pytest.raises(tide.Error):
         tide.Steering(g, m)  # another map's size
+
+
+def test_a_crowd_group_marches_in_a_box_and_stands_in_it_at_the_goal():
+    # An open 40 x 20 field: 16 units in a 4 x 4 box from the west side to (32, 10).
+    m = tide.Map(np.ones((20, 40), dtype=np.uint8))
+    f = tide.build_field(m, [(32, 10)])
+    crowd = tide.Crowd(m)
+    g = crowd.add_group(f)
+    units = [crowd.add_agent(3.5 + i % 4, 8.5 + i // 4, g) for i in range(16)]
+    crowd.set_group_formation(g, "box", spacing=1.2)
+    crowd.step(1 / 60, steps=60 * 30)
+    form = crowd.group_formation(g)
+    assert form["active"] and form["arrived"]
+    assert form["reassignments"] == 1
+    assert len(form["slots"]) == 16
+    assert crowd.states() == ["arrived"] * 16
+    pos = crowd.positions()
+    for k, u in enumerate(units):
+        sx, sy = form["slots"][crowd.formation_slot(u)]
+        assert np.hypot(pos[k, 0] - sx, pos[k, 1] - sy) < 0.5
+    with pytest.raises(tide.Error):
+        crowd.set_group_formation(g, "circle")
+    with pytest.raises(tide.Error):
+        crowd.set_group_formation(g, "box", spacing=0.0)

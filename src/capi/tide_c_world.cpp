@@ -168,6 +168,56 @@ tide_status tide_world_order_units(tide_world* world, const tide_agent* units, s
     });
 }
 
+tide_formation tide_formation_default(void) {
+    tide_formation f{};
+    f.shape = TIDE_FORMATION_BOX;
+    f.spacing = 1.0f;
+    return f;
+}
+
+tide_status tide_world_order_box_formation(tide_world* world, float x0, float y0, float x1, float y1,
+                                           const tide_cell* goals, size_t goal_count, const tide_formation* formation,
+                                           tide_group_id* out_group, size_t* out_units) {
+    return with_world(world, [&](tide_world& w) {
+        if (!formation) return fail_null("formation");
+        if (formation->shape < TIDE_FORMATION_NONE || formation->shape > TIDE_FORMATION_CUSTOM) {
+            return fail(TIDE_ERROR_INVALID_ARGUMENT,
+                        "formation shape " + std::to_string(formation->shape) + " is not a TIDE_FORMATION_*");
+        }
+        if (formation->offset_count > 0 && !formation->offsets) return fail_null("formation->offsets");
+        if (formation->offset_count > tide::kMaxFormationSlots) {
+            return fail(TIDE_ERROR_TOO_LARGE, std::to_string(formation->offset_count) + " formation offsets: at most " +
+                                                  std::to_string(tide::kMaxFormationSlots));
+        }
+        tide::Order o;
+        if (auto s = goal_cells(goals, goal_count, o.goals); s != TIDE_OK) return s;
+        o.select = tide::SelectBox{x0, y0, x1, y1};
+        o.formation.shape = static_cast<tide::FormationShape>(formation->shape);
+        o.formation.spacing = formation->spacing;
+        o.formation.columns = formation->columns;
+        for (std::size_t i = 0; i < formation->offset_count; ++i)
+            o.formation.offsets.push_back({formation->offsets[i].x, formation->offsets[i].y});
+        o.formation.facing = {formation->facing.x, formation->facing.y};
+        return apply(w, o, out_group, out_units);
+    });
+}
+
+tide_status tide_world_formation(const tide_world* world, tide_group_id group, tide_formation_state* out,
+                                 tide_vec2* slots, size_t capacity) {
+    return with_world(world, [&](tide_world& w) -> tide_status {
+        if (!out) return fail_null("out");
+        if (!w.world->group(group)) return fail(TIDE_ERROR_NOT_FOUND, "no group " + std::to_string(group));
+        const tide::FormationState f = w.world->formation(group);
+        *out = tide_formation_state{f.active ? 1 : 0,           f.arrived ? 1 : 0, {f.anchor.x, f.anchor.y},
+                                    {f.heading.x, f.heading.y}, f.error,           f.reassignments,
+                                    f.units_reassigned,         f.slots.size()};
+        if (!slots) return TIDE_OK;
+        if (f.slots.size() > capacity) return fail(TIDE_ERROR_TOO_LARGE, "the slots do not fit");
+        for (std::size_t i = 0; i < f.slots.size(); ++i) slots[i] = tide_vec2{f.slots[i].x, f.slots[i].y};
+        return TIDE_OK;
+    });
+}
+
 tide_status tide_world_set_goals(tide_world* world, tide_group_id group, const tide_cell* goals, size_t goal_count,
                                  uint32_t flags) {
     return with_world(world, [&](tide_world& w) {

@@ -76,13 +76,15 @@ AgentCounts AgentPhases<GroupField>::run(std::size_t begin, std::size_t end) con
         // 3. Neighbours.
         const Neighbourhood nb = gather_neighbours(view, hash, static_cast<std::uint32_t>(k), st == AgentState::moving,
                                                    &contacts_[k * kMaxContacts], n_contacts_[k]);
-        // 4. Arrive, queue, or rejoin the walkers.
+        // 4. Arrive, queue, or rejoin the walkers (in a formation: arrived on its slot, or moving).
         bool rejoin = false;
-        st = arrive_or_queue(k, s, nb, st, rejoin);
+        const SlotTarget slot = slot_target(k, s.group);
+        st = slot.form ? formation_state(k, s, slot, st) : arrive_or_queue(k, s, nb, st, rejoin);
         // 5. Desired velocity.
         std::uint8_t stuck = a_.stuck[k];
         float sidestep = a_.sidestep[k];
-        const Desired want = desired_velocity(k, s, nb, st, stuck, sidestep);
+        const Desired want = slot.form ? formation_velocity(k, s, nb, slot, st, stuck, sidestep)
+                                       : desired_velocity(k, s, nb, st, stuck, sidestep);
 
         // 6. Integrate, resolve overlaps, then push the disc out of walls and the map border,
         // dropping the velocity into them.
@@ -99,7 +101,14 @@ AgentCounts AgentPhases<GroupField>::run(std::size_t begin, std::size_t end) con
         const std::uint8_t hit = push_out_of_walls(cost, s.r, safe_x, safe_y, x, y, vx, vy) ? 1 : 0;
 
         // 7. Stuck windows; a stuck unit sidesteps.
-        const bool someone_ahead = update_stuck_windows(k, s, nb, st, want, stuck, sidestep);
+        // (A formation's unit keeps its slot's pace, not its own: never stuck, no sidestep.)
+        bool someone_ahead = false;
+        if (slot.form) {
+            stuck = 0;
+            sidestep = 0.0f;
+        } else {
+            someone_ahead = update_stuck_windows(k, s, nb, st, want, stuck, sidestep);
+        }
 
         // 8. The agent's new entries (a_ keeps the old positions and states until the sub-step ends).
         nx_[k] = x;

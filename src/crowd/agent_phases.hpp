@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "arrival.hpp"
+#include "formation.hpp"
 #include "phases.hpp"
 #include "spatial_hash.hpp"
 #include "tide/cost_field.hpp"
@@ -152,6 +153,17 @@ struct AgentPhases {
     const Cost* cells;
     int W, H;
     float dt;
+    const detail::Formations* formations;  // groups marching in formation
+
+    // A formation unit's slot (nullptr: not one).
+    struct SlotTarget {
+        const detail::GroupFormation* form = nullptr;
+        std::size_t slot = 0;
+    };
+    SlotTarget slot_target(std::size_t k, std::uint32_t group) const;
+    AgentState formation_state(std::size_t k, const FieldSample& s, const SlotTarget& t, AgentState st) const;
+    Desired formation_velocity(std::size_t k, const FieldSample& s, const Neighbourhood& nb, const SlotTarget& t,
+                               AgentState st, std::uint8_t stuck, float sidestep) const;
 
     AgentCounts run(std::size_t begin, std::size_t end) const;
     FieldSample sample_field(std::size_t k) const;

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "arrival.hpp"
+#include "formation.hpp"
 #include "phases.hpp"
 #include "spatial_hash.hpp"
 #include "tide/assert.hpp"
@@ -57,6 +58,7 @@ Crowd::Crowd(const CostField& cost, const CrowdParams& params, std::pmr::memory_
       leaving_(memory),
       hash_(std::make_unique<detail::SpatialHash>(memory)),
       regions_(std::make_unique<detail::ArrivalRegions>()),
+      formations_(std::make_unique<detail::Formations>()),
       arrived_mark_(memory) {}
 
 Crowd::~Crowd() = default;

@@ -120,9 +120,76 @@ Vec2 AgentPhases<GroupField>::keep_right(Vec2 f, float oncoming, float x, float 
     return f;
 }
 
+// Formations (formation.hpp): the unit's slot, when its group marches in one.
+template <class GroupField>
+typename AgentPhases<GroupField>::SlotTarget AgentPhases<GroupField>::slot_target(std::size_t k,
+                                                                                  std::uint32_t group) const {
+    SlotTarget t;
+    const detail::GroupFormation* form = formations ? formations->of(group) : nullptr;
+    if (!form) return t;
+    const std::int32_t slot = formations->slot(view.slot[k]);
+    if (slot < 0 || static_cast<std::size_t>(slot) >= form->place.size()) return t;
+    t.form = form;
+    t.slot = static_cast<std::size_t>(slot);
+    return t;
+}
+
+// 4, in a formation: arrived on its slot once the anchor stands at the goal (kept within
+// kSlotKeep), else moving; cut off stays cut off.
+template <class GroupField>
+AgentState AgentPhases<GroupField>::formation_state(std::size_t k, const FieldSample& s, const SlotTarget& t,
+                                                    AgentState st) const {
+    if (st == AgentState::no_path) return st;
+    const Vec2 p = t.form->place[t.slot];
+    const float d = std::sqrt((s.x - p.x) * (s.x - p.x) + (s.y - p.y) * (s.y - p.y));
+    const bool was = view.state[k] == static_cast<std::uint8_t>(AgentState::arrived);
+    return t.form->arrived && (d < detail::kSlotArrive || (was && d < detail::kSlotKeep)) ? AgentState::arrived
+                                                                                          : AgentState::moving;
+}
+
+// 5, in a formation: to its slot (the anchor's velocity plus kSlotGain times the way to it, up to
+// the unit's speed) when it can walk there straight; else along its field like any unit (a slot
+// hidden behind a wall, a unit cut off from its slot), no faster than the anchor once ahead of it.
+template <class GroupField>
+Desired AgentPhases<GroupField>::formation_velocity(std::size_t k, const FieldSample& s, const Neighbourhood& nb,
+                                                    const SlotTarget& t, AgentState st, std::uint8_t stuck,
+                                                    float sidestep) const {
+    Desired out;
+    if (st != AgentState::moving) return out;
+    const detail::GroupFormation& f = *t.form;
+    const Vec2 p = f.place[t.slot];
+    const float tx = p.x - s.x, ty = p.y - s.y;
+    const float d = std::sqrt(tx * tx + ty * ty);
+    const float vmax = a_.speed[k] / s.terrain;
+    if ((!f.hidden[t.slot] || f.arrived) && (d < 1.5f || detail::open_line(cost, {s.x, s.y}, p))) {
+        float vx = f.velocity.x + tx * detail::kSlotGain, vy = f.velocity.y + ty * detail::kSlotGain;
+        const float v = std::sqrt(vx * vx + vy * vy);
+        if (v > vmax) vx *= vmax / v, vy *= vmax / v;
+        out.dvx = vx;
+        out.dvy = vy;
+        const float h = std::sqrt(vx * vx + vy * vy);
+        if (h > 1e-3f) out.head_x = vx / h, out.head_y = vy / h;
+        return out;
+    }
+    out = desired_velocity(k, s, nb, st, stuck, sidestep);
+    if (s.to_go < f.anchor_to_go) {  // ahead of the anchor: keep its pace
+        const float cap = std::sqrt(f.velocity.x * f.velocity.x + f.velocity.y * f.velocity.y) * 1.2f + 0.2f;
+        const float v = std::sqrt(out.dvx * out.dvx + out.dvy * out.dvy);
+        if (v > cap) out.dvx *= cap / v, out.dvy *= cap / v;
+    }
+    return out;
+}
+
 // The one instance (Crowd::substep() makes it; an explicit instantiation may name the
 // crowd's private group record).
 template Desired AgentPhases<Crowd::GroupField>::desired_velocity(std::size_t, const FieldSample&, const Neighbourhood&,
                                                                   AgentState, std::uint8_t, float) const;
+template AgentPhases<Crowd::GroupField>::SlotTarget AgentPhases<Crowd::GroupField>::slot_target(std::size_t,
+                                                                                                std::uint32_t) const;
+template AgentState AgentPhases<Crowd::GroupField>::formation_state(std::size_t, const FieldSample&, const SlotTarget&,
+                                                                    AgentState) const;
+template Desired AgentPhases<Crowd::GroupField>::formation_velocity(std::size_t, const FieldSample&,
+                                                                    const Neighbourhood&, const SlotTarget&, AgentState,
+                                                                    std::uint8_t, float) const;
 
 }  // namespace tide::crowd_detail

@@ -10,6 +10,8 @@
 #include "look_ahead.hpp"
 #include "tide/crowd.hpp"
 
+#include "formation.hpp"
+
 namespace tide {
 
 namespace {
@@ -160,6 +162,7 @@ Result<void> Crowd::remove_group(GroupId group) {
                      std::to_string(group_members_[group.index]) + " agents"};
     }
     groups_[group.index] = GroupField{};
+    if (group.index < formations_->groups.size()) formations_->groups[group.index] = detail::GroupFormation{};
     ++group_generation_[group.index];  // its id is stale from now on
     free_groups_.push_back(group.index);
     return {};
@@ -247,6 +250,9 @@ std::shared_ptr<const FlowField> Crowd::group_steering(GroupId group) const {
 
 Result<void> Crowd::set_group_exit(GroupId group, bool exit, bool remove) {
     if (!has_group(group)) return unknown_group(group);
+    if (exit && formations_->of(group.index)) {
+        return Error{"group " + std::to_string(group.index) + " marches in formation: no exits"};
+    }
     if (exit && groups_[group.index].field.kind() != FieldKind::goal) {
         return Error{"group " + std::to_string(group.index) + " flees: its field has no goals to leave by"};
     }

@@ -15,6 +15,7 @@
 #include "../grid/float_to_int.hpp"
 #include "agent_phases.hpp"
 #include "arrival.hpp"
+#include "formation.hpp"
 #include "phases.hpp"
 #include "spatial_hash.hpp"
 #include "tide/crowd.hpp"
@@ -153,7 +154,8 @@ void Crowd::refresh_regions() {
     std::vector<detail::RegionGroup> groups(groups_.size());
     for (std::size_t g = 0; g < groups_.size(); ++g) {
         const GroupField& f = groups_[g];
-        if (f.exit) continue;  // its units leave: no pack
+        if (f.exit) continue;                                          // its units leave: no pack
+        if (formations_->of(static_cast<std::uint32_t>(g))) continue;  // its units stand on their slots
         if (f.field && f.field.kind() == FieldKind::goal) groups[g].field = {&f.field, f.goals};
     }
     std::vector<detail::RegionAgent> agents(live_);
@@ -189,6 +191,8 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
         recheck_queued_sleepers(a_.state.data(), a_.rest.data(), live_);
     ++substeps_;
     update_settle_radii(params_, *regions_, settle_);
+    // Formations: each anchor walks on, slots handed out where units joined or left.
+    update_formations(dt);
 
     // The agent phases, in parallel over ranges of agents, into the sub-step's new entries.
     const std::size_t n = live_;
@@ -236,7 +240,8 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
                                          cost.cells().data(),
                                          cost.width(),
                                          cost.height(),
-                                         dt};
+                                         dt,
+                                         formations_.get()};
     AgentTotals totals;
     auto agent_range = [&](std::size_t begin, std::size_t end) {
         const AgentCounts counts = agents.run(begin, end);

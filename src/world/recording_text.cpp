@@ -147,10 +147,28 @@ void put_command(std::string& out, const WorldCommand& command) {
                 put(out, c.exit);
                 put_goals(out, c.goals);
             } else if constexpr (std::is_same_v<T, Order>) {
-                out += "order ";
-                put(out, c.flee);
-                out += ' ';
-                put(out, c.exit);
+                if (c.formation.shape != FormationShape::none) {
+                    const Formation& f = c.formation;
+                    out += "order_formation ";
+                    put(out, static_cast<int>(f.shape));
+                    for (const float v : {f.spacing}) out += ' ', put(out, v);
+                    out += ' ';
+                    put(out, f.columns);
+                    for (const float v : {f.facing.x, f.facing.y}) out += ' ', put(out, v);
+                    out += ' ';
+                    if (f.offsets.empty()) out += '-';
+                    for (std::size_t i = 0; i < f.offsets.size(); ++i) {
+                        if (i) out += ';';
+                        put(out, f.offsets[i].x);
+                        out += ',';
+                        put(out, f.offsets[i].y);
+                    }
+                } else {
+                    out += "order ";
+                    put(out, c.flee);
+                    out += ' ';
+                    put(out, c.exit);
+                }
                 put_goals(out, c.goals);
                 put_selection(out, c.select);
             } else if constexpr (std::is_same_v<T, Paint>) {
@@ -268,6 +286,24 @@ void put_load(std::string& out, const RecordedLoad& l) {
 // ---- reading (the line reader and value parsers: text_reader.hpp) ----
 
 // A selection from tokens[at...]: "box X0 Y0 X1 Y1" or "units I:G,I:G" (or "units -").
+// "X,Y;X,Y" (hexadecimal floats) as formation offsets; "-": none.
+bool get_offsets(std::string_view t, std::vector<Vec2>& out) {
+    if (t == "-") return true;
+    while (!t.empty()) {
+        const std::size_t semi = std::min(t.find(';'), t.size());
+        const std::string_view one = t.substr(0, semi);
+        const std::size_t comma = one.find(',');
+        Vec2 v;
+        if (comma == std::string_view::npos || !get(one.substr(0, comma), v.x) || !get(one.substr(comma + 1), v.y)) {
+            return false;
+        }
+        out.push_back(v);
+        if (out.size() > kMaxFormationSlots) return false;
+        t.remove_prefix(std::min(semi + 1, t.size()));
+    }
+    return true;
+}
+
 bool get_selection(const std::vector<std::string_view>& tk, std::size_t at,
                    std::variant<SelectBox, std::vector<AgentId>>& select) {
     if (tk.size() == at + 5 && tk[at] == "box") {
@@ -324,6 +360,17 @@ bool get_command(const std::vector<std::string_view>& tk, RecordedCommand& out) 
             !get_selection(tk, 6, c.select)) {
             return false;
         }
+        out.command = std::move(c);
+    } else if (kind == "order_formation") {
+        Order c;
+        Formation& f = c.formation;
+        int shape = 0;
+        if (tk.size() < 12 || !get(tk[3], shape) || shape < 1 || shape > static_cast<int>(FormationShape::custom) ||
+            !get(tk[4], f.spacing) || !get(tk[5], f.columns) || !get(tk[6], f.facing.x) || !get(tk[7], f.facing.y) ||
+            !get_offsets(tk[8], f.offsets) || !get_goals(tk[9], c.goals) || !get_selection(tk, 10, c.select)) {
+            return false;
+        }
+        f.shape = static_cast<FormationShape>(shape);
         out.command = std::move(c);
     } else if (kind == "paint") {
         Paint c;

@@ -184,12 +184,90 @@ Scenario tower_defense() {
     return s;
 }
 
+// An order of every unit on the map to `goal` in `formation`.
+Scenario with_formation_order(Scenario s, Cell goal, Formation formation) {
+    Order o = order_box({0.0f, 0.0f, static_cast<float>(s.cost.width()), static_cast<float>(s.cost.height())}, {goal});
+    o.formation = std::move(formation);
+    s.script.push_back({0.0, o});
+    return s;
+}
+
+Formation box_formation(int columns) {
+    Formation f;
+    f.shape = FormationShape::box;
+    f.spacing = 1.0f;
+    f.columns = columns;
+    return f;
+}
+
+// 100 units in a 10 x 10 box from the north-west corner round a long wall to a goal in the
+// south-west: two right-angle turns, then the arrival in shape.
+Scenario formation_turn() {
+    Scenario s;
+    s.description =
+        "100 units in a 10 x 10 box march east, turn south round a wall's end and west to a goal: "
+        "two right-angle turns, then the arrival in shape";
+    s.cost = walled_room(96, 64);
+    s.cost.fill_rect(1, 24, 70, 27, kCostWall);
+    s.goals = {{20, 48}};
+    s.units = 100;
+    s.spawn_area = CellRect{3, 3, 16, 16};
+    s.seconds = 120.0;
+    return with_formation_order(std::move(s), {20, 48}, box_formation(0));
+}
+
+// 100 units in a box 20 wide through a 10-cell gap (half its width) and on to a goal.
+Scenario formation_gap() {
+    Scenario s;
+    s.description =
+        "100 units in a box 20 wide (5 ranks) through a 10-cell gap, half its width, and on: it files "
+        "through and re-forms behind";
+    s.cost = walled_room(96, 40);
+    s.cost.fill_rect(40, 1, 41, 14, kCostWall);
+    s.cost.fill_rect(40, 25, 41, 38, kCostWall);  // the gap: rows 15..24
+    s.goals = {{84, 20}};
+    s.units = 100;
+    s.spawn_area = CellRect{3, 5, 22, 34};
+    s.passage = CellRect{40, 15, 41, 24};
+    s.seconds = 90.0;
+    return with_formation_order(std::move(s), {84, 20}, box_formation(20));
+}
+
+// 1,000 units across an open field, in a 40-wide box or (march_plain) flowing: the cost of a
+// formation per step.
+Scenario formation_march(bool formation) {
+    Scenario s;
+    s.description = formation ? "1,000 units in a 40-wide box cross an open field (the cost of a formation)"
+                              : "the same 1,000 units without a formation (formation_march's baseline)";
+    s.cost = walled_room(200, 120);
+    s.goals = {{180, 60}};
+    s.units = 1000;
+    s.spawn_area = CellRect{3, 20, 50, 100};
+    s.seconds = 90.0;
+    if (!formation) {
+        s.script.push_back({0.0, order_box({0.0f, 0.0f, 200.0f, 120.0f}, {{180, 60}})});
+        return s;
+    }
+    return with_formation_order(std::move(s), {180, 60}, box_formation(40));
+}
+
 }  // namespace
 
 const std::vector<std::string>& scenario_names() {
-    static const std::vector<std::string> names{"door",       "counter_flow", "gap_swap",           "goal_beside_gap",
-                                                "evacuation", "maze",         "counter_flow_alone", "gap_swap_alone",
-                                                "exit_flow",  "tower_defense"};
+    static const std::vector<std::string> names{"door",
+                                                "counter_flow",
+                                                "gap_swap",
+                                                "goal_beside_gap",
+                                                "evacuation",
+                                                "maze",
+                                                "counter_flow_alone",
+                                                "gap_swap_alone",
+                                                "exit_flow",
+                                                "tower_defense",
+                                                "formation_turn",
+                                                "formation_gap",
+                                                "formation_march",
+                                                "formation_march_plain"};
     return names;
 }
 
@@ -211,6 +289,12 @@ Result<Scenario> make_scenario(std::string_view name) {
         s = maze();
     } else if (name == "tower_defense") {
         s = tower_defense();
+    } else if (name == "formation_turn") {
+        s = formation_turn();
+    } else if (name == "formation_gap") {
+        s = formation_gap();
+    } else if (name == "formation_march" || name == "formation_march_plain") {
+        s = formation_march(name == "formation_march");
     } else {
         return Error{ErrorCode::not_found, "no scenario '" + std::string(name.substr(0, 40)) + "'"};
     }

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <numbers>
 
 #include "tide/assert.hpp"
 #include "tide/limits.hpp"
@@ -546,6 +547,51 @@ void Simulation::sample_groups() {
         leaks_ = std::max(leaks_, leaks);
         if (approaching) passage_arrived_ = std::max(passage_arrived_, in_passage);
     }
+    sample_formations(second);
+}
+
+// Formations, ten times a simulated second (with the groups): when each formed (error under 0.3),
+// its error once a second while it marches, the anchor through the scenario's passage and the
+// error back under 0.3 after it, and its arrival in shape (anchor at the goal, 95% of its units
+// within 0.5 cells of their slots).
+void Simulation::sample_formations(bool second) {
+    const double now = world_->crowd().time();
+    const CellRect* passage = scenario_ && scenario_->passage ? &*scenario_->passage : nullptr;
+    for (const UnitGroup& view : world_->groups()) {
+        const FormationState f = world_->formation(view.id);
+        if (!f.active) continue;
+        if (tracks_.size() <= view.id) tracks_.resize(view.id + 1);
+        GroupTrack& t = tracks_[view.id];
+        if (t.formed < 0 && f.error < 0.3f && !f.slots.empty()) t.formed = now;
+        if (second && t.formed >= 0 && !f.arrived) {
+            t.error_sum += f.error;
+            t.error_max = std::max(t.error_max, static_cast<double>(f.error));
+            ++t.error_samples;
+        }
+        if (passage) {
+            const bool in =
+                f.anchor.x >= static_cast<float>(passage->x0) && f.anchor.x < static_cast<float>(passage->x1 + 1) &&
+                f.anchor.y >= static_cast<float>(passage->y0) && f.anchor.y < static_cast<float>(passage->y1 + 1);
+            if (t.in_passage && !in) t.left_passage = now;
+            t.in_passage = in;
+            if (t.left_passage >= 0 && t.regroup < 0 && f.error < 0.3f) t.regroup = now - t.left_passage;
+        }
+        if (f.arrived && t.arrived < 0 && in_slot_share(view.id, f) >= 0.95) t.arrived = now;
+    }
+}
+
+// The share of a formation group's units within 0.5 cells of their slots (0 without units).
+double Simulation::in_slot_share(UnitGroupId group, const FormationState& f) const {
+    std::size_t n = 0, in = 0;
+    for (std::size_t j = 0; j < live_.size(); ++j) {
+        if (world_->group_of(live_[j]) != group) continue;
+        ++n;
+        const int slot = world_->crowd().formation_slot(live_[j]);
+        if (slot < 0 || static_cast<std::size_t>(slot) >= f.slots.size()) continue;
+        const Vec2 sl = f.slots[static_cast<std::size_t>(slot)];
+        in += (pos_[j].x - sl.x) * (pos_[j].x - sl.x) + (pos_[j].y - sl.y) * (pos_[j].y - sl.y) <= 0.25f;
+    }
+    return n > 0 ? static_cast<double>(in) / static_cast<double>(n) : 0.0;
 }
 
 Result<void> Simulation::run() {
@@ -553,6 +599,64 @@ Result<void> Simulation::run() {
         if (auto r = step(); !r) return r;
     }
     return {};
+}
+
+// Per group, the units whose last group it was: counts, times, stalls, region, formation.
+std::vector<SimulationGroup> Simulation::group_figures() const {
+    const Crowd& crowd = world_->crowd();
+    std::vector<SimulationGroup> groups;
+    for (std::size_t k = 0; k < ids_.size(); ++k) {
+        const UnitGroupId g = last_group_[k];
+        auto it = std::find_if(groups.begin(), groups.end(), [g](const SimulationGroup& x) { return x.id == g; });
+        if (it == groups.end()) {
+            SimulationGroup x;
+            x.id = g;
+            if (const UnitGroup* view = world_->group(g)) {
+                x.goals = view->goals;
+                x.flee = view->flee;
+                x.exit = view->exit;
+            }
+            if (g < tracks_.size()) {
+                const GroupTrack& t = tracks_[g];
+                x.done_50_s = t.done_50, x.done_90_s = t.done_90, x.done_95_s = t.done_95, x.done_100_s = t.done_100;
+                x.longest_stall_s = t.longest_stall;
+            }
+            const ArrivalRegion region = world_->arrival_region(g);
+            x.region_radius = region.active ? region.radius : 0.0;
+            if (const FormationState f = world_->formation(g); f.active) {
+                x.formation = true;
+                x.formation_error = f.error;
+                x.formation_in_slot = in_slot_share(g, f);
+                x.formation_turns = f.turned / (0.5 * std::numbers::pi);
+                x.formation_reassignments = f.reassignments;
+                x.formation_units_reassigned = f.units_reassigned;
+                if (g < tracks_.size()) {
+                    const GroupTrack& t = tracks_[g];
+                    x.formation_formed_s = t.formed;
+                    x.formation_arrived_s = t.arrived;
+                    x.formation_regroup_s = t.regroup;
+                    if (t.error_samples > 0) {
+                        x.formation_marching_error = t.error_sum / static_cast<double>(t.error_samples);
+                        x.formation_marching_max = t.error_max;
+                    }
+                }
+            }
+            groups.push_back(std::move(x));
+            it = groups.end() - 1;
+        }
+        ++it->units;
+        if (exited_[k]) {
+            ++it->exited;
+            it->exit = true;
+        } else if (crowd.valid(ids_[k])) {
+            const AgentState st = crowd.state(ids_[k]);
+            it->arrived += st == AgentState::arrived;
+            it->queued += st == AgentState::queued;
+            it->stuck += st == AgentState::moving && crowd.stuck(ids_[k]);
+        }
+    }
+    std::sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+    return groups;
 }
 
 SimulationReport Simulation::report() const {
@@ -608,42 +712,8 @@ SimulationReport Simulation::report() const {
         u.stuck = u.state == AgentState::moving && crowd.stuck(ids_[k]);
         r.units.push_back(u);
     }
-    // Groups: the units whose last group each was.
-    std::vector<SimulationGroup> groups;
-    for (std::size_t k = 0; k < ids_.size(); ++k) {
-        const UnitGroupId g = last_group_[k];
-        auto it = std::find_if(groups.begin(), groups.end(), [g](const SimulationGroup& x) { return x.id == g; });
-        if (it == groups.end()) {
-            SimulationGroup x;
-            x.id = g;
-            if (const UnitGroup* view = world_->group(g)) {
-                x.goals = view->goals;
-                x.flee = view->flee;
-                x.exit = view->exit;
-            }
-            if (g < tracks_.size()) {
-                const GroupTrack& t = tracks_[g];
-                x.done_50_s = t.done_50, x.done_90_s = t.done_90, x.done_95_s = t.done_95, x.done_100_s = t.done_100;
-                x.longest_stall_s = t.longest_stall;
-            }
-            const ArrivalRegion region = world_->arrival_region(g);
-            x.region_radius = region.active ? region.radius : 0.0;
-            groups.push_back(std::move(x));
-            it = groups.end() - 1;
-        }
-        ++it->units;
-        if (exited_[k]) {
-            ++it->exited;
-            it->exit = true;
-        } else if (crowd.valid(ids_[k])) {
-            const AgentState st = crowd.state(ids_[k]);
-            it->arrived += st == AgentState::arrived;
-            it->queued += st == AgentState::queued;
-            it->stuck += st == AgentState::moving && crowd.stuck(ids_[k]);
-        }
-    }
-    std::sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
-    r.groups = std::move(groups);
+    r.groups = group_figures();
+
     r.done_95_s = done_95_s_;
     r.exited = exit_times_.size();
     r.empty_s = empty_s_;

@@ -272,7 +272,7 @@ Result<CommandOutcome> World::apply(const WorldCommand& command) {
             if constexpr (std::is_same_v<T, SetGoals>) {
                 out = set_goals(c);
             } else if constexpr (std::is_same_v<T, Order>) {
-                out = order(selection(c.select), c.goals, c.flee, c.exit);
+                out = order(selection(c.select), c.goals, c.flee, c.exit, c.formation);
             } else if constexpr (std::is_same_v<T, RemoveUnits>) {
                 out = CommandOutcome{0, remove_units(selection(c.select))};
             } else if constexpr (std::is_same_v<T, Paint>) {
@@ -333,6 +333,9 @@ bool World::apply_fields() {
         Group& g = **it;
         if (g.crowd_group == kNoCrowdGroup) {
             g.crowd_group = crowd_->add_group(p.view, g.size, world_movement_class(g.size)).value();
+            if (g.formation.shape != FormationShape::none) {
+                (void)crowd_->set_group_formation(g.crowd_group, g.formation);  // checked by order()
+            }
         } else {
             (void)crowd_->set_group_field(g.crowd_group, p.view);  // everyone in it turns at the next step
         }
@@ -492,6 +495,12 @@ ArrivalRegion World::arrival_region(UnitGroupId id) const {
     const Group* g = find(id);
     if (!g || g->crowd_group == kNoCrowdGroup) return {};
     return crowd_->arrival_region(g->crowd_group);
+}
+
+FormationState World::formation(UnitGroupId id) const {
+    const Group* g = find(id);
+    if (!g || g->crowd_group == kNoCrowdGroup) return {};
+    return crowd_->group_formation(g->crowd_group);
 }
 
 UnitGroupId World::group_of(AgentId id) const noexcept {

@@ -31,6 +31,7 @@ struct World::Group {
     int size = 1;  // of its units: movement class size - 1
     bool flee = false;
     bool exit = false;       // its goals are exits (Crowd::set_group_exit)
+    Formation formation;     // the order's formation (given to its crowd group when that is made)
     std::size_t exited = 0;  // units that left through them
     FieldTicket ticket;
     GroupId crowd_group = kNoCrowdGroup;  // set when its first field is published

@@ -50,10 +50,16 @@ std::vector<Cell> World::goals_for_size(const std::vector<Cell>& goals, int size
 }
 
 // Units of several sizes form one group per size (each size plans on its own field).
-Result<CommandOutcome> World::order(std::vector<AgentId> units, std::vector<Cell> goals, bool flee, bool exit) {
+Result<CommandOutcome> World::order(std::vector<AgentId> units, std::vector<Cell> goals, bool flee, bool exit,
+                                    const Formation& formation) {
     auto checked = check_goals(goals);
     if (!checked) return checked.error();
     if (flee && exit) return Error{ErrorCode::invalid_argument, "an order's cells are dangers or exits, not both"};
+    if (formation.shape != FormationShape::none) {
+        if (flee || exit)
+            return Error{ErrorCode::invalid_argument, "a formation order has goals, not dangers or exits"};
+        if (auto r = check_formation(formation); !r) return r.error();
+    }
     if (auto r = service_->check_options(field_options(1, flee)); !r) return r.error();  // what the map cannot plan
     if (units.empty()) return Error{"the selection holds no units"};
     CommandOutcome out;
@@ -63,7 +69,7 @@ Result<CommandOutcome> World::order(std::vector<AgentId> units, std::vector<Cell
             if (unit_size(id) == size) these.push_back(id);
         }
         if (these.empty()) continue;
-        auto r = order_one_size(these, *checked, size, flee, exit);
+        auto r = order_one_size(these, *checked, size, flee, exit, formation);
         if (!r) return r.error();
         if (r->units > out.units) out.group = r->group;
         out.units += r->units;
@@ -73,7 +79,7 @@ Result<CommandOutcome> World::order(std::vector<AgentId> units, std::vector<Cell
 }
 
 Result<CommandOutcome> World::order_one_size(const std::vector<AgentId>& units, const std::vector<Cell>& goals,
-                                             int size, bool flee, bool exit) {
+                                             int size, bool flee, bool exit, const Formation& formation) {
     std::vector<Cell> sized = goals_for_size(goals, size);
     if (sized.empty()) return Error{"no cell near the goals fits units of size " + std::to_string(size)};
     auto ticket = service_->request(sized, field_options(size, flee));
@@ -81,6 +87,7 @@ Result<CommandOutcome> World::order_one_size(const std::vector<AgentId>& units, 
     Group& g = new_group(std::move(sized), *ticket, size);
     g.flee = flee;
     g.exit = exit;
+    g.formation = formation;
     for (const AgentId id : units) move_unit(id, g);
     take_ready(g);
     return CommandOutcome{g.id, g.members};

@@ -233,6 +233,52 @@ TEST(CWorld, SpawnersEmitWavesAndCountTheSunk) {
     tide_world_destroy(world);
 }
 
+// A box order through the C API: the group marches in formation and stands in it at the goal; its
+// slots come back through tide_world_formation; bad shapes and spacings are refused by name.
+TEST(CWorld, AFormationOrderMarchesAndStandsInShape) {
+    tide_world* world = make_world();
+    tide_map* map = nullptr;
+    tide_cell goal{};
+    ASSERT_EQ(tide_map_builtin("default", &map, &goal), TIDE_OK);
+    const tide_rect area{2, 2, 10, 10};
+    ASSERT_EQ(tide_world_load(world, map, "default", &goal, 1, 25, &area), TIDE_OK);
+    tide_map_destroy(map);
+    tide_formation f = tide_formation_default();
+    EXPECT_EQ(f.shape, TIDE_FORMATION_BOX);
+    const tide_cell to{8, 30};
+    tide_group_id group = 0;
+    size_t units = 0;
+    ASSERT_EQ(tide_world_order_box_formation(world, 0, 0, 64, 40, &to, 1, &f, &group, &units), TIDE_OK) << last_error();
+    EXPECT_EQ(units, 25u);
+    tide_formation_state st{};
+    std::vector<tide_vec2> slots(25);
+    for (int t = 0; t < 60 * 60; ++t) {
+        ASSERT_EQ(tide_world_tick(world, 1.0f / 60.0f), TIDE_OK);
+        ASSERT_EQ(tide_world_formation(world, group, &st, slots.data(), slots.size()), TIDE_OK) << last_error();
+        tide_world_stats s{};
+        ASSERT_EQ(tide_world_get_stats(world, &s), TIDE_OK);
+        if (st.arrived && s.arrived == s.units) break;
+    }
+    EXPECT_EQ(st.active, 1);
+    EXPECT_EQ(st.arrived, 1);
+    EXPECT_EQ(st.slot_count, 25u);
+    EXPECT_EQ(st.reassignments, 1u);
+    EXPECT_LT(std::hypot(st.anchor.x - 8.5f, st.anchor.y - 30.5f), 1.0f);
+    EXPECT_EQ(tide_world_formation(world, group, &st, slots.data(), 3), TIDE_ERROR_TOO_LARGE);
+    EXPECT_EQ(tide_world_formation(world, 999, &st, nullptr, 0), TIDE_ERROR_NOT_FOUND);
+    f.spacing = 0.0f;
+    EXPECT_EQ(tide_world_order_box_formation(world, 0, 0, 64, 40, &to, 1, &f, nullptr, nullptr),
+              TIDE_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(last_error().find("spacing"), std::string::npos) << last_error();
+    f = tide_formation_default();
+    f.shape = 9;
+    EXPECT_EQ(tide_world_order_box_formation(world, 0, 0, 64, 40, &to, 1, &f, nullptr, nullptr),
+              TIDE_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(tide_world_order_box_formation(world, 0, 0, 64, 40, &to, 1, nullptr, nullptr, nullptr),
+              TIDE_ERROR_INVALID_ARGUMENT);
+    tide_world_destroy(world);
+}
+
 TEST(CWorld, BadInputGetsAStatusAndAMessage) {
     tide_world* world = nullptr;
     tide_world_config c = tide_world_config_default();

@@ -11,9 +11,10 @@
 // units in the agents frame (state 3) and drawn in the dark shade of their group's colour, the
 // Groups rows and the Live counts equal to the stats message they come from. Then the Gap swap and
 // Evacuation presets load and show their groups (the evacuation's exit group counts the units that
-// left), and the Tower defense preset refuses a sealing tower and counts the units that got
-// through. Screenshots: hint.png, ordered.png, jam.png (the groups in the gap), arrived.png,
-// gap-swap.png, evacuation.png, tower-defense.png.
+// left), the Tower defense preset refuses a sealing tower and counts the units that got through,
+// and a wedge ordered with the Formation selector stands in shape at its goal. Screenshots:
+// hint.png, ordered.png, jam.png (the groups in the gap), arrived.png, gap-swap.png,
+// evacuation.png, tower-defense.png, formation.png.
 
 import path from 'node:path';
 
@@ -245,6 +246,28 @@ async function presets(page, base, out) {
     await page.screenshot({ path: path.join(out, 'tower-defense.png') });
     pass('the Tower defense preset: a sealing tower is refused, another built, and the waves line counts units that got through',
         `'${sealed}'; ${through.seen.text}`);
+
+    // Formations: the gap scenario's map with its 100 units; the page's Formation selector set to
+    // wedge, nothing selected, a right-click sends everyone there in a wedge: the stats carry its
+    // slots, the page draws them as rings, and the units stand in the wedge at the goal.
+    await page.evaluate(() => window.tide.send({ type: 'scenario', name: 'formation_gap' }));
+    await page.waitForFunction(() => window.tide.world && window.tide.world.map === 'scenario:formation_gap', null, { timeout: 20_000 });
+    await page.keyboard.press('Escape');
+    await page.selectOption('#formation', 'wedge');
+    const [fx, fy] = await page.evaluate(() => window.tide.cellToClient(80, 20));
+    await page.mouse.click(fx, fy, { button: 'right' });
+    const wedge = await waitFor(async () => {
+        const seen = await page.evaluate(() => ({ drawn: window.tide.formations(), stats: window.tide.stats }));
+        const f = seen.drawn.find((x) => x.slots === 100);
+        return { done: !!f && f.arrived && seen.stats.arrived === seen.stats.agents, seen };
+    }, 90_000);
+    check(wedge.done, `the wedge did not arrive in shape: ${JSON.stringify({ drawn: wedge.seen.drawn, arrived: wedge.seen.stats.arrived, agents: wedge.seen.stats.agents })}`);
+    const fst = await getJson(base, '/api/state');
+    check(fst.stats.formations.length === 1 && fst.stats.formations[0].error < 0.5, `formation stats ${JSON.stringify(fst.stats.formations.map((f) => ({ group: f.group, error: f.error, arrived: f.arrived })))}`);
+    await nextFrames(page, 2);
+    await page.screenshot({ path: path.join(out, 'formation.png') });
+    pass('a wedge order from the Formation selector marches, is drawn as ring slots, and stands in shape at the goal',
+        `error ${fst.stats.formations[0].error}, ${fst.stats.arrived} of ${fst.stats.agents} arrived`);
 }
 
 async function main() {

@@ -194,13 +194,62 @@ Result<Command> parse_select(const json& j, const std::string& type) {
                                                 static_cast<float>(v[2]), static_cast<float>(v[3])}});
 }
 
+// An order's optional "formation": {"shape": "line"|"column"|"box"|"wedge", "spacing": cells,
+// "columns": n}; none (or "none"): the units flow.
+Result<Formation> get_formation(const json& j, const std::string& type) {
+    Formation f;
+    const auto it = j.find("formation");
+    if (it == j.end() || it->is_null()) return f;
+    if (!it->is_object()) return Error{type + ": 'formation' must be an object {shape, spacing, columns}"};
+    for (const auto& [key, value] : it->items()) {
+        if (key != "shape" && key != "spacing" && key != "columns") {
+            return Error{type + ": formation: unknown key '" + key.substr(0, 40) + "' (shape, spacing, columns)"};
+        }
+    }
+    const auto shape = it->find("shape");
+    if (shape == it->end() || !shape->is_string()) {
+        return Error{type + ": formation: 'shape' must be none, line, column, box or wedge"};
+    }
+    const std::string name = shape->get<std::string>();
+    if (name == "none") return f;
+    if (name == "line") {
+        f.shape = FormationShape::line;
+    } else if (name == "column") {
+        f.shape = FormationShape::column;
+    } else if (name == "box") {
+        f.shape = FormationShape::box;
+    } else if (name == "wedge") {
+        f.shape = FormationShape::wedge;
+    } else {
+        return Error{type + ": formation: shape '" + name.substr(0, 40) + "' is not none, line, column, box or wedge"};
+    }
+    if (const auto sp = it->find("spacing"); sp != it->end()) {
+        if (!sp->is_number()) return Error{type + ": formation: 'spacing' must be a number of cells"};
+        f.spacing = sp->get<float>();
+    }
+    if (const auto c = it->find("columns"); c != it->end()) {
+        if (!c->is_number_integer()) return Error{type + ": formation: 'columns' must be an integer"};
+        const auto v = c->get<std::int64_t>();
+        f.columns = static_cast<int>(std::clamp<std::int64_t>(v, -1, 100000));
+    }
+    if (auto r = check_formation(f); !r) return Error{type + ": formation: " + r.error().message};
+    return f;
+}
+
 Result<Command> parse_order(const json& j, const std::string& type) {
-    if (auto r = only_keys(j, type, {"goals", "select", "flee"}); !r) return r.error();
+    if (auto r = only_keys(j, type, {"goals", "select", "flee", "formation"}); !r) return r.error();
     auto goals = get_goals(j, type);
     if (!goals) return goals.error();
     auto flee = get_flee(j, type);
     if (!flee) return flee.error();
-    if (j.find("select") == j.end()) return viewer_command(OrderSelected{std::move(*goals), *flee});
+    auto formation = get_formation(j, type);
+    if (!formation) return formation.error();
+    if (*flee && formation->shape != FormationShape::none) {
+        return Error{type + ": a flee order has no formation"};
+    }
+    if (j.find("select") == j.end()) {
+        return viewer_command(OrderSelected{std::move(*goals), *flee, std::move(*formation)});
+    }
     auto b = get_box(j, type, "select", true);
     if (!b) return b.error();
     // Cells x0..x1, y0..y1 inclusive: the units standing in them, a half-open box of positions.
@@ -210,6 +259,7 @@ Result<Command> parse_order(const json& j, const std::string& type) {
                              static_cast<float>(static_cast<int>((*b)[3])) + 1.0f};
     order.goals = std::move(*goals);
     order.flee = *flee;
+    order.formation = std::move(*formation);
     return world_command(std::move(order));
 }
 
@@ -552,6 +602,29 @@ json spawners_array(const World& world) {
     return out;
 }
 
+// The groups marching in formation: anchor, heading, arrived, error, and every slot's place
+// (x, y pairs, 2 decimals) for the page's ghost slots.
+json formations_array(const World& world) {
+    json out = json::array();
+    const auto round2 = [](float v) { return std::round(v * 100.0f) / 100.0f; };
+    for (const UnitGroup& g : world.groups()) {
+        const FormationState f = world.formation(g.id);
+        if (!f.active) continue;
+        json slots = json::array();
+        for (const Vec2& p : f.slots) {
+            slots.push_back(round2(p.x));
+            slots.push_back(round2(p.y));
+        }
+        out.push_back({{"group", g.id},
+                       {"anchor", {round2(f.anchor.x), round2(f.anchor.y)}},
+                       {"heading", {round2(f.heading.x), round2(f.heading.y)}},
+                       {"arrived", f.arrived},
+                       {"error", round2(f.error)},
+                       {"slots", std::move(slots)}});
+    }
+    return out;
+}
+
 json stats_object(const World& world, double tick_hz, std::size_t clients,
                   const std::vector<GroupStateCounts>& counts) {
     const WorldStats& s = world.stats();
@@ -585,7 +658,8 @@ json stats_object(const World& world, double tick_hz, std::size_t clients,
             {"sector_bytes", s.sector_field_bytes},
             {"route_ms", s.route_ms},
             {"tick_route_ms", s.tick_route_ms},
-            {"spawners", spawners_array(world)}};
+            {"spawners", spawners_array(world)},
+            {"formations", formations_array(world)}};
 }
 
 std::string dump(const json& j) {

@@ -56,7 +56,8 @@ struct ShowGroup {
 /// `order` without 'select': order this client's selection (tide::Viewer::order).
 struct OrderSelected {
     std::vector<Cell> goals;
-    bool flee = false;  ///< The cells are dangers to flee from.
+    bool flee = false;    ///< The cells are dangers to flee from.
+    Formation formation;  ///< March in this formation (none: flow).
 };
 /// `set_goals` with 'snap': goals on walls move to the nearest open cell (tide::snap_goals) before
 /// the world applies `command`; the moves are answered with `snapped`.

@@ -1203,6 +1203,7 @@ Result<void> Server::Impl::on(std::uint64_t session, Client* client, const Order
     if (!client) return Viewer{}.order(c.goals, c.flee).error();  // an HTTP client selects nothing
     auto order = client->view.order(c.goals, c.flee);
     if (!order) return order.error();
+    order->formation = c.formation;
     if (auto r = apply_order(session, *order); !r) return r;
     post_to(session, encode_selection(*world, client->view.selection()), true);
     return {};
