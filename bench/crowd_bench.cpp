@@ -9,6 +9,7 @@
 #include "tide/crowd.hpp"
 #include "tide/field_builder.hpp"
 #include "tide/generate.hpp"
+#include "tide/scenarios.hpp"
 #include "tide/tbb_jobs.hpp"
 #include "tide/world.hpp"
 
@@ -120,5 +121,33 @@ void BM_WorldStateHashShare(benchmark::State& state) {
         state, "tick_ms", [&] { return world.tick(1.0f / 60.0f); }, [&] { return world.state_hash(); });
 }
 BENCHMARK(BM_WorldStateHashShare)->Arg(10000)->Unit(benchmark::kMillisecond);
+
+// A formation's cost (issue target: a 1,000-unit formation steps within 1.3x the same units
+// without one): the formation_march scenario (1,000 units in a 40-wide box across an open field)
+// against formation_march_plain (the same units flowing), lockstep Worlds on one thread; after
+// 15 s (formed, on the march), 1,200 ticks (20 s, before anyone arrives) timed. Arg 1: formation.
+void BM_FormationMarch(benchmark::State& state) {
+    const bool formation = state.range(0) != 0;
+    auto scenario = tide::make_scenario(formation ? "formation_march" : "formation_march_plain");
+    if (!scenario) {
+        state.SkipWithError(scenario.error().message.c_str());
+        return;
+    }
+    tide::SerialJobSystem jobs;
+    tide::WorldConfig config;
+    config.lockstep = true;
+    tide::World world(jobs, config);
+    if (auto r = tide::load_scenario(world, *scenario); !r) {
+        state.SkipWithError(r.error().message.c_str());
+        return;
+    }
+    for (int i = 0; i < 60 * 15; ++i) (void)world.tick(1.0f / 60.0f);
+    for (auto _ : state) {
+        auto r = world.tick(1.0f / 60.0f);
+        benchmark::DoNotOptimize(r);
+    }
+    state.SetLabel(formation ? "40-wide box" : "flowing");
+}
+BENCHMARK(BM_FormationMarch)->Arg(1)->Arg(0)->Iterations(1200)->Unit(benchmark::kMillisecond);
 
 }  // namespace
