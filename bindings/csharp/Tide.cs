@@ -296,7 +296,7 @@ namespace Tide
     {
         /// <summary>Its id.</summary>
         public uint Id;
-        /// <summary>The group its units join now (0 before the first emission).</summary>
+        /// <summary>The group its units join (made with the spawner).</summary>
         public uint Group;
         /// <summary>Emissions so far.</summary>
         public ulong Emissions;
@@ -312,6 +312,72 @@ namespace Tide
         public int Done;
         /// <summary>Simulated time of the next emission (-1 when done).</summary>
         public double NextSeconds;
+    }
+
+    /// <summary>Shapes a group can march in (tide::FormationShape).</summary>
+    public enum FormationShape
+    {
+        /// <summary>No formation: the units flow and pack round the goal.</summary>
+        None = 0,
+        /// <summary>One rank across the way.</summary>
+        Line = 1,
+        /// <summary>One file along it.</summary>
+        Column = 2,
+        /// <summary>Ranks of Columns (0: about square).</summary>
+        Box = 3,
+        /// <summary>A V pointing ahead.</summary>
+        Wedge = 4,
+        /// <summary>Formation.Offsets, one slot per unit.</summary>
+        Custom = 5
+    }
+
+    /// <summary>A formation for an order (tide::Formation): slots round an anchor that walks the
+    /// group's field, x to the right of its heading and y ahead, in cells.</summary>
+    public class Formation
+    {
+        /// <summary>The shape.</summary>
+        public FormationShape Shape = FormationShape.Box;
+        /// <summary>Cells between neighbouring slots, 0.3..8.</summary>
+        public float Spacing = 1.0f;
+        /// <summary>Box: slots per rank (0: about square).</summary>
+        public int Columns;
+        /// <summary>Custom: the slots (x right, y ahead).</summary>
+        public Vec2[] Offsets;
+        /// <summary>At the goal it faces this way ((0, 0): the way it came).</summary>
+        public Vec2 Facing;
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    internal struct NativeFormation
+    {
+        public int Shape;
+        public float Spacing;
+        public int Columns;
+        public IntPtr Offsets;
+        public UIntPtr OffsetCount;
+        public Vec2 Facing;
+    }
+
+    /// <summary>A group's formation as the last tick left it (World.Formation).</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct FormationState
+    {
+        /// <summary>1: the group marches in a formation.</summary>
+        public int Active;
+        /// <summary>1: its anchor stands at the goal.</summary>
+        public int Arrived;
+        /// <summary>Its centre, cells.</summary>
+        public Vec2 Anchor;
+        /// <summary>The way it faces.</summary>
+        public Vec2 Heading;
+        /// <summary>Mean distance of its units to their slots, cells.</summary>
+        public float Error;
+        /// <summary>Times its slots were handed out.</summary>
+        public ulong Reassignments;
+        /// <summary>Units whose slot changed then.</summary>
+        public ulong UnitsReassigned;
+        /// <summary>Its slots.</summary>
+        public UIntPtr SlotCount;
     }
 
     [StructLayout(LayoutKind.Sequential)]
@@ -457,6 +523,35 @@ namespace Tide
             uint g; UIntPtr n;
             Native.Check(Native.tide_world_order_box(Ptr, x0, y0, x1, y1, goals, (UIntPtr)goals.Length, (uint)flags, out g, out n));
             return g;
+        }
+        /// <summary>OrderBox in a formation: the group marches in it and stands in it at the goal; its id.</summary>
+        public uint OrderBoxFormation(float x0, float y0, float x1, float y1, Cell[] goals, Formation formation)
+        {
+            if (formation == null) throw new ArgumentNullException("formation");
+            Vec2[] offsets = formation.Offsets ?? new Vec2[0];
+            GCHandle pin = GCHandle.Alloc(offsets, GCHandleType.Pinned);
+            try
+            {
+                var f = new NativeFormation
+                {
+                    Shape = (int)formation.Shape, Spacing = formation.Spacing, Columns = formation.Columns,
+                    Offsets = offsets.Length > 0 ? pin.AddrOfPinnedObject() : IntPtr.Zero,
+                    OffsetCount = (UIntPtr)offsets.Length, Facing = formation.Facing
+                };
+                uint g; UIntPtr n;
+                Native.Check(Native.tide_world_order_box_formation(Ptr, x0, y0, x1, y1, goals, (UIntPtr)goals.Length, ref f, out g, out n));
+                return g;
+            }
+            finally { pin.Free(); }
+        }
+        /// <summary>A group's formation and its slots' places (where each unit heads).</summary>
+        public FormationState Formation(uint group, out Vec2[] slots)
+        {
+            FormationState st;
+            Native.Check(Native.tide_world_formation(Ptr, group, out st, null, UIntPtr.Zero));
+            slots = new Vec2[(int)st.SlotCount];
+            if (slots.Length > 0) Native.Check(Native.tide_world_formation(Ptr, group, out st, slots, (UIntPtr)slots.Length));
+            return st;
         }
         /// <summary>Orders these units to the goals (stale handles skipped): a new group; its id.</summary>
         public uint OrderUnits(AgentId[] units, Cell[] goals, OrderFlags flags = OrderFlags.None)
@@ -623,6 +718,8 @@ namespace Tide
         [DllImport(Lib)] internal static extern Status tide_world_load(IntPtr world, IntPtr map, string name, Cell[] goals, UIntPtr goalCount, int units, IntPtr spawnArea);
         [DllImport(Lib)] internal static extern Status tide_world_spawn(IntPtr world, int count, int size, IntPtr area, int replace, out uint group);
         [DllImport(Lib)] internal static extern Status tide_world_order_box(IntPtr world, float x0, float y0, float x1, float y1, Cell[] goals, UIntPtr goalCount, uint flags, out uint group, out UIntPtr units);
+        [DllImport(Lib)] internal static extern Status tide_world_order_box_formation(IntPtr world, float x0, float y0, float x1, float y1, Cell[] goals, UIntPtr goalCount, ref NativeFormation formation, out uint group, out UIntPtr units);
+        [DllImport(Lib)] internal static extern Status tide_world_formation(IntPtr world, uint group, out FormationState state, [Out] Vec2[] slots, UIntPtr capacity);
         [DllImport(Lib)] internal static extern Status tide_world_order_units(IntPtr world, AgentId[] units, UIntPtr unitCount, Cell[] goals, UIntPtr goalCount, uint flags, out uint group, out UIntPtr ordered);
         [DllImport(Lib)] internal static extern Status tide_world_set_goals(IntPtr world, uint group, Cell[] goals, UIntPtr goalCount, uint flags);
         [DllImport(Lib)] internal static extern Status tide_world_remove_units(IntPtr world, AgentId[] units, UIntPtr count, out UIntPtr removed);

@@ -181,7 +181,7 @@ typedef struct tide_spawner_spec {
 /** A spawner's counters. */
 typedef struct tide_spawner_info {
     uint32_t id;
-    tide_group_id group; /**< The group its units join now (0 before the first emission). */
+    tide_group_id group; /**< The group its units join (made with the spawner). */
     uint64_t emissions, spawned, skipped, sunk;
     int32_t waves_done;
     int32_t done;  /**< 1: no emission left. */

@@ -196,7 +196,7 @@ struct CommandOutcome {
 struct SpawnerInfo {
     SpawnerId id = 0;
     SpawnerSpec spec;
-    UnitGroupId group = 0;        ///< The group its units join now (0 before the first emission).
+    UnitGroupId group = 0;        ///< The group its units join (made with the spawner, again if dropped).
     std::uint64_t emissions = 0;  ///< Emissions so far.
     std::uint64_t spawned = 0;    ///< Units added so far.
     std::uint64_t skipped = 0;    ///< Units not added: no room in the area or on the map.

@@ -201,6 +201,30 @@ static class TideTests
         }
     }
 
+    // A box order: the group marches in formation and stands in it at the goal.
+    static void AFormationStandsInShape()
+    {
+        Cell goal;
+        using (var map = Map.Builtin("default", out goal))
+        using (var world = new World())
+        {
+            world.Load(map, new[] { goal }, 25);
+            uint g = world.OrderBoxFormation(0, 0, 64, 40, new[] { new Cell(40, 30) }, new Formation { Shape = FormationShape.Box, Spacing = 1.2f });
+            Vec2[] slots = null;
+            FormationState st = world.Formation(g, out slots);
+            for (int t = 0; t < 60 * 90 && !(st.Arrived == 1 && world.Stats.Arrived == 25); ++t)
+            {
+                world.Tick(1.0f / 60.0f);
+                st = world.Formation(g, out slots);
+            }
+            Check(st.Active == 1 && st.Arrived == 1 && slots.Length == 25, "formation " + st.Active + " " + st.Arrived + " " + slots.Length);
+            Check(world.Stats.Arrived == 25, world.Stats.Arrived + " of 25 arrived");
+            Check(st.Reassignments == 1, st.Reassignments + " reassignments");
+            Expect(Status.InvalidArgument, "spacing", () => world.OrderBoxFormation(0, 0, 64, 40, new[] { new Cell(40, 30) }, new Formation { Spacing = 0 }));
+            Console.WriteLine("     25 units in a box, arrived in shape, error " + st.Error);
+        }
+    }
+
     // Every error path a caller can reach throws with the library's status and message.
     static void ErrorsThrowWithStatusAndMessage()
     {
@@ -242,6 +266,7 @@ static class TideTests
         Run("PaintRepairsTheField", PaintRepairsTheField);
         Run("TowersRecordingsAndTransforms", TowersRecordingsAndTransforms);
         Run("SpawnersFeedASink", SpawnersFeedASink);
+        Run("AFormationStandsInShape", AFormationStandsInShape);
         Run("ErrorsThrowWithStatusAndMessage", ErrorsThrowWithStatusAndMessage);
         Console.WriteLine("csharp: " + passed + " passed, " + failed + " failed");
         return failed == 0 ? 0 : 1;
