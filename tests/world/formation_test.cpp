@@ -97,7 +97,7 @@ TEST(Formations, ABoxTurnsTwoCornersAndArrivesInShape) {
 }
 
 // A box 20 wide through a 10-cell gap: it files through and is back under 0.3 cells of error
-// within 5 s of its anchor leaving the gap (4.1-4.8 s on seeds 1-4), then arrives in shape.
+// within 5 s of its anchor leaving the gap (4.1-4.6 s on seeds 1-4), then arrives in shape.
 TEST(Formations, ABoxFilesThroughAGapHalfItsWidthAndReformsWithinFiveSeconds) {
     for (const int seed : {1, 2}) {
         SerialJobSystem jobs;
