@@ -14,6 +14,7 @@
 #include "cli_common.hpp"
 #include "gif_writer.hpp"
 #include "render.hpp"
+#include "serve/protocol.hpp"
 #include "tide/crowd.hpp"
 #include "tide/generate.hpp"
 #include "tide/recording.hpp"
@@ -443,17 +444,7 @@ nlohmann::json report_json(const SimOptions& o, const SimSetup& setup, const Wor
     report["groups"] = std::move(groups);
     if (!r.spawners.empty()) {
         nlohmann::json spawners = nlohmann::json::array();
-        for (const SpawnerInfo& sp : r.spawners) {
-            spawners.push_back({{"id", sp.id},
-                                {"group", sp.group},
-                                {"emissions", sp.emissions},
-                                {"spawned", sp.spawned},
-                                {"skipped", sp.skipped},
-                                {"sunk", sp.sunk},
-                                {"waves_done", sp.waves_done},
-                                {"waves", sp.spec.waves},
-                                {"done", sp.done}});
-        }
+        for (const SpawnerInfo& sp : r.spawners) spawners.push_back(serve::spawner_json(sp, r.seconds));
         report["spawners"] = std::move(spawners);
         report["world_hash"] = hex_text(r.world_hash);
     }

@@ -338,9 +338,10 @@ void start_anchor(GroupFormation& g, const Members& m, const CostField& cost, co
 
 // True when the slots must be handed out again: units joined or left, or one holds none or a slot
 // another holds.
-bool needs_slots(const GroupFormation& g, const Members& m, const std::vector<std::int32_t>& slot_of) {
+bool needs_slots(const GroupFormation& g, const Members& m, const std::vector<std::int32_t>& slot_of,
+                 std::vector<std::uint8_t>& taken) {
     if (m.entries.size() != g.members) return true;
-    std::vector<std::uint8_t> taken(g.offsets.size(), 0);
+    taken.assign(g.offsets.size(), 0);
     for (const std::uint32_t e : m.entries) {
         const std::int32_t s = slot_of[m.slot[e]];
         if (s < 0 || static_cast<std::size_t>(s) >= taken.size() || taken[static_cast<std::size_t>(s)]++) return true;
@@ -458,7 +459,9 @@ void Crowd::update_formations(float dt) {
     detail::Formations& F = *formations_;
     if (!F.any()) return;
     if (F.slot_of.size() < generation_.size()) F.slot_of.resize(generation_.size(), -1);
-    std::vector<std::vector<std::uint32_t>> members(F.groups.size());
+    auto& members = F.members;
+    members.resize(F.groups.size());
+    for (auto& list : members) list.clear();
     for (std::size_t e = 0; e < live_; ++e) {
         const std::uint32_t g = a_.group[e];
         if (F.of(g)) members[g].push_back(static_cast<std::uint32_t>(e));
@@ -479,7 +482,7 @@ void Crowd::update_formations(float dt) {
         float slowest = a_.speed[entries[0]];
         for (const std::uint32_t e : entries) slowest = std::min(slowest, a_.speed[e]);
         if (!g.started) start_anchor(g, m, *cost_, field);
-        if (needs_slots(g, m, F.slot_of)) assign_slots(g, entries, m.px, m.py, m.slot, F.slot_of);
+        if (needs_slots(g, m, F.slot_of, F.taken)) assign_slots(g, entries, m.px, m.py, m.slot, F.slot_of);
         float hidden_share = 0.0f;
         measure(g, m, F.slot_of, hidden_share);
         walk_anchor(g, *cost_, field, slowest, hidden_share, dt);

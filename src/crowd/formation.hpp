@@ -33,6 +33,10 @@ class Formations {
 public:
     std::vector<GroupFormation> groups;  // by group index
     std::vector<std::int32_t> slot_of;   // by agent slot (AgentId::index): its formation slot, -1 none
+    // Scratch of Crowd::update_formations, kept between sub-steps: each group's entries, and the
+    // slots seen taken while checking an assignment.
+    std::vector<std::vector<std::uint32_t>> members;
+    std::vector<std::uint8_t> taken;
 
     bool any() const noexcept {
         for (const GroupFormation& g : groups)

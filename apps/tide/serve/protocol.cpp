@@ -585,20 +585,11 @@ json group_states_array(const World& world, const std::vector<GroupStateCounts>&
     return out;
 }
 
+
 // The world's spawners (tower defense: waves sent, units spawned, units that got through).
 json spawners_array(const World& world) {
     json out = json::array();
-    for (const SpawnerInfo& sp : world.spawners()) {
-        out.push_back({{"id", sp.id},
-                       {"group", sp.group},
-                       {"spawned", sp.spawned},
-                       {"skipped", sp.skipped},
-                       {"sunk", sp.sunk},
-                       {"waves_done", sp.waves_done},
-                       {"waves", sp.spec.waves},
-                       {"done", sp.done},
-                       {"next_s", sp.done ? json(nullptr) : json(sp.next_s - world.crowd().time())}});
-    }
+    for (const SpawnerInfo& sp : world.spawners()) out.push_back(spawner_json(sp, world.crowd().time()));
     return out;
 }
 
@@ -667,6 +658,19 @@ std::string dump(const json& j) {
 }
 
 }  // namespace
+
+nlohmann::json spawner_json(const SpawnerInfo& sp, double now) {
+    return {{"id", sp.id},
+            {"group", sp.group},
+            {"emissions", sp.emissions},
+            {"spawned", sp.spawned},
+            {"skipped", sp.skipped},
+            {"sunk", sp.sunk},
+            {"waves_done", sp.waves_done},
+            {"waves", sp.spec.waves},
+            {"done", sp.done},
+            {"next_s", sp.done ? json(nullptr) : json(sp.next_s - now)}};
+}
 
 ParsedMessage parse_client_message(std::string_view text) {
     if (text.size() > kMaxMessageBytes) {

@@ -13,6 +13,8 @@
 #include <variant>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "tide/astar_compare.hpp"
 #include "tide/cost_field.hpp"
 #include "tide/inspect.hpp"
@@ -172,6 +174,10 @@ std::string world_json(const World& world, const std::vector<std::string>& maps,
 std::string groups_json(const World& world);
 /// JSON `stats` message; `tick_hz` measured by the server loop, `clients` connected.
 std::string stats_json(const World& world, double tick_hz, std::size_t clients);
+/// One spawner's counters as JSON, the same in the stats message and `tide sim`'s report: id,
+/// group, emissions, spawned, skipped, sunk, waves_done, waves, done, and next_s (simulated
+/// seconds from `now` to its next emission; null once done).
+nlohmann::json spawner_json(const SpawnerInfo& s, double now);
 /// JSON `params`, `paused` echoes.
 std::string params_json(const World& world);
 std::string paused_json(const World& world);
