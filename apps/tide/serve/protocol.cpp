@@ -585,7 +585,6 @@ json group_states_array(const World& world, const std::vector<GroupStateCounts>&
     return out;
 }
 
-
 // The world's spawners (tower defense: waves sent, units spawned, units that got through).
 json spawners_array(const World& world) {
     json out = json::array();
@@ -658,19 +657,6 @@ std::string dump(const json& j) {
 }
 
 }  // namespace
-
-nlohmann::json spawner_json(const SpawnerInfo& sp, double now) {
-    return {{"id", sp.id},
-            {"group", sp.group},
-            {"emissions", sp.emissions},
-            {"spawned", sp.spawned},
-            {"skipped", sp.skipped},
-            {"sunk", sp.sunk},
-            {"waves_done", sp.waves_done},
-            {"waves", sp.spec.waves},
-            {"done", sp.done},
-            {"next_s", sp.done ? json(nullptr) : json(sp.next_s - now)}};
-}
 
 ParsedMessage parse_client_message(std::string_view text) {
     if (text.size() > kMaxMessageBytes) {
@@ -1215,6 +1201,19 @@ Result<UploadedMap> parse_map_upload(std::string_view body, std::string_view raw
     const auto goal = central_goal(map->cost);
     if (!goal) return Error{name + ": the map has no passable cell"};
     return UploadedMap{std::move(name), std::move(map->cost), *goal};
+}
+
+nlohmann::json spawner_json(const SpawnerInfo& sp, double now) {
+    return {{"id", sp.id},
+            {"group", sp.group},
+            {"emissions", sp.emissions},
+            {"spawned", sp.spawned},
+            {"skipped", sp.skipped},
+            {"sunk", sp.sunk},
+            {"waves_done", sp.waves_done},
+            {"waves", sp.spec.waves},
+            {"done", sp.done},
+            {"next_s", sp.done ? json(nullptr) : json(sp.next_s - now)}};
 }
 
 }  // namespace tide::serve
