@@ -14,6 +14,7 @@ packages=(
   libboost-dev                               # Boost.Beast/Asio: HTTP and WebSocket of tide serve
   libtbb-dev                                 # default job system of the apps
   libgif-dev                                 # tide sim --gif animations
+  librecast-dev                              # Recast/Detour: tide bench navmesh and its test (optional in CMake)
   python3-dev python3-pybind11 pybind11-dev python3-numpy  # the Python module (python/)
   python3-pytest                                           # its tests
 )

@@ -119,5 +119,7 @@ void add_bench_service_command(CLI::App& bench);
 void add_bench_repair_command(CLI::App& bench);
 /// `tide bench sample`: directions for hosts (cmd_bench_sample.cpp).
 void add_bench_sample_command(CLI::App& bench);
+/// Adds `tide bench navmesh` (Recast/Detour against Tide; a clear skip, exit 77, when built without them).
+void add_bench_navmesh_command(CLI::App& bench);
 
 }  // namespace tide::cli

@@ -119,6 +119,7 @@ void add_bench_command(CLI::App& app) {
     add_bench_service_command(*bench);
     add_bench_repair_command(*bench);
     add_bench_sample_command(*bench);
+    add_bench_navmesh_command(*bench);
 }
 
 }  // namespace tide::cli
