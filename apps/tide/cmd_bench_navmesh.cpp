@@ -4,6 +4,7 @@
 // bench/navmesh/navmesh_runs.hpp, built only when Debian's librecast-dev was found. Without it the
 // command says so and exits 77 (the "skipped" status of automake and CTest).
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -24,7 +25,7 @@ struct NavmeshOptions {
     std::size_t max_corners = 40000;
     int reps = 5;
     bool crowd = true;
-    std::vector<int> crowd_agents{128, 1000};
+    std::vector<int> crowd_agents{128, 1000, 5000};
     float crowd_seconds = 90.0f;
     std::uint64_t seed = 1;
     std::string json, doc;
@@ -75,6 +76,23 @@ void run_bench_navmesh(const NavmeshOptions& o) {
     b.crowd_agents = o.crowd_agents;
     b.crowd_seconds = o.crowd_seconds;
     b.seed = o.seed;
+    // The command line the report names: every setting, so a reader can run it again.
+    auto list = [](const auto& v) {
+        std::string out;
+        for (const auto& x : v) {
+            std::ostringstream one;
+            one << x;
+            out += (out.empty() ? "" : ",") + one.str();
+        }
+        return out;
+    };
+    std::ostringstream cmd;
+    cmd << "tide bench navmesh --maps " << list(o.maps) << " --units " << list(o.units) << " --quality-starts "
+        << o.quality_starts << " --max-corners " << o.max_corners << " --reps " << o.reps << " --seed " << o.seed;
+    if (o.crowd) cmd << " --crowd-agents " << list(o.crowd_agents) << " --crowd-seconds " << o.crowd_seconds;
+    else cmd << " --no-crowd";
+    if (std::find(o.maps.begin(), o.maps.end(), "movingai") != o.maps.end()) cmd << " --movingai " << o.movingai;
+    b.command = cmd.str();
     const bench::NavmeshBenchReport report = bench::run_navmesh_bench(b, stdout);
     if (!o.json.empty()) write_json(o.json, report.json);
     if (!o.doc.empty()) write_doc(o.doc, report.markdown);
@@ -90,16 +108,18 @@ void run_bench_navmesh(const NavmeshOptions& o) {
 void add_bench_navmesh_command(CLI::App& bench) {
     auto o = std::make_shared<NavmeshOptions>();
     auto* cmd = bench.add_subcommand("navmesh", "NavMesh (Recast/Detour) or flow field? Both on the same maps");
-    cmd->add_option("--maps", o->maps, "Maps: default, random256, movingai, large")->capture_default_str();
+    cmd->add_option("--maps", o->maps, "Maps: default, random256, movingai, large")->delimiter(',')->capture_default_str();
     cmd->add_option("--movingai", o->movingai, "The Moving AI map of the 'movingai' row")->capture_default_str();
-    cmd->add_option("--units", o->units, "Unit counts N of the query table")->capture_default_str();
+    cmd->add_option("--units", o->units, "Unit counts N of the query table")->delimiter(',')->capture_default_str();
     cmd->add_option("--quality-starts", o->quality_starts, "Start points of the path-quality tables")
         ->capture_default_str();
     cmd->add_option("--max-corners", o->max_corners, "Largest visibility graph of the exact any-angle reference")
         ->capture_default_str();
     cmd->add_option("--reps", o->reps, "Field builds timed per map (median)")->capture_default_str();
     cmd->add_flag("!--no-crowd", o->crowd, "Skip the crowds side by side");
-    cmd->add_option("--crowd-agents", o->crowd_agents, "Agent counts of the crowds side by side")->capture_default_str();
+    cmd->add_option("--crowd-agents", o->crowd_agents, "Agent counts of the crowds side by side")
+        ->delimiter(',')
+        ->capture_default_str();
     cmd->add_option("--crowd-seconds", o->crowd_seconds, "Longest simulated time of a crowd run, s")
         ->capture_default_str();
     cmd->add_option("--seed", o->seed, "Start point seed")->capture_default_str();

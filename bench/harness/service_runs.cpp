@@ -169,7 +169,10 @@ SessionFigures run_session(const MapSetup& m, const ServiceBenchOptions& o, Spli
         members[i % members.size()].push_back(world.agents()[i]);
     }
     for (auto& units : members) {
-        auto r = world.apply(Order{units, {open_goal()}});
+        Order order;
+        order.select = units;
+        order.goals = {open_goal()};
+        auto r = world.apply(order);
         require_ok(r);
         groups.push_back(r->group);
     }

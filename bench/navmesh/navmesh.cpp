@@ -24,6 +24,7 @@ constexpr int kBorder = 3;        // voxels round a tile (Recast: walkable radiu
 constexpr int kVertsPerPoly = 6;  // DT_VERTS_PER_POLYGON
 constexpr int kMaxNodes = 65535;  // the query's node pool (dtNodeIndex is 16 bits)
 constexpr int kMaxPath = 8192;    // polygons of one path
+constexpr float kFloor = 1.0f;    // height of the floor polygons (the top of a one-voxel span)
 
 // Recast's owners, freed in any case.
 struct Heightfield {
@@ -261,6 +262,7 @@ PathAnswer NavMesh::path(Vec2 a, Vec2 b, bool corners) {
     if (std::hypot(na[0] - pa[0], na[2] - pa[2]) > 1e-3f || std::hypot(nb[0] - pb[0], nb[2] - pb[2]) > 1e-3f) return out;
     int n = 0;
     const dtStatus st = m.query->findPath(ra, rb, na, nb, &m.filter, m.polys.data(), &n, kMaxPath);
+    out.out_of_nodes = dtStatusDetail(st, DT_OUT_OF_NODES);
     if (dtStatusFailed(st) || n == 0 || m.polys[static_cast<std::size_t>(n - 1)] != rb) return out;
     int k = 0;
     if (dtStatusFailed(m.query->findStraightPath(na, nb, m.polys.data(), n, m.straight.data(), nullptr, nullptr, &k,
@@ -364,11 +366,11 @@ Result<std::unique_ptr<DetourCrowd>> DetourCrowd::create(NavMesh& mesh, int max_
 
 Result<void> DetourCrowd::add_agent(Vec2 p, Vec2 target) {
     Impl& m = *impl_;
-    const float pos[3] = {p.x, 0.0f, p.y};
+    const float pos[3] = {p.x, kFloor, p.y};
     const int idx = m.crowd->addAgent(pos, &m.params);
     if (idx < 0) return Error{"navmesh: DetourCrowd refused an agent at (" + std::to_string(p.x) + ", " + std::to_string(p.y) + ")"};
     if (m.target_ref == 0 || m.target[0] != target.x || m.target[2] != target.y) {
-        const float t[3] = {target.x, 0.0f, target.y};
+        const float t[3] = {target.x, kFloor, target.y};
         const float ext[3] = {0.5f, 2.0f, 0.5f};
         float nearest[3];
         m.crowd->getNavMeshQuery()->findNearestPoly(t, ext, m.crowd->getFilter(0), &m.target_ref, nearest);
@@ -381,7 +383,7 @@ Result<void> DetourCrowd::add_agent(Vec2 p, Vec2 target) {
 
 void DetourCrowd::retarget(Vec2 target) {
     Impl& m = *impl_;
-    const float t[3] = {target.x, 0.0f, target.y};
+    const float t[3] = {target.x, kFloor, target.y};
     const float ext[3] = {0.5f, 2.0f, 0.5f};
     float nearest[3];
     m.crowd->getNavMeshQuery()->findNearestPoly(t, ext, m.crowd->getFilter(0), &m.target_ref, nearest);

@@ -54,6 +54,7 @@ struct PathAnswer {
     bool found = false;         ///< A path to the goal's polygon (not a partial one).
     double length = 0.0;        ///< Length of the straight path (string-pulled corners), cells.
     std::vector<Vec2> corners;  ///< Its corners, start and end included (when asked for).
+    bool out_of_nodes = false;  ///< The search ran out of its 65,535 nodes (Detour's limit): a partial path.
 };
 
 /// A baked mesh and a query on it (one thread).

@@ -310,12 +310,13 @@ void run_map(const MapCase& m, const NavmeshBenchOptions& o, Md& md, nlohmann::j
 
     // Detour queries, each timed; the time of N queries is the sum of the first N.
     std::vector<double> query_ms(starts.size());
-    int not_found = 0;
+    int not_found = 0, out_of_nodes = 0;
     for (std::size_t i = 0; i < starts.size(); ++i) {
         const auto t0 = std::chrono::steady_clock::now();
         const navmesh::PathAnswer a = mesh.path(centre(starts[i]), centre(m.goal));
         query_ms[i] = ms_since(t0);
         not_found += a.found ? 0 : 1;
+        out_of_nodes += !a.found && a.out_of_nodes ? 1 : 0;
     }
     std::vector<double> sorted = query_ms;
     const double query_median = median(sorted);
@@ -329,7 +330,11 @@ void run_map(const MapCase& m, const NavmeshBenchOptions& o, Md& md, nlohmann::j
     md("\nN units, each with its own findPath + findStraightPath, against one field for all of them "
        "(one thread; Detour's median query %.3f ms, mean %.3f ms%s):\n\n",
        query_median, query_mean,
-       not_found ? (", " + std::to_string(not_found) + " starts with no full path found").c_str() : "");
+       not_found ? (", " + thousands(not_found) + " of " + thousands(static_cast<double>(starts.size())) +
+                    " starts with no full path found, " + thousands(out_of_nodes) +
+                    " of them because the search ran out of its 65,535 nodes, Detour's limit")
+                       .c_str()
+                 : "");
     md(hier ? "| N | NavMesh queries, ms | Tide field, ms | NavMesh / field | Tide hierarchical plan + route, ms |\n|---:|---:|---:|---:|---:|\n"
             : "| N | NavMesh queries, ms | Tide field, ms | NavMesh / field |\n|---:|---:|---:|---:|\n");
     nlohmann::json rows = nlohmann::json::array();
@@ -354,6 +359,7 @@ void run_map(const MapCase& m, const NavmeshBenchOptions& o, Md& md, nlohmann::j
     row["query_median_ms"] = query_median;
     row["query_mean_ms"] = query_mean;
     row["not_found"] = not_found;
+    row["out_of_nodes"] = out_of_nodes;
     row["crossover_n"] = crossover > 0 ? static_cast<double>(crossover) : crossover_est;
     row["graph_ms"] = graph_ms;
 
@@ -404,6 +410,7 @@ struct CrowdFigures {
     std::vector<double> step_ms;
     double t90 = -1.0;
     float deepest = 0.0f, deepest_end = 0.0f;
+    std::size_t deep_end = 0;  // pairs overlapping by more than half a radius at the end
     std::size_t wall_contacts = 0, samples = 0;
     int arrived = 0;
 };
@@ -436,7 +443,8 @@ void run_crowds(const NavmeshBenchOptions& o, Md& md, nlohmann::json& json) {
        goal.x, goal.y, static_cast<double>(far / 2), static_cast<double>(r), static_cast<double>(params.max_speed),
        "r·√(2N) + 1 cells");
     md("| agents | crowd | step median, ms | steps/s at that | 90%% arrived at, s | arrived at the end | deepest "
-       "overlap after 2 s, radii | at the end | wall contacts |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
+       "overlap after 2 s, radii | at the end | pairs over 0.5 r at the end | wall contacts |\n"
+       "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     SplitMix64 rng(o.seed * 977 + 5);
     std::vector<Cell> far_cells;
     for (int y = 0; y < flat.height(); ++y)
@@ -466,6 +474,7 @@ void run_crowds(const NavmeshBenchOptions& o, Md& md, nlohmann::json& json) {
             const OverlapSample ov = measure_overlap(positions, r, 0.5f);
             if (time >= 2.0) f.deepest = std::max(f.deepest, ov.deepest);  // random spawn points overlap
             f.deepest_end = ov.deepest;
+            f.deep_end = ov.deep;
             int arrived = 0;
             for (const Vec2& p : positions) {
                 ++f.samples;
@@ -499,9 +508,9 @@ void run_crowds(const NavmeshBenchOptions& o, Md& md, nlohmann::json& json) {
             char t90[32];
             if (f->t90 >= 0.0) std::snprintf(t90, sizeof t90, "%.1f", f->t90);
             else std::snprintf(t90, sizeof t90, "not in %.0f s", static_cast<double>(o.crowd_seconds));
-            md("| %s | %s | %.3f | %s | %s | %d of %d | %.2f | %.2f | %s of %s |\n", thousands(n).c_str(), name, med,
-               thousands(1000.0 / med).c_str(), t90, f->arrived, n, static_cast<double>(f->deepest),
-               static_cast<double>(f->deepest_end), thousands(static_cast<double>(f->wall_contacts)).c_str(),
+            md("| %s | %s | %.3f | %s | %s | %d of %d | %.2f | %.2f | %zu | %s of %s |\n", thousands(n).c_str(), name,
+               med, thousands(1000.0 / med).c_str(), t90, f->arrived, n, static_cast<double>(f->deepest),
+               static_cast<double>(f->deepest_end), f->deep_end, thousands(static_cast<double>(f->wall_contacts)).c_str(),
                thousands(static_cast<double>(f->samples)).c_str());
             json["crowds"].push_back({{"agents", n},
                                       {"crowd", name},
@@ -510,6 +519,7 @@ void run_crowds(const NavmeshBenchOptions& o, Md& md, nlohmann::json& json) {
                                       {"arrived", f->arrived},
                                       {"deepest_overlap_radii", f->deepest},
                                       {"deepest_overlap_radii_at_end", f->deepest_end},
+                                      {"deep_pairs_at_end", f->deep_end},
                                       {"wall_contacts", f->wall_contacts},
                                       {"samples", f->samples}});
         }
@@ -621,7 +631,7 @@ void run_weighted(const NavmeshBenchOptions& o, Md& md, nlohmann::json& json) {
         const std::vector<Cell> starts = random_reachable_starts(*field, m.goal, o.quality_starts, o.seed + 1);
         const std::vector<double> best = grid_line_optimum(m.weighted, m.goal);
         const auto walks = tide_walks(m.weighted, field, m.goal, starts);
-        std::vector<double> with_areas, without, tide;
+        std::vector<double> with_areas, without, tide, cells;
         for (std::size_t i = 0; i < starts.size(); ++i) {
             const double ref = best[static_cast<std::size_t>(starts[i].y * m.weighted.width() + starts[i].x)];
             if (!std::isfinite(ref) || ref <= 0.0) continue;
@@ -630,11 +640,21 @@ void run_weighted(const NavmeshBenchOptions& o, Md& md, nlohmann::json& json) {
             if (a.found) with_areas.push_back(polyline_cost(m.weighted, a.corners) / ref);
             if (p.found) without.push_back(polyline_cost(m.weighted, p.corners) / ref);
             tide.push_back(polyline_cost(m.weighted, walks[i]) / ref);
+            // The field's own plan: its moves from cell centre to cell centre.
+            std::vector<Vec2> plan{centre(starts[i])};
+            for (Cell c = starts[i]; !(c.x == m.goal.x && c.y == m.goal.y);) {
+                const std::int64_t next = field->next_index(c.x, c.y);
+                if (next < 0) break;
+                c = {static_cast<int>(next % m.weighted.width()), static_cast<int>(next / m.weighted.width())};
+                plan.push_back(centre(c));
+            }
+            cells.push_back(polyline_cost(m.weighted, plan) / ref);
         }
         nlohmann::json row{{"map", name}};
         for (auto [label, key, v] : {std::tuple<const char*, const char*, std::vector<double>*>{
                                          "NavMesh with area costs", "navmesh_areas", &with_areas},
                                      {"NavMesh without area costs", "navmesh_plain", &without},
+                                     {"Tide, the field's moves (cell centre to cell centre)", "tide_field", &cells},
                                      {"Tide, a unit's travelled path", "tide", &tide}}) {
             const Stats3 s = stats_of(*v);
             md("| %s | %s | %.3f | %.3f | %.3f |\n", m.label.c_str(), label, s.mean, s.p95, s.max);
@@ -651,8 +671,10 @@ NavmeshBenchReport run_navmesh_bench(const NavmeshBenchOptions& o, std::FILE* ou
     Md md{out, {}};
     NavmeshBenchReport report;
     report.json = provenance_json(prov);
+    report.json["command"] = o.command;
     report.json["maps"] = nlohmann::json::array();
-    md("# tide bench navmesh\n\n%s; Recast/Detour from Debian's librecast-dev. Costs flattened to 1 for the query "
+    md("# tide bench navmesh\n\n`%s`\n\n", o.command.c_str());
+    md("%s; Recast/Detour from Debian's librecast-dev. Costs flattened to 1 for the query "
        "and quality tables (a one-area mesh and the field answer the same question); meshes baked with 2 x 2 "
        "voxels per cell (with one voxel per cell Recast leaves 2.8%% of the random maps' cells off the mesh), agent radius 0, exact contours, 128-cell tiles, watershed regions (monotone on the random maps, where watershed takes minutes).\n",
        prov.line().c_str());

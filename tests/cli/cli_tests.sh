@@ -461,6 +461,42 @@ bench_crowd_smoke)
   grep -q "ORCA" <<<"$out" && fail "--no-orca must skip the side-by-side"
   expect_fail "bench crowd orca seconds 0" "--orca-seconds must be in" "$tide" bench crowd --orca-seconds 0
   ;;
+bench_navmesh_smoke)
+  # A small `tide bench navmesh` (default map, no crowds): its tables, JSON and --doc markers, and
+  # its errors. No timing assertions. A tide built without Recast/Detour must say what to install
+  # and exit 77, which CTest reports as skipped.
+  out=$("$tide" bench navmesh --maps default --units 1,10 --quality-starts 20 --no-crowd --json out.json 2>err.txt)
+  rc=$?
+  if [ $rc = 77 ]; then
+    grep -q "librecast-dev" err.txt || fail "the skip must name the package: $(cat err.txt)"
+    echo "skipped: $(cat err.txt)"
+    exit 77
+  fi
+  [ $rc = 0 ] || { cat err.txt; fail "bench navmesh failed ($rc)"; }
+  for row in "### default (64x40), goal (54, 18)" "Crossover: the field costs as much as" \
+    "| reachability | 0 cells of the 2,422 the grid reaches" "## Terrain that changes" "## Weighted terrain" \
+    "| default (64x40) | NavMesh with area costs |" "Tide, a unit's travelled path" \
+    "tide bench navmesh --maps default --units 1,10 --quality-starts 20"; do
+    grep -qF -- "$row" <<<"$out" || fail "bench navmesh output has no line with '$row'"
+  done
+  grep -q "## Crowds" <<<"$out" && fail "--no-crowd must skip the crowds"
+  command -v jq >/dev/null 2>&1 || fail "jq not found: run scripts/install-deps.sh --test (make test-deps)"
+  jq -e '.maps[0].not_found == 0 and .maps[0].grid_only_cells == 0 and .maps[0].mesh_only_cells == 0' out.json \
+    >/dev/null || fail "out.json: the mesh and the field must agree on the default map"
+  jq -e '(.maps[0].queries | length) == 2 and .maps[0].quality.starts > 0' out.json >/dev/null ||
+    fail "out.json needs 2 query rows and the quality figures"
+  printf 'before\n<!-- tide bench navmesh: begin -->\nold tables\n<!-- tide bench navmesh: end -->\nafter\n' >page.md
+  "$tide" bench navmesh --maps default --units 1 --quality-starts 5 --no-crowd --doc page.md >/dev/null 2>&1 ||
+    fail "bench navmesh --doc failed"
+  grep -q "old tables" page.md && fail "--doc must replace what lies between the markers"
+  { grep -qx before page.md && grep -qx after page.md && grep -q "Crossover" page.md; } ||
+    fail "--doc must keep the page round the markers and write the tables: $(cat page.md)"
+  echo "no markers" >bare.md
+  expect_fail "bench navmesh doc without markers" "markers .* are missing" "$tide" bench navmesh --maps default \
+    --units 1 --quality-starts 5 --no-crowd --doc bare.md
+  expect_fail "bench navmesh unknown map" "'nowhere' is not one of" "$tide" bench navmesh --maps nowhere
+  expect_fail "bench navmesh units 0" "--units 0 is outside" "$tide" bench navmesh --units 0
+  ;;
 sim_record_replay)
   # Lockstep tools: a scenario run (two groups, orders mid-run) recorded on 2 threads replays on 1
   # thread to the same hash at every tick; a changed hash or unit is named by tide desync.
