@@ -435,17 +435,19 @@ void run_crowds(const NavmeshBenchOptions& o, Md& md, nlohmann::json& json) {
        "random points of cells at least %.0f cells of path from the goal; radius %.2f cells, top speed %.1f cells/s, "
        "dt 1/60 s, one thread each, steps interleaved (a Tide step, then a DetourCrowd step). DetourCrowd as "
        "RecastDemo sets it up (acceleration 8, high-quality adaptive avoidance, separation, anticipated turns, "
-       "visibility and topology optimisation). Arrived: within %s of path distance of the goal, the radius of a disc "
-       "holding the group at half density plus a cell, the same test for both. Wall contacts: samples (every 10 "
+       "visibility and topology optimisation). Arrived: within the path distance from the goal whose nearest cells "
+       "could hold the group's discs at a density of 0.3 (Tide sizes its arrival regions for 0.35), plus a cell (%s), the same test for both. Wall contacts: samples (every 10 "
        "steps) of a unit whose disc reaches 5%% into a wall (DetourCrowd keeps agent centres on the mesh; a game "
        "erodes its mesh by the agent radius, which at one voxel per cell would close every 1- and 2-cell passage, so "
        "the mesh here is not eroded). Overlap: deepest pair overlap, in radii (2 = two agents on one point).\n\n",
        goal.x, goal.y, static_cast<double>(far / 2), static_cast<double>(r), static_cast<double>(params.max_speed),
-       "r·√(2N) + 1 cells");
+       "listed below the table");
     md("| agents | crowd | step median, ms | steps/s at that | 90%% arrived at, s | arrived at the end | deepest "
        "overlap after 2 s, radii | at the end | pairs over 0.5 r at the end | wall contacts |\n"
        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     SplitMix64 rng(o.seed * 977 + 5);
+    std::vector<std::pair<int, CrowdStats>> states;  // Tide's own view of its units at the end of each run
+    std::vector<double> arrive_at;                    // the arrival distance of each run
     std::vector<Cell> far_cells;
     for (int y = 0; y < flat.height(); ++y)
         for (int x = 0; x < flat.width(); ++x)
@@ -457,7 +459,17 @@ void run_crowds(const NavmeshBenchOptions& o, Md& md, nlohmann::json& json) {
             spawn.push_back({c.x + 0.2f + 0.6f * static_cast<float>(rng.uniform()),
                              c.y + 0.2f + 0.6f * static_cast<float>(rng.uniform())});
         }
-        const double arrive = static_cast<double>(r) * std::sqrt(2.0 * n) + 1.0;
+        // Arrived: within the path distance whose nearest cells could hold the group at a density
+        // of 0.3 (n discs of radius r on cells of area 1; Tide sizes its arrival regions for 0.35), plus a
+        // cell; the same test for both crowds.
+        std::vector<float> near;
+        for (const float v : field->integration())
+            if (v != kUnreachable) near.push_back(v);
+        const std::size_t need = std::min(near.size() - 1, static_cast<std::size_t>(std::ceil(
+                                                               n * 3.14159265 * static_cast<double>(r * r) / 0.3)));
+        std::nth_element(near.begin(), near.begin() + static_cast<std::ptrdiff_t>(need), near.end());
+        const double arrive = static_cast<double>(near[need]) + 1.0;
+        arrive_at.push_back(arrive);
         Crowd tide(flat, params);
         const GroupId g = tide.add_group(field).value();
         auto dc = navmesh::DetourCrowd::create(**baked, n, r, params.max_speed);
@@ -503,6 +515,8 @@ void run_crowds(const NavmeshBenchOptions& o, Md& md, nlohmann::json& json) {
                 if (tf.t90 >= 0.0 && df.t90 >= 0.0 && k >= 600) break;  // both there, and 10 s seen
             }
         }
+        const CrowdStats& st = tide.stats();
+        states.push_back({n, st});
         for (auto [name, f] : {std::pair<const char*, CrowdFigures*>{"Tide", &tf}, {"DetourCrowd", &df}}) {
             const double med = median(f->step_ms);
             char t90[32];
@@ -524,6 +538,20 @@ void run_crowds(const NavmeshBenchOptions& o, Md& md, nlohmann::json& json) {
                                       {"samples", f->samples}});
         }
     }
+    md("\nTide's own states at the end (AgentState): ");
+    for (std::size_t i = 0; i < states.size(); ++i) {
+        const CrowdStats& st = states[i].second;
+        md("%s%s agents (arrival distance %.1f cells): %zu arrived, %zu queued (waiting behind others), %zu moving, "
+           "%zu of them flagged stuck",
+           i ? "; " : "", thousands(states[i].first).c_str(), arrive_at[i], st.arrived, st.queued,
+           st.agents - st.arrived - st.queued - st.no_path, st.stuck);
+        json["crowd_states"].push_back({{"agents", states[i].first},
+                                        {"arrived", st.arrived},
+                                        {"queued", st.queued},
+                                        {"stuck", st.stuck},
+                                        {"no_path", st.no_path}});
+    }
+    md(".\n");
 }
 
 // ---- Terrain that changes --------------------------------------------------------------------
