@@ -37,7 +37,9 @@ constexpr const char* kEnd = "<!-- tide bench navmesh: end -->";
 // Replaces what lies between the markers of `path` with `text` (the rest of the page is prose).
 void write_doc(const std::string& path, const std::string& text) {
     std::ifstream in(path);
-    if (!in) throw Failure{"--doc " + path + ": cannot read it (it must exist and hold the markers " + kBegin + " and " + kEnd + ")"};
+    if (!in)
+        throw Failure{"--doc " + path + ": cannot read it (it must exist and hold the markers " + kBegin + " and " +
+                      kEnd + ")"};
     std::stringstream buf;
     buf << in.rdbuf();
     const std::string page = buf.str();
@@ -89,17 +91,20 @@ void run_bench_navmesh(const NavmeshOptions& o) {
     std::ostringstream cmd;
     cmd << "tide bench navmesh --maps " << list(o.maps) << " --units " << list(o.units) << " --quality-starts "
         << o.quality_starts << " --max-corners " << o.max_corners << " --reps " << o.reps << " --seed " << o.seed;
-    if (o.crowd) cmd << " --crowd-agents " << list(o.crowd_agents) << " --crowd-seconds " << o.crowd_seconds;
-    else cmd << " --no-crowd";
+    if (o.crowd)
+        cmd << " --crowd-agents " << list(o.crowd_agents) << " --crowd-seconds " << o.crowd_seconds;
+    else
+        cmd << " --no-crowd";
     if (std::find(o.maps.begin(), o.maps.end(), "movingai") != o.maps.end()) cmd << " --movingai " << o.movingai;
     b.command = cmd.str();
     const bench::NavmeshBenchReport report = bench::run_navmesh_bench(b, stdout);
     if (!o.json.empty()) write_json(o.json, report.json);
     if (!o.doc.empty()) write_doc(o.doc, report.markdown);
 #else
-    throw Failure{"tide bench navmesh: skipped: this tide was built without Recast/Detour. Install Debian's "
-                  "librecast-dev (scripts/install-deps.sh does), then re-run cmake and rebuild",
-                  77};
+    throw Failure{
+        "tide bench navmesh: skipped: this tide was built without Recast/Detour. Install Debian's "
+        "librecast-dev (scripts/install-deps.sh does), then re-run cmake and rebuild",
+        77};
 #endif
 }
 
@@ -108,7 +113,9 @@ void run_bench_navmesh(const NavmeshOptions& o) {
 void add_bench_navmesh_command(CLI::App& bench) {
     auto o = std::make_shared<NavmeshOptions>();
     auto* cmd = bench.add_subcommand("navmesh", "NavMesh (Recast/Detour) or flow field? Both on the same maps");
-    cmd->add_option("--maps", o->maps, "Maps: default, random256, movingai, large")->delimiter(',')->capture_default_str();
+    cmd->add_option("--maps", o->maps, "Maps: default, random256, movingai, large")
+        ->delimiter(',')
+        ->capture_default_str();
     cmd->add_option("--movingai", o->movingai, "The Moving AI map of the 'movingai' row")->capture_default_str();
     cmd->add_option("--units", o->units, "Unit counts N of the query table")->delimiter(',')->capture_default_str();
     cmd->add_option("--quality-starts", o->quality_starts, "Start points of the path-quality tables")

@@ -22,8 +22,8 @@ AnyAngle::AnyAngle(const CostField& cost) : cost_(cost) {
             const bool ul = wall(x - 1, y - 1), ur = wall(x, y - 1), dl = wall(x - 1, y), dr = wall(x, y);
             if (ul + ur + dl + dr != 1) continue;  // a convex corner has exactly one wall cell round it
             const bool left = ul || dl, above = ul || ur;
-            nodes_.push_back({x + (left ? kOffset : -kOffset), y + (above ? kOffset : -kOffset),
-                              (left ? 1 : 0) | (above ? 2 : 0)});
+            nodes_.push_back(
+                {x + (left ? kOffset : -kOffset), y + (above ? kOffset : -kOffset), (left ? 1 : 0) | (above ? 2 : 0)});
         }
     }
 }
@@ -109,7 +109,8 @@ void AnyAngle::search(Vec2 goal) {
             const double ddx = b.x - a.x, ddy = b.y - a.y;
             const double d = du + std::hypot(ddx, ddy);
             if (d >= dist_[v] || !tangent(a, ddx, ddy) || !tangent(b, ddx, ddy)) continue;
-            if (!visible({static_cast<float>(a.x), static_cast<float>(a.y)}, {static_cast<float>(b.x), static_cast<float>(b.y)}))
+            if (!visible({static_cast<float>(a.x), static_cast<float>(a.y)},
+                         {static_cast<float>(b.x), static_cast<float>(b.y)}))
                 continue;
             dist_[v] = d;
             open.push({d, v});

@@ -34,7 +34,8 @@ public:
 private:
     struct Node {
         double x, y;
-        int quadrant;  // which of the 4 cells round the corner is the wall: bit 0 x side (1: left), bit 1 y side (1: above)
+        int quadrant;  // which of the 4 cells round the corner is the wall: bit 0 x side (1: left), bit 1 y side (1:
+                       // above)
     };
     bool tangent(const Node& n, double dx, double dy) const;
     bool wall(int x, int y) const { return cost_.contains(x, y) && !cost_.passable(x, y); }

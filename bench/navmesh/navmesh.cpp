@@ -89,7 +89,8 @@ struct NavMesh::Impl {
         const int k = voxels, x0 = tx * tile - kBorder, y0 = ty * tile - kBorder, side = (tile + 2 * kBorder) * k;
         const float cs = 1.0f / static_cast<float>(k);
         const float bmin[3] = {static_cast<float>(x0), 0.0f, static_cast<float>(y0)};
-        const float bmax[3] = {static_cast<float>(x0 + tile + 2 * kBorder), 4.0f, static_cast<float>(y0 + tile + 2 * kBorder)};
+        const float bmax[3] = {static_cast<float>(x0 + tile + 2 * kBorder), 4.0f,
+                               static_cast<float>(y0 + tile + 2 * kBorder)};
         const std::string where = "tile (" + std::to_string(tx) + ", " + std::to_string(ty) + ")";
         Heightfield hf;
         if (!rcCreateHeightfield(&ctx, *hf.p, side, side, bmin, bmax, cs, 1.0f)) {
@@ -225,8 +226,10 @@ Result<void> NavMesh::rebake(const CostField& cost, CellRect changed) {
     const int tile = m.tile;
     const int tiles_x = (cost.width() + tile - 1) / tile, tiles_y = (cost.height() + tile - 1) / tile;
     // A tile's voxels reach kBorder cells past its edges, so an edit that near changes it too.
-    const int tx0 = std::max(0, (changed.x0 - kBorder) / tile), tx1 = std::min(tiles_x - 1, (changed.x1 + kBorder) / tile);
-    const int ty0 = std::max(0, (changed.y0 - kBorder) / tile), ty1 = std::min(tiles_y - 1, (changed.y1 + kBorder) / tile);
+    const int tx0 = std::max(0, (changed.x0 - kBorder) / tile),
+              tx1 = std::min(tiles_x - 1, (changed.x1 + kBorder) / tile);
+    const int ty0 = std::max(0, (changed.y0 - kBorder) / tile),
+              ty1 = std::min(tiles_y - 1, (changed.y1 + kBorder) / tile);
     for (int ty = ty0; ty <= ty1; ++ty) {
         for (int tx = tx0; tx <= tx1; ++tx) {
             BakeStats scratch;
@@ -259,14 +262,15 @@ PathAnswer NavMesh::path(Vec2 a, Vec2 b, bool corners) {
     if (dtStatusFailed(m.query->findNearestPoly(pb, ext, &m.filter, &rb, nb)) || !rb) return out;
     // Off the mesh: the nearest polygon is another cell's (Recast outlines no cell walled in on four
     // sides that a grid path could not leave either).
-    if (std::hypot(na[0] - pa[0], na[2] - pa[2]) > 1e-3f || std::hypot(nb[0] - pb[0], nb[2] - pb[2]) > 1e-3f) return out;
+    if (std::hypot(na[0] - pa[0], na[2] - pa[2]) > 1e-3f || std::hypot(nb[0] - pb[0], nb[2] - pb[2]) > 1e-3f)
+        return out;
     int n = 0;
     const dtStatus st = m.query->findPath(ra, rb, na, nb, &m.filter, m.polys.data(), &n, kMaxPath);
     out.out_of_nodes = dtStatusDetail(st, DT_OUT_OF_NODES);
     if (dtStatusFailed(st) || n == 0 || m.polys[static_cast<std::size_t>(n - 1)] != rb) return out;
     int k = 0;
-    if (dtStatusFailed(m.query->findStraightPath(na, nb, m.polys.data(), n, m.straight.data(), nullptr, nullptr, &k,
-                                                 kMaxPath))) {
+    if (dtStatusFailed(
+            m.query->findStraightPath(na, nb, m.polys.data(), n, m.straight.data(), nullptr, nullptr, &k, kMaxPath))) {
         return out;
     }
     out.found = true;
@@ -332,8 +336,7 @@ struct DetourCrowd::Impl {
 DetourCrowd::DetourCrowd(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 DetourCrowd::~DetourCrowd() = default;
 
-Result<std::unique_ptr<DetourCrowd>> DetourCrowd::create(NavMesh& mesh, int max_agents, float radius,
-                                                         float max_speed) {
+Result<std::unique_ptr<DetourCrowd>> DetourCrowd::create(NavMesh& mesh, int max_agents, float radius, float max_speed) {
     auto impl = std::make_unique<Impl>();
     impl->mesh = mesh.impl_.get();
     if (!impl->crowd->init(max_agents, radius, impl->mesh->mesh)) return Error{"navmesh: dtCrowd::init failed"};
@@ -368,7 +371,9 @@ Result<void> DetourCrowd::add_agent(Vec2 p, Vec2 target) {
     Impl& m = *impl_;
     const float pos[3] = {p.x, kFloor, p.y};
     const int idx = m.crowd->addAgent(pos, &m.params);
-    if (idx < 0) return Error{"navmesh: DetourCrowd refused an agent at (" + std::to_string(p.x) + ", " + std::to_string(p.y) + ")"};
+    if (idx < 0)
+        return Error{"navmesh: DetourCrowd refused an agent at (" + std::to_string(p.x) + ", " + std::to_string(p.y) +
+                     ")"};
     if (m.target_ref == 0 || m.target[0] != target.x || m.target[2] != target.y) {
         const float t[3] = {target.x, kFloor, target.y};
         const float ext[3] = {0.5f, 2.0f, 0.5f};
@@ -393,7 +398,9 @@ void DetourCrowd::retarget(Vec2 target) {
     }
 }
 
-void DetourCrowd::step(float dt) { impl_->crowd->update(dt, nullptr); }
+void DetourCrowd::step(float dt) {
+    impl_->crowd->update(dt, nullptr);
+}
 
 int DetourCrowd::size() const noexcept {
     int n = 0;

@@ -32,7 +32,7 @@ struct BakeOptions {
         monotone,   ///< rcBuildRegionsMonotone: fast on any floor, long thin polygons.
     };
     Partition partition = Partition::watershed;  ///< Region partition.
-    int tile = 128;           ///< Tile side, cells (8..1024).
+    int tile = 128;                              ///< Tile side, cells (8..1024).
     int voxels_per_cell = 2;  ///< Voxels along each side of a cell (1..4). With 1, Recast leaves 2.8% of the
                               ///< cells of the random maps (one-cell nubs and passages) off the mesh; 2 keeps them.
     bool area_costs = false;  ///< Each distinct cell cost becomes a Detour area whose filter cost is that
@@ -41,11 +41,11 @@ struct BakeOptions {
 
 /// What a bake made and what it cost.
 struct BakeStats {
-    double bake_ms = 0.0;   ///< Recast (voxels to polygons) and Detour (tile data) for the whole map.
-    std::size_t bytes = 0;  ///< Detour tile data (the mesh a game keeps).
-    int tiles = 0;          ///< Tiles with polygons.
-    int polys = 0;          ///< Polygons.
-    int verts = 0;          ///< Vertices.
+    double bake_ms = 0.0;               ///< Recast (voxels to polygons) and Detour (tile data) for the whole map.
+    std::size_t bytes = 0;              ///< Detour tile data (the mesh a game keeps).
+    int tiles = 0;                      ///< Tiles with polygons.
+    int polys = 0;                      ///< Polygons.
+    int verts = 0;                      ///< Vertices.
     std::vector<std::string> warnings;  ///< Recast's warnings and errors (what it could not outline).
 };
 

@@ -59,13 +59,15 @@ struct MapCase {
 // their thousands of one-cell holes make it take minutes (105 s for random256): monotone there.
 navmesh::BakeOptions::Partition partition_for(const std::string& name) {
     return name == "random256" || name == "large" ? navmesh::BakeOptions::Partition::monotone
-                                                   : navmesh::BakeOptions::Partition::watershed;
+                                                  : navmesh::BakeOptions::Partition::watershed;
 }
 const char* partition_name(navmesh::BakeOptions::Partition p) {
     return p == navmesh::BakeOptions::Partition::monotone ? "monotone" : "watershed";
 }
 
-Vec2 centre(Cell c) { return {static_cast<float>(c.x) + 0.5f, static_cast<float>(c.y) + 0.5f}; }
+Vec2 centre(Cell c) {
+    return {static_cast<float>(c.x) + 0.5f, static_cast<float>(c.y) + 0.5f};
+}
 
 CostField flatten(const CostField& cost) {
     CostField flat = cost;
@@ -82,8 +84,8 @@ MapCase load_case(const std::string& name, const NavmeshBenchOptions& o) {
         auto goal = bench_goal(cost);
         require_ok(goal);
         const std::string stem = std::filesystem::path(o.movingai).stem().string();
-        std::string label = "Moving AI " + stem + " (" + std::to_string(cost.width()) + "x" +
-                            std::to_string(cost.height()) + ")";
+        std::string label =
+            "Moving AI " + stem + " (" + std::to_string(cost.width()) + "x" + std::to_string(cost.height()) + ")";
         CostField flat = flatten(cost);
         return {name, label, std::move(cost), std::move(flat), *goal, partition_for(name)};
     }
@@ -335,7 +337,8 @@ void run_map(const MapCase& m, const NavmeshBenchOptions& o, Md& md, nlohmann::j
                     " of them because the search ran out of its 65,535 nodes, Detour's limit")
                        .c_str()
                  : "");
-    md(hier ? "| N | NavMesh queries, ms | Tide field, ms | NavMesh / field | Tide hierarchical plan + route, ms |\n|---:|---:|---:|---:|---:|\n"
+    md(hier ? "| N | NavMesh queries, ms | Tide field, ms | NavMesh / field | Tide hierarchical plan + route, ms "
+              "|\n|---:|---:|---:|---:|---:|\n"
             : "| N | NavMesh queries, ms | Tide field, ms | NavMesh / field |\n|---:|---:|---:|---:|\n");
     nlohmann::json rows = nlohmann::json::array();
     for (std::size_t k = 0; k < o.units.size(); ++k) {
@@ -343,7 +346,8 @@ void run_map(const MapCase& m, const NavmeshBenchOptions& o, Md& md, nlohmann::j
         double sum = 0.0;
         for (int i = 0; i < n; ++i) sum += query_ms[static_cast<std::size_t>(i)];
         if (hier) {
-            md("| %s | %.2f | %.2f | %.2fx | %.1f |\n", thousands(n).c_str(), sum, field_ms, sum / field_ms, hier_ms[k]);
+            md("| %s | %.2f | %.2f | %.2fx | %.1f |\n", thousands(n).c_str(), sum, field_ms, sum / field_ms,
+               hier_ms[k]);
         } else {
             md("| %s | %.2f | %.2f | %.2fx |\n", thousands(n).c_str(), sum, field_ms, sum / field_ms);
         }
@@ -369,7 +373,8 @@ void run_map(const MapCase& m, const NavmeshBenchOptions& o, Md& md, nlohmann::j
     if (reference.corners() > o.max_corners) {
         md("\nPath quality: not measured here (the exact any-angle reference would search a visibility graph of "
            "%s corners; the limit is %s, --max-corners).\n",
-           thousands(static_cast<double>(reference.corners())).c_str(), thousands(static_cast<double>(o.max_corners)).c_str());
+           thousands(static_cast<double>(reference.corners())).c_str(),
+           thousands(static_cast<double>(o.max_corners)).c_str());
         json["maps"].push_back(row);
         return;
     }
@@ -436,10 +441,11 @@ void run_crowds(const NavmeshBenchOptions& o, Md& md, nlohmann::json& json) {
        "dt 1/60 s, one thread each, steps interleaved (a Tide step, then a DetourCrowd step). DetourCrowd as "
        "RecastDemo sets it up (acceleration 8, high-quality adaptive avoidance, separation, anticipated turns, "
        "visibility and topology optimisation). Arrived: within the path distance from the goal whose nearest cells "
-       "could hold the group's discs at a density of 0.3 (Tide sizes its arrival regions for 0.35), plus a cell (%s), the same test for both. Wall contacts: samples (every 10 "
+       "could hold the group's discs at a density of 0.3 (Tide sizes its arrival regions for 0.35), plus a cell (%s), "
+       "the same test for both. Wall contacts: samples (every 10 "
        "steps) of a unit whose disc reaches 5%% into a wall (DetourCrowd keeps agent centres on the mesh; a game "
-       "erodes its mesh by the agent radius, which at one voxel per cell would close every 1- and 2-cell passage, so "
-       "the mesh here is not eroded). Overlap: deepest pair overlap, in radii (2 = two agents on one point).\n\n",
+       "erodes its mesh by the agent radius, which here would take voxels of at most 0.16 cells, 7 per cell; "
+       "this mesh is not eroded). Overlap: deepest pair overlap, in radii (2 = two agents on one point).\n\n",
        goal.x, goal.y, static_cast<double>(far / 2), static_cast<double>(r), static_cast<double>(params.max_speed),
        "listed below the table");
     md("| agents | crowd | step median, ms | steps/s at that | 90%% arrived at, s | arrived at the end | deepest "
@@ -447,7 +453,7 @@ void run_crowds(const NavmeshBenchOptions& o, Md& md, nlohmann::json& json) {
        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     SplitMix64 rng(o.seed * 977 + 5);
     std::vector<std::pair<int, CrowdStats>> states;  // Tide's own view of its units at the end of each run
-    std::vector<double> arrive_at;                    // the arrival distance of each run
+    std::vector<double> arrive_at;                   // the arrival distance of each run
     std::vector<Cell> far_cells;
     for (int y = 0; y < flat.height(); ++y)
         for (int x = 0; x < flat.width(); ++x)
@@ -465,8 +471,8 @@ void run_crowds(const NavmeshBenchOptions& o, Md& md, nlohmann::json& json) {
         std::vector<float> near;
         for (const float v : field->integration())
             if (v != kUnreachable) near.push_back(v);
-        const std::size_t need = std::min(near.size() - 1, static_cast<std::size_t>(std::ceil(
-                                                               n * 3.14159265 * static_cast<double>(r * r) / 0.3)));
+        const std::size_t need = std::min(
+            near.size() - 1, static_cast<std::size_t>(std::ceil(n * 3.14159265 * static_cast<double>(r * r) / 0.3)));
         std::nth_element(near.begin(), near.begin() + static_cast<std::ptrdiff_t>(need), near.end());
         const double arrive = static_cast<double>(near[need]) + 1.0;
         arrive_at.push_back(arrive);
@@ -520,11 +526,14 @@ void run_crowds(const NavmeshBenchOptions& o, Md& md, nlohmann::json& json) {
         for (auto [name, f] : {std::pair<const char*, CrowdFigures*>{"Tide", &tf}, {"DetourCrowd", &df}}) {
             const double med = median(f->step_ms);
             char t90[32];
-            if (f->t90 >= 0.0) std::snprintf(t90, sizeof t90, "%.1f", f->t90);
-            else std::snprintf(t90, sizeof t90, "not in %.0f s", static_cast<double>(o.crowd_seconds));
+            if (f->t90 >= 0.0)
+                std::snprintf(t90, sizeof t90, "%.1f", f->t90);
+            else
+                std::snprintf(t90, sizeof t90, "not in %.0f s", static_cast<double>(o.crowd_seconds));
             md("| %s | %s | %.3f | %s | %s | %d of %d | %.2f | %.2f | %zu | %s of %s |\n", thousands(n).c_str(), name,
                med, thousands(1000.0 / med).c_str(), t90, f->arrived, n, static_cast<double>(f->deepest),
-               static_cast<double>(f->deepest_end), f->deep_end, thousands(static_cast<double>(f->wall_contacts)).c_str(),
+               static_cast<double>(f->deepest_end), f->deep_end,
+               thousands(static_cast<double>(f->wall_contacts)).c_str(),
                thousands(static_cast<double>(f->samples)).c_str());
             json["crowds"].push_back({{"agents", n},
                                       {"crowd", name},
@@ -592,8 +601,7 @@ void run_obstacle(const NavmeshBenchOptions& o, Md& md, nlohmann::json& json) {
     md("\n## Terrain that changes\n\nrandom256 (costs flattened), %d units with paths to (%d, %d); a 3x3 wall block "
        "dropped at cells (%d..%d, %d..%d), on the route, %.0f cells of path before the goal. Time until every unit "
        "has a valid path again (one thread):\n\n",
-       n, goal.x, goal.y, block.x0, block.x1, block.y0, block.y1,
-       static_cast<double>(field.integration(at.x, at.y)));
+       n, goal.x, goal.y, block.x0, block.x1, block.y0, block.y1, static_cast<double>(field.integration(at.x, at.y)));
     md("| answer | update the map | new paths for %d units | total, ms |\n|---|---:|---:|---:|\n", n);
     nlohmann::json rows = nlohmann::json::array();
     for (const int tile : {128, 32}) {
@@ -626,7 +634,8 @@ void run_obstacle(const NavmeshBenchOptions& o, Md& md, nlohmann::json& json) {
         require_ok(repaired);
         int valid = 0;
         for (const Cell s : starts) valid += copy.reachable(s.x, s.y) ? 1 : 0;
-        md("| Tide: repair the field (%s) | %.2f ms | 0 (every unit reads the field; %d of %d reach the goal) | %.2f |\n",
+        md("| Tide: repair the field (%s) | %.2f ms | 0 (every unit reads the field; %d of %d reach the goal) | %.2f "
+           "|\n",
            repaired->rebuilt ? "it judged a full build cheaper and made one"
                              : (thousands(static_cast<double>(repaired->touched_cells)) + " cells rewritten").c_str(),
            ms, valid, n, ms);
@@ -704,7 +713,9 @@ NavmeshBenchReport run_navmesh_bench(const NavmeshBenchOptions& o, std::FILE* ou
     md("# tide bench navmesh\n\n`%s`\n\n", o.command.c_str());
     md("%s; Recast/Detour from Debian's librecast-dev. Costs flattened to 1 for the query "
        "and quality tables (a one-area mesh and the field answer the same question); meshes baked with 2 x 2 "
-       "voxels per cell (with one voxel per cell Recast leaves 2.8%% of the random maps' cells off the mesh), agent radius 0, exact contours, 128-cell tiles, watershed regions (monotone on the random maps, where watershed takes minutes).\n",
+       "voxels per cell (with one voxel per cell Recast leaves 2.8%% of the random maps' cells off the mesh), agent "
+       "radius 0, exact contours, 128-cell tiles, watershed regions (monotone on the random maps, where watershed "
+       "takes minutes).\n",
        prov.line().c_str());
     md("\n## Queries against one field\n");
     for (const std::string& name : o.maps) {

@@ -22,14 +22,14 @@ struct NavmeshBenchOptions {
     std::vector<std::string> maps{"default", "random256", "movingai", "large"};
     std::string movingai = "../shared/data/movingai/dao/brc202d.map";  ///< The Moving AI map.
     std::vector<int> units{1, 10, 100, 1000, 10000};                   ///< Query counts N.
-    int quality_starts = 200;         ///< Start points of the path-quality table.
-    std::size_t max_corners = 40000;  ///< Largest visibility graph for the exact any-angle optimum.
-    int reps = 5;                     ///< Field builds timed per map (median).
-    bool crowd = true;                ///< Run the crowd side by side.
+    int quality_starts = 200;                                          ///< Start points of the path-quality table.
+    std::size_t max_corners = 40000;                 ///< Largest visibility graph for the exact any-angle optimum.
+    int reps = 5;                                    ///< Field builds timed per map (median).
+    bool crowd = true;                               ///< Run the crowd side by side.
     std::vector<int> crowd_agents{128, 1000, 5000};  ///< Its agent counts (128: RecastDemo's crowd limit).
-    float crowd_seconds = 90.0f;      ///< Longest simulated time of a crowd run, s.
-    std::uint64_t seed = 1;           ///< Start point seed.
-    std::string command = "tide bench navmesh";  ///< The command line, for the report.
+    float crowd_seconds = 90.0f;                     ///< Longest simulated time of a crowd run, s.
+    std::uint64_t seed = 1;                          ///< Start point seed.
+    std::string command = "tide bench navmesh";      ///< The command line, for the report.
 };
 
 /// What a run found.

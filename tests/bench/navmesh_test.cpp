@@ -21,7 +21,9 @@ namespace {
 using navmesh::AnyAngle;
 using navmesh::NavMesh;
 
-Vec2 centre(Cell c) { return {c.x + 0.5f, c.y + 0.5f}; }
+Vec2 centre(Cell c) {
+    return {c.x + 0.5f, c.y + 0.5f};
+}
 
 CostField small_map() {
     CostField cost = std::move(CostField::create(40, 24).value());
