@@ -7,7 +7,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 PORT ?= 8080
 
-.PHONY: all deps test-deps e2e-deps configure build run field test sanitize tsan tsan-lib tsan-hier tsan-configure tsan-run asan fuzz fuzz-smoke mutants determinism unity-package clean
+.PHONY: all deps test-deps e2e-deps configure build run field test wasm sanitize tsan tsan-lib tsan-hier tsan-configure tsan-run asan fuzz fuzz-smoke mutants determinism unity-package clean
 
 all: build
 
@@ -35,8 +35,17 @@ run: build
 field: build
 	$(BUILD)/bin/tide run --png $(BUILD)/tide_default.png
 
-test: e2e-deps build tsan-lib fuzz-smoke
+test: e2e-deps build wasm tsan-lib fuzz-smoke
 	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
+
+# The WebAssembly build (Debian's emscripten): the library, the World and the JavaScript package
+# (bindings/js) in build-wasm/package, tested by `make test` (ctest js.wasm_package) against the
+# native CLI. NODE_PATH: emscripten's tools load Debian's acorn even when another Node.js runs them.
+WASM_BUILD ?= build-wasm
+wasm:
+	@bash scripts/install-deps.sh --wasm
+	NODE_PATH=/usr/share/nodejs emcmake cmake -S . -B $(WASM_BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	NODE_PATH=/usr/share/nodejs cmake --build $(WASM_BUILD) -j$(JOBS)
 
 # The threaded code under ThreadSanitizer. `make test` runs the library's threaded suites: the
 # field service (its concurrency stress test hammers requests, edits, reads and publishes from
@@ -120,4 +129,4 @@ mutants: deps
 	JOBS=$(JOBS) bash scripts/mutants.sh $(MUTANTS_ARGS)
 
 clean:
-	rm -rf $(BUILD) build-tsan build-asan build-mutants build-fuzz build-determinism
+	rm -rf $(BUILD) build-tsan build-asan build-mutants build-fuzz build-determinism $(WASM_BUILD)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build and tests need, when it can (root, or sudo without a
 # password). Prints what is missing otherwise. Called by `make build` and `make run`; `make test`
-# calls it with --test, which adds what the browser end-to-end tests need (Chromium, Node.js).
+# calls it with --test, which adds what the browser end-to-end tests need (Chromium, Node.js) and
+# emscripten (make wasm, also --wasm alone).
 set -euo pipefail
 
 packages=(
@@ -23,6 +24,9 @@ if [ "${1:-}" = "--test" ] || [ "${1:-}" = "--determinism" ]; then
 fi
 if [ "${1:-}" = "--determinism" ]; then
   packages+=(g++-aarch64-linux-gnu qemu-user)  # make determinism: an aarch64 build run under qemu
+fi
+if [ "${1:-}" = "--wasm" ] || [ "${1:-}" = "--test" ]; then
+  packages+=(emscripten)                     # make wasm: the WebAssembly build and the JavaScript package
 fi
 if [ "${1:-}" = "--test" ]; then
   packages+=(chromium curl jq)               # headless browser of the end-to-end tests; curl and jq for the CLI tests

@@ -21,7 +21,7 @@ struct FieldOptions {
     double diagonal = 1.4142135623730951;
     int connectivity = 8;
     ClassChoice unit_class;
-    std::string dist_csv, next_csv, png;
+    std::string dist_csv, next_csv, raw, png;
     int repeat = 0;
     std::vector<std::string> edits;
     std::string would_block;
@@ -279,6 +279,7 @@ void run_field(const FieldOptions& o) {
             static_cast<double>(lowest), first_ms);
         if (!o.dist_csv.empty()) write_values_csv(field, o.dist_csv);
         if (!o.next_csv.empty()) write_next_csv(field, o.next_csv);
+        if (!o.raw.empty()) write_raw_layers(field, o.raw);
         if (!o.png.empty()) check(render::write_png(render::render_layers(cost, field, flee), o.png));
         return;
     }
@@ -314,6 +315,7 @@ void run_field(const FieldOptions& o) {
     }
     if (!o.dist_csv.empty()) write_dist_csv(planned, field, params, o.dist_csv);
     if (!o.next_csv.empty()) write_next_csv(field, o.next_csv);
+    if (!o.raw.empty()) write_raw_layers(field, o.raw);
     if (!o.png.empty()) check(render::write_png(render::render_layers(planned, field, goals), o.png));
 }
 
@@ -341,6 +343,9 @@ void add_field_command(CLI::App& app) {
     cmd->add_option("--dist-csv", o->dist_csv,
                     "Write least costs (H lines of W values, inf when unreachable; flee values with --flee)");
     cmd->add_option("--next-csv", o->next_csv, "Write next-cell indices y*W+x (-1 for goals, walls, unreachable)");
+    cmd->add_option("--raw", o->raw,
+                    "Write the field's two layers as they are in memory: W*H float32 integration values "
+                    "(little-endian), then W*H direction codes (0..7 moves, 8 none, 9 goal)");
     cmd->add_option("--png", o->png, "Write a picture of the three layers");
     cmd->add_option("--repeat", o->repeat,
                     "Build N more times after a warm-up; print build_ms_median=<ms>. With --edit, also "

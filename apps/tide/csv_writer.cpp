@@ -67,4 +67,17 @@ void write_next_csv(const FlowField& field, const std::string& path) {
     finish(f);
 }
 
+void write_raw_layers(const FlowField& field, const std::string& path) {
+    static_assert(sizeof(float) == 4 && sizeof(Direction) == 1);
+    auto f = open_for_writing(path);
+    // Little-endian on every platform Tide builds for (x86-64, aarch64, wasm32).
+    const auto values = field.integration();
+    const auto moves = field.directions();
+    if (std::fwrite(values.data(), sizeof(float), values.size(), f.get()) != values.size() ||
+        std::fwrite(moves.data(), 1, moves.size(), f.get()) != moves.size()) {
+        throw Failure{"--raw " + path + ": write failed"};
+    }
+    finish(f);
+}
+
 }  // namespace tide::cli

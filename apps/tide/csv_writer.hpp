@@ -18,4 +18,8 @@ void write_values_csv(const FlowField& field, const std::string& path);
 /// H lines of W integers: y*W+x of the cell the flow moves to, or -1 (goals and safe spots, walls, unreachable).
 void write_next_csv(const FlowField& field, const std::string& path);
 
+/// The two layers as stored: W*H float32 integration values (little-endian), then W*H direction
+/// codes; what the WebAssembly build's tests compare byte for byte.
+void write_raw_layers(const FlowField& field, const std::string& path);
+
 }  // namespace tide::cli

@@ -5,9 +5,9 @@
 /// with different goals, are better served by A* than by a whole field: see choose_planner().
 
 #include <cstdint>
-#include <memory_resource>
 #include <span>
 #include <vector>
+#include "tide/detail/compat.hpp"
 
 #include "tide/cost_field.hpp"
 #include "tide/export.h"

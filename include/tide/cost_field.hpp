@@ -8,10 +8,10 @@
 /// - Continuous positions are in cell units: cell (x, y) covers [x, x+1) x [y, y+1); its centre is (x+0.5, y+0.5).
 
 #include <cstdint>
-#include <memory_resource>
 #include <optional>
 #include <span>
 #include <vector>
+#include "tide/detail/compat.hpp"
 
 #include "tide/export.h"
 #include "tide/limits.hpp"

@@ -15,9 +15,9 @@
 
 #include <cstdint>
 #include <memory>
-#include <memory_resource>
 #include <span>
 #include <vector>
+#include "tide/detail/compat.hpp"
 
 #include "tide/cost_field.hpp"
 #include "tide/export.h"

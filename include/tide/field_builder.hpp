@@ -6,10 +6,10 @@
 
 #include <array>
 #include <cstdint>
-#include <memory_resource>
 #include <optional>
 #include <span>
 #include <vector>
+#include "tide/detail/compat.hpp"
 
 #include "tide/cost_field.hpp"
 #include "tide/export.h"

@@ -26,9 +26,9 @@
 #include <functional>
 #include <limits>
 #include <memory>
-#include <memory_resource>
 #include <span>
 #include <vector>
+#include "tide/detail/compat.hpp"
 
 #include "tide/congestion_layer.hpp"
 #include "tide/cost_field.hpp"

@@ -11,9 +11,9 @@
 
 #include <cstdint>
 #include <limits>
-#include <memory_resource>
 #include <span>
 #include <vector>
+#include "tide/detail/compat.hpp"
 
 #include "tide/cost_field.hpp"
 #include "tide/export.h"

@@ -13,10 +13,10 @@
 /// - Moving AI `.scen`: `version 1` (or `1.0`), then rows
 ///   `bucket map width height start_x start_y goal_x goal_y optimal_length`.
 
-#include <memory_resource>
 #include <string>
 #include <string_view>
 #include <vector>
+#include "tide/detail/compat.hpp"
 
 #include "tide/cost_field.hpp"
 #include "tide/export.h"

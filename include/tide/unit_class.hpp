@@ -8,9 +8,9 @@
 /// passable when the whole block is, and entering it costs the dearest cell of the block. A
 /// diagonal move needs both orthogonally adjacent blocks passable, as for size 1.
 
-#include <memory_resource>
 #include <optional>
 #include <string>
+#include "tide/detail/compat.hpp"
 
 #include "tide/cost_field.hpp"
 #include "tide/export.h"

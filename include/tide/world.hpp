@@ -32,12 +32,12 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <memory_resource>
 #include <optional>
 #include <span>
 #include <string>
 #include <variant>
 #include <vector>
+#include "tide/detail/compat.hpp"
 
 #include "tide/congestion.hpp"
 #include "tide/cost_field.hpp"

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include "tide/detail/compat.hpp"
 
 #include "phases.hpp"
 #include "tide/crowd.hpp"
@@ -135,8 +136,8 @@ void Crowd::deep_pass(JobSystem& jobs) {
                 const float dx = x - nx_[j], dy = y - ny_[j];
                 const float near = r + a_.radius[j] - flag * std::min(r, a_.radius[j]);
                 if (dx * dx + dy * dy < near * near && jammed_mates(k, j)) {
-                    std::atomic_ref<std::uint8_t>(deep_[k]).store(1, std::memory_order_relaxed);
-                    std::atomic_ref<std::uint8_t>(deep_[j]).store(1, std::memory_order_relaxed);
+                    tide::detail::relaxed_store(deep_[k], 1);
+                    tide::detail::relaxed_store(deep_[j], 1);
                 }
             }
         }

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include "tide/detail/compat.hpp"
 
 #include "../fields/flow_sample.hpp"
 #include "arrival.hpp"
@@ -148,7 +149,7 @@ struct StepView {
 // Wakes sleeping entry k at the end of the sub-step. Any number of agents may set it at once, and
 // only ever to 1, so the result does not depend on their order.
 inline void wake_up(std::uint8_t* wake, std::uint32_t k) {
-    std::atomic_ref<std::uint8_t>(wake[k]).store(1, std::memory_order_relaxed);
+    tide::detail::relaxed_store(wake[k], 1);
 }
 
 // Overlap resolution on positions (velocity untouched: the yield in gather_neighbours takes care of

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <memory_resource>
 #include <vector>
+#include "tide/detail/compat.hpp"
 
 #include "tide/jobs.hpp"
 

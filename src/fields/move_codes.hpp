@@ -3,6 +3,7 @@
 
 #include <bit>
 #include <cstdint>
+#include "tide/detail/compat.hpp"
 
 #include "tide/flow_field.hpp"
 
@@ -36,9 +37,9 @@ constexpr int kCornerMove[kDirectionCount] = {3, -1, 5, -1, 7, -1, 1, -1};
 // Integration value for the float layer: +inf for walls and cut-off cells, selected with a mask
 // (walls are scattered at random, a branch would mispredict).
 inline float to_float(std::uint64_t value, auto code, double scale) {
-    const auto f = std::bit_cast<std::uint32_t>(static_cast<float>(static_cast<double>(value) * scale));
+    const auto f = tide::detail::bit_cast<std::uint32_t>(static_cast<float>(static_cast<double>(value) * scale));
     const std::uint32_t cut = 0u - static_cast<std::uint32_t>(static_cast<std::uint8_t>(code) > kGoalCode);
-    return std::bit_cast<float>((f & ~cut) | (std::bit_cast<std::uint32_t>(kUnreachable) & cut));
+    return tide::detail::bit_cast<float>((f & ~cut) | (tide::detail::bit_cast<std::uint32_t>(kUnreachable) & cut));
 }
 
 }  // namespace tide::fields_detail

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <vector>
+#include "tide/detail/compat.hpp"
 
 namespace tide::hier_detail {
 
@@ -68,7 +69,7 @@ private:
         std::uint64_t key;
         std::int32_t node;
     };
-    static std::uint64_t key(double f) noexcept { return f > 0.0 ? std::bit_cast<std::uint64_t>(f) : 0; }
+    static std::uint64_t key(double f) noexcept { return f > 0.0 ? tide::detail::bit_cast<std::uint64_t>(f) : 0; }
     void put(const Entry& e) {
         const std::size_t i = index(e.key);
         buckets_[i].push_back(e);

@@ -1,4 +1,5 @@
 #include "sector_search.hpp"
+#include "tide/detail/compat.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -129,8 +130,8 @@ void SectorSearch::preset(std::span<const float> values, std::span<const Directi
             // Selects, not branches: walls and unreached cells are scattered.
             const float raw = v_in[x];
             const bool take = (kind[x] == kRegion) & (raw < kUnreachable);
-            const float v =
-                std::bit_cast<float>(std::bit_cast<std::uint32_t>(raw) & (0u - static_cast<unsigned>(take)));
+            const float v = tide::detail::bit_cast<float>(tide::detail::bit_cast<std::uint32_t>(raw) &
+                                                          (0u - static_cast<unsigned>(take)));
             const bool goal = take & (d_in[x] == Direction::goal);
             const Fixed keep = Fixed{take} - 1;  // all ones when the cell keeps what it has
             dist[x] = (dist[x] & keep) | (to_fixed(static_cast<double>(v)) & ~keep);
@@ -309,7 +310,7 @@ void SectorSearch::run_impl(std::span<const std::int32_t> stop_cells) {
 
 void SectorSearch::write_field(std::span<float> values, std::span<Direction> directions) const {
     constexpr std::uint32_t kInfBits = 0x7f800000u;  // +inf
-    static_assert(std::bit_cast<std::uint32_t>(kUnreachable) == kInfBits);
+    static_assert(tide::detail::bit_cast<std::uint32_t>(kUnreachable) == kInfBits);
     constexpr auto kWall = static_cast<std::uint32_t>(Direction::wall);
     constexpr auto kUnreachableCode = static_cast<std::uint32_t>(Direction::unreachable);
     // The move of a cell is the one its final value came through (the search records it). Masks
@@ -330,8 +331,9 @@ void SectorSearch::write_field(std::span<float> values, std::span<Direction> dir
             const std::uint32_t reached = region & static_cast<std::uint32_t>(d != kInf);
             const std::uint32_t keep = 0u - reached;  // all ones when reached
             // kInf is masked away (selects on floats became branches).
-            const std::uint32_t bits = (std::bit_cast<std::uint32_t>(fixed_value(d)) & keep) | (kInfBits & ~keep);
-            v_out[x] = std::bit_cast<float>(bits);
+            const std::uint32_t bits =
+                (tide::detail::bit_cast<std::uint32_t>(fixed_value(d)) & keep) | (kInfBits & ~keep);
+            v_out[x] = tide::detail::bit_cast<float>(bits);
             const std::uint32_t move = reached_code(goal[x], d, via[x]);
             const std::uint32_t none = kWall - region * (kWall - kUnreachableCode);
             d_out[x] = static_cast<Direction>((move & keep) | (none & ~keep));

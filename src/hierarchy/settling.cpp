@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <vector>
+#include "tide/detail/compat.hpp"
 
 #include "plan_state.hpp"
 
@@ -69,8 +70,9 @@ double HierarchicalField::State::improvement(int from, int to, int k) const {
                 const double c = v + (diagonal ? diag : 1.0) * cx;
                 const bool lower = open & (c < w - kSettleAbsolute - kSettleRelative * c);
                 const std::uint64_t use = std::uint64_t{0} - static_cast<std::uint64_t>(lower);
-                best = std::min(best, std::bit_cast<double>((std::bit_cast<std::uint64_t>(c) & use) |
-                                                            (std::bit_cast<std::uint64_t>(kInf) & ~use)));
+                best = std::min(best,
+                                tide::detail::bit_cast<double>((tide::detail::bit_cast<std::uint64_t>(c) & use) |
+                                                               (tide::detail::bit_cast<std::uint64_t>(kInf) & ~use)));
             }
         }
     }

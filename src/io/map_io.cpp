@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include "tide/detail/compat.hpp"
 
 namespace tide {
 namespace {
@@ -90,7 +91,13 @@ std::optional<T> parse_number(std::string_view s) {
     if constexpr (std::is_floating_point_v<T>) {
         if (*b == '+') ++b;  // from_chars does not take a leading '+'
     }
-    const auto [ptr, ec] = std::from_chars(b, e, value);
+    std::from_chars_result r;
+    if constexpr (std::is_floating_point_v<T>) {
+        r = detail::from_chars_float(b, e, value, false);
+    } else {
+        r = std::from_chars(b, e, value);
+    }
+    const auto [ptr, ec] = r;
     if (ec != std::errc() || ptr != e) return std::nullopt;
     return value;
 }

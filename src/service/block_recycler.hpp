@@ -8,9 +8,9 @@
 // it calls orphan(), and the recycler deletes itself when its last block comes back.
 
 #include <cstddef>
-#include <memory_resource>
 #include <mutex>
 #include <vector>
+#include "tide/detail/compat.hpp"
 
 namespace tide::detail {
 

@@ -48,6 +48,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include "tide/detail/compat.hpp"
 
 #include "block_recycler.hpp"
 #include "tide/field_builder.hpp"
@@ -98,11 +99,14 @@ struct Want {
     }
 
     bool same(const Want& o) const {
-        return hash == o.hash && std::bit_cast<std::uint64_t>(diagonal) == std::bit_cast<std::uint64_t>(o.diagonal) &&
+        return hash == o.hash &&
+               tide::detail::bit_cast<std::uint64_t>(diagonal) == tide::detail::bit_cast<std::uint64_t>(o.diagonal) &&
                connectivity == o.connectivity && movement_class == o.movement_class && kind == o.kind &&
-               std::bit_cast<std::uint64_t>(flee_factor) == std::bit_cast<std::uint64_t>(o.flee_factor) &&
+               tide::detail::bit_cast<std::uint64_t>(flee_factor) ==
+                   tide::detail::bit_cast<std::uint64_t>(o.flee_factor) &&
                margin == o.margin && danger.weight == o.danger.weight &&
-               std::bit_cast<std::uint64_t>(danger.radius) == std::bit_cast<std::uint64_t>(o.danger.radius) &&
+               tide::detail::bit_cast<std::uint64_t>(danger.radius) ==
+                   tide::detail::bit_cast<std::uint64_t>(o.danger.radius) &&
                goals == o.goals && dangers == o.dangers && same_congestion(o);
     }
     FieldParams params() const { return FieldParams{diagonal, connectivity}; }

@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstdio>
 #include <string>
+#include "tide/detail/compat.hpp"
 
 #include "../grid/cell_checks.hpp"
 #include "service_state.hpp"
@@ -113,10 +114,10 @@ Result<void> FieldService::State::make_want(std::span<const Cell> goals, const F
     out.flee_factor = flee ? factor : 0.0;
     out.margin = has_margin(options.wall_margin) ? options.wall_margin : WallMargin{};
     out.congestion = options.congestion;
-    std::uint64_t h = mix(0x7469646566696C64ULL, std::bit_cast<std::uint64_t>(out.diagonal));
+    std::uint64_t h = mix(0x7469646566696C64ULL, tide::detail::bit_cast<std::uint64_t>(out.diagonal));
     h = mix(h, static_cast<std::uint64_t>(out.connectivity) | (static_cast<std::uint64_t>(out.movement_class) << 8) |
                    (static_cast<std::uint64_t>(out.kind) << 16));
-    h = mix(h, std::bit_cast<std::uint64_t>(out.flee_factor));
+    h = mix(h, tide::detail::bit_cast<std::uint64_t>(out.flee_factor));
     h = mix(h, (static_cast<std::uint64_t>(out.margin.radius) << 32) | static_cast<std::uint32_t>(out.margin.extra));
     for (const Cell& g : out.goals) {
         h = mix(h,
@@ -124,7 +125,7 @@ Result<void> FieldService::State::make_want(std::span<const Cell> goals, const F
     }
     if (mixed) {
         h = mix(h, static_cast<std::uint64_t>(out.danger.weight) | (std::uint64_t{1} << 40));
-        h = mix(h, std::bit_cast<std::uint64_t>(out.danger.radius));
+        h = mix(h, tide::detail::bit_cast<std::uint64_t>(out.danger.radius));
         for (const Cell& d : out.dangers) {
             h = mix(h, (static_cast<std::uint64_t>(static_cast<std::uint32_t>(d.y)) << 32) |
                            static_cast<std::uint32_t>(d.x));

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <memory_resource>
 #include <string>
+#include "tide/detail/compat.hpp"
 
 #include "tide/astar.hpp"
 #include "tide/flow_field.hpp"

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 #include <type_traits>
+#include "tide/detail/compat.hpp"
 
 #include "text_reader.hpp"
 #include "tide/recording.hpp"
@@ -83,7 +84,7 @@ void put(std::string& out, T v) {
         out += v ? '1' : '0';
         return;
     } else if constexpr (std::is_floating_point_v<T>) {
-        r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::hex);
+        r = detail::to_chars_float_hex(buf, buf + sizeof buf, v);
     } else {
         r = std::to_chars(buf, buf + sizeof buf, v);
     }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include "tide/detail/compat.hpp"
 
 #include "text_reader.hpp"
 #include "tide/recording.hpp"
@@ -62,8 +63,8 @@ std::string number(float v) {
 
 // Floats apart in units in the last place (both finite, same sign); a large value otherwise.
 std::int64_t ulps(float a, float b) {
-    const auto ia = static_cast<std::int64_t>(std::bit_cast<std::int32_t>(a));
-    const auto ib = static_cast<std::int64_t>(std::bit_cast<std::int32_t>(b));
+    const auto ia = static_cast<std::int64_t>(tide::detail::bit_cast<std::int32_t>(a));
+    const auto ib = static_cast<std::int64_t>(tide::detail::bit_cast<std::int32_t>(b));
     if (!std::isfinite(a) || !std::isfinite(b) || (ia < 0) != (ib < 0)) return INT64_MAX;
     return ia > ib ? ia - ib : ib - ia;
 }
@@ -127,7 +128,7 @@ std::string snapshot_text(const WorldSnapshot& s) {
                std::to_string(g.field_serial) + " " + hex16(g.field_hash) + " " + goals_text(g.goals) + "\n";
     }
     // Floats as their bits (exact), the decimal values after '#'.
-    auto bits = [](float f) { return hex16(std::bit_cast<std::uint32_t>(f)).substr(8); };
+    auto bits = [](float f) { return hex16(tide::detail::bit_cast<std::uint32_t>(f)).substr(8); };
     for (const UnitSnapshot& u : s.units) {
         out += "unit " + std::to_string(u.id.index) + " " + std::to_string(u.id.generation) + " " +
                std::to_string(u.group) + " " + std::to_string(u.size) + " " + agent_state_name(u.state) + " " +
@@ -179,8 +180,8 @@ Result<WorldSnapshot> parse_snapshot(std::string_view text, std::string_view sou
                 }
             }
             ok = ok && named;
-            u.position = {std::bit_cast<float>(bits[0]), std::bit_cast<float>(bits[1])};
-            u.velocity = {std::bit_cast<float>(bits[2]), std::bit_cast<float>(bits[3])};
+            u.position = {tide::detail::bit_cast<float>(bits[0]), tide::detail::bit_cast<float>(bits[1])};
+            u.velocity = {tide::detail::bit_cast<float>(bits[2]), tide::detail::bit_cast<float>(bits[3])};
             s.units.push_back(u);
         } else {
             return r.error("unknown line '" + std::string(r.current) + "'");

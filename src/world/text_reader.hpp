@@ -9,6 +9,7 @@
 #include <string_view>
 #include <type_traits>
 #include <vector>
+#include "tide/detail/compat.hpp"
 
 #include "tide/cost_field.hpp"
 #include "tide/result.hpp"
@@ -61,7 +62,7 @@ bool get(std::string_view t, T& v) {
         v = t == "1";
         return true;
     } else if constexpr (std::is_floating_point_v<T>) {
-        r = std::from_chars(t.data(), end, v, std::chars_format::hex);
+        r = detail::from_chars_float(t.data(), end, v, true);
     } else {
         r = std::from_chars(t.data(), end, v);
     }
