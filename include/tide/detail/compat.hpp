@@ -2,8 +2,10 @@
 /// \file compat.hpp
 /// Internal: what some standard libraries Tide builds with still lack. Emscripten 3.1.6 (Debian 12's,
 /// for the WebAssembly build) ships libc++ 14, which has no <memory_resource> (only
-/// <experimental/memory_resource>) and no std::bit_cast. Everywhere else this header only includes
-/// the standard ones. Not part of the API.
+/// <experimental/memory_resource>), no std::bit_cast, no std::atomic_ref and no floating-point
+/// from_chars/to_chars. The helpers below call the standard functions where they exist
+/// (from_chars, to_chars) or builtins g++ and clang share (bit_cast, the relaxed store), so every
+/// build computes the same bits. Not part of the API.
 
 #include <charconv>
 #include <cstddef>
