@@ -47,6 +47,9 @@ export interface Tide {
                     params?: FieldParams): Field;
     /** A field service (cache per goal, repair after edits) on a copy of `map`. */
     createService(map: TideMap, options?: { budgetBytes?: number; autoPublish?: boolean; repair?: boolean }): FieldService;
+    /** Directions for a host that moves its own units (cell units). */
+    createSteering(field: Field, map: TideMap,
+                   options?: { radius?: number; size?: number; lookAhead?: number; corners?: boolean }): Steering;
     /** An empty world. */
     createWorld(config?: WorldConfig): World;
     /** Bytes of the module's memory. */
@@ -77,6 +80,16 @@ export interface Field extends Disposable {
     /** Wall-safe unit directions at many positions; all four arrays of one length. */
     sampleBatch(xs: Float32Array, ys: Float32Array, outX: Float32Array, outY: Float32Array): void;
     sample(x: number, y: number): { x: number; y: number };
+}
+
+export interface Steering extends Disposable {
+    /** Wall-safe directions at many positions. */
+    sampleBatch(xs: Float32Array, ys: Float32Array, outX: Float32Array, outY: Float32Array): void;
+    /** Straightened directions (line of sight along the field, clear of walls for the radius) for
+     *  units 0..n-1; unit i keeps a memory in slot i. */
+    steerBatch(xs: Float32Array, ys: Float32Array, outX: Float32Array, outY: Float32Array): void;
+    /** Forgets what unit i (or every unit) saw. */
+    resetMemory(i?: number): void;
 }
 
 export interface Ticket { index: number; generation: number; }

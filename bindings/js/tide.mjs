@@ -179,6 +179,9 @@ class Tide {
     createService(map, { budgetBytes, autoPublish = false, repair = true } = {}) {
         return new FieldService(this, map, { budgetBytes, autoPublish, repair });
     }
+    /** Directions for a host that moves its own units over `field` (built on `map`), in cell units:
+     *  options {radius, size, lookAhead, corners} as tide_steer_params. */
+    createSteering(field, map, options = {}) { return new Steering(this, field, map, options); }
     /** An empty world (load a map next); settings as tide_world_config. */
     createWorld(config = {}) { return new World(this, config); }
     /** Bytes of the module's memory (it grows, never shrinks). */
@@ -324,6 +327,85 @@ export class FieldService extends Handle {
             t.m.HEAPU32[(tk >> 2) + 1] = ticket.generation;
             t.check(t.m._tide_service_release(this.handle(), tk));
         });
+    }
+}
+
+export class Steering extends Handle {
+    constructor(tide, field, map, { radius, size, lookAhead, corners } = {}) {
+        const m = tide.m;
+        const p = tide.alloc(16);
+        let ptr;
+        try {
+            m._tide_steer_params_default(p);
+            if (radius !== undefined) m.HEAPF32[p >> 2] = radius;
+            if (size !== undefined) m.HEAP32[(p + 4) >> 2] = size;
+            if (lookAhead !== undefined) m.HEAP32[(p + 8) >> 2] = lookAhead;
+            if (corners !== undefined) m.HEAP32[(p + 12) >> 2] = corners ? 1 : 0;
+            ptr = tide.out((o) => m._tide_steering_create(field.handle(), map.handle(), p, 0, o));
+        } finally {
+            tide.free(p);
+        }
+        super(tide, ptr, (q) => m._tide_steering_destroy(q));
+        this.buf = 0;
+        this.bufCount = 0;
+        this.memory = 0;  // tide_steer_memory per unit, for steerBatch
+        this.memoryCount = 0;
+    }
+    /** @private */ io(xs, ys, outX, outY) {
+        const n = xs.length;
+        if (ys.length !== n || outX.length !== n || outY.length !== n) {
+            throw new TideError(1, 'invalid_argument', 'the four arrays must have one length');
+        }
+        const t = this.tide;
+        if (this.bufCount < n) {
+            t.free(this.buf);
+            this.buf = t.alloc(16 * n);
+            this.bufCount = n;
+        }
+        t.m.HEAPF32.set(xs, this.buf >> 2);
+        t.m.HEAPF32.set(ys, (this.buf >> 2) + n);
+        return n;
+    }
+    /** @private */ collect(n, outX, outY) {
+        const h = this.tide.m.HEAPF32, b = this.buf >> 2;
+        outX.set(h.subarray(b + 2 * n, b + 3 * n));
+        outY.set(h.subarray(b + 3 * n, b + 4 * n));
+    }
+    /** Wall-safe directions (the field's bilinear sample) at many positions. */
+    sampleBatch(xs, ys, outX, outY) {
+        const n = this.io(xs, ys, outX, outY), b = this.buf;
+        this.tide.check(this.tide.m._tide_steering_sample_batch(this.handle(), b, b + 4 * n, n, b + 8 * n, b + 12 * n));
+        this.collect(n, outX, outY);
+    }
+    /** Directions straightened by line of sight along the field, clear of walls for the radius, for
+     *  units 0..n-1 (unit i keeps a memory in slot i: keep the order stable, or resetMemory()). */
+    steerBatch(xs, ys, outX, outY) {
+        const t = this.tide, m = t.m;
+        const n = this.io(xs, ys, outX, outY), b = this.buf;
+        if (this.memoryCount < n) {
+            const grown = t.alloc(16 * n);
+            if (this.memoryCount) m.HEAPU8.copyWithin(grown, this.memory, this.memory + 16 * this.memoryCount);
+            t.free(this.memory);
+            this.memory = grown;
+            for (let i = this.memoryCount; i < n; ++i) m._tide_steer_memory_empty(grown + 16 * i);
+            this.memoryCount = n;
+        }
+        t.check(m._tide_steering_steer_batch(this.handle(), b, b + 4 * n, n, this.memory, b + 8 * n, b + 12 * n));
+        this.collect(n, outX, outY);
+    }
+    /** Forgets what unit i (or every unit) saw: after a teleport or a change of field. */
+    resetMemory(i) {
+        const m = this.tide.m;
+        if (i === undefined) for (let k = 0; k < this.memoryCount; ++k) m._tide_steer_memory_empty(this.memory + 16 * k);
+        else if (i >= 0 && i < this.memoryCount) m._tide_steer_memory_empty(this.memory + 16 * i);
+    }
+    dispose() {
+        if (!this.ptr) return;
+        this.tide.free(this.buf);
+        this.tide.free(this.memory);
+        this.buf = this.memory = 0;
+        this.bufCount = this.memoryCount = 0;
+        super.dispose();
     }
 }
 

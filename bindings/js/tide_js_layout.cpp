@@ -39,6 +39,9 @@ static_assert(sizeof(tide_service_config) == 32 && offsetof(tide_service_config,
               offsetof(tide_service_config, auto_publish) == 12 && offsetof(tide_service_config, repair) == 16 &&
               offsetof(tide_service_config, hierarchy_cells) == 24);
 static_assert(sizeof(tide_ticket) == 8);
+static_assert(sizeof(tide_steer_params) == 16 && offsetof(tide_steer_params, size) == 4 &&
+              offsetof(tide_steer_params, look_ahead) == 8 && offsetof(tide_steer_params, corners) == 12);
+static_assert(sizeof(tide_steer_memory) == 16);
 
 /// 1: the module was built with the layouts above (tide.mjs calls it once when it loads).
 extern "C" int tide_js_layout_check(void) {

@@ -191,3 +191,38 @@ test('sampleBatch gives a unit direction on every cell with a move', () => {
     field.dispose();
     map.dispose();
 });
+
+test("a host's own units steered by steerBatch reach the goal and never enter a wall", () => {
+    // The default map's gap and walls; 300 units at random open cells, moved by the host's own
+    // integrator at 3 cells/s along steerBatch's directions (radius 0.16).
+    const { map, goal } = tide.builtinMap('default');
+    const field = tide.buildField(map, [goal]);
+    const steering = tide.createSteering(field, map, { radius: 0.16 });
+    const costs = map.costs().slice(), integ = field.integration().slice();
+    const w = map.width;
+    const n = 300, xs = new Float32Array(n), ys = new Float32Array(n), dx = new Float32Array(n), dy = new Float32Array(n);
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 4294967296);
+    for (let i = 0; i < n; ++i) {
+        let c;
+        do c = Math.floor(rand() * costs.length); while (costs[c] === COST_WALL || !Number.isFinite(integ[c]));
+        xs[i] = (c % w) + 0.5;
+        ys[i] = Math.floor(c / w) + 0.5;
+    }
+    let inWall = 0;
+    for (let step = 0; step < 60 * 40; ++step) {
+        steering.steerBatch(xs, ys, dx, dy);
+        for (let i = 0; i < n; ++i) {
+            xs[i] += dx[i] * 3 / 60;
+            ys[i] += dy[i] * 3 / 60;
+            if (costs[Math.floor(ys[i]) * w + Math.floor(xs[i])] === COST_WALL) ++inWall;
+        }
+    }
+    let near = 0;
+    for (let i = 0; i < n; ++i) near += Math.hypot(xs[i] - goal.x - 0.5, ys[i] - goal.y - 0.5) < 1.5 ? 1 : 0;
+    assert.equal(inWall, 0, 'unit-steps inside a wall cell');
+    assert.ok(near >= n * 0.95, `${near} of ${n} units within 1.5 cells of the goal after 40 s`);
+    steering.dispose();
+    field.dispose();
+    map.dispose();
+});
