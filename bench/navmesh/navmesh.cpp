@@ -2,6 +2,8 @@
 
 #include "navmesh.hpp"
 
+#include "timing.hpp"  // bench::ms_since
+
 #include <recastnavigation/DetourCommon.h>
 #include <recastnavigation/DetourCrowd.h>
 #include <recastnavigation/DetourNavMesh.h>
@@ -26,23 +28,19 @@ constexpr int kMaxNodes = 65535;  // the query's node pool (dtNodeIndex is 16 bi
 constexpr int kMaxPath = 8192;    // polygons of one path
 constexpr float kFloor = 1.0f;    // height of the floor polygons (the top of a one-voxel span)
 
-// Recast's owners, freed in any case.
-struct Heightfield {
-    rcHeightfield* p = rcAllocHeightfield();
-    ~Heightfield() { rcFreeHeightField(p); }
+// Recast's owners, freed in any case: one template for its alloc/free pairs.
+template <class T, T* (*Alloc)(), void (*Free)(T*)>
+struct Owned {
+    T* p = Alloc();
+    Owned() = default;
+    Owned(const Owned&) = delete;
+    Owned& operator=(const Owned&) = delete;
+    ~Owned() { Free(p); }
 };
-struct Compact {
-    rcCompactHeightfield* p = rcAllocCompactHeightfield();
-    ~Compact() { rcFreeCompactHeightfield(p); }
-};
-struct Contours {
-    rcContourSet* p = rcAllocContourSet();
-    ~Contours() { rcFreeContourSet(p); }
-};
-struct PolyMesh {
-    rcPolyMesh* p = rcAllocPolyMesh();
-    ~PolyMesh() { rcFreePolyMesh(p); }
-};
+using Heightfield = Owned<rcHeightfield, rcAllocHeightfield, rcFreeHeightField>;
+using Compact = Owned<rcCompactHeightfield, rcAllocCompactHeightfield, rcFreeCompactHeightfield>;
+using Contours = Owned<rcContourSet, rcAllocContourSet, rcFreeContourSet>;
+using PolyMesh = Owned<rcPolyMesh, rcAllocPolyMesh, rcFreePolyMesh>;
 
 int bits_for(int n) {
     int b = 0;
@@ -58,10 +56,6 @@ struct Log : rcContext {
         if (category >= RC_LOG_WARNING) messages.emplace_back(msg, static_cast<std::size_t>(len));
     }
 };
-
-double ms_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
 
 }  // namespace
 
@@ -215,7 +209,7 @@ Result<std::unique_ptr<NavMesh>> NavMesh::bake(const CostField& cost, const Bake
         }
     }
     if (dtStatusFailed(impl->query->init(impl->mesh, kMaxNodes))) return Error{"navmesh: dtNavMeshQuery::init failed"};
-    stats.bake_ms = ms_since(t0);
+    stats.bake_ms = bench::ms_since(t0);
     std::unique_ptr<NavMesh> out(new NavMesh(std::move(impl)));
     out->stats_ = stats;
     return out;

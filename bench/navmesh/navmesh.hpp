@@ -28,7 +28,8 @@ struct BakeOptions {
     /// How Recast cuts the floor into regions (then convex polygons).
     enum class Partition {
         watershed,  ///< rcBuildRegions: RecastDemo's default, the best-shaped polygons; very slow
-                    ///< where the floor has thousands of holes (105 s on the 256x256 benchmark map).
+                    ///< where the floor has thousands of holes (105 s on the 256x256 benchmark map in a one-off trial,
+                    ///< one voxel per cell).
         monotone,   ///< rcBuildRegionsMonotone: fast on any floor, long thin polygons.
     };
     Partition partition = Partition::watershed;  ///< Region partition.

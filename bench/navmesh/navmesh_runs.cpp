@@ -56,7 +56,7 @@ struct MapCase {
 };
 
 // Watershed regions (RecastDemo's default, the better polygons) except on the random maps, where
-// their thousands of one-cell holes make it take minutes (105 s for random256): monotone there.
+// their thousands of one-cell holes make it take minutes (105 s for random256 in a one-off trial): monotone there.
 navmesh::BakeOptions::Partition partition_for(const std::string& name) {
     return name == "random256" || name == "large" ? navmesh::BakeOptions::Partition::monotone
                                                   : navmesh::BakeOptions::Partition::watershed;
