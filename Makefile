@@ -7,7 +7,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 PORT ?= 8080
 
-.PHONY: all deps test-deps e2e-deps configure build run field test wasm sanitize tsan tsan-lib tsan-hier tsan-configure tsan-run asan fuzz fuzz-smoke mutants determinism unity-package clean
+.PHONY: all deps test-deps e2e-deps configure build run field test wasm web sanitize tsan tsan-lib tsan-hier tsan-configure tsan-run asan fuzz fuzz-smoke mutants determinism unity-package clean
 
 all: build
 
@@ -46,6 +46,12 @@ wasm:
 	@bash scripts/install-deps.sh --wasm
 	NODE_PATH=/usr/share/nodejs emcmake cmake -S . -B $(WASM_BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
 	NODE_PATH=/usr/share/nodejs cmake --build $(WASM_BUILD) -j$(JOBS)
+
+# The static demo: the page with the whole World in a Web Worker on the WebAssembly build, in
+# build-wasm/web (part of `make wasm`); any static file server serves it, e.g.
+# `python3 -m http.server -d build-wasm/web 8000`, then open http://localhost:8000/ (docs/web.md).
+web: wasm
+	@echo "static demo: $(WASM_BUILD)/web (serve it with any static file server: docs/web.md)"
 
 # The threaded code under ThreadSanitizer. `make test` runs the library's threaded suites: the
 # field service (its concurrency stress test hammers requests, edits, reads and publishes from

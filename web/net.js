@@ -205,3 +205,84 @@ export class Connection {
         return true;
     }
 }
+
+/**
+ * The static demo's transport (`make web`): the simulation runs in a Web Worker on the
+ * WebAssembly build (worker.js), with the handlers and send() of Connection. The world starts
+ * with `options.map` and `options.units` (the page's ?map= and ?units=, as tide serve's --map
+ * and --agents). upload() and tmap() stand in for POST /api/map and GET /api/map.tmap.
+ */
+export class WorkerConnection {
+    constructor(handlers, options = {}) {
+        this.handlers = handlers;
+        this.options = options;
+        this.worker = null;
+        this.connected = false;
+        this.replies = new Map();
+        this.nextId = 1;
+    }
+
+    open() {
+        const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+        this.worker = worker;
+        worker.onmessage = (event) => {
+            const m = event.data;
+            if (m.kind === 'out') {
+                for (const data of m.messages) {
+                    if (typeof data === 'string') {
+                        let message;
+                        try {
+                            message = JSON.parse(data);
+                        } catch {
+                            continue;
+                        }
+                        this.handlers.onMessage(message);
+                    } else {
+                        const frame = decodeFrame(data);
+                        if (frame) this.handlers.onFrame(frame);
+                    }
+                }
+            } else if (m.kind === 'ready') {
+                this.connected = true;
+                this.handlers.onStatus(true);
+            } else if (m.kind === 'failed') {
+                this.handlers.onMessage({ type: 'error', message: `the simulation did not start: ${m.error}` });
+            } else if (m.kind === 'reply') {
+                const resolve = this.replies.get(m.id);
+                this.replies.delete(m.id);
+                if (resolve) resolve(m);
+            }
+        };
+        worker.onerror = (event) => {
+            this.connected = false;
+            this.handlers.onStatus(false);
+            this.handlers.onMessage({ type: 'error', message: `the simulation worker failed: ${event.message || 'unknown error'}` });
+        };
+        worker.postMessage({ kind: 'start', map: this.options.map, units: this.options.units, tickHz: 60 });
+    }
+
+    /** Sends one client message; false when the worker has not started yet (the message is dropped). */
+    send(message) {
+        if (!this.connected) return false;
+        this.worker.postMessage({ kind: 'send', text: JSON.stringify(message) });
+        return true;
+    }
+
+    request(message) {
+        const id = this.nextId++;
+        return new Promise((resolve) => {
+            this.replies.set(id, resolve);
+            this.worker.postMessage({ ...message, id });
+        });
+    }
+
+    /** Loads a map file's text: resolves {ok, error} (the error names the file and line). */
+    upload(name, text) {
+        return this.request({ kind: 'upload', name, text });
+    }
+
+    /** The current map as a .tmap: resolves {ok, text} (first line the file name) or {ok: false, error}. */
+    tmap() {
+        return this.request({ kind: 'tmap' });
+    }
+}

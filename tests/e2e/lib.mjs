@@ -3,6 +3,8 @@
 // canvas pixels.
 
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import { readFile } from 'node:fs/promises';
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -55,6 +57,32 @@ export function startServer(opts, port, output, extra = [], ms = 10_000) {
         child.once('error', (err) => reject(new CheckFailed(`cannot start ${opts.tide}: ${err.message}`)));
     });
     return { child, url };
+}
+
+/**
+ * A plain static file server over `root` (no tide serve: the static demo of `make web`), on a free
+ * loopback port. Resolves with {server, url}. GET only; files only, inside `root`.
+ */
+export function startStaticServer(root) {
+    const types = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript',
+        '.css': 'text/css', '.wasm': 'application/wasm', '.json': 'application/json' };
+    const base = path.resolve(root);
+    const server = createServer(async (req, res) => {
+        const route = decodeURIComponent(new URL(req.url, 'http://localhost').pathname);
+        const file = path.resolve(base, `.${route === '/' ? '/index.html' : route}`);
+        if (req.method !== 'GET' || !file.startsWith(base + path.sep)) {
+            res.writeHead(404).end();
+            return;
+        }
+        try {
+            const data = await readFile(file);
+            res.writeHead(200, { 'Content-Type': types[path.extname(file)] || 'application/octet-stream' }).end(data);
+        } catch {
+            res.writeHead(404).end();
+        }
+    });
+    return new Promise((resolve) => server.listen(0, '127.0.0.1', () =>
+        resolve({ server, url: `http://127.0.0.1:${server.address().port}/` })));
 }
 
 export async function getJson(base, route) {
@@ -126,12 +154,12 @@ export async function withDemoPage(tide, serverArgs, body, serverMs = 60_000) {
  * fails. Always cleans up, prints `summary()` and exits the process (0 or 1).
  */
 export async function runBrowserScript({ tag, opts, deadlineMs, serverArgs = [], serverMs = 10_000,
-    contextOptions = {}, pass, summary, body }) {
+    contextOptions = {}, pass, summary, body, staticRoot = null }) {
     const out = path.resolve(opts.out);
     mkdirSync(out, { recursive: true });
     const userData = mkdtempSync(path.join(tmpdir(), `tide-${tag}-`));
     const serverOutput = [], pageErrors = [];
-    let server = null, context = null, failed = false;
+    let server = null, context = null, failed = false, staticServer = null;
     const deadline = setTimeout(() => {
         console.log(`${tag}: FAIL the run took longer than ${deadlineMs / 1000} s`);
         cleanup().finally(() => process.exit(1));
@@ -141,14 +169,23 @@ export async function runBrowserScript({ tag, opts, deadlineMs, serverArgs = [],
         if (context) await context.close().catch(() => {});
         context = null;
         await stopServer(server);
+        if (staticServer) await new Promise((resolve) => staticServer.close(resolve));
+        staticServer = null;
         rmSync(userData, { recursive: true, force: true });
     }
     for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => cleanup().finally(() => process.exit(130)));
 
     try {
-        const started = startServer(opts, 0, serverOutput, serverArgs, serverMs);
-        server = started.child;
-        const base = await started.url;
+        let base;
+        if (staticRoot) {  // the static demo: any file server, no tide serve
+            const started = await startStaticServer(staticRoot);
+            staticServer = started.server;
+            base = started.url;
+        } else {
+            const started = startServer(opts, 0, serverOutput, serverArgs, serverMs);
+            server = started.child;
+            base = await started.url;
+        }
         context = await chromium.launchPersistentContext(userData, {
             executablePath: kChromium, headless: true, args: kChromiumArgs, viewport: { width: 1280, height: 800 },
             ...contextOptions,

@@ -1216,4 +1216,13 @@ nlohmann::json spawner_json(const SpawnerInfo& sp, double now) {
             {"next_s", sp.done ? json(nullptr) : json(sp.next_s - now)}};
 }
 
+// The download name of the current map: its name without a folder or extension, plus ".tmap".
+std::string tmap_file_name(std::string name) {
+    if (const auto slash = name.find_last_of("/\\:"); slash != std::string::npos) name = name.substr(slash + 1);
+    if (const auto dot = name.rfind('.'); dot != std::string::npos && dot > 0) name.resize(dot);
+    for (char& ch : name)
+        if (ch == '"' || static_cast<unsigned char>(ch) < 32) ch = '_';
+    return (name.empty() ? std::string("map") : name) + ".tmap";
+}
+
 }  // namespace tide::serve

@@ -108,8 +108,10 @@ using ViewerCommand = std::variant<SelectUnits, ShowGroup, OrderSelected, SnapGo
 /// A validated client command: a change to the world, applied as it is, or a viewer command.
 using Command = std::variant<WorldCommand, ViewerCommand>;
 
-/// Most units an `astar_compare` plans with A* (the rest of the group is extrapolated).
-inline constexpr int kMaxAstarSamples = 256;
+/// Most units an `astar_compare` asks to plan with A* (the rest of the group is extrapolated); the
+/// search budget (kCompareSearchMs on the server) stops it sooner. The static demo's worker, with
+/// one client, plans all of a 5,000-unit group (seed 002's headline, docs/web.md).
+inline constexpr int kMaxAstarSamples = 20000;
 /// Paths an `astar` reply carries at most (the page draws them beside the flow of the same units).
 inline constexpr std::size_t kAstarPathsShown = 6;
 /// The A* searches of one comparison stop after this long (at least one runs): the per-unit time is
@@ -215,5 +217,8 @@ struct UploadedMap {
 /// Parses an upload (body at most kMaxUploadBytes, a Moving AI or Tide map with a passable
 /// cell); errors name the cleaned name and line. No I/O.
 Result<UploadedMap> parse_map_upload(std::string_view body, std::string_view raw_name);
+
+/// The download name of a map: its name without a folder or extension, plus ".tmap".
+std::string tmap_file_name(std::string name);
 
 }  // namespace tide::serve

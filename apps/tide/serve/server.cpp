@@ -32,6 +32,7 @@
 #include <variant>
 
 #include "protocol.hpp"
+#include "sim_core.hpp"
 #include "tide/generate.hpp"
 #include "tide/map_io.hpp"
 #include "tide/recording.hpp"
@@ -49,7 +50,6 @@ namespace http = beast::http;
 namespace websocket = beast::websocket;
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
-using Clock = std::chrono::steady_clock;
 
 // Size limits (tide/limits.hpp): kMaxClientFrameBytes (larger frames fail the connection with
 // 1009), kMaxUploadBytes (POST /api/map body), kMaxQueuedBytes (a client this far behind is
@@ -60,10 +60,12 @@ using Clock = std::chrono::steady_clock;
 // other_per_second); these bound what gets past that:
 // - a WebSocket client has at most kMaxPendingPerClient commands waiting for the simulation
 //   thread; more are refused at once with an error reply ("busy");
-// - the simulation thread runs at most kTickCommandMs of commands per tick and leaves the rest,
-//   in order, for the next tick (queries and connections are still served at once);
+// - the simulation thread (SimCore, sim_core.hpp) runs at most CoreOptions::command_ms (8 ms) of
+//   commands per tick and leaves the rest, in order, for the next tick (queries and connections
+//   are still served at once);
 // - it measures what each client's commands take and refuses a client's commands while it owes
-//   more than kClientBurstMs (the debt falls by kClientShareMsPerSecond every second): one client
+//   more than CoreOptions::client_burst_ms (100 ms; the debt falls by client_share_ms, 200 ms,
+//   every second): one client
 //   gets at most about a fifth of the simulation thread for its A* comparisons, spawns, towers,
 //   loads and orders, however many it sends;
 // - one map upload at a time, read off the io thread; after a load the next upload waits
@@ -71,55 +73,8 @@ using Clock = std::chrono::steady_clock;
 // - GET /api/state waits at most kStateWaitMs for the simulation thread; past that it is answered
 //   from the state the simulation thread published last (header X-Tide-State-Age-Ms: its age).
 constexpr int kMaxPendingPerClient = 32;
-constexpr double kTickCommandMs = 8.0;
-constexpr double kClientShareMsPerSecond = 200.0;
-constexpr double kClientBurstMs = 100.0;
-constexpr double kClientMaxDebtMs = 1000.0;  // a load of seconds leaves its client at most this owed
 constexpr double kUploadPace = 3.0;
 constexpr int kStateWaitMs = 50;
-constexpr auto kStatePublishPeriod = std::chrono::milliseconds(50);
-
-// A query from an HTTP request, answered by the simulation thread.
-struct ApiQuery {
-    bool agents = false;
-    bool tmap = false;  // GET /api/map.tmap: the current terrain as a .tmap
-    std::size_t limit = 1000;
-    std::function<void(std::string)> reply;  // called on the simulation thread
-};
-// A map parsed from an upload, to be swapped in.
-struct LoadParsed {
-    std::string name;
-    std::shared_ptr<CostField> cost;
-};
-// POST /api/order, answered by the simulation thread.
-struct ApiOrder {
-    Order order;
-    std::function<void(bool ok, std::string body)> reply;  // called on the simulation thread
-};
-// A WebSocket client came or went (the simulation thread keeps its selection and view).
-struct SessionEvent {
-    bool connected = false;
-};
-struct Inbound {
-    using What = std::variant<Command, ApiQuery, LoadParsed, ApiOrder, SessionEvent>;
-    Inbound(std::uint64_t s, What w, std::string t = {}) : session(s), what(std::move(w)), type(std::move(t)) {}
-    std::uint64_t session = 0;  // 0: not from a WebSocket client
-    What what;
-    std::string type;  // a command's message type (for error replies)
-};
-
-// What the simulation thread keeps per WebSocket client.
-struct Client {
-    Viewer view;  // its selection and the group it is shown (tide::Viewer)
-    // What its last fields frame showed: group, that group's field serial, terrain version, map load.
-    std::array<std::uint64_t, 4> sent{~0ull, ~0ull, ~0ull, ~0ull};
-    // Hierarchical maps: its last sectors frame (unit size, graph version, map load) and sector
-    // fields frame (group, field serial, map load).
-    std::array<std::uint64_t, 3> sectors_sent{~0ull, ~0ull, ~0ull};
-    std::array<std::uint64_t, 3> built_sent{~0ull, ~0ull, ~0ull};
-    // The fields frame its page holds (the last one sent, whole or as a patch): the base of the next patch.
-    std::shared_ptr<const std::string> fields;
-};
 
 struct Outgoing {
     std::shared_ptr<const std::string> data;
@@ -127,26 +82,6 @@ struct Outgoing {
     bool agents = false;   // latest-wins: a newer agents frame replaces one not yet sent
     bool terrain = false;  // a band of the terrain stream (at most one is queued at a time)
 };
-
-// The full-resolution terrain of a map whose fields frames are sampled, as the simulation thread
-// last sent it: immutable, shared by every session that still streams from it.
-struct TerrainSnapshot {
-    int width = 0, height = 0;
-    std::vector<Cost> cells;
-};
-
-// " in N ms" after a map load, with the sector graph's share on hierarchical maps.
-std::string load_note(Clock::time_point t0, const World& world) {
-    char text[120];
-    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    if (world.hierarchical()) {
-        std::snprintf(text, sizeof text, " in %.0f ms (hierarchical: sector graph %.0f ms, routes %.0f ms)", ms,
-                      world.stats().graph_build_ms, world.stats().route_ms);
-    } else {
-        std::snprintf(text, sizeof text, " in %.0f ms", ms);
-    }
-    return text;
-}
 
 std::string_view mime_of(std::string_view path) {
     auto ends = [&](std::string_view s) { return path.size() >= s.size() && path.substr(path.size() - s.size()) == s; };
@@ -159,18 +94,9 @@ std::string_view mime_of(std::string_view path) {
     return "application/octet-stream";
 }
 
-// The download name of the current map: its name without a folder or extension, plus ".tmap".
-std::string tmap_file_name(std::string name) {
-    if (const auto slash = name.find_last_of("/\\:"); slash != std::string::npos) name = name.substr(slash + 1);
-    if (const auto dot = name.rfind('.'); dot != std::string::npos && dot > 0) name.resize(dot);
-    for (char& ch : name)
-        if (ch == '"' || static_cast<unsigned char>(ch) < 32) ch = '_';
-    return (name.empty() ? std::string("map") : name) + ".tmap";
-}
-
 }  // namespace
 
-struct Server::Impl {
+struct Server::Impl final : Outbox {
     class WsSession;
     class HttpSession;
 
@@ -179,13 +105,13 @@ struct Server::Impl {
     tcp::acceptor acceptor{ioc};
     std::unique_ptr<TbbJobSystem> jobs;
     std::unique_ptr<World> world;  // simulation thread only (after start())
+    std::unique_ptr<SimCore> core;  // the simulation loop (simulation thread only, after start())
     Recording recording;           // --record: events not yet appended to record_file
     std::ofstream record_file;
     std::thread sim;
     std::atomic<bool> stopping{false};
     std::atomic<bool> stopped{false};
-    std::atomic<std::size_t> clients{0};
-    std::atomic<double> tick_hz{0.0};
+    std::atomic<std::size_t> client_count{0};
     unsigned short bound_port = 0;
 
     std::mutex in_mutex;
@@ -196,7 +122,7 @@ struct Server::Impl {
     std::uint64_t next_session = 1;
     // Last world messages, sent to every new client (io thread only). Fields frames go to each
     // client from the simulation thread (each sees the field of the group it looks at).
-    std::shared_ptr<const std::string> last_world, last_groups, last_params, last_paused;
+    std::array<std::shared_ptr<const std::string>, 5> last{};  // by Slot
 
     explicit Impl(ServerOptions o) : opt(std::move(o)) {}
 
@@ -214,7 +140,7 @@ struct Server::Impl {
         }
     }
 
-    void log(const std::string& s) const {
+    void log(const std::string& s) override {
         if (opt.log) std::fprintf(stderr, "tide serve: %s\n", s.c_str());
     }
 
@@ -233,24 +159,12 @@ struct Server::Impl {
         inbox.push_back(std::move(in));
         return true;
     }
-    // The simulation thread took a command of `session` (applied or refused): its slot frees.
-    void taken(std::uint64_t session) {
-        std::lock_guard lock(in_mutex);
-        const auto it = pending.find(session);
-        if (it != pending.end() && --it->second <= 0) pending.erase(it);
-    }
     std::unordered_map<std::uint64_t, int> pending;  // commands waiting, by session (in_mutex)
 
     // The last state the simulation thread published (GET /api/state when it is busy).
     std::mutex state_mutex;
     std::shared_ptr<const std::string> state_snapshot;
     Clock::time_point state_at;
-    void publish_state(std::string s) {
-        auto data = std::make_shared<const std::string>(std::move(s));
-        std::lock_guard lock(state_mutex);
-        state_snapshot = std::move(data);
-        state_at = Clock::now();
-    }
     std::pair<std::shared_ptr<const std::string>, Clock::time_point> last_state() {
         std::lock_guard lock(state_mutex);
         return {state_snapshot, state_at};
@@ -262,137 +176,47 @@ struct Server::Impl {
     std::thread upload_worker;                     // io thread starts and joins it; ~Server joins it last
 
     // --- io thread ------------------------------------------------------------------------
-    void broadcast(std::shared_ptr<const std::string> data, bool binary, bool agents);
-    void send_to(std::uint64_t session, std::shared_ptr<const std::string> data, bool binary = false);
+    void broadcast_now(std::shared_ptr<const std::string> data, bool binary, bool agents);
+    void send_now(std::uint64_t session, std::shared_ptr<const std::string> data, bool binary = false);
     void accept();
     void close_all();
 
     // --- simulation thread ----------------------------------------------------------------
-    // What the simulation thread keeps between ticks (sim_loop and its helpers only).
-    struct SimState {
-        std::unordered_map<std::uint64_t, Client> clients;  // by session
-        std::vector<Inbound> batch;                         // this tick's inbound
-        std::vector<Inbound> deferred;                      // commands past a tick's kTickCommandMs, in order
-        std::unordered_map<std::uint64_t, double> debt;     // per session: ms of simulation time owed
-        Clock::time_point debt_at = Clock::now();
-        bool step_once = false;            // a step command: tick once while paused
-        std::uint64_t loads = 0;           // +1 per map load: a fields frame of the old map is never current
-        std::uint64_t roster = 0;          // the roster version the selections were last checked against
-        std::uint64_t groups_sent = 0;     // the groups version last broadcast
-        std::uint32_t fields_version = 0;  // +1 per distinct fields frame encoded
-        std::unordered_map<UnitGroupId, float> field_scales;  // each group's quantisation scale (encode_fields)
-        std::uint64_t terrain_seen = 0;                       // terrain version send_fields() last saw
-        Clock::time_point terrain_changed_at = Clock::now() - std::chrono::seconds(1);
-        // Maps whose fields frames are sampled get their terrain at full resolution in terrain
-        // frames: the whole map after a load (and to each new client), then the cells edits changed
-        // (found by comparing with the terrain last sent). Each session streams it in bands
-        // (WsSession::update_terrain) from the newest snapshot.
-        std::shared_ptr<const TerrainSnapshot> sent_snapshot;
-        std::uint64_t terrain_sent = 0;                  // the terrain version last broadcast
-        std::shared_ptr<const std::string> agents_sent;  // the last agents frame broadcast
-        bool agents_due = true;                          // a client connected since: send one even if paused
-        Clock::time_point last_agents, last_fields, last_whole_fields, last_sectors, last_stats, state_published;
-        Clock::time_point rate_start = Clock::now();
-        int rate_ticks = 0;
-    };
-    SimState sim_state;
     void sim_loop();
-    std::vector<Inbound>& take_inbox();
-    void run_commands(std::vector<Inbound>& batch);
-    void handle(Inbound& in);
-    void handle_query(ApiQuery& q);
-    void handle_session_event(std::uint64_t session, const SessionEvent& ev);
-    void handle_api_order(ApiOrder& order);
-    void handle_upload(LoadParsed& upload);
-    void handle_command(const Inbound& in);
-    bool over_budget(const Inbound& in);
-    Result<void> apply_world_command(std::uint64_t session, Client* client, const WorldCommand& command);
-    Result<void> apply_order(std::uint64_t session, const Order& order);
-    // Viewer commands, one each (apply_viewer_command picks).
-    Result<void> apply_viewer_command(std::uint64_t session, Client* client, const ViewerCommand& command);
-    Result<void> on(std::uint64_t session, Client* client, const SelectUnits& c);
-    Result<void> on(std::uint64_t session, Client* client, const ShowGroup& c);
-    Result<void> on(std::uint64_t session, Client* client, const OrderSelected& c);
-    Result<void> on(std::uint64_t session, Client* client, const SnapGoals& c);
-    Result<void> on(std::uint64_t session, Client* client, const CheckTower& c);
-    Result<void> on(std::uint64_t session, Client* client, const ChangeSettings& c);
-    Result<void> on(std::uint64_t session, Client* client, const LoadMap& c);
-    Result<void> on(std::uint64_t session, Client* client, const StartScenario& c);
-    Result<void> on(std::uint64_t session, Client* client, const CompareAstar& c);
-    Result<void> on(std::uint64_t session, Client* client, const InspectUnit& c);
-    Result<void> on(std::uint64_t session, Client* client, const StepOnce& c);
-    Result<void> on(std::uint64_t session, Client* client, const Ping& c);
-    Result<void> load(const std::string& name, CostField cost, std::vector<Cell> goals,
-                      std::optional<CellRect> spawn_area);
-    void after_load();
-    void clear_selections();
-    void publish_state_if_due();
-    void show_edit_before_step();
-    void after_tick();
-    void send_frames(Clock::time_point now);
-    void send_agents(Clock::time_point now);
-    void send_fields(Clock::time_point now);
-    void send_sectors(Clock::time_point now);
-    void broadcast_terrain(bool whole);
-    bool sampled() const { return field_stride(world->cost().width(), world->cost().height()) > 1; }
-    // A broadcast; `keep` (when set) names the last-message slot it also fills, so that new
-    // clients start up to date.
-    using Slot = std::shared_ptr<const std::string> Impl::*;
-    void post_broadcast(std::string s, bool binary, bool agents = false, Slot keep = nullptr) {
-        post_broadcast(std::make_shared<const std::string>(std::move(s)), binary, agents, keep);
-    }
-    void post_broadcast(std::shared_ptr<const std::string> data, bool binary, bool agents = false,
-                        Slot keep = nullptr) {
-        net::post(ioc, [this, data, binary, agents, keep] {
-            if (keep) this->*keep = data;
-            broadcast(data, binary, agents);
+
+    // Outbox (sim_core.hpp): what the core sends is posted to the io thread.
+    void broadcast(std::shared_ptr<const std::string> data, bool binary, bool agents, Slot keep) override {
+        net::post(ioc, [this, data = std::move(data), binary, agents, keep] {
+            if (keep != Slot::none) last[static_cast<std::size_t>(keep)] = data;
+            broadcast_now(data, binary, agents);
         });
     }
-    void post_to(std::uint64_t session, std::string s, bool binary) {
+    void send_to(std::uint64_t session, std::shared_ptr<const std::string> data, bool binary) override {
         if (session == 0) return;
-        auto data = std::make_shared<const std::string>(std::move(s));
-        net::post(ioc, [this, session, data, binary] { send_to(session, data, binary); });
+        net::post(ioc, [this, session, data = std::move(data), binary] { send_now(session, data, binary); });
     }
-    void post_error(std::uint64_t session, const std::string& message, const std::string& request) {
-        post_to(session, error_json(message, request), false);
+    void store(Slot keep, std::shared_ptr<const std::string> data) override {
+        net::post(ioc, [this, data = std::move(data), keep] { last[static_cast<std::size_t>(keep)] = data; });
     }
-    // Refreshes a last-message slot for clients yet to come, without sending it to anyone now.
-    void post_store(std::string s, Slot keep) {
-        auto data = std::make_shared<const std::string>(std::move(s));
-        net::post(ioc, [this, data, keep] { this->*keep = data; });
+    void terrain(std::uint64_t session, std::shared_ptr<const TerrainSnapshot> snapshot, int x0, int y0, int x1,
+                 int y1) override;
+    std::size_t clients() const override { return client_count.load(); }
+    // The simulation thread took a command of `session` (applied or refused): its slot frees.
+    void taken(std::uint64_t session) override {
+        std::lock_guard lock(in_mutex);
+        const auto it = pending.find(session);
+        if (it != pending.end() && --it->second <= 0) pending.erase(it);
     }
-    // Terrain to stream: the cells [x0, x1] x [y0, y1] of `snapshot` changed (or are new) for
-    // `session` (0: every session). A null snapshot stops the streams (a map without terrain frames).
-    void post_terrain(std::uint64_t session, std::shared_ptr<const TerrainSnapshot> snapshot, int x0, int y0, int x1,
-                      int y1);
-    // Maps uploaded with POST /api/map, newest last, that `load_map` with `uploaded` switches back
-    // to (simulation thread only): at most kKeptUploads, and at most kKeptUploadCells cells in all.
-    static constexpr std::size_t kKeptUploads = 8;
-    static constexpr std::size_t kKeptUploadCells = std::size_t{64} << 20;
-    std::vector<std::pair<std::string, std::shared_ptr<const CostField>>> uploads;
-    void keep_upload(const std::string& name, const CostField& cost) {
-        std::erase_if(uploads, [&](const auto& u) { return u.first == name; });
-        uploads.emplace_back(name, std::make_shared<const CostField>(cost));
-        auto cells = [&] {
-            std::size_t n = 0;
-            for (const auto& u : uploads) n += u.second->cells().size();
-            return n;
-        };
-        while (uploads.size() > 1 && (uploads.size() > kKeptUploads || cells() > kKeptUploadCells))
-            uploads.erase(uploads.begin());
+    // The next upload waits kUploadPace x this load's time.
+    void upload_done(Clock::duration took) override {
+        upload_ready_at = (Clock::now() + took * kUploadPace).time_since_epoch().count();
+        upload_busy = false;
     }
-    std::vector<std::string> upload_names() const {
-        std::vector<std::string> names;
-        for (const auto& u : uploads) names.push_back(u.first);
-        return names;
-    }
-    std::string world_message() const { return world_json(*world, builtin_map_names(), kMaxAgents, upload_names()); }
-
-    void post_world_state() {
-        post_broadcast(world_message(), false, false, &Impl::last_world);
-        post_broadcast(groups_json(*world), false, false, &Impl::last_groups);
-        post_broadcast(params_json(*world), false, false, &Impl::last_params);
-        post_broadcast(paused_json(*world), false, false, &Impl::last_paused);
+    void state(std::string json) override {
+        auto data = std::make_shared<const std::string>(std::move(json));
+        std::lock_guard lock(state_mutex);
+        state_snapshot = std::move(data);
+        state_at = Clock::now();
     }
 };
 
@@ -476,7 +300,7 @@ private:
     void unregister() {
         if (registered_ && !closed_) {
             server_.sessions.erase(id_);
-            server_.clients.fetch_sub(1);
+            server_.client_count.fetch_sub(1);
             server_.push({id_, SessionEvent{false}});
         }
         closed_ = true;
@@ -488,11 +312,11 @@ private:
             return;
         }
         server_.sessions[id_] = weak_from_this();
-        server_.clients.fetch_add(1);
+        server_.client_count.fetch_add(1);
         registered_ = true;
         // The new client gets the current world at once; its fields frame follows from the
         // simulation thread.
-        for (const auto& m : {server_.last_world, server_.last_groups, server_.last_params, server_.last_paused}) {
+        for (const auto& m : server_.last) {
             if (m) send(m, false, false);
         }
         server_.push({id_, SessionEvent{true}});
@@ -634,7 +458,7 @@ private:
     std::deque<Clock::time_point> paint_times_, other_times_;
 };
 
-void Server::Impl::broadcast(std::shared_ptr<const std::string> data, bool binary, bool agents) {
+void Server::Impl::broadcast_now(std::shared_ptr<const std::string> data, bool binary, bool agents) {
     std::vector<std::shared_ptr<WsSession>> live;
     for (auto& [id, weak] : sessions) {
         if (auto s = weak.lock()) live.push_back(std::move(s));
@@ -642,7 +466,7 @@ void Server::Impl::broadcast(std::shared_ptr<const std::string> data, bool binar
     for (auto& s : live) s->send(data, binary, agents);
 }
 
-void Server::Impl::send_to(std::uint64_t session, std::shared_ptr<const std::string> data, bool binary) {
+void Server::Impl::send_now(std::uint64_t session, std::shared_ptr<const std::string> data, bool binary) {
     const auto it = sessions.find(session);
     if (it == sessions.end()) return;
     if (auto s = it->second.lock()) s->send(std::move(data), binary, false);
@@ -956,8 +780,8 @@ void Server::Impl::accept() {
     });
 }
 
-void Server::Impl::post_terrain(std::uint64_t session, std::shared_ptr<const TerrainSnapshot> snapshot, int x0, int y0,
-                                int x1, int y1) {
+void Server::Impl::terrain(std::uint64_t session, std::shared_ptr<const TerrainSnapshot> snapshot, int x0, int y0,
+                           int x1, int y1) {
     net::post(ioc, [this, session, snapshot = std::move(snapshot), x0, y0, x1, y1] {
         for (auto& [id, weak] : sessions) {
             if (session != 0 && id != session) continue;
@@ -978,581 +802,27 @@ void Server::Impl::close_all() {
 }
 
 // =================================================================================================
-// Simulation thread: drain the commands, tick, send the frames.
+// Simulation thread: the core's ticks at opt.tick_hz, with what came in since the last.
 
 void Server::Impl::sim_loop() {
     using namespace std::chrono;
     const auto period = duration_cast<Clock::duration>(duration<double>(1.0 / opt.tick_hz));
     const float dt = static_cast<float>(1.0 / opt.tick_hz);
-    SimState& st = sim_state;
-    const auto now = Clock::now();
-    st.last_agents = now - seconds(10);
-    st.last_fields = st.last_whole_fields = st.last_sectors = st.state_published = now - seconds(1);
-    st.last_stats = now;
-    st.roster = world->roster_version();
-    st.groups_sent = world->groups_version();
-    st.terrain_seen = st.terrain_sent = world->terrain_version();
-    broadcast_terrain(true);
+    core->begin();
+    std::vector<Inbound> incoming;
     auto next = Clock::now();
     while (!stopping) {
         std::this_thread::sleep_until(next);
         next += period;
         if (Clock::now() - next > milliseconds(250)) next = Clock::now();  // fell far behind: do not race to catch up
-        const std::uint64_t terrain_before = world->terrain_version();
-        st.step_once = false;
-        run_commands(take_inbox());
-        publish_state_if_due();
-        if (world->terrain_version() != terrain_before) show_edit_before_step();
-        if (auto r = world->tick(dt, st.step_once); !r) log("step failed: " + r.error().message);
+        {
+            std::lock_guard lock(in_mutex);
+            incoming.swap(inbox);
+        }
+        core->step(incoming, dt);
         flush_recording();
-        after_tick();
-        send_frames(Clock::now());
     }
     flush_recording();  // what came after the last tick
-}
-
-// This tick's inbound: the commands left from the last tick first, then what came since. Debts
-// fall by what the time since the last tick earned.
-std::vector<Inbound>& Server::Impl::take_inbox() {
-    SimState& st = sim_state;
-    st.batch.clear();
-    st.batch.swap(st.deferred);
-    {
-        std::lock_guard lock(in_mutex);
-        for (Inbound& in : inbox) st.batch.push_back(std::move(in));
-        inbox.clear();
-    }
-    const double paid = kClientShareMsPerSecond * std::chrono::duration<double>(Clock::now() - st.debt_at).count();
-    st.debt_at = Clock::now();
-    for (auto it = st.debt.begin(); it != st.debt.end();) {
-        it->second -= paid;
-        it = it->second <= 0.0 ? st.debt.erase(it) : std::next(it);
-    }
-    return st.batch;
-}
-
-// Runs the batch in order; once this tick's commands took kTickCommandMs, the rest of the work
-// waits for the next tick (queries and connections are still answered). What a command takes is
-// charged to the tick and to its client.
-void Server::Impl::run_commands(std::vector<Inbound>& batch) {
-    double command_ms = 0.0;
-    for (Inbound& in : batch) {
-        const bool work = !std::holds_alternative<ApiQuery>(in.what) && !std::holds_alternative<SessionEvent>(in.what);
-        if (!work) {
-            handle(in);
-            continue;
-        }
-        if (command_ms >= kTickCommandMs) {
-            sim_state.deferred.push_back(std::move(in));  // next tick, before anything newer
-            continue;
-        }
-        const auto t0 = Clock::now();
-        handle(in);
-        const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-        command_ms += ms;
-        if (in.session != 0) {
-            double& owed = sim_state.debt[in.session];
-            owed = std::min(owed + ms, kClientMaxDebtMs);
-        }
-    }
-}
-
-void Server::Impl::handle(Inbound& in) {
-    if (auto* q = std::get_if<ApiQuery>(&in.what)) return handle_query(*q);
-    if (auto* ev = std::get_if<SessionEvent>(&in.what)) return handle_session_event(in.session, *ev);
-    if (auto* ao = std::get_if<ApiOrder>(&in.what)) return handle_api_order(*ao);
-    if (auto* lp = std::get_if<LoadParsed>(&in.what)) return handle_upload(*lp);
-    handle_command(in);
-}
-
-void Server::Impl::handle_query(ApiQuery& q) {
-    if (q.tmap) {
-        auto text = format_tide_map(world->cost());
-        q.reply(text ? tmap_file_name(world->name()) + "\n" + *text : "!\n" + text.error().message);
-        return;
-    }
-    q.reply(q.agents ? agents_json(*world, q.limit) : state_json(*world, tick_hz.load(), clients.load()));
-}
-
-void Server::Impl::handle_session_event(std::uint64_t session, const SessionEvent& ev) {
-    SimState& st = sim_state;
-    if (!ev.connected) {
-        st.clients.erase(session);
-        return;
-    }
-    st.clients[session] = Client{};
-    st.agents_due = true;
-    // Sampled fields frames: the terrain at full resolution comes apart, streamed.
-    if (sampled() && st.sent_snapshot) {
-        post_terrain(session, st.sent_snapshot, 0, 0, st.sent_snapshot->width - 1, st.sent_snapshot->height - 1);
-    }
-}
-
-void Server::Impl::handle_api_order(ApiOrder& order) {
-    taken(0);
-    auto r = world->apply(order.order);
-    order.reply(r.ok(), r ? nlohmann::json{{"group", r->group}, {"units", r->units}}.dump()
-                          : nlohmann::json{{"error", r.error().message}}.dump(
-                                -1, ' ', false, nlohmann::json::error_handler_t::replace));
-}
-
-void Server::Impl::handle_upload(LoadParsed& upload) {
-    const auto goal = central_goal(*upload.cost);
-    const auto t0 = Clock::now();
-    keep_upload(upload.name, *upload.cost);
-    auto r = load(upload.name, std::move(*upload.cost), {*goal}, std::nullopt);
-    // The next upload waits kUploadPace x this load's time.
-    upload_ready_at = (Clock::now() + (Clock::now() - t0) * kUploadPace).time_since_epoch().count();
-    upload_busy = false;
-    if (!r) log("map " + upload.name + " refused: " + r.error().message);
-}
-
-// A client command: refused while its client is over budget, else applied; errors go back to the
-// client as an error reply naming the message type.
-void Server::Impl::handle_command(const Inbound& in) {
-    const Command& cmd = std::get<Command>(in.what);
-    if (in.session != 0) {
-        taken(in.session);
-        if (over_budget(in)) return;
-    }
-    Client* client = nullptr;
-    if (auto it = sim_state.clients.find(in.session); it != sim_state.clients.end()) client = &it->second;
-    const auto* world_command = std::get_if<WorldCommand>(&cmd);
-    Result<void> r = world_command ? apply_world_command(in.session, client, *world_command)
-                                   : apply_viewer_command(in.session, client, std::get<ViewerCommand>(cmd));
-    if (!r) post_error(in.session, r.error().message, in.type);
-}
-
-// A client that owes more than kClientBurstMs of simulation time: its commands are refused (not
-// queued) until it has paid it back, except the cheap ones of an interactive page (selecting,
-// viewing, painting, pausing, settings other than congestion, inspecting). True when refused.
-bool Server::Impl::over_budget(const Inbound& in) {
-    const Command& cmd = std::get<Command>(in.what);
-    bool cheap = false;
-    if (const auto* w = std::get_if<WorldCommand>(&cmd)) {
-        cheap = std::holds_alternative<Paint>(*w) || std::holds_alternative<SetPaused>(*w);
-    } else {
-        const auto& v = std::get<ViewerCommand>(cmd);
-        const auto* settings = std::get_if<ChangeSettings>(&v);
-        cheap = std::holds_alternative<SelectUnits>(v) || std::holds_alternative<ShowGroup>(v) ||
-                std::holds_alternative<InspectUnit>(v) || std::holds_alternative<Ping>(v) ||
-                (settings && !settings->congestion);
-    }
-    const auto owed = sim_state.debt.find(in.session);
-    if (cheap || owed == sim_state.debt.end() || owed->second <= kClientBurstMs) return false;
-    char text[200];
-    std::snprintf(text, sizeof text,
-                  "busy: your requests took %.0f ms of simulation time lately, more than the %.0f ms a "
-                  "client may be ahead (it earns %.0f ms a second); message dropped",
-                  owed->second, kClientBurstMs, kClientShareMsPerSecond);
-    post_error(in.session, text, in.type);
-    return true;
-}
-
-// A WorldCommand from a client, applied as it is; then what it changed goes out.
-Result<void> Server::Impl::apply_world_command(std::uint64_t session, Client*, const WorldCommand& command) {
-    if (const auto* order = std::get_if<Order>(&command)) return apply_order(session, *order);
-    const auto* spawn = std::get_if<Spawn>(&command);
-    if (spawn && spawn->add) {
-        const std::size_t units = world->agents().size();
-        if (units + static_cast<std::size_t>(spawn->count) > static_cast<std::size_t>(kMaxAgents)) {
-            return Error{"adding " + std::to_string(spawn->count) + " units to " + std::to_string(units) +
-                         " would pass the server's limit of " + std::to_string(kMaxAgents)};
-        }
-    }
-    auto out = world->apply(command);
-    if (std::holds_alternative<SetPaused>(command))
-        post_broadcast(paused_json(*world), false, false, &Impl::last_paused);
-    if (!out) return out.error();
-    if (spawn && !spawn->add) clear_selections();  // a new crowd, whose handles may equal old ones
-    if (const auto* tower = std::get_if<PlaceTower>(&command)) post_to(session, tower_placed_json(*tower), false);
-    if (std::holds_alternative<SetWallMargin>(command))
-        post_broadcast(params_json(*world), false, false, &Impl::last_params);
-    return {};
-}
-
-Result<void> Server::Impl::apply_order(std::uint64_t session, const Order& order) {
-    auto out = world->apply(order);
-    if (!out) return out.error();
-    post_to(session, ordered_json(*out), false);
-    return {};
-}
-
-Result<void> Server::Impl::apply_viewer_command(std::uint64_t session, Client* client, const ViewerCommand& command) {
-    return std::visit([&](const auto& c) { return on(session, client, c); }, command);
-}
-
-Result<void> Server::Impl::on(std::uint64_t session, Client* client, const SelectUnits& c) {
-    if (!client) return {};
-    client->view.select(*world, c.box);
-    post_to(session, encode_selection(*world, client->view.selection()), true);
-    return {};
-}
-
-Result<void> Server::Impl::on(std::uint64_t, Client* client, const ShowGroup& c) {
-    if (!client) return {};
-    if (auto r = client->view.show(*world, c.group); !r) return r;
-    // A view message also asks for a whole fields frame (a page that could not apply a patch sends
-    // one for the group it shows).
-    client->sent = {~0ull, ~0ull, ~0ull, ~0ull};
-    client->fields.reset();
-    return {};
-}
-
-Result<void> Server::Impl::on(std::uint64_t session, Client* client, const OrderSelected& c) {
-    if (!client) return Viewer{}.order(c.goals, c.flee).error();  // an HTTP client selects nothing
-    auto order = client->view.order(c.goals, c.flee);
-    if (!order) return order.error();
-    order->formation = c.formation;
-    if (auto r = apply_order(session, *order); !r) return r;
-    post_to(session, encode_selection(*world, client->view.selection()), true);
-    return {};
-}
-
-Result<void> Server::Impl::on(std::uint64_t session, Client*, const SnapGoals& c) {
-    SetGoals goals = c.command;
-    const auto moves = snap_goals(world->cost(), goals.goals);
-    if (auto out = world->apply(std::move(goals)); !out) return out.error();
-    if (!moves.empty()) post_to(session, snapped_json(moves, "set_goals"), false);
-    return {};
-}
-
-Result<void> Server::Impl::on(std::uint64_t session, Client*, const CheckTower& c) {
-    const PlaceTower& t = c.tower;
-    auto check = world->check_tower(t.x0, t.y0, t.x1, t.y1);
-    if (!check) return check.error();
-    post_to(session, tower_json(t, *check), false);
-    return {};
-}
-
-Result<void> Server::Impl::on(std::uint64_t, Client*, const ChangeSettings& c) {
-    if (c.speed || c.separation || c.radius) {
-        UnitParams p = world->params();
-        if (c.speed) p.speed = *c.speed;
-        if (c.separation) p.separation = *c.separation;
-        if (c.radius) p.radius = *c.radius;
-        if (auto out = world->apply(SetUnitParams{p}); !out) return out.error();
-    }
-    if (c.line_of_sight) world->set_line_of_sight(*c.line_of_sight);
-    if (c.congestion) {
-        CongestionParams p = world->congestion();
-        p.enabled = *c.congestion;
-        if (auto out = world->apply(SetCongestion{p}); !out) return out.error();
-    }
-    post_broadcast(params_json(*world), false, false, &Impl::last_params);
-    return {};
-}
-
-Result<void> Server::Impl::on(std::uint64_t, Client*, const LoadMap& c) {
-    if (c.uploaded) {
-        auto it = std::find_if(uploads.begin(), uploads.end(), [&](const auto& u) { return u.first == c.name; });
-        if (it == uploads.end()) {
-            return Error{"load_map: no uploaded map '" + c.name.substr(0, 40) + "' (the server keeps the last " +
-                         std::to_string(kKeptUploads) + ")"};
-        }
-        CostField cost = *it->second;
-        const auto goal = central_goal(cost);
-        return load(c.name, std::move(cost), {*goal}, std::nullopt);
-    }
-    auto m = make_builtin_map(c.name);
-    if (!m) return m.error();
-    return load(c.name, std::move(m->cost), std::move(m->goals), m->spawn_area);
-}
-
-Result<void> Server::Impl::on(std::uint64_t, Client*, const StartScenario& c) {
-    const auto t0 = Clock::now();
-    auto r = load_scenario(*world, c.name);
-    if (r) log("loaded scenario " + c.name + load_note(t0, *world));
-    after_load();  // also after a failure half-way: the map may have changed
-    return r;
-}
-
-Result<void> Server::Impl::on(std::uint64_t session, Client* client, const CompareAstar& c) {
-    const UnitGroupId g = c.group != 0 ? c.group : client ? client->view.shown_group(*world) : 0;
-    AstarCompareParams params;
-    params.samples = c.samples;
-    params.paths_kept = kAstarPathsShown;
-    params.search_budget_ms = kCompareSearchMs;
-    auto answer = compare_astar(*world, g, params);
-    if (!answer) return Error{answer.error().code, "astar_compare: " + answer.error().message};
-    post_to(session, astar_json(*answer), false);
-    return {};
-}
-
-Result<void> Server::Impl::on(std::uint64_t session, Client*, const InspectUnit& c) {
-    post_to(session, inspected_json(inspect_unit(*world, c.at)), false);
-    return {};
-}
-
-Result<void> Server::Impl::on(std::uint64_t, Client*, const StepOnce&) {
-    sim_state.step_once = true;
-    return {};
-}
-
-Result<void> Server::Impl::on(std::uint64_t, Client*, const Ping&) {
-    return {};  // answered on the io thread
-}
-
-// Loads a map with as many units as there are (at most what it has room for), then tells everyone.
-Result<void> Server::Impl::load(const std::string& name, CostField cost, std::vector<Cell> goals,
-                                std::optional<CellRect> spawn_area) {
-    const int count = std::min(static_cast<int>(world->agents().size()), max_units(cost, spawn_area));
-    const auto t0 = Clock::now();
-    auto r = world->load(name, std::move(cost), std::move(goals), count, spawn_area);
-    if (!r) return r;
-    log("loaded map " + name + load_note(t0, *world));
-    after_load();
-    return {};
-}
-
-void Server::Impl::after_load() {
-    SimState& st = sim_state;
-    ++st.loads;
-    if (opt.congestion == ServerOptions::Congestion::automatic) {
-        CongestionParams p = world->congestion();
-        p.enabled = static_cast<std::int64_t>(world->cost().size()) <= kCongestionAutoCells;
-        if (p.enabled != world->congestion().enabled) (void)world->apply(SetCongestion{p});
-        post_broadcast(params_json(*world), false, false, &Impl::last_params);
-    }
-    post_world_state();
-    broadcast_terrain(true);
-    for (auto& [id, c] : st.clients) {
-        c.view.reset();
-        c.fields.reset();  // the next fields frame is a whole one
-        post_to(id, encode_selection(*world, c.view.selection()), true);
-    }
-    st.roster = world->roster_version();
-    st.last_fields = st.last_whole_fields = Clock::now() - std::chrono::seconds(1);
-    st.field_scales.clear();
-}
-
-void Server::Impl::clear_selections() {
-    for (auto& [id, c] : sim_state.clients) {
-        if (c.view.selection().empty()) continue;
-        c.view.clear_selection();
-        post_to(id, encode_selection(*world, c.view.selection()), true);
-    }
-}
-
-// The state GET /api/state falls back on while this thread is busy (kStateWaitMs).
-void Server::Impl::publish_state_if_due() {
-    if (Clock::now() - sim_state.state_published < kStatePublishPeriod) return;
-    sim_state.state_published = Clock::now();
-    publish_state(state_json(*world, tick_hz.load(), clients.load()));
-}
-
-// An edit on a flat map: its repair (a few milliseconds on a worker) is waited for here, this
-// thread lending a hand, so that the repaired field goes out before the step (25-40 ms at 100,000
-// units) rather than after it. Hierarchical plans catch up inside tick().
-void Server::Impl::show_edit_before_step() {
-    constexpr double kEditWaitMs = 20.0;  // longest wait for an edit's repairs before the step
-    if (world->hierarchical() || clients.load() == 0) return;
-    world->finish_builds_for(kEditWaitMs);
-    broadcast_terrain(false);
-    send_fields(Clock::now());
-}
-
-// What the tick changed: terrain, roster and groups go out.
-void Server::Impl::after_tick() {
-    SimState& st = sim_state;
-    if (world->terrain_version() != st.terrain_sent) broadcast_terrain(false);
-    // The roster changed (a respawn, units that left by an exit or were walled in with nowhere to
-    // go): each selection keeps the units still there, sent again against the new roster.
-    if (world->roster_version() != st.roster) {
-        st.roster = world->roster_version();
-        post_store(world_message(), &Impl::last_world);
-        for (auto& [id, c] : st.clients) {
-            if (c.view.selection().empty()) continue;
-            c.view.drop_departed(*world);
-            post_to(id, encode_selection(*world, c.view.selection()), true);
-        }
-    }
-    if (world->groups_version() != st.groups_sent) {
-        st.groups_sent = world->groups_version();
-        post_broadcast(groups_json(*world), false, false, &Impl::last_groups);
-        // A client connecting later starts from a world message with today's units and groups.
-        post_store(world_message(), &Impl::last_world);
-    }
-}
-
-void Server::Impl::send_frames(Clock::time_point now) {
-    SimState& st = sim_state;
-    ++st.rate_ticks;
-    if (now - st.rate_start >= std::chrono::seconds(1)) {
-        tick_hz = st.rate_ticks / std::chrono::duration<double>(now - st.rate_start).count();
-        st.rate_ticks = 0;
-        st.rate_start = now;
-    }
-    send_agents(now);
-    send_fields(now);
-    send_sectors(now);
-    if (now - st.last_stats >= std::chrono::milliseconds(250)) {
-        st.last_stats = now;
-        post_broadcast(stats_json(*world, tick_hz.load(), clients.load()), false);
-    }
-}
-
-// Agents frames at opt.agent_fps. A paused world sends a frame only when it differs from the last
-// one sent (an order, a spawn, a single step) or a client connected since: every page already
-// holds the units, and each frame costs it a full compose (about 5 ms at 100,000 units).
-void Server::Impl::send_agents(Clock::time_point now) {
-    SimState& st = sim_state;
-    const auto agent_period =
-        std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / opt.agent_fps));
-    if (clients.load() == 0 || now - st.last_agents < agent_period - std::chrono::milliseconds(2)) return;
-    st.last_agents = now;
-    auto frame = std::make_shared<const std::string>(encode_agents(*world));
-    // (agents_due holds until the first frame goes, so agents_sent is set when compared.)
-    if (st.agents_due || !world->paused() || *frame != *st.agents_sent) {
-        st.agents_due = false;
-        st.agents_sent = frame;
-        post_broadcast(std::move(frame), true, true);
-    }
-}
-
-// Fields frames and patches to the clients whose view is out of date, at most 20 per second;
-// called after each tick and, after an edit, before the step. A client whose page holds a frame of
-// the same group gets a patch (the rectangle of samples that changed: a paint on a big map is a
-// few KiB); whole frames go at most every field_period (a 1024x1024 frame is 4 MiB; bigger maps
-// are sampled down to that). Each client gets the field of the group it looks at, when that field
-// or the terrain changed; clients in the same state share one encoding.
-void Server::Impl::send_fields(Clock::time_point now) {
-    using std::chrono::milliseconds;
-    constexpr auto kHoldForField = milliseconds(150);
-    SimState& st = sim_state;
-    const int stride = field_stride(world->cost().width(), world->cost().height());
-    const double cells = static_cast<double>(world->cost().size()) / (static_cast<double>(stride) * stride);
-    const auto field_period = milliseconds(static_cast<int>(std::max(100.0, cells / 4096.0)));
-    if (world->terrain_version() != st.terrain_seen) {
-        st.terrain_seen = world->terrain_version();
-        st.terrain_changed_at = now;
-    }
-    if (now - st.last_fields < milliseconds(50)) return;
-    using Frame = std::shared_ptr<const std::string>;
-    std::vector<std::pair<std::array<std::uint64_t, 4>, Frame>> encoded;
-    std::vector<std::pair<std::pair<const std::string*, const std::string*>, Frame>> patches;
-    bool sent = false, sent_whole = false;
-    for (auto& [id, c] : st.clients) {
-        const UnitGroupId g = c.view.shown_group(*world);
-        const UnitGroup* info = world->group(g);
-        const std::uint64_t serial = info ? info->field_serial : 0;
-        const std::array<std::uint64_t, 4> key{g, serial, world->terrain_version(), st.loads};
-        if (key == c.sent) continue;
-        // A paint changes the terrain at once and the field a tick or two later (its repair runs on
-        // a worker). A frame of the new terrain with the old field would hold the next one back by
-        // 50 ms, so while only the terrain moved on and the group's field is catching up, the
-        // frame waits (at most kHoldForField).
-        if (c.sent[0] == g && c.sent[1] == serial && c.sent[3] == st.loads &&
-            now - st.terrain_changed_at < kHoldForField && !world->field_up_to_date(g)) {
-            continue;
-        }
-        auto it = std::find_if(encoded.begin(), encoded.end(), [&](const auto& e) { return e.first == key; });
-        if (it == encoded.end()) {
-            encoded.emplace_back(key, std::make_shared<const std::string>(
-                                          encode_fields(*world, g, ++st.fields_version, &st.field_scales[g])));
-            it = std::prev(encoded.end());
-        }
-        Frame data;
-        if (c.fields) {
-            const auto pair = std::make_pair(c.fields.get(), it->second.get());
-            auto p = std::find_if(patches.begin(), patches.end(), [&](const auto& e) { return e.first == pair; });
-            if (p == patches.end()) {
-                patches.emplace_back(pair,
-                                     std::make_shared<const std::string>(encode_fields_patch(*c.fields, *it->second)));
-                p = std::prev(patches.end());
-            }
-            if (!p->second->empty()) data = p->second;
-        }
-        if (!data) {  // a whole frame: at most every field_period
-            if (now - st.last_whole_fields < field_period) continue;
-            data = it->second;
-            sent_whole = true;
-        }
-        c.sent = key;
-        c.fields = it->second;
-        net::post(ioc, [this, session = id, data] { send_to(session, data, true); });
-        sent = true;
-    }
-    if (sent) st.last_fields = now;
-    if (sent_whole) st.last_whole_fields = now;
-}
-
-// Hierarchical maps, every 100 ms: the sector overlay of the group each client looks at. The
-// portals when the graph changes (a load, a paint), the sectors with a field when the plan changes.
-void Server::Impl::send_sectors(Clock::time_point now) {
-    SimState& st = sim_state;
-    if (!world->hierarchical() || now - st.last_sectors < std::chrono::milliseconds(100)) return;
-    st.last_sectors = now;
-    std::vector<std::pair<std::array<std::uint64_t, 3>, std::shared_ptr<const std::string>>> encoded;
-    auto send_once = [&](std::uint64_t session, const std::array<std::uint64_t, 3>& key, auto&& encode) {
-        auto it = std::find_if(encoded.begin(), encoded.end(), [&](const auto& e) { return e.first == key; });
-        if (it == encoded.end()) {
-            encoded.emplace_back(key, std::make_shared<const std::string>(encode()));
-            it = std::prev(encoded.end());
-        }
-        if (it->second->empty()) return;
-        auto data = it->second;
-        net::post(ioc, [this, session, data] { send_to(session, data, true); });
-    };
-    for (auto& [id, c] : st.clients) {
-        const UnitGroupId g = c.view.shown_group(*world);
-        const UnitGroup* info = world->group(g);
-        const int size = info ? info->size : 1;
-        const SectorGraph* graph = world->sector_graph(size);
-        const std::array<std::uint64_t, 3> skey{static_cast<std::uint64_t>(size), graph ? graph->version() : ~0ull,
-                                                st.loads};
-        if (graph && skey != c.sectors_sent) {
-            c.sectors_sent = skey;
-            // Keys of the two frame kinds never collide: a sectors key's first word is a size
-            // (1..3) with the top bit set here.
-            std::array<std::uint64_t, 3> k = skey;
-            k[0] |= 1ull << 63;
-            send_once(id, k, [&] { return encode_sectors(*world, size); });
-        }
-        const std::array<std::uint64_t, 3> bkey{g, info ? info->field_serial : 0, st.loads};
-        if (info && bkey != c.built_sent) {
-            c.built_sent = bkey;
-            send_once(id, bkey, [&] { return encode_sector_fields(*world, g); });
-        }
-    }
-}
-
-// Terrain frames for maps whose fields frames are sampled (see SimState::sent_snapshot): the whole
-// map, or the bounding box of the cells that differ from the terrain last sent.
-void Server::Impl::broadcast_terrain(bool whole) {
-    SimState& st = sim_state;
-    st.terrain_sent = world->terrain_version();
-    const CostField& cost = world->cost();
-    if (!sampled()) {
-        if (st.sent_snapshot) post_terrain(0, nullptr, 0, 0, -1, -1);
-        st.sent_snapshot.reset();
-        return;
-    }
-    const auto cells = cost.cells();
-    const int w = cost.width(), h = cost.height();
-    int x0 = 0, y0 = 0, x1 = w - 1, y1 = h - 1;
-    if (!whole && st.sent_snapshot && st.sent_snapshot->cells.size() == cells.size()) {
-        const std::vector<Cost>& sent_terrain = st.sent_snapshot->cells;
-        x0 = w, y0 = h, x1 = -1, y1 = -1;
-        for (int y = 0; y < h; ++y) {
-            const std::size_t row = static_cast<std::size_t>(y) * w;
-            if (std::memcmp(sent_terrain.data() + row, cells.data() + row, static_cast<std::size_t>(w)) == 0) continue;
-            y0 = std::min(y0, y);
-            y1 = y;
-            for (int x = 0; x < w; ++x) {
-                if (sent_terrain[row + x] == cells[row + x]) continue;
-                x0 = std::min(x0, x);
-                x1 = std::max(x1, x);
-            }
-        }
-        if (x1 < x0) return;
-    }
-    auto snapshot = std::make_shared<TerrainSnapshot>();
-    snapshot->width = w;
-    snapshot->height = h;
-    snapshot->cells.assign(cells.begin(), cells.end());
-    st.sent_snapshot = std::move(snapshot);
-    post_terrain(0, st.sent_snapshot, x0, y0, x1, y1);
 }
 
 // =================================================================================================
@@ -1627,7 +897,12 @@ Result<void> Server::start() {
 
     // The world's messages for the first clients: posted before the first accept, so the event
     // loop stores them before any session can start.
-    s.post_world_state();
+    CoreOptions core;
+    core.agent_fps = s.opt.agent_fps;
+    core.congestion_automatic = s.opt.congestion == ServerOptions::Congestion::automatic;
+    core.congestion_cells = kCongestionAutoCells;
+    s.core = std::make_unique<SimCore>(*s.world, s, core);
+    s.core->post_world_state();
     s.accept();
     s.sim = std::thread([&s] { s.sim_loop(); });
     return {};
