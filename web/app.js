@@ -972,7 +972,7 @@ $('map-file').addEventListener('change', async (e) => {
     input.value = '';
     if (!file) return;
     if (file.size > kMaxUploadBytes) {
-        showError(`${file.name}: ${file.size.toLocaleString('en-US')} bytes, the server takes at most 64 MiB`);
+        showError(`${file.name}: ${file.size.toLocaleString('en-US')} bytes, the ${transport === 'worker' ? 'demo' : 'server'} takes at most 64 MiB`);
         return;
     }
     try {
@@ -1306,8 +1306,9 @@ function showTickBadge(s) {
     const badge = $('tick-badge');
     badge.hidden = state.slowTicks < 3;
     if (!badge.hidden) {
-        badge.textContent = `server behind: ${s.tick_hz.toFixed(0)} Hz (step ${fmtMs(s.step_ms)})`;
-        badge.title = `The server simulates at ${s.tick_hz.toFixed(1)} ticks per second instead of 60: ` +
+        const who = transport === 'worker' ? 'simulation' : 'server';
+        badge.textContent = `${who} behind: ${s.tick_hz.toFixed(0)} Hz (step ${fmtMs(s.step_ms)})`;
+        badge.title = `The ${who} runs at ${s.tick_hz.toFixed(1)} ticks per second instead of 60: ` +
             `one crowd step takes ${fmtMs(s.step_ms)}. Fewer units, or a larger map, bring it back.`;
     }
 }
