@@ -29,7 +29,11 @@ export const COST_WALL = 255;
 /** Direction codes of Field.directions(): 0..7 moves (east, then clockwise on a y-down grid), 8 none, 9 goal. */
 export const DIRECTION_NONE = 8;
 
-const registry = new FinalizationRegistry(({ free, ptr }) => free(ptr));
+// A forgotten object: its handle, then the scratch buffers it owned (Handle.owned: name -> pointer).
+const registry = new FinalizationRegistry(({ free, ptr, owned, m }) => {
+    free(ptr);
+    for (const p of Object.values(owned)) if (p) m._free(p);
+});
 
 /** Loads the WebAssembly module; `options` go to the emscripten factory (locateFile, wasmBinary).
  *  In a page or worker the module fetches tide_wasm.wasm next to tide_wasm.mjs; under Node (no
@@ -194,17 +198,31 @@ class Handle {
         this.tide = tide;
         this.ptr = ptr;
         this.token = {};
-        registry.register(this, { free: destroy, ptr }, this.token);
+        // Buffers of the module's memory this object keeps between calls (set with own()): freed
+        // with it, by dispose() or by the FinalizationRegistry.
+        this.owned = {};
+        registry.register(this, { free: destroy, ptr, owned: this.owned, m: tide.m }, this.token);
         this.destroyFn = destroy;
     }
     handle() {
         if (!this.ptr) throw new TideError(4, 'not_found', `${this.constructor.name} used after dispose()`);
         return this.ptr;
     }
+    /** @private Replaces the owned buffer `name` by a new one of `bytes` (the old one freed). */
+    own(name, bytes) {
+        if (this.owned[name]) this.tide.free(this.owned[name]);
+        this.owned[name] = 0;
+        this.owned[name] = this.tide.alloc(bytes);
+        return this.owned[name];
+    }
     /** Frees it now (calls after this throw). */
     dispose() {
         if (!this.ptr) return;
         registry.unregister(this.token);
+        for (const k of Object.keys(this.owned)) {
+            this.tide.free(this.owned[k]);
+            this.owned[k] = 0;
+        }
         this.destroyFn(this.ptr);
         this.ptr = 0;
     }
@@ -251,8 +269,7 @@ export class Field extends Handle {
         }
         const t = this.tide, m = t.m;
         if (this.scratchCount < n) {
-            t.free(this.scratch);
-            this.scratch = t.alloc(16 * n);
+            this.scratch = this.own('scratch', 16 * n);
             this.scratchCount = n;
         }
         const p = this.scratch;
@@ -269,7 +286,6 @@ export class Field extends Handle {
         return { x: ox[0], y: oy[0] };
     }
     dispose() {
-        this.tide.free(this.scratch);
         this.scratch = 0;
         this.scratchCount = 0;
         super.dispose();
@@ -358,8 +374,7 @@ export class Steering extends Handle {
         }
         const t = this.tide;
         if (this.bufCount < n) {
-            t.free(this.buf);
-            this.buf = t.alloc(16 * n);
+            this.buf = this.own('buf', 16 * n);
             this.bufCount = n;
         }
         t.m.HEAPF32.set(xs, this.buf >> 2);
@@ -386,7 +401,7 @@ export class Steering extends Handle {
             const grown = t.alloc(16 * n);
             if (this.memoryCount) m.HEAPU8.copyWithin(grown, this.memory, this.memory + 16 * this.memoryCount);
             t.free(this.memory);
-            this.memory = grown;
+            this.memory = this.owned.memory = grown;
             for (let i = this.memoryCount; i < n; ++i) m._tide_steer_memory_empty(grown + 16 * i);
             this.memoryCount = n;
         }
@@ -401,8 +416,6 @@ export class Steering extends Handle {
     }
     dispose() {
         if (!this.ptr) return;
-        this.tide.free(this.buf);
-        this.tide.free(this.memory);
         this.buf = this.memory = 0;
         this.bufCount = this.memoryCount = 0;
         super.dispose();
@@ -433,7 +446,7 @@ export class World extends Handle {
         }
         super(tide, ptr, (p) => m._tide_world_destroy(p));
         this.units = { capacity: 0, positions: 0, states: 0, groups: 0, ids: 0 };
-        this.statsBuf = tide.alloc(72);
+        this.statsBuf = this.own('stats', 72);
     }
     /** Loads a copy of `map`: one group toward `goals`, `units` at random open cells (in
      *  `spawnArea` {x0, y0, x1, y1} when given). */
@@ -546,11 +559,10 @@ export class World extends Handle {
         const t = this.tide, m = t.m, u = this.units;
         const n = m._tide_world_unit_count(this.handle());
         if (u.capacity < n) {
-            for (const k of ['positions', 'states', 'groups']) t.free(u[k]);
             u.capacity = Math.max(n, 2 * u.capacity, 64);
-            u.positions = t.alloc(8 * u.capacity);
-            u.states = t.alloc(u.capacity);
-            u.groups = t.alloc(4 * u.capacity);
+            u.positions = this.own('positions', 8 * u.capacity);
+            u.states = this.own('states', u.capacity);
+            u.groups = this.own('groups', 4 * u.capacity);
         }
         const count = t.withScratch(4, (o) => {
             t.check(m._tide_world_read_units(this.handle(), 0, u.positions, 0, u.states, u.groups, 0, u.capacity, o));
@@ -589,9 +601,10 @@ export class World extends Handle {
     stateHash() { return BigInt.asUintN(64, BigInt(this.tide.m._tide_world_state_hash(this.handle()))); }
     dispose() {
         if (!this.ptr) return;
-        const t = this.tide, u = this.units;
-        for (const k of ['positions', 'states', 'groups']) t.free(u[k]);
-        t.free(this.statsBuf);
+        const u = this.units;
+        u.positions = u.states = u.groups = 0;
+        u.capacity = 0;
+        this.statsBuf = 0;
         super.dispose();
     }
 }
