@@ -13,6 +13,12 @@ inline int floor_to_int(float v) {
     return clamped_floor(v, -kCellLimit, kCellLimit);
 }
 
+// Added to the swept square's half-side: a segment whose disc passes a wall (or other ground)
+// closer than this is not clear. It covers float rounding (on a 4096 map one ulp is 1/2048 cell)
+// and keeps the margin of the first version, which sampled the segment every 1/8 cell with this
+// much added: with 1/64 units took the default map's gap tighter and the small group of the gap
+// swap stalled 5 s instead of 1-2 s.
+constexpr float kSightSlack = 1.0f / 16.0f;
 constexpr int kRefine = 4;         // halvings of the gap between the last clear check and the first blocked one
 constexpr float kAimShift = 0.3f;  // cells from the last clear cell's centre toward the next (see below)
 
@@ -43,39 +49,42 @@ bool plans_on(const HierarchicalField& plan) {
 }
 
 bool segment_clear(const SightCosts& costs, Vec2 a, Vec2 b, float r, Cost terrain, Cost planned) {
-    constexpr float kStep = 0.125f;
+    // The top-left points of the sweep: the segment thickened by the square of half-side h (it holds
+    // the disc; see the header). Row by row of top-left cells, the part of the segment whose square
+    // reaches the row gives the row's x-interval: every cell is tested once (sampling the segment
+    // every 1/8 cell, as this did first, cost the look-ahead half of its time).
     const int size = costs.size;
-    const float dx = b.x - a.x, dy = b.y - a.y;
-    const float len = std::sqrt(dx * dx + dy * dy);
-    const int n = clamped_int(std::ceil(len / kStep), 1, kCellLimit);
-    // Every point of the disc's sweep lies within r of the segment of its centre, hence within
-    // r + kStep / 2 (per axis) of the centre at the nearest sample. The centre is (size-1)/2 right
-    // of and below the top-left point; the block [q, q + size) of a top-left point q holds it too.
-    const float h = std::max(r - 0.5f * static_cast<float>(size - 1), 0.0f) + 0.5f * kStep + 1e-4f;
+    const float h = std::max(r - 0.5f * static_cast<float>(size - 1), 0.0f) + kSightSlack;
     const int W = costs.terrain->width(), H = costs.terrain->height();
     const Cost* const cells = costs.terrain->cells().data();
     const Cost* const plan = costs.planned ? costs.planned->cells().data() : nullptr;
-    int last_x0 = -1 << 30, last_y0 = -1 << 30, last_x1 = 0, last_y1 = 0;
-    for (int k = 0; k <= n; ++k) {
-        const float t = static_cast<float>(k) / static_cast<float>(n);
-        const float x = a.x + dx * t, y = a.y + dy * t;
-        // Top-left cells under the square; their blocks reach size - 1 further right and down.
-        const int x0 = floor_to_int(x - h), x1 = floor_to_int(x + h);
-        const int y0 = floor_to_int(y - h), y1 = floor_to_int(y + h);
-        if (x0 == last_x0 && y0 == last_y0 && x1 == last_x1 && y1 == last_y1) continue;  // same cells
-        last_x0 = x0, last_y0 = y0, last_x1 = x1, last_y1 = y1;
-        if (x0 < 0 || y0 < 0 || x1 + size - 1 >= W || y1 + size - 1 >= H) return false;
-        for (int cy = y0; cy <= y1 + size - 1; ++cy) {
-            for (int cx = x0; cx <= x1 + size - 1; ++cx) {
-                if (cells[static_cast<std::size_t>(cy) * W + cx] != terrain) return false;
-            }
+    const float dx = b.x - a.x, dy = b.y - a.y;
+    const int ty0 = floor_to_int(std::min(a.y, b.y) - h), ty1 = floor_to_int(std::max(a.y, b.y) + h);
+    if (ty0 < 0 || ty1 + size - 1 >= H) return false;
+    // A (nearly) level segment: every row takes all of it (a superset; rows are few then).
+    const bool level = !(std::fabs(dy) >= 1e-6f);
+    const float inv_dy = level ? 0.0f : 1.0f / dy;
+    for (int ty = ty0; ty <= ty1; ++ty) {
+        float t0 = 0.0f, t1 = 1.0f;
+        if (!level) {  // the segment's points s with s.y in [ty - h, ty + 1 + h]
+            float u0 = (static_cast<float>(ty) - h - a.y) * inv_dy, u1 = (static_cast<float>(ty) + 1.0f + h - a.y) * inv_dy;
+            if (u0 > u1) std::swap(u0, u1);
+            t0 = std::max(t0, u0);
+            t1 = std::min(t1, u1);
+            if (t0 > t1) t0 = t1 = std::clamp(0.5f * (t0 + t1), 0.0f, 1.0f);  // rounding at the ends of the range
+        }
+        const float xa = a.x + dx * t0, xb = a.x + dx * t1;
+        const int x0 = floor_to_int(std::min(xa, xb) - h), x1 = floor_to_int(std::max(xa, xb) + h);
+        if (x0 < 0 || x1 + size - 1 >= W) return false;
+        for (int cy = ty; cy < ty + size; ++cy) {
+            const Cost* const row = cells + static_cast<std::size_t>(cy) * W;
+            for (int cx = x0; cx <= x1 + size - 1; ++cx)
+                if (row[cx] != terrain) return false;
         }
         if (!plan) continue;
-        for (int cy = y0; cy <= y1; ++cy) {
-            for (int cx = x0; cx <= x1; ++cx) {
-                if (plan[static_cast<std::size_t>(cy) * W + cx] != planned) return false;
-            }
-        }
+        const Cost* const prow = plan + static_cast<std::size_t>(ty) * W;
+        for (int cx = x0; cx <= x1; ++cx)
+            if (prow[cx] != planned) return false;
     }
     return true;
 }
@@ -122,53 +131,77 @@ Sight look_ahead_along(DirectionAt dir, const SightCosts& costs, Vec2 p, float r
         return Vec2{static_cast<float>(cell % W) + 0.5f, static_cast<float>(cell / W) + 0.5f};
     };
     auto clear_to = [&](Vec2 q) { return segment_clear(costs, p, q, r, terrain, planned); };
-    auto clear = [&](std::uint32_t cell) { return clear_to(centre(cell)); };
     // The walk, kept for the refinement (thread-local scratch: the step calls this from workers).
+    // It goes only as far as the doubling search below asks (most looks on a map with walls end
+    // after a few cells): each step reads two layers at a cell that is seldom in cache.
     thread_local std::vector<std::uint32_t> path;
+    thread_local std::vector<Vec2> centres;  // the centre of path[i] (no division by W per look)
     path.clear();
+    centres.clear();
     path.push_back(from);
-    std::uint32_t cell = from;
-    while (static_cast<int>(path.size()) <= max_moves) {
-        const Direction d = dir(cell);
-        if (!is_move(d)) break;  // the goal (or no way on)
-        const int k = static_cast<int>(d);
-        const std::uint32_t next = static_cast<std::uint32_t>(static_cast<int>(cell) +
-                                                              kDirectionDy[k] * static_cast<int>(W) + kDirectionDx[k]);
-        if (size == 1 ? cells[next] != terrain : !new_cells_of(cells, W, size, cell, next, terrain)) break;
-        if (plan && plan[next] != planned) break;
-        cell = next;
-        path.push_back(cell);
-    }
-    const int last = static_cast<int>(path.size()) - 1;  // moves walked
-    if (last < 2) return {};
+    centres.push_back(centre(from));
+    bool stopped = false;  // the walk reached the goal, other ground or max_moves
+    auto walk_to = [&](int moves) {
+        std::uint32_t cell = path.back();
+        while (!stopped && static_cast<int>(path.size()) <= moves) {
+            if (static_cast<int>(path.size()) > max_moves) {
+                stopped = true;
+                break;
+            }
+            const Direction d = dir(cell);
+            if (!is_move(d)) {  // the goal (or no way on)
+                stopped = true;
+                break;
+            }
+            const int k = static_cast<int>(d);
+            const std::uint32_t next = static_cast<std::uint32_t>(
+                static_cast<int>(cell) + kDirectionDy[k] * static_cast<int>(W) + kDirectionDx[k]);
+            if ((size == 1 ? cells[next] != terrain : !new_cells_of(cells, W, size, cell, next, terrain)) ||
+                (plan && plan[next] != planned)) {
+                stopped = true;
+                break;
+            }
+            cell = next;
+            path.push_back(cell);
+            centres.push_back({centres.back().x + static_cast<float>(kDirectionDx[k]),
+                               centres.back().y + static_cast<float>(kDirectionDy[k])});
+        }
+    };
+    auto clear = [&](int i) { return clear_to(centres[static_cast<std::size_t>(i)]); };
+    walk_to(2);
+    if (path.size() < 3) return {};
     int good = 0, bad = -1;
     for (int m = 2;; m *= 2) {
-        const int at = std::min(m, last);
-        if (!clear(path[at])) {
+        walk_to(m);
+        const int at = std::min(m, static_cast<int>(path.size()) - 1);
+        if (at == good) break;  // the walk ended at the cell checked last
+        if (!clear(at)) {
             bad = at;
             break;
         }
         good = at;
-        if (at == last) break;
+        if (stopped && at == static_cast<int>(path.size()) - 1) break;
     }
+    // Moves walked: where the search stopped short of the walk's end, good < last as for the whole walk.
+    const int last = static_cast<int>(path.size()) - 1;
     for (int i = 0; i < kRefine && bad > good + 1; ++i) {
         const int mid = (good + bad) / 2;
-        (clear(path[mid]) ? good : bad) = mid;
+        (clear(mid) ? good : bad) = mid;
     }
-    Sight out{path[good], centre(path[good])};
+    Sight out{path[static_cast<std::size_t>(good)], centres[static_cast<std::size_t>(good)]};
     if (corners && good >= 1 && good < last && size == 1) {
         // The path turns round a corner after path[good]: aim just off the corner (a convex corner of
         // the ground the unit may not leave, at a vertex of path[good] or of the next cell) from
         // which the next cell's centre is clear, the shortest such way; the cell centres keep half a
         // cell from the corner, which made units swing wide of it.
-        const Vec2 b = centre(path[good + 1]);
+        const Vec2 b = centres[static_cast<std::size_t>(good) + 1];
         const int H = cost.height();
         auto other = [&](int x, int y) {
             if (x < 0 || y < 0 || x >= static_cast<int>(W) || y >= H) return true;
             const std::size_t i = static_cast<std::size_t>(y) * W + static_cast<std::size_t>(x);
             return cells[i] != terrain || (plan && plan[i] != planned);
         };
-        const float off = r + 0.0625f + 0.01f;  // segment_clear's half-side and a margin, per axis
+        const float off = r + kSightSlack + 0.01f;  // segment_clear's half-side and a margin, per axis
         float best = std::numeric_limits<float>::infinity();
         Vec2 pick{};
         for (const std::uint32_t c : {path[good], path[good + 1]}) {

@@ -49,9 +49,9 @@ struct SightCosts {
 /// its top-left point), its top-left point moved from a to b (field coordinates, cell units), sweeps
 /// with its disc only terrain cells of cost `terrain` (no wall, no wall corner, no costlier or
 /// cheaper ground) and stays on the map, and, with planned costs, only touches top-left cells of
-/// planned cost `planned` (blocks whose cells hold the disc). Conservative: it tests the top-left
-/// cells under the square of half-side max(r - (s-1)/2, 0) + 1/16 around points 1/8 cell apart,
-/// and every terrain cell of their blocks.
+/// planned cost `planned` (blocks whose cells hold the disc). Conservative: it tests every top-left
+/// cell the square of half-side max(r - (s-1)/2, 0) + 1/16 touches as its centre runs along the
+/// segment (each cell once), and every terrain cell of their blocks.
 bool segment_clear(const SightCosts& costs, Vec2 a, Vec2 b, float r, Cost terrain, Cost planned);
 /// The same for a unit of size 1 on the terrain alone.
 inline bool segment_clear(const CostField& cost, Vec2 a, Vec2 b, float r, Cost terrain) {

@@ -109,13 +109,7 @@ Vec2 FlowField::sample(Vec2 p) const {
     // Which of the eight neighbours are walls (or off the map): bit k for move direction k.
     unsigned blocked = 0;
     if (cx > 0 && cy > 0 && cx + 1 < width_ && cy + 1 < height_) {
-        const Direction* const up = at - width_;
-        const Direction* const down = at + width_;
-        constexpr Direction w = Direction::wall;
-        blocked = static_cast<unsigned>(at[1] == w) | static_cast<unsigned>(down[1] == w) << 1 |
-                  static_cast<unsigned>(down[0] == w) << 2 | static_cast<unsigned>(down[-1] == w) << 3 |
-                  static_cast<unsigned>(at[-1] == w) << 4 | static_cast<unsigned>(up[-1] == w) << 5 |
-                  static_cast<unsigned>(up[0] == w) << 6 | static_cast<unsigned>(up[1] == w) << 7;
+        blocked = detail::interior_wall_mask(at, width_);
     } else {
         blocked = detail::neighbour_mask(
             [this](int x, int y) {
@@ -202,14 +196,7 @@ void FlowField::sample(std::span<const float> xs, std::span<const float> ys, std
                 b.ux[c][j] = u[c].x;
                 b.uy[c][j] = u[c].y;
             }
-            const Direction* const up = at - width_;
-            const Direction* const down = at + width_;
-            constexpr Direction w = Direction::wall;
-            b.blocked[j] = static_cast<std::int32_t>(
-                static_cast<unsigned>(at[1] == w) | static_cast<unsigned>(down[1] == w) << 1 |
-                static_cast<unsigned>(down[0] == w) << 2 | static_cast<unsigned>(down[-1] == w) << 3 |
-                static_cast<unsigned>(at[-1] == w) << 4 | static_cast<unsigned>(up[-1] == w) << 5 |
-                static_cast<unsigned>(up[0] == w) << 6 | static_cast<unsigned>(up[1] == w) << 7);
+            b.blocked[j] = static_cast<std::int32_t>(detail::interior_wall_mask(at, width_));
             b.lx[j] = px - static_cast<float>(cx);
             b.ly[j] = py - static_cast<float>(cy);
             b.own[j] = static_cast<std::uint8_t>(*at);

@@ -51,6 +51,18 @@ inline unsigned neighbour_mask(const Blocked& blocked, int cx, int cy) {
     return mask;
 }
 
+/// The neighbour mask of the cell at `at` in a flow's direction layer of row length `width`, its
+/// eight neighbours all on the map: bit k set when the neighbour in move direction k is a wall.
+TIDE_ALWAYS_INLINE inline unsigned interior_wall_mask(const Direction* at, int width) {
+    const Direction* const up = at - width;
+    const Direction* const down = at + width;
+    constexpr Direction w = Direction::wall;
+    return static_cast<unsigned>(at[1] == w) | static_cast<unsigned>(down[1] == w) << 1 |
+           static_cast<unsigned>(down[0] == w) << 2 | static_cast<unsigned>(down[-1] == w) << 3 |
+           static_cast<unsigned>(at[-1] == w) << 4 | static_cast<unsigned>(up[-1] == w) << 5 |
+           static_cast<unsigned>(up[0] == w) << 6 | static_cast<unsigned>(up[1] == w) << 7;
+}
+
 /// True when the step from the point (lx, ly) of a cell (0 <= lx, ly < 1) along the unit vector v,
 /// over kSafeReach cells, enters none of the cell's neighbours set in `blocked` (a neighbour_mask())
 /// and passes no vertex with a blocked cell beside it. Cells are half-open: cell x covers

@@ -139,8 +139,14 @@ bool Steering::step_safe(Vec2 f, Vec2 d) const {
     const int cx = static_cast<int>(f.x), cy = static_cast<int>(f.y);
     unsigned mask = 0;
     if (const FlowField* flat = view_.flat().get()) {
-        mask = detail::neighbour_mask(
-            [flat](int x, int y) { return !flat->contains(x, y) || flat->direction(x, y) == Direction::wall; }, cx, cy);
+        const int W = flat->width();
+        if (cx > 0 && cy > 0 && cx + 1 < W && cy + 1 < flat->height()) {
+            mask = detail::interior_wall_mask(flat->directions().data() + static_cast<std::size_t>(cy) * W + cx, W);
+        } else {
+            mask = detail::neighbour_mask(
+                [flat](int x, int y) { return !flat->contains(x, y) || flat->direction(x, y) == Direction::wall; },
+                cx, cy);
+        }
     } else {
         const CostField& cost = view_.plan()->cost();
         mask = detail::neighbour_mask([&cost](int x, int y) { return !cost.contains(x, y) || !cost.passable(x, y); },

@@ -99,6 +99,56 @@ TEST(LineOfSight, ASegmentGrazingAWallCornerIsNotClear) {
     EXPECT_FALSE(detail::segment_clear(cost, {5.5f, 1.5f}, {5.5f, 8.5f}, 0.16f, kCostPlain));
 }
 
+// Reference for the other side: does the square of half-side h anywhere on segment a-b touch a
+// cell whose cost is not `terrain` (or leave the map)? Dense samples.
+bool square_sweep_touches_other_cells(const CostField& cost, Vec2 a, Vec2 b, float h, Cost terrain) {
+    const float len = std::hypot(b.x - a.x, b.y - a.y);
+    const int n = std::max(1, static_cast<int>(len / 0.002f));
+    for (int k = 0; k <= n; ++k) {
+        const float t = static_cast<float>(k) / n;
+        const float x = a.x + (b.x - a.x) * t, y = a.y + (b.y - a.y) * t;
+        if (x - h < 0 || y - h < 0 || x + h >= cost.width() || y + h >= cost.height()) return true;
+        for (int cy = static_cast<int>(std::floor(y - h)); cy <= static_cast<int>(std::floor(y + h)); ++cy)
+            for (int cx = static_cast<int>(std::floor(x - h)); cx <= static_cast<int>(std::floor(x + h)); ++cx)
+                if (cost.at(cx, cy) != terrain) return true;
+    }
+    return false;
+}
+
+// segment_clear() between two dense references on random maps with walls and swamp: never clear
+// when the disc's sweep touches other ground (sound), always clear when the square of half-side
+// r + 0.075 sweeps only the unit's ground (no more careful than its 1/16-cell margin).
+TEST(LineOfSight, SegmentClearIsSoundAndTight) {
+    std::mt19937 rng(7);
+    int clear = 0, blocked = 0;
+    for (int map = 0; map < 20; ++map) {
+        CostField cost = std::move(CostField::create(24, 24).value());
+        std::uniform_int_distribution<int> cell(0, 23), kind(0, 9);
+        for (int i = 0; i < 40; ++i) cost.set(cell(rng), cell(rng), kind(rng) < 7 ? kCostWall : kCostSwamp);
+        std::uniform_real_distribution<float> pos(0.0f, 24.0f), radius(0.05f, 0.5f);
+        for (int q = 0; q < 300; ++q) {
+            const Vec2 a{pos(rng), pos(rng)};
+            Vec2 b{pos(rng), pos(rng)};
+            if (q % 3 == 0) b.y = a.y;  // level and upright segments too
+            if (q % 3 == 1) b.x = a.x;
+            const float r = radius(rng);
+            const Cost terrain = cost.at(static_cast<int>(a.x), static_cast<int>(a.y));
+            const bool ok = detail::segment_clear(cost, a, b, r, terrain);
+            if (ok) {
+                EXPECT_FALSE(sweep_touches_other_cells(cost, a, b, r, terrain))
+                    << "clear from (" << a.x << ", " << a.y << ") to (" << b.x << ", " << b.y << ") r " << r;
+                ++clear;
+            } else {
+                EXPECT_TRUE(square_sweep_touches_other_cells(cost, a, b, r + 0.075f, terrain))
+                    << "refused from (" << a.x << ", " << a.y << ") to (" << b.x << ", " << b.y << ") r " << r;
+                ++blocked;
+            }
+        }
+    }
+    EXPECT_GT(clear, 300);
+    EXPECT_GT(blocked, 300);
+}
+
 // Units of size 2..4 (radius up to half their size): the look-ahead along a field built on the
 // sized costs never lets the disc, centred (s-1)/2 cells right of and below the top-left point,
 // sweep a wall or other ground; the same dense reference as above.
