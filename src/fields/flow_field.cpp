@@ -7,6 +7,11 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+// The AVX2 batch (chosen at run time, x86-64 with GCC or clang): see sample_block_avx2().
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__EMSCRIPTEN__)
+#define TIDE_SAMPLE_AVX2 1
+#include <immintrin.h>
+#endif
 
 #include "tide/assert.hpp"
 #include "tide/flow_field.hpp"
@@ -128,7 +133,8 @@ Vec2 FlowField::sample(Vec2 p) const {
 
 namespace {
 
-// The batch sample works on blocks of kBlock positions in three passes: gather (scalar: the cell,
+// The batch sample works on blocks of kBlock positions. Where the CPU has AVX2 (asked at run time)
+// sample_block_avx2() below does eight at a time; else three passes: gather (scalar: the cell,
 // the blend weights, the four cells' unit vectors and the wall mask of the eight neighbours), blend
 // and check (SSE2, four positions at a time: the same float operations in the same order as
 // blend_on_map() and step_clear_mask(), so every result is bit for bit the single call's), and a
@@ -151,12 +157,172 @@ inline __m128i bits(int k) {
     return _mm_set1_epi32(1 << k);
 }
 
+#if defined(TIDE_SAMPLE_AVX2)
+
+// Whether this CPU runs AVX2 (asked once; the answer never changes).
+bool cpu_has_avx2() {
+    static const bool has = __builtin_cpu_supports("avx2") != 0;
+    return has;
+}
+
+// The batch eight positions at a time with AVX2, for m (a multiple of 8) positions: the same float
+// operations in the same order as the single call (no fused multiply-add: the target is avx2
+// alone), so every result is bit for bit sample(Vec2). The 3x3 block around a position's cell
+// comes in three gathered 4-byte words (columns cx - 1 .. cx + 2), from which the blend's four
+// codes and the wall mask are taken by shifts. flags[j]: 0 done; 1 the single call must answer
+// (off the fast path: near the map's edge, no move, NaN, a vanishing blend); 2 the step check
+// refused the blend in out (make_wall_safe_mask() turns it).
+__attribute__((target("avx2"))) void sample_block_avx2(const Direction* dirs, int width, int height,
+                                                        const float* xs, const float* ys, int m, float* ox,
+                                                        float* oy, std::uint8_t* flags) {
+    const __m256 one = _mm256_set1_ps(1.0f), zero = _mm256_setzero_ps(), half = _mm256_set1_ps(0.5f);
+    const __m256 tiny = _mm256_set1_ps(1e-8f), slack = _mm256_set1_ps(detail::kVertexSlack);
+    const __m256 sign = _mm256_set1_ps(-0.0f), safe = _mm256_set1_ps(1.5f);
+    // Columns cx - 1 .. cx + 2 and rows cy - 1 .. cy + 1 on the map: 1 <= x < width - 2.
+    const __m256 xmax = _mm256_set1_ps(static_cast<float>(width - 2)), ymax = _mm256_set1_ps(static_cast<float>(height - 1));
+    const __m256 tabx = _mm256_setr_ps(kMoveUnit[0].x, kMoveUnit[1].x, kMoveUnit[2].x, kMoveUnit[3].x, kMoveUnit[4].x,
+                                       kMoveUnit[5].x, kMoveUnit[6].x, kMoveUnit[7].x);
+    const __m256 taby = _mm256_setr_ps(kMoveUnit[0].y, kMoveUnit[1].y, kMoveUnit[2].y, kMoveUnit[3].y, kMoveUnit[4].y,
+                                       kMoveUnit[5].y, kMoveUnit[6].y, kMoveUnit[7].y);
+    const __m256i wall = _mm256_set1_epi8(static_cast<char>(Direction::wall));
+    const __m256i ff = _mm256_set1_epi32(0xFF), i1 = _mm256_set1_epi32(1), i7 = _mm256_set1_epi32(7);
+    const __m256i i8 = _mm256_set1_epi32(8), w1 = _mm256_set1_epi32(width), w2 = _mm256_set1_epi32(2 * width);
+    const int* const base = reinterpret_cast<const int*>(dirs);
+#define bits(k) _mm256_set1_epi32(1 << (k))
+// Bit k of each lane: byte b of the lane's word was the wall code (e: a cmpeq_epi8 result).
+#define byte_bit(e, b, k) _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32((e), 8 * (b) + 7), i1), (k))
+    for (int j = 0; j < m; j += 8) {
+        __m256 px = _mm256_loadu_ps(xs + j), py = _mm256_loadu_ps(ys + j);
+        const __m256 inside =
+            _mm256_and_ps(_mm256_and_ps(_mm256_cmp_ps(px, one, _CMP_GE_OQ), _mm256_cmp_ps(py, one, _CMP_GE_OQ)),
+                          _mm256_and_ps(_mm256_cmp_ps(px, xmax, _CMP_LT_OQ), _mm256_cmp_ps(py, ymax, _CMP_LT_OQ)));
+        px = _mm256_blendv_ps(safe, px, inside);  // lanes off the fast path read a cell that exists
+        py = _mm256_blendv_ps(safe, py, inside);
+        const __m256i cx = _mm256_cvttps_epi32(px), cy = _mm256_cvttps_epi32(py);
+        const __m256 fx = _mm256_sub_ps(px, half), fy = _mm256_sub_ps(py, half);
+        const __m256i x0 = _mm256_cvttps_epi32(fx), y0 = _mm256_cvttps_epi32(fy);  // fx, fy >= 0.5: floor
+        const __m256 tx = _mm256_sub_ps(fx, _mm256_cvtepi32_ps(x0)), ty = _mm256_sub_ps(fy, _mm256_cvtepi32_ps(y0));
+        const __m256i at = _mm256_add_epi32(_mm256_mullo_epi32(_mm256_sub_epi32(cy, i1), w1), _mm256_sub_epi32(cx, i1));
+        const __m256i r0 = _mm256_i32gather_epi32(base, at, 1);
+        const __m256i r1 = _mm256_i32gather_epi32(base, _mm256_add_epi32(at, w1), 1);
+        const __m256i r2 = _mm256_i32gather_epi32(base, _mm256_add_epi32(at, w2), 1);
+        const __m256i own = _mm256_and_si256(_mm256_srli_epi32(r1, 8), ff);
+        const __m256i slow = _mm256_or_si256(_mm256_xor_si256(_mm256_castps_si256(inside), _mm256_set1_epi32(-1)),
+                                             _mm256_cmpgt_epi32(own, i7));
+        // The blend's 2x2 block: rows y0 (top) and y0 + 1, columns x0 and x0 + 1.
+        const __m256i lower = _mm256_cmpeq_epi32(_mm256_sub_epi32(y0, cy), _mm256_setzero_si256());
+        const __m256i top = _mm256_blendv_epi8(r0, r1, lower), bottom = _mm256_blendv_epi8(r1, r2, lower);
+        const __m256i sx = _mm256_slli_epi32(_mm256_add_epi32(_mm256_sub_epi32(x0, cx), i1), 3);
+        const __m256i sx8 = _mm256_add_epi32(sx, i8);
+        const __m256i c[4] = {_mm256_and_si256(_mm256_srlv_epi32(top, sx), ff),
+                              _mm256_and_si256(_mm256_srlv_epi32(top, sx8), ff),
+                              _mm256_and_si256(_mm256_srlv_epi32(bottom, sx), ff),
+                              _mm256_and_si256(_mm256_srlv_epi32(bottom, sx8), ff)};
+        const __m256 omt = _mm256_sub_ps(one, tx), omu = _mm256_sub_ps(one, ty);
+        const __m256 w[4] = {_mm256_mul_ps(omt, omu), _mm256_mul_ps(tx, omu), _mm256_mul_ps(omt, ty),
+                             _mm256_mul_ps(tx, ty)};
+        __m256 vx = zero, vy = zero;
+        for (int k = 0; k < 4; ++k) {
+            const __m256 move = _mm256_castsi256_ps(_mm256_cmpgt_epi32(i8, c[k]));  // codes 0..7: a move
+            const __m256 ux = _mm256_and_ps(_mm256_permutevar8x32_ps(tabx, c[k]), move);
+            const __m256 uy = _mm256_and_ps(_mm256_permutevar8x32_ps(taby, c[k]), move);
+            vx = _mm256_add_ps(vx, _mm256_mul_ps(w[k], ux));
+            vy = _mm256_add_ps(vy, _mm256_mul_ps(w[k], uy));
+        }
+        const __m256 len2 = _mm256_add_ps(_mm256_mul_ps(vx, vx), _mm256_mul_ps(vy, vy));
+        const __m256 inv = _mm256_div_ps(one, _mm256_sqrt_ps(len2));
+        vx = _mm256_mul_ps(vx, inv);
+        vy = _mm256_mul_ps(vy, inv);
+        // The wall mask of the eight neighbours (bit k: direction k; detail::interior_wall_mask()).
+        const __m256i e0 = _mm256_cmpeq_epi8(r0, wall), e1 = _mm256_cmpeq_epi8(r1, wall), e2 = _mm256_cmpeq_epi8(r2, wall);
+        const __m256i blocked = _mm256_or_si256(
+            _mm256_or_si256(_mm256_or_si256(byte_bit(e1, 2, 0), byte_bit(e2, 2, 1)),
+                            _mm256_or_si256(byte_bit(e2, 1, 2), byte_bit(e2, 0, 3))),
+            _mm256_or_si256(_mm256_or_si256(byte_bit(e1, 0, 4), byte_bit(e0, 0, 5)),
+                            _mm256_or_si256(byte_bit(e0, 1, 6), byte_bit(e0, 2, 7))));
+        // step_clear_mask(), as the SSE2 pass does it.
+        const __m256 lx = _mm256_sub_ps(px, _mm256_cvtepi32_ps(cx)), ly = _mm256_sub_ps(py, _mm256_cvtepi32_ps(cy));
+        const __m256 ex = _mm256_add_ps(lx, vx), ey = _mm256_add_ps(ly, vy);  // kSafeReach == 1
+        const __m256i xpos = _mm256_castps_si256(_mm256_cmp_ps(ex, one, _CMP_GE_OQ));
+        const __m256i xneg = _mm256_castps_si256(_mm256_cmp_ps(ex, zero, _CMP_LT_OQ));
+        const __m256i ypos = _mm256_castps_si256(_mm256_cmp_ps(ey, one, _CMP_GE_OQ));
+        const __m256i yneg = _mm256_castps_si256(_mm256_cmp_ps(ey, zero, _CMP_LT_OQ));
+        const __m256i side_x = _mm256_or_si256(_mm256_and_si256(xpos, bits(0)), _mm256_and_si256(xneg, bits(4)));
+        const __m256i side_y = _mm256_or_si256(_mm256_and_si256(ypos, bits(2)), _mm256_and_si256(yneg, bits(6)));
+        const __m256i corner =
+            _mm256_or_si256(_mm256_or_si256(_mm256_and_si256(_mm256_and_si256(xpos, ypos), bits(1)),
+                                            _mm256_and_si256(_mm256_and_si256(xneg, ypos), bits(3))),
+                            _mm256_or_si256(_mm256_and_si256(_mm256_and_si256(xneg, yneg), bits(5)),
+                                            _mm256_and_si256(_mm256_and_si256(xpos, yneg), bits(7))));
+        const __m256i both = _mm256_and_si256(_mm256_or_si256(xpos, xneg), _mm256_or_si256(ypos, yneg));
+        const __m256 gx = _mm256_blendv_ps(lx, _mm256_sub_ps(one, lx), _mm256_castsi256_ps(xpos));
+        const __m256 gy = _mm256_blendv_ps(ly, _mm256_sub_ps(one, ly), _mm256_castsi256_ps(ypos));
+        const __m256 ax = _mm256_andnot_ps(sign, vx), ay = _mm256_andnot_ps(sign, vy);
+        const __m256 sl = _mm256_mul_ps(_mm256_mul_ps(slack, ax), ay);
+        const __m256 a = _mm256_mul_ps(gx, ay), b = _mm256_mul_ps(gy, ax);
+        const __m256i lt = _mm256_castps_si256(_mm256_cmp_ps(a, _mm256_sub_ps(b, sl), _CMP_LT_OQ));
+        const __m256i gt =
+            _mm256_andnot_si256(lt, _mm256_castps_si256(_mm256_cmp_ps(b, _mm256_sub_ps(a, sl), _CMP_LT_OQ)));
+        const __m256i tie = _mm256_andnot_si256(_mm256_or_si256(lt, gt), _mm256_set1_epi32(-1));
+        const __m256i first =
+            _mm256_or_si256(_mm256_or_si256(_mm256_and_si256(lt, side_x), _mm256_and_si256(gt, side_y)),
+                            _mm256_and_si256(tie, _mm256_or_si256(side_x, side_y)));
+        const __m256i sides = _mm256_or_si256(_mm256_and_si256(both, first),
+                                              _mm256_andnot_si256(both, _mm256_or_si256(side_x, side_y)));
+        const __m256i hit = _mm256_and_si256(_mm256_or_si256(corner, sides), blocked);
+        const int refused =
+            _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(hit, _mm256_setzero_si256()))) ^ 0xFF;
+        const int redo = _mm256_movemask_ps(_mm256_cmp_ps(len2, tiny, _CMP_LT_OQ)) |
+                         _mm256_movemask_ps(_mm256_castsi256_ps(slow));
+        _mm256_storeu_ps(ox + j, vx);
+        _mm256_storeu_ps(oy + j, vy);
+        for (int k = 0; k < 8; ++k)
+            flags[j + k] = static_cast<std::uint8_t>((redo >> k & 1) ? 1 : (refused >> k & 1) ? 2 : 0);
+    }
+#undef bits
+#undef byte_bit
+}
+
+#endif  // TIDE_SAMPLE_AVX2
+
 }  // namespace
 
 void FlowField::sample(std::span<const float> xs, std::span<const float> ys, std::span<float> out_x,
                        std::span<float> out_y) const {
     TIDE_ASSERT(ys.size() == xs.size() && out_x.size() == xs.size() && out_y.size() == xs.size());
     const std::size_t n = xs.size();
+#if defined(TIDE_SAMPLE_AVX2)
+    // Maps at least 4x3 (the 3x3 block and the fourth column exist) whose cell indices fit the
+    // gathers' 32-bit offsets.
+    if (cpu_has_avx2() && width_ >= 4 && height_ >= 3 &&
+        static_cast<std::int64_t>(width_) * height_ < (std::int64_t{1} << 31) - 4) {
+        std::uint8_t flags[kBlock];
+        for (std::size_t base = 0; base < n; base += kBlock) {
+            const int m = static_cast<int>(std::min<std::size_t>(kBlock, n - base));
+            const int m8 = m & ~7;
+            sample_block_avx2(directions_.data(), width_, height_, xs.data() + base, ys.data() + base, m8,
+                              out_x.data() + base, out_y.data() + base, flags);
+            for (int j = 0; j < m; ++j) {
+                const std::size_t i = base + static_cast<std::size_t>(j);
+                if (j < m8 && flags[j] == 0) continue;
+                const Vec2 p{xs[i], ys[i]};
+                Vec2 v;
+                if (j >= m8 || flags[j] == 1) {
+                    v = sample(p);
+                } else {  // refused: turned toward the cell's move, as the single call does
+                    const int cx = static_cast<int>(p.x), cy = static_cast<int>(p.y);
+                    const Direction* const at = directions_.data() + static_cast<std::size_t>(cy) * width_ + cx;
+                    v = detail::make_wall_safe_mask(detail::interior_wall_mask(at, width_), p.x - static_cast<float>(cx),
+                                                    p.y - static_cast<float>(cy), Vec2{out_x[i], out_y[i]},
+                                                    kMoveUnit[static_cast<int>(*at)]);
+                }
+                out_x[i] = v.x;
+                out_y[i] = v.y;
+            }
+        }
+        return;
+    }
+#endif
     const float wmax = static_cast<float>(width_ - 1), hmax = static_cast<float>(height_ - 1);
     const Direction* const dirs = directions_.data();
     SampleBlock b;
