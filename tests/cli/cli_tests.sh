@@ -595,8 +595,11 @@ sim_wall_safety)
   # hashes summed: 0.59% of a step, docs/determinism.md), and arrival regions changed (the fill
   # field never leads out of a region and back in; a unit held up on a covered cell arrives):
   # both re-recorded.
-  expected_hash=67a3f88cf82a1107
-  expected_hash_no_pack_bound=d835efe5f666c254
+  # 2026-12-05: line of sight tests the cells of the swept square exactly, row by row, with the
+  # same 1/16-cell margin (look_ahead.cpp, segment_clear; it sampled the segment every 1/8 cell):
+  # both re-recorded. With --line-of-sight off the old and new builds agree (df450850eb92c6fd).
+  expected_hash=be002057b2546802
+  expected_hash_no_pack_bound=ebb826566dbd96b8
   sim5k=("$tide" sim --map @default --goal 54,18 --agents 5000 --seconds 5)
   h1=$("${sim5k[@]}" --threads 1 2>/dev/null | grep -o 'state hash [0-9a-f]*')
   h2=$("${sim5k[@]}" --threads 2 2>/dev/null | grep -o 'state hash [0-9a-f]*')
