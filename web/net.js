@@ -246,7 +246,7 @@ export class WorkerConnection {
                 this.connected = true;
                 this.handlers.onStatus(true);
             } else if (m.kind === 'failed') {
-                this.handlers.onMessage({ type: 'error', message: `the simulation did not start: ${m.error}` });
+                this.handlers.onMessage({ type: 'error', message: `the simulation could not start as asked: ${m.error}` });
             } else if (m.kind === 'reply') {
                 const resolve = this.replies.get(m.id);
                 this.replies.delete(m.id);

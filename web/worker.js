@@ -72,12 +72,20 @@ onmessage = async (event) => {
             postMessage({ kind: 'failed', error: `the WebAssembly module did not load: ${err.message}` });
             return;
         }
-        const [name] = toWasm(m.map || 'default');
-        const ok = demo._tide_demo_start(name, m.units ?? 1000) === 0;
-        demo._free(name);
-        if (!ok) {
-            postMessage({ kind: 'failed', error: lastError() });
-            return;
+        const start = (map, units) => {
+            const [name] = toWasm(map);
+            const ok = demo._tide_demo_start(name, units) === 0;
+            demo._free(name);
+            return ok;
+        };
+        // A map or count the demo refuses (a mistyped ?map=, more units than the map holds): the
+        // error is shown and the default map starts instead.
+        if (!start(m.map || 'default', m.units ?? 1000)) {
+            postMessage({ kind: 'failed', error: `${lastError()}; starting the default map with 1,000 units` });
+            if (!start('default', 1000)) {
+                postMessage({ kind: 'failed', error: lastError() });
+                return;
+            }
         }
         postMessage({ kind: 'ready' });
         drain();

@@ -10,7 +10,8 @@
 // through; the map list, a preset, the heat map, a tower, a danger (flee) order, an uploaded map
 // file and the Download .tmap link work. Then seed 002's headline in the page: 5,000 units on the
 // default and the 256x256 map, one A* per unit (every unit planned, not scaled) against one field build, both
-// measured in WebAssembly; and the page's frame rates with 5,000 and 20,000 units.
+// measured in WebAssembly; and the page's frame rates with 5,000 and 20,000 units. A mistyped
+// ?map= is named in an error and the default map starts instead.
 // Screenshots: static-default.png, static-walled.png, static-ordered.png, static-5000-MAP.png,
 // static-5000.png, static-20000.png.
 
@@ -266,6 +267,17 @@ async function checkHeadlineAndFrameRates(page, base, out) {
     pass('frame rates with 5,000 and 20,000 units', `${a}; ${b}`);
 }
 
+// A mistyped ?map= is named in an error and the default map starts instead.
+async function checkBadStart(page, base) {
+    await page.goto(`${base}?map=bogus&units=50`);
+    await waitReady(page, '?map=bogus');
+    const w = await world(page);
+    const error = await page.evaluate(() => window.tide.lastError || '');
+    check(w.map === 'default' && /no built-in map 'bogus'/.test(error) && /default map/.test(error),
+        `?map=bogus: the world is ${w.map}, the error '${error}'`);
+    pass('a mistyped ?map= is named and the default map starts instead', error);
+}
+
 const opts = parseArgs(process.argv.slice(2));
 await runBrowserScript({
     tag: 'e2e-static',
@@ -281,6 +293,7 @@ await runBrowserScript({
         await checkOrderArrivesAndPaintReroutes(page, out);
         await checkControls(page, out);
         await checkHeadlineAndFrameRates(page, base, out);
+        await checkBadStart(page, base);
         check(sockets.length === 0, `the page opened WebSockets: ${sockets.join(', ')}`);
     },
 });
