@@ -73,18 +73,20 @@ void SimCore::take(std::vector<Inbound>& incoming) {
 // charged to the tick and to its client.
 void SimCore::run_commands() {
     double command_ms = 0.0;
+    bool ran = false;  // at least one command runs each tick, whatever the budget
     for (Inbound& in : batch_) {
         const bool work = !std::holds_alternative<ApiQuery>(in.what) && !std::holds_alternative<SessionEvent>(in.what);
         if (!work) {
             handle(in);
             continue;
         }
-        if (command_ms >= opt_.command_ms) {
+        if (ran && command_ms >= opt_.command_ms) {
             deferred_.push_back(std::move(in));  // next tick, before anything newer
             continue;
         }
         const auto t0 = Clock::now();
         handle(in);
+        ran = true;
         const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
         command_ms += ms;
         if (in.session != 0) {

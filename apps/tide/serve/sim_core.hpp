@@ -102,7 +102,7 @@ struct CoreOptions {
     double agent_fps = 30.0;          ///< agents frames per second (at most the tick rate)
     bool congestion_automatic = true;  ///< congestion on for maps of at most kCongestionCells, decided at each load
     std::int64_t congestion_cells = 512 * 512;
-    double command_ms = 8.0;            ///< commands per tick, ms (the rest waits for the next tick)
+    double command_ms = 8.0;            ///< commands per tick, ms (the rest waits for the next tick; one always runs)
     double client_share_ms = 200.0;     ///< ms of simulation time a client earns per second
     double client_burst_ms = 100.0;     ///< a client owing more than this has its costly commands refused
     double client_max_debt_ms = 1000.0;  ///< a load of seconds leaves its client at most this owed
