@@ -100,8 +100,8 @@ public:
 /// Settings of the loop (tide serve's command line; the worker's defaults).
 struct CoreOptions {
     double agent_fps = 30.0;          ///< agents frames per second (at most the tick rate)
-    bool congestion_automatic = true;  ///< congestion on for maps of at most kCongestionCells, decided at each load
-    std::int64_t congestion_cells = 512 * 512;
+    bool congestion_automatic = true;  ///< congestion on for maps of at most congestion_cells, decided at each load
+    std::int64_t congestion_cells = 512 * 512;  ///< the largest map (cells) congestion_automatic turns it on for
     double command_ms = 8.0;            ///< commands per tick, ms (the rest waits for the next tick; one always runs)
     double client_share_ms = 200.0;     ///< ms of simulation time a client earns per second
     double client_burst_ms = 100.0;     ///< a client owing more than this has its costly commands refused
@@ -120,7 +120,8 @@ public:
     /// One tick: the deferred commands and `incoming` in order (moved from; within the command
     /// budget), then an edit's repair shown, the world stepped by `dt` seconds, the frames sent.
     void step(std::vector<Inbound>& incoming, float dt);
-    /// The world messages a new client starts from, stored again (after start or a load).
+    /// The world messages a new client starts from (world, groups, params, paused), broadcast and
+    /// stored in their slots; call once after construction (a load calls it itself).
     void post_world_state();
     /// Ticks per second over the last second.
     double tick_hz() const { return tick_hz_.load(); }
