@@ -73,9 +73,9 @@ public:
         const int rows = std::max(1, static_cast<int>(kMaxTerrainFrameBytes / static_cast<std::size_t>(w)));
         for (int y = y0; y <= y1; y += rows) {
             const int h = std::min(rows, y1 - y + 1);
-            queue.push_back({std::make_shared<const std::string>(encode_terrain(s->cells, s->width, s->height, x0, y,
-                                                                                w, h)),
-                             true, false});
+            queue.push_back(
+                {std::make_shared<const std::string>(encode_terrain(s->cells, s->width, s->height, x0, y, w, h)), true,
+                 false});
         }
     }
     std::size_t clients() const override { return connected ? 1 : 0; }

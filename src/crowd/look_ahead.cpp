@@ -67,7 +67,8 @@ bool segment_clear(const SightCosts& costs, Vec2 a, Vec2 b, float r, Cost terrai
     for (int ty = ty0; ty <= ty1; ++ty) {
         float t0 = 0.0f, t1 = 1.0f;
         if (!level) {  // the segment's points s with s.y in [ty - h, ty + 1 + h]
-            float u0 = (static_cast<float>(ty) - h - a.y) * inv_dy, u1 = (static_cast<float>(ty) + 1.0f + h - a.y) * inv_dy;
+            float u0 = (static_cast<float>(ty) - h - a.y) * inv_dy,
+                  u1 = (static_cast<float>(ty) + 1.0f + h - a.y) * inv_dy;
             if (u0 > u1) std::swap(u0, u1);
             t0 = std::max(t0, u0);
             t1 = std::min(t1, u1);

@@ -172,14 +172,15 @@ bool cpu_has_avx2() {
 // codes and the wall mask are taken by shifts. flags[j]: 0 done; 1 the single call must answer
 // (off the fast path: near the map's edge, no move, NaN, a vanishing blend); 2 the step check
 // refused the blend in out (make_wall_safe_mask() turns it).
-__attribute__((target("avx2"))) void sample_block_avx2(const Direction* dirs, int width, int height,
-                                                        const float* xs, const float* ys, int m, float* ox,
-                                                        float* oy, std::uint8_t* flags) {
+__attribute__((target("avx2"))) void sample_block_avx2(const Direction* dirs, int width, int height, const float* xs,
+                                                       const float* ys, int m, float* ox, float* oy,
+                                                       std::uint8_t* flags) {
     const __m256 one = _mm256_set1_ps(1.0f), zero = _mm256_setzero_ps(), half = _mm256_set1_ps(0.5f);
     const __m256 tiny = _mm256_set1_ps(1e-8f), slack = _mm256_set1_ps(detail::kVertexSlack);
     const __m256 sign = _mm256_set1_ps(-0.0f), safe = _mm256_set1_ps(1.5f);
     // Columns cx - 1 .. cx + 2 and rows cy - 1 .. cy + 1 on the map: 1 <= x < width - 2.
-    const __m256 xmax = _mm256_set1_ps(static_cast<float>(width - 2)), ymax = _mm256_set1_ps(static_cast<float>(height - 1));
+    const __m256 xmax = _mm256_set1_ps(static_cast<float>(width - 2)),
+                 ymax = _mm256_set1_ps(static_cast<float>(height - 1));
     const __m256 tabx = _mm256_setr_ps(kMoveUnit[0].x, kMoveUnit[1].x, kMoveUnit[2].x, kMoveUnit[3].x, kMoveUnit[4].x,
                                        kMoveUnit[5].x, kMoveUnit[6].x, kMoveUnit[7].x);
     const __m256 taby = _mm256_setr_ps(kMoveUnit[0].y, kMoveUnit[1].y, kMoveUnit[2].y, kMoveUnit[3].y, kMoveUnit[4].y,
@@ -214,10 +215,9 @@ __attribute__((target("avx2"))) void sample_block_avx2(const Direction* dirs, in
         const __m256i top = _mm256_blendv_epi8(r0, r1, lower), bottom = _mm256_blendv_epi8(r1, r2, lower);
         const __m256i sx = _mm256_slli_epi32(_mm256_add_epi32(_mm256_sub_epi32(x0, cx), i1), 3);
         const __m256i sx8 = _mm256_add_epi32(sx, i8);
-        const __m256i c[4] = {_mm256_and_si256(_mm256_srlv_epi32(top, sx), ff),
-                              _mm256_and_si256(_mm256_srlv_epi32(top, sx8), ff),
-                              _mm256_and_si256(_mm256_srlv_epi32(bottom, sx), ff),
-                              _mm256_and_si256(_mm256_srlv_epi32(bottom, sx8), ff)};
+        const __m256i c[4] = {
+            _mm256_and_si256(_mm256_srlv_epi32(top, sx), ff), _mm256_and_si256(_mm256_srlv_epi32(top, sx8), ff),
+            _mm256_and_si256(_mm256_srlv_epi32(bottom, sx), ff), _mm256_and_si256(_mm256_srlv_epi32(bottom, sx8), ff)};
         const __m256 omt = _mm256_sub_ps(one, tx), omu = _mm256_sub_ps(one, ty);
         const __m256 w[4] = {_mm256_mul_ps(omt, omu), _mm256_mul_ps(tx, omu), _mm256_mul_ps(omt, ty),
                              _mm256_mul_ps(tx, ty)};
@@ -234,12 +234,13 @@ __attribute__((target("avx2"))) void sample_block_avx2(const Direction* dirs, in
         vx = _mm256_mul_ps(vx, inv);
         vy = _mm256_mul_ps(vy, inv);
         // The wall mask of the eight neighbours (bit k: direction k; detail::interior_wall_mask()).
-        const __m256i e0 = _mm256_cmpeq_epi8(r0, wall), e1 = _mm256_cmpeq_epi8(r1, wall), e2 = _mm256_cmpeq_epi8(r2, wall);
-        const __m256i blocked = _mm256_or_si256(
-            _mm256_or_si256(_mm256_or_si256(byte_bit(e1, 2, 0), byte_bit(e2, 2, 1)),
-                            _mm256_or_si256(byte_bit(e2, 1, 2), byte_bit(e2, 0, 3))),
-            _mm256_or_si256(_mm256_or_si256(byte_bit(e1, 0, 4), byte_bit(e0, 0, 5)),
-                            _mm256_or_si256(byte_bit(e0, 1, 6), byte_bit(e0, 2, 7))));
+        const __m256i e0 = _mm256_cmpeq_epi8(r0, wall), e1 = _mm256_cmpeq_epi8(r1, wall),
+                      e2 = _mm256_cmpeq_epi8(r2, wall);
+        const __m256i blocked =
+            _mm256_or_si256(_mm256_or_si256(_mm256_or_si256(byte_bit(e1, 2, 0), byte_bit(e2, 2, 1)),
+                                            _mm256_or_si256(byte_bit(e2, 1, 2), byte_bit(e2, 0, 3))),
+                            _mm256_or_si256(_mm256_or_si256(byte_bit(e1, 0, 4), byte_bit(e0, 0, 5)),
+                                            _mm256_or_si256(byte_bit(e0, 1, 6), byte_bit(e0, 2, 7))));
         // step_clear_mask(), as the SSE2 pass does it.
         const __m256 lx = _mm256_sub_ps(px, _mm256_cvtepi32_ps(cx)), ly = _mm256_sub_ps(py, _mm256_cvtepi32_ps(cy));
         const __m256 ex = _mm256_add_ps(lx, vx), ey = _mm256_add_ps(ly, vy);  // kSafeReach == 1
@@ -267,13 +268,13 @@ __attribute__((target("avx2"))) void sample_block_avx2(const Direction* dirs, in
         const __m256i first =
             _mm256_or_si256(_mm256_or_si256(_mm256_and_si256(lt, side_x), _mm256_and_si256(gt, side_y)),
                             _mm256_and_si256(tie, _mm256_or_si256(side_x, side_y)));
-        const __m256i sides = _mm256_or_si256(_mm256_and_si256(both, first),
-                                              _mm256_andnot_si256(both, _mm256_or_si256(side_x, side_y)));
+        const __m256i sides =
+            _mm256_or_si256(_mm256_and_si256(both, first), _mm256_andnot_si256(both, _mm256_or_si256(side_x, side_y)));
         const __m256i hit = _mm256_and_si256(_mm256_or_si256(corner, sides), blocked);
         const int refused =
             _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(hit, _mm256_setzero_si256()))) ^ 0xFF;
-        const int redo = _mm256_movemask_ps(_mm256_cmp_ps(len2, tiny, _CMP_LT_OQ)) |
-                         _mm256_movemask_ps(_mm256_castsi256_ps(slow));
+        const int redo =
+            _mm256_movemask_ps(_mm256_cmp_ps(len2, tiny, _CMP_LT_OQ)) | _mm256_movemask_ps(_mm256_castsi256_ps(slow));
         _mm256_storeu_ps(ox + j, vx);
         _mm256_storeu_ps(oy + j, vy);
         for (int k = 0; k < 8; ++k)
@@ -312,9 +313,9 @@ void FlowField::sample(std::span<const float> xs, std::span<const float> ys, std
                 } else {  // refused: turned toward the cell's move, as the single call does
                     const int cx = static_cast<int>(p.x), cy = static_cast<int>(p.y);
                     const Direction* const at = directions_.data() + static_cast<std::size_t>(cy) * width_ + cx;
-                    v = detail::make_wall_safe_mask(detail::interior_wall_mask(at, width_), p.x - static_cast<float>(cx),
-                                                    p.y - static_cast<float>(cy), Vec2{out_x[i], out_y[i]},
-                                                    kMoveUnit[static_cast<int>(*at)]);
+                    v = detail::make_wall_safe_mask(detail::interior_wall_mask(at, width_),
+                                                    p.x - static_cast<float>(cx), p.y - static_cast<float>(cy),
+                                                    Vec2{out_x[i], out_y[i]}, kMoveUnit[static_cast<int>(*at)]);
                 }
                 out_x[i] = v.x;
                 out_y[i] = v.y;

@@ -144,8 +144,8 @@ bool Steering::step_safe(Vec2 f, Vec2 d) const {
             mask = detail::interior_wall_mask(flat->directions().data() + static_cast<std::size_t>(cy) * W + cx, W);
         } else {
             mask = detail::neighbour_mask(
-                [flat](int x, int y) { return !flat->contains(x, y) || flat->direction(x, y) == Direction::wall; },
-                cx, cy);
+                [flat](int x, int y) { return !flat->contains(x, y) || flat->direction(x, y) == Direction::wall; }, cx,
+                cy);
         }
     } else {
         const CostField& cost = view_.plan()->cost();

@@ -161,14 +161,14 @@ TEST(SafeSample, BatchMatchesSingleCalls) {
         for (std::size_t i = 0; i < n; ++i) {
             xs[i] = ux(rng);
             ys[i] = uy(rng);
-            switch (i % 8) {
-                case 1: xs[i] = std::floor(xs[i]); break;            // on a column line
-                case 2: ys[i] = std::floor(ys[i]) + 0.5f; break;     // a row of cell centres
-                case 3: xs[i] = W - 2.0f + unit(rng) * 2.0f; break;  // the last two columns
-                case 4: ys[i] = H - 1.0f + unit(rng); break;         // the last row
-                case 5: xs[i] = 1.0f + unit(rng); break;             // the second column
-                default: break;
-            }
+            // Every eighth position of a kind: on a column line, on a row of cell centres, in the
+            // last two columns, in the last row, in the second column.
+            const std::size_t kind = i % 8;
+            if (kind == 1) xs[i] = std::floor(xs[i]);
+            if (kind == 2) ys[i] = std::floor(ys[i]) + 0.5f;
+            if (kind == 3) xs[i] = W - 2.0f + unit(rng) * 2.0f;
+            if (kind == 4) ys[i] = H - 1.0f + unit(rng);
+            if (kind == 5) xs[i] = 1.0f + unit(rng);
         }
         xs[n / 2] = std::numeric_limits<float>::quiet_NaN();
         field.sample(xs, ys, ox, oy);

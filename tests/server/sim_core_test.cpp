@@ -66,7 +66,8 @@ public:
     int frames_of(std::uint8_t kind, std::uint64_t to) const {
         int n = 0;
         for (const Sent& s : sent)
-            if (s.binary && (s.to == to || s.to == 0) && !s.data.empty() && static_cast<std::uint8_t>(s.data[0]) == kind)
+            if (s.binary && (s.to == to || s.to == 0) && !s.data.empty() &&
+                static_cast<std::uint8_t>(s.data[0]) == kind)
                 ++n;
         return n;
     }

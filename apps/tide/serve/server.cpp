@@ -104,9 +104,9 @@ struct Server::Impl final : Outbox {
     net::io_context ioc{1};
     tcp::acceptor acceptor{ioc};
     std::unique_ptr<TbbJobSystem> jobs;
-    std::unique_ptr<World> world;  // simulation thread only (after start())
+    std::unique_ptr<World> world;   // simulation thread only (after start())
     std::unique_ptr<SimCore> core;  // the simulation loop (simulation thread only, after start())
-    Recording recording;           // --record: events not yet appended to record_file
+    Recording recording;            // --record: events not yet appended to record_file
     std::ofstream record_file;
     std::thread sim;
     std::atomic<bool> stopping{false};

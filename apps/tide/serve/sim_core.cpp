@@ -197,13 +197,11 @@ Result<void> SimCore::apply_world_command(std::uint64_t session, const WorldComm
         }
     }
     auto out = world_.apply(command);
-    if (std::holds_alternative<SetPaused>(command))
-        broadcast(paused_json(world_), false, Slot::paused);
+    if (std::holds_alternative<SetPaused>(command)) broadcast(paused_json(world_), false, Slot::paused);
     if (!out) return out.error();
     if (spawn && !spawn->add) clear_selections();  // a new crowd, whose handles may equal old ones
     if (const auto* tower = std::get_if<PlaceTower>(&command)) send_to(session, tower_placed_json(*tower), false);
-    if (std::holds_alternative<SetWallMargin>(command))
-        broadcast(params_json(world_), false, Slot::params);
+    if (std::holds_alternative<SetWallMargin>(command)) broadcast(params_json(world_), false, Slot::params);
     return {};
 }
 
@@ -451,7 +449,7 @@ void SimCore::send_agents(Clock::time_point now) {
 void SimCore::send_fields(Clock::time_point now) {
     using std::chrono::milliseconds;
     constexpr auto kHoldForField = milliseconds(150);
-        const int stride = field_stride(world_.cost().width(), world_.cost().height());
+    const int stride = field_stride(world_.cost().width(), world_.cost().height());
     const double cells = static_cast<double>(world_.cost().size()) / (static_cast<double>(stride) * stride);
     const auto field_period = milliseconds(static_cast<int>(std::max(100.0, cells / 4096.0)));
     if (world_.terrain_version() != terrain_seen_) {
@@ -473,8 +471,8 @@ void SimCore::send_fields(Clock::time_point now) {
         // a worker). A frame of the new terrain with the old field would hold the next one back by
         // 50 ms, so while only the terrain moved on and the group's field is catching up, the
         // frame waits (at most kHoldForField).
-        if (c.sent[0] == g && c.sent[1] == serial && c.sent[3] == loads_ &&
-            now - terrain_changed_at_ < kHoldForField && !world_.field_up_to_date(g)) {
+        if (c.sent[0] == g && c.sent[1] == serial && c.sent[3] == loads_ && now - terrain_changed_at_ < kHoldForField &&
+            !world_.field_up_to_date(g)) {
             continue;
         }
         auto it = std::find_if(encoded.begin(), encoded.end(), [&](const auto& e) { return e.first == key; });
@@ -511,7 +509,7 @@ void SimCore::send_fields(Clock::time_point now) {
 // Hierarchical maps, every 100 ms: the sector overlay of the group each client looks at. The
 // portals when the graph changes (a load, a paint), the sectors with a field when the plan changes.
 void SimCore::send_sectors(Clock::time_point now) {
-        if (!world_.hierarchical() || now - last_sectors_ < std::chrono::milliseconds(100)) return;
+    if (!world_.hierarchical() || now - last_sectors_ < std::chrono::milliseconds(100)) return;
     last_sectors_ = now;
     std::vector<std::pair<std::array<std::uint64_t, 3>, std::shared_ptr<const std::string>>> encoded;
     auto send_once = [&](std::uint64_t session, const std::array<std::uint64_t, 3>& key, auto&& encode) {
@@ -550,7 +548,7 @@ void SimCore::send_sectors(Clock::time_point now) {
 // Terrain frames for maps whose fields frames are sampled (see sent_snapshot_): the whole
 // map, or the bounding box of the cells that differ from the terrain last sent.
 void SimCore::broadcast_terrain(bool whole) {
-        terrain_sent_ = world_.terrain_version();
+    terrain_sent_ = world_.terrain_version();
     const CostField& cost = world_.cost();
     if (!sampled()) {
         if (sent_snapshot_) out_.terrain(0, nullptr, 0, 0, -1, -1);

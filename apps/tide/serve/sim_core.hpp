@@ -83,8 +83,8 @@ public:
     virtual void store(Slot keep, std::shared_ptr<const std::string> data) = 0;
     /// Terrain to stream: the cells [x0, x1] x [y0, y1] of `snapshot` changed (or are new) for
     /// `session` (0: every client); a null snapshot stops the streams (no terrain frames needed).
-    virtual void terrain(std::uint64_t session, std::shared_ptr<const TerrainSnapshot> snapshot, int x0, int y0,
-                         int x1, int y1) = 0;
+    virtual void terrain(std::uint64_t session, std::shared_ptr<const TerrainSnapshot> snapshot, int x0, int y0, int x1,
+                         int y1) = 0;
     /// Clients connected now.
     virtual std::size_t clients() const = 0;
     /// A command of `session` was taken (applied or refused): its queue slot frees.
@@ -99,12 +99,12 @@ public:
 
 /// Settings of the loop (tide serve's command line; the worker's defaults).
 struct CoreOptions {
-    double agent_fps = 30.0;          ///< agents frames per second (at most the tick rate)
+    double agent_fps = 30.0;           ///< agents frames per second (at most the tick rate)
     bool congestion_automatic = true;  ///< congestion on for maps of at most congestion_cells, decided at each load
     std::int64_t congestion_cells = 512 * 512;  ///< the largest map (cells) congestion_automatic turns it on for
-    double command_ms = 8.0;            ///< commands per tick, ms (the rest waits for the next tick; one always runs)
-    double client_share_ms = 200.0;     ///< ms of simulation time a client earns per second
-    double client_burst_ms = 100.0;     ///< a client owing more than this has its costly commands refused
+    double command_ms = 8.0;             ///< commands per tick, ms (the rest waits for the next tick; one always runs)
+    double client_share_ms = 200.0;      ///< ms of simulation time a client earns per second
+    double client_burst_ms = 100.0;      ///< a client owing more than this has its costly commands refused
     double client_max_debt_ms = 1000.0;  ///< a load of seconds leaves its client at most this owed
     double compare_search_ms = kCompareSearchMs;  ///< A* comparison budget (the worker allows more)
 };
