@@ -966,6 +966,22 @@ $('map-download').addEventListener('click', async (e) => {
     link.click();
     setTimeout(() => URL.revokeObjectURL(link.href), 10000);
 });
+/** POST /api/map (tide serve): resolves {ok, error} (the server's error names the file and line). */
+async function postMap(name, text) {
+    const response = await fetch(`/api/map?name=${encodeURIComponent(name)}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'text/plain; charset=utf-8' },
+        body: text,
+    });
+    let answer = null;
+    try {
+        answer = await response.json();
+    } catch {
+        answer = null;
+    }
+    if (response.ok && answer && answer.ok) return { ok: true };
+    return { ok: false, error: (answer && answer.error) || `${name}: the server answered ${response.status}` };
+}
 $('map-file').addEventListener('change', async (e) => {
     const input = e.target;
     const file = input.files && input.files[0];
@@ -977,27 +993,12 @@ $('map-file').addEventListener('change', async (e) => {
     }
     try {
         const text = await file.text();
-        let response = { ok: true, status: 200 };
-        let answer = null;
-        if (conn.upload) {
-            answer = await conn.upload(file.name, text);  // the static demo: loaded in the worker
-        } else {
-            response = await fetch(`/api/map?name=${encodeURIComponent(file.name)}`, {
-                method: 'POST',
-                headers: { 'Content-Type': 'text/plain; charset=utf-8' },
-                body: text,
-            });
-            try {
-                answer = await response.json();
-            } catch {
-                answer = null;
-            }
-        }
-        if (response.ok && answer && answer.ok) {
+        const answer = conn.upload ? await conn.upload(file.name, text) : await postMap(file.name, text);
+        if (answer.ok) {
             showError('');
             log(`loaded ${file.name}`, 'info');
         } else {
-            const message = (answer && answer.error) || `${file.name}: the server answered ${response.status}`;
+            const message = answer.error;
             showError(message);
             tide.lastError = message;
         }

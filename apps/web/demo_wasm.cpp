@@ -158,7 +158,7 @@ EMSCRIPTEN_KEEPALIVE void tide_demo_message(const char* json, std::size_t size) 
     }
     const auto* viewer = std::get_if<ViewerCommand>(&*parsed.command);
     if (const auto* ping = viewer ? std::get_if<Ping>(viewer) : nullptr) {
-        queue_text(nlohmann::json{{"type", "pong"}, {"id", ping->id}}.dump());
+        queue_text(pong_json(ping->id));
         return;
     }
     g_demo->inbox.emplace_back(kSession, std::move(*parsed.command), parsed.type);

@@ -17,7 +17,7 @@ inline int floor_to_int(float v) {
 // closer than this is not clear. It covers float rounding (on a 4096 map one ulp is 1/2048 cell)
 // and keeps the margin of the first version, which sampled the segment every 1/8 cell with this
 // much added: with 1/64 units took the default map's gap tighter and the small group of the gap
-// swap stalled 5 s instead of 1-2 s.
+// swap stalled 5 s instead of 1-2 s (tide sim --scenario gap_swap).
 constexpr float kSightSlack = 1.0f / 16.0f;
 constexpr int kRefine = 4;         // halvings of the gap between the last clear check and the first blocked one
 constexpr float kAimShift = 0.3f;  // cells from the last clear cell's centre toward the next (see below)

@@ -30,14 +30,23 @@ std::shared_ptr<const FlowField> field_for(const CostField& cost, Cell goal) {
     return std::make_shared<const FlowField>(std::move(f.value()));
 }
 
+// True when touches(x, y) holds at some point of segment a-b, sampled about every `step` cells
+// (both ends included).
+template <class Touches>
+bool any_point_along(Vec2 a, Vec2 b, float step, Touches touches) {
+    const float len = std::hypot(b.x - a.x, b.y - a.y);
+    const int n = std::max(1, static_cast<int>(len / step));
+    for (int k = 0; k <= n; ++k) {
+        const float t = static_cast<float>(k) / n;
+        if (touches(a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t)) return true;
+    }
+    return false;
+}
+
 // Reference: does a disc of radius r anywhere on segment a-b overlap a cell whose cost is not
 // `terrain` (or leave the map)? Dense samples, exact disc-square distance.
 bool sweep_touches_other_cells(const CostField& cost, Vec2 a, Vec2 b, float r, Cost terrain) {
-    const float len = std::hypot(b.x - a.x, b.y - a.y);
-    const int n = std::max(1, static_cast<int>(len / 0.01f));
-    for (int k = 0; k <= n; ++k) {
-        const float t = static_cast<float>(k) / n;
-        const float x = a.x + (b.x - a.x) * t, y = a.y + (b.y - a.y) * t;
+    return any_point_along(a, b, 0.01f, [&](float x, float y) {
         if (x - r < 0 || y - r < 0 || x + r > cost.width() || y + r > cost.height()) return true;
         for (int cy = static_cast<int>(y - r); cy <= static_cast<int>(y + r); ++cy)
             for (int cx = static_cast<int>(x - r); cx <= static_cast<int>(x + r); ++cx) {
@@ -45,8 +54,8 @@ bool sweep_touches_other_cells(const CostField& cost, Vec2 a, Vec2 b, float r, C
                 const float qx = std::clamp(x, float(cx), float(cx + 1)), qy = std::clamp(y, float(cy), float(cy + 1));
                 if (std::hypot(x - qx, y - qy) < r) return true;
             }
-    }
-    return false;
+        return false;
+    });
 }
 
 TEST(LineOfSight, NeverThroughAWallCornerOrAcrossOtherTerrain) {
@@ -102,17 +111,13 @@ TEST(LineOfSight, ASegmentGrazingAWallCornerIsNotClear) {
 // Reference for the other side: does the square of half-side h anywhere on segment a-b touch a
 // cell whose cost is not `terrain` (or leave the map)? Dense samples.
 bool square_sweep_touches_other_cells(const CostField& cost, Vec2 a, Vec2 b, float h, Cost terrain) {
-    const float len = std::hypot(b.x - a.x, b.y - a.y);
-    const int n = std::max(1, static_cast<int>(len / 0.002f));
-    for (int k = 0; k <= n; ++k) {
-        const float t = static_cast<float>(k) / n;
-        const float x = a.x + (b.x - a.x) * t, y = a.y + (b.y - a.y) * t;
+    return any_point_along(a, b, 0.002f, [&](float x, float y) {
         if (x - h < 0 || y - h < 0 || x + h >= cost.width() || y + h >= cost.height()) return true;
         for (int cy = static_cast<int>(std::floor(y - h)); cy <= static_cast<int>(std::floor(y + h)); ++cy)
             for (int cx = static_cast<int>(std::floor(x - h)); cx <= static_cast<int>(std::floor(x + h)); ++cx)
                 if (cost.at(cx, cy) != terrain) return true;
-    }
-    return false;
+        return false;
+    });
 }
 
 // segment_clear() between two dense references on random maps with walls and swamp: never clear

@@ -19,7 +19,7 @@
 import path from 'node:path';
 
 import { groupColour, unitColour } from '../../web/palette.js';
-import { check, countColours, getJson, nextFrames, runBrowserScript, sleep, waitFor } from './lib.mjs';
+import { check, countColours, dragPositions, getJson, nextFrames, runBrowserScript, sleep, waitFor } from './lib.mjs';
 
 const kUnits = 1500;
 const kGoal = [12, 19]; // just left of the gap (x = 14..15, y = 18..21)
@@ -104,12 +104,7 @@ async function gapSwap(page, base, out) {
 
     // Box-select the units right of the wall (x >= 16) and right-click just left of the gap. The
     // drag goes from the bottom right corner up, as a user would start it clear of the hint.
-    const [x0, y0] = await page.evaluate(() => window.tide.positionToClient(63.95, 39.95));
-    const [x1, y1] = await page.evaluate(() => window.tide.positionToClient(16.05, 0.05));
-    await page.mouse.move(x0, y0);
-    await page.mouse.down();
-    await page.mouse.move(x1, y1, { steps: 6 });
-    await page.mouse.up();
+    await dragPositions(page, [63.95, 39.95], [16.05, 0.05], 6);
     await page.waitForFunction(() => window.tide.selectionCount() > 0, null, { timeout: 5000 });
     const selected = await page.evaluate(() => window.tide.selectionCount());
     const [gx, gy] = await page.evaluate(([x, y]) => window.tide.cellToClient(x, y), kGoal);

@@ -111,6 +111,16 @@ export async function nextFrames(page, n = 2) {
     }), n);
 }
 
+/** A left-button drag on the map from one position to another (cell units), in `steps` moves. */
+export async function dragPositions(page, from, to, steps = 10) {
+    const a = await page.evaluate(([x, y]) => window.tide.positionToClient(x, y), from);
+    const b = await page.evaluate(([x, y]) => window.tide.positionToClient(x, y), to);
+    await page.mouse.move(a[0], a[1]);
+    await page.mouse.down();
+    await page.mouse.move(b[0], b[1], { steps });
+    await page.mouse.up();
+}
+
 /** Counts canvas pixels of each named colour (exact match). */
 export async function countColours(page, named) {
     return page.evaluate((named) => {

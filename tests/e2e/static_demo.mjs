@@ -18,7 +18,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { check, runBrowserScript, sleep, waitFor } from './lib.mjs';
+import { check, dragPositions, runBrowserScript, sleep, waitFor } from './lib.mjs';
 
 const t0 = performance.now();
 const elapsed = () => `${((performance.now() - t0) / 1000).toFixed(1)}s`;
@@ -60,15 +60,6 @@ async function waitReady(page, what, ms = 30_000) {
 const units = (page) => page.evaluate(() => window.tide.units());
 const world = (page) => page.evaluate(() => window.tide.world);
 
-async function dragCells(page, from, to) {
-    const a = await page.evaluate(([x, y]) => window.tide.positionToClient(x, y), from);
-    const b = await page.evaluate(([x, y]) => window.tide.positionToClient(x, y), to);
-    await page.mouse.move(a[0], a[1]);
-    await page.mouse.down();
-    await page.mouse.move(b[0], b[1], { steps: 10 });
-    await page.mouse.up();
-}
-
 async function checkStartsWithoutServer(page, base, sockets) {
     await page.goto(base);
     await waitReady(page, 'the static demo');
@@ -92,7 +83,7 @@ async function checkStartsWithoutServer(page, base, sockets) {
 async function checkOrderArrivesAndPaintReroutes(page, out) {
     await page.screenshot({ path: path.join(out, 'static-default.png') });
     // The first-run hint: drag a box around units, then right-click across the gap.
-    await dragCells(page, [kGap.x1 + 2, 0.5], [63.5, 39.5]);
+    await dragPositions(page, [kGap.x1 + 2, 0.5], [63.5, 39.5]);
     const selected = await waitFor(async () => {
         const n = await page.evaluate(() => window.tide.selectionCount());
         return { done: n > 0, n };

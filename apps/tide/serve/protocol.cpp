@@ -695,6 +695,10 @@ std::string error_json(std::string_view message, std::string_view request) {
     return dump(j);
 }
 
+std::string pong_json(double id) {
+    return dump(json{{"type", "pong"}, {"id", id}});
+}
+
 std::string encode_agents(const World& world) {
     const auto& ids = world.agents();
     const std::size_t n = ids.size();

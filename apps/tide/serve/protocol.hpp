@@ -134,6 +134,8 @@ Result<Order> parse_order_body(std::string_view body);
 
 /// The JSON error reply for `request` (a message type, or "" for none).
 std::string error_json(std::string_view message, std::string_view request);
+/// The `pong` reply to a `ping` with `id`.
+std::string pong_json(double id);
 
 /// Binary agents frame (type 1, format kAgentsFrameFormat): positions, states (UnitState), group
 /// keys and sizes of the world's units.

@@ -370,8 +370,7 @@ private:
         if (!parsed.command) return reply_error(parsed.command.error().message, parsed.type);
         const auto* viewer_command = std::get_if<ViewerCommand>(&*parsed.command);
         if (const auto* ping = viewer_command ? std::get_if<Ping>(viewer_command) : nullptr) {
-            nlohmann::json j{{"type", "pong"}, {"id", ping->id}};
-            return send(std::make_shared<const std::string>(j.dump()), false, false);
+            return send(std::make_shared<const std::string>(pong_json(ping->id)), false, false);
         }
         if (!server_.push({id_, std::move(*parsed.command), parsed.type})) {
             return reply_error("busy: " + std::to_string(kMaxPendingPerClient) +

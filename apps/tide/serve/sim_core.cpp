@@ -110,7 +110,7 @@ void SimCore::handle_query(ApiQuery& q) {
         q.reply(text ? tmap_file_name(world_.name()) + "\n" + *text : "!\n" + text.error().message);
         return;
     }
-    q.reply(q.agents ? agents_json(world_, q.limit) : state_json(world_, tick_hz_.load(), out_.clients()));
+    q.reply(q.agents ? agents_json(world_, q.limit) : state_json(world_, tick_hz_, out_.clients()));
 }
 
 void SimCore::handle_session_event(std::uint64_t session, const SessionEvent& ev) {
@@ -371,7 +371,7 @@ void SimCore::clear_selections() {
 void SimCore::publish_state_if_due() {
     if (Clock::now() - state_published_ < std::chrono::milliseconds(50)) return;
     state_published_ = Clock::now();
-    out_.state(state_json(world_, tick_hz_.load(), out_.clients()));
+    out_.state(state_json(world_, tick_hz_, out_.clients()));
 }
 
 // An edit on a flat map: its repair (a few milliseconds on a worker) is waited for here, this
@@ -419,7 +419,7 @@ void SimCore::send_frames(Clock::time_point now) {
     send_sectors(now);
     if (now - last_stats_ >= std::chrono::milliseconds(250)) {
         last_stats_ = now;
-        broadcast(stats_json(world_, tick_hz_.load(), out_.clients()), false);
+        broadcast(stats_json(world_, tick_hz_, out_.clients()), false);
     }
 }
 

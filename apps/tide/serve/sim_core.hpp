@@ -9,7 +9,6 @@
 // for JavaScript.
 
 #include <array>
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -123,8 +122,6 @@ public:
     /// The world messages a new client starts from (world, groups, params, paused), broadcast and
     /// stored in their slots; call once after construction (a load calls it itself).
     void post_world_state();
-    /// Ticks per second over the last second.
-    double tick_hz() const { return tick_hz_.load(); }
     /// Loads a map (as many units as there are, at most what it has room for) and tells everyone.
     Result<void> load(const std::string& name, CostField cost, std::vector<Cell> goals,
                       std::optional<CellRect> spawn_area);
@@ -188,7 +185,7 @@ private:
     World& world_;
     Outbox& out_;
     CoreOptions opt_;
-    std::atomic<double> tick_hz_{0.0};
+    double tick_hz_ = 0.0;  // ticks per second over the last second
 
     std::unordered_map<std::uint64_t, Client> clients_;  // by session
     std::vector<Inbound> batch_;                         // this tick's inbound
