@@ -377,6 +377,7 @@ nlohmann::json report_json(const SimOptions& o, const SimSetup& setup, const Wor
                    {"threads", r.threads},
                    {"arrived_fraction", r.arrived_fraction},
                    {"arrived_by_second", r.arrived_by_second},
+                   {"step_ms_by_second", r.step_ms_by_second},
                    {"mean_arrival_s", r.mean_arrival_s},
                    {"max_arrival_s", r.max_arrival_s},
                    {"no_path", st.no_path},

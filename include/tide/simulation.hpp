@@ -102,6 +102,7 @@ struct SimulationReport {
     int threads = 0;                         ///< The job system's max_concurrency().
     double arrived_fraction = 0.0;           ///< Arrived at the last per-second sample.
     std::vector<double> arrived_by_second;   ///< Arrived fraction once per simulated second (and at the end).
+    std::vector<double> step_ms_by_second;   ///< Mean step (ms) over each simulated second (and the rest at the end).
     double mean_arrival_s = 0.0;             ///< Mean first-arrival time of the units that arrived.
     double max_arrival_s = 0.0;              ///< Latest first-arrival time.
     double arrived_50_s = -1.0;              ///< First step time with half the units arrived; -1: not yet.
@@ -243,6 +244,7 @@ private:
     std::vector<double> arrival_, walked_;
     std::vector<Vec2> start_at_, last_at_;
     std::vector<double> arrived_by_second_;
+    std::vector<double> step_ms_by_second_;
     std::size_t penetrations_ = 0;
     bool nan_ = false;
     Vec2 max_overlap_at_{};
@@ -251,7 +253,7 @@ private:
     float radius_ = 0.0f;            // the units' radius (World's, for their size)
     std::size_t deep_pairs_ = 0;
     std::size_t refused_ = 0;  // scenario commands refused that may be
-    double max_overlap_ = 0.0, sum_ms_ = 0.0, max_ms_ = 0.0, danger_mean_start_ = 0.0;
+    double max_overlap_ = 0.0, sum_ms_ = 0.0, max_ms_ = 0.0, second_ms_ = 0.0, danger_mean_start_ = 0.0;
     double arrived_50_s_ = -1.0, arrived_90_s_ = -1.0;  // simulated time half and 90% of the units had arrived
 };
 

@@ -64,7 +64,7 @@ AgentCounts AgentPhases<GroupField>::run(std::size_t begin, std::size_t end) con
     AgentCounts counts;  // a local: the byte stores may alias anything in memory
     for (std::size_t k = begin; k < end; ++k) {
         // 1. The field where the agent stands.
-        const FieldSample s = sample_field(k);
+        FieldSample s = sample_field(k);
         // An exit: a unit whose (top-left) cell is one leaves (remove_leavers(), after the sub-step).
         leaving_[k] = groups_[s.group].exit && s.to_go <= 0.0f &&
                       view.state[k] != static_cast<std::uint8_t>(AgentState::arrived);  // (kept: once)
@@ -73,6 +73,7 @@ AgentCounts AgentPhases<GroupField>::run(std::size_t begin, std::size_t end) con
                                          s.places || groups_[s.group].exit);
         // 2. Asleep: it stays as it was, where it is.
         if (stays_asleep(k, s, st, counts)) continue;
+        sample_fill(s);
         // 3. Neighbours.
         const Neighbourhood nb = gather_neighbours(view, hash, static_cast<std::uint32_t>(k), st == AgentState::moving,
                                                    &contacts_[k * kMaxContacts], n_contacts_[k]);
@@ -195,15 +196,23 @@ FieldSample AgentPhases<GroupField>::sample_field(std::size_t k) const {
     s.to_go = to_go;
     // Groups with an arrival region fill it: near it units follow its fill field to a free
     // place, and arrive there (src/crowd/arrival.*).
+    // (The fill field itself is read by sample_fill, after the sleepers have stayed asleep.)
     s.places = regions.active(group);
-    s.filling = s.places && !s.off_block && regions.steer(group, fx, fy, s.fill);
-    // What the unit follows, and measures its progress on: near the region once the pack
-    // has started (or is anchored away from the goal) the fill field, else its field.
-    s.to_pack = s.filling && s.fill.guide ? s.fill.value : to_go;
+    s.filling = false;
+    s.to_pack = to_go;
     // How far from the goal an arrived unit stays arrived: with places, well beyond the
     // region (a region made again as traffic comes and goes must not wake its pack).
     s.settle = s.places ? kRegionKeep * regions.radius(group) : settle_[group];
     return s;
+}
+
+// 1b. The arrival region's fill field where an awake agent stands, and what it then follows and
+// measures its progress on: near the region once the pack has started (or is anchored away from
+// the goal) the fill field, else its field.
+template <class GroupField>
+void AgentPhases<GroupField>::sample_fill(FieldSample& s) const {
+    s.filling = s.places && !s.off_block && regions.steer(s.group, s.fx, s.fy, s.fill);
+    s.to_pack = s.filling && s.fill.guide ? s.fill.value : s.to_go;
 }
 
 // 4. Touching the pack near the goal, or blocked against it for a whole window: the unit arrives
@@ -231,7 +240,10 @@ AgentState AgentPhases<GroupField>::arrive_or_queue(std::size_t k, const FieldSa
         std::isfinite(a_.progress_ref[k]) &&
         ((a_.held[k] & kHeldSlow) != 0 ||
          vx * vx + vy * vy < kBlockedSpeed * kBlockedSpeed * a_.speed[k] * a_.speed[k] / (s.terrain * s.terrain));
-    const bool passage = s.places && in_passage(s);
+    // In a passage: looked up only where it decides something (an arrived unit of a region's
+    // pack, or a walking one near its region), since most units are neither.
+    const bool passage =
+        s.places && (st == AgentState::arrived || (st == AgentState::moving && s.filling)) && in_passage(s);
     // (Nor does one standing alone at the anchor while it is free, where it may arrive
     // touching nobody: see `arrives` below.)
     const detail::ArrivalRegions::Steer& fill = s.fill;

@@ -49,7 +49,7 @@ struct FieldSample {
     bool off_block;                      // a big unit on a top-left cell closed to its size: heads off it
     float block_dx, block_dy;            // ... this way
     bool places;                         // its group has an arrival region
-    bool filling;                        // ... and the unit is within its fill field (`fill`)
+    bool filling;                        // ... and the unit is within its fill field (`fill`; sample_fill)
     detail::ArrivalRegions::Steer fill;  // the fill field there (with `filling`)
     float to_pack;                       // what it follows and measures its progress on
     float settle;                        // how far from the goal an arrived unit stays arrived
@@ -130,8 +130,9 @@ struct AgentPhases {
     const std::uint8_t* group_unit_;
     const float* settle_;
     const std::uint32_t* arrived_in_;
-    const std::int32_t* lane_x_;  // by cell
-    const std::int32_t* lane_y_;
+    const detail::LaneSum* lanes_;     // by cell
+    const std::uint32_t* lane_group_;  // by cell: the group of all its walkers, or kMixedWalkers
+    std::uint32_t sole_walker_;        // the group of every walking agent (kNoWalkers, kMixedWalkers)
     // What the agent loop writes besides a_, by entry.
     float* nx_;
     float* ny_;
@@ -167,6 +168,7 @@ struct AgentPhases {
 
     AgentCounts run(std::size_t begin, std::size_t end) const;
     FieldSample sample_field(std::size_t k) const;
+    void sample_fill(FieldSample& s) const;
     bool stays_asleep(std::size_t k, const FieldSample& s, AgentState& st, AgentCounts& counts) const;
     AgentState arrive_or_queue(std::size_t k, const FieldSample& s, const Neighbourhood& nb, AgentState st,
                                bool& rejoin) const;
@@ -174,7 +176,7 @@ struct AgentPhases {
     Desired desired_velocity(std::size_t k, const FieldSample& s, const Neighbourhood& nb, AgentState st,
                              std::uint8_t stuck, float sidestep) const;
     bool aim_by_sight(std::size_t k, const FieldSample& s, const Neighbourhood& nb, Vec2& f) const;
-    Vec2 keep_right(Vec2 f, float oncoming, float x, float y) const;
+    Vec2 keep_right(Vec2 f, float oncoming, float x, float y, std::uint32_t group) const;
     bool update_stuck_windows(std::size_t k, const FieldSample& s, const Neighbourhood& nb, AgentState st,
                               const Desired& want, std::uint8_t& stuck, float& sidestep) const;
     void rest_and_held(std::size_t begin, std::size_t end, const float* nx_, const float* ny_) const;

@@ -51,7 +51,7 @@ Desired AgentPhases<GroupField>::desired_velocity(std::size_t k, const FieldSamp
     }
     if (!aimed) f = s.steer->blend({s.fx, s.fy});
     if (sidestep > 0.0f && st == AgentState::moving) f = sidestep_direction(cost, f, nb, s.x, s.y, stuck);
-    f = keep_right(f, nb.oncoming, s.x, s.y);
+    f = keep_right(f, nb.oncoming, s.x, s.y, s.group);
     out.head_x = f.x;
     out.head_y = f.y;
     const float ease = s.filling ? 1.0f : std::min(1.0f, (s.to_go + 0.25f) / 1.5f);  // slow down at the goal
@@ -101,15 +101,21 @@ bool AgentPhases<GroupField>::aim_by_sight(std::size_t k, const FieldSample& s, 
 }
 
 // Keep right of oncoming units of other groups: those in its neighbourhood (`oncoming`) and the
-// headings summed in the cells ahead (lane_x_, lane_y_).
+// headings summed in the cells ahead (lanes_). A cell nobody walks in adds nothing, nor one where
+// only the unit's own group walks (mates heading the other way meet where a group converges on its
+// goal, not in a lane); where several groups walk, the sum counts them all. When the unit's group
+// is the only one walking, no cell can add anything and none is read.
 template <class GroupField>
-Vec2 AgentPhases<GroupField>::keep_right(Vec2 f, float oncoming, float x, float y) const {
-    for (int d = 1; d <= kLaneLook; ++d) {
+Vec2 AgentPhases<GroupField>::keep_right(Vec2 f, float oncoming, float x, float y, std::uint32_t group) const {
+    for (int d = 1; d <= kLaneLook && sole_walker_ != group; ++d) {
         const int ax = floor_to_int(x + f.x * d), ay = floor_to_int(y + f.y * d);
         if (ax < 0 || ay < 0 || ax >= W || ay >= H) break;
         const std::size_t c = static_cast<std::size_t>(ay) * W + ax;
-        const float o = -(lane_x_[c] * f.x + lane_y_[c] * f.y) / 127.0f;
-        if (o > 0.0f) oncoming += o * 0.5f;
+        const detail::LaneSum lane = lanes_[c];
+        if (lane == 0) continue;
+        const float o =
+            -(static_cast<float>(detail::lane_x(lane)) * f.x + static_cast<float>(detail::lane_y(lane)) * f.y) / 127.0f;
+        if (o > 0.0f && lane_group_[c] != group) oncoming += o * 0.5f;
     }
     if (oncoming > 0.0f) {
         const float s = std::min(1.0f, oncoming * kLaneGain) * kLaneTan;

@@ -64,6 +64,8 @@ inline constexpr float kSettleSlack = 1.1f;  // the settle radius over that disc
 inline constexpr float kLaneGain = 1.0f;     // keep-right turn per unit of oncoming weight (to kLaneTan)
 inline constexpr int kLaneLook = 5;          // cells ahead a unit looks for oncoming units of other groups
 inline constexpr float kLaneTan = 1.5f;      // tangent of the largest keep-right turn (56 degrees)
+inline constexpr std::uint32_t kNoWalkers = 0xffffffffu;     // a cell (or crowd) nobody walks in
+inline constexpr std::uint32_t kMixedWalkers = 0xfffffffeu;  // ... where units of several groups walk
 inline constexpr float kAheadCos =
     0.3f;  // a unit within the interaction range and 72 degrees of a unit's heading holds it up
 inline constexpr std::uint64_t kRegionSubsteps = 24;  // arrival regions are made again every this many sub-steps

@@ -80,47 +80,76 @@ void Crowd::sort_agents(JobSystem& jobs) {
     hash_->sort(a_.px.data(), a_.py.data(), a_.slot.data(), n, jobs);
 
     // The arrived agents' areas per group (for settle_), summed in slot order as always: their
-    // slots are marked in a sequential pass over the entries, then read in slot order (a sort of
-    // the arrived slots took 4% of a sub-step once thousands had arrived).
+    // slots are marked in a pass over the entries (in parallel: each entry marks its own slot,
+    // counts are integer sums), then read in slot order (a sort of the arrived slots took 4% of a
+    // sub-step once thousands had arrived).
     settle_.assign(groups_.size(), 0.0f);
     arrived_in_.assign(groups_.size(), 0);
     arrived_mark_.assign(generation_.size(), 0);
-    std::size_t arrived_count = 0;
     const int W = cost_->width(), H = cost_->height();
+    const std::size_t cells = static_cast<std::size_t>(W) * static_cast<std::size_t>(H);
+    // The lanes: headings summed per cell, in parallel (integer sums: the same in any order).
+    // The cells the last sum wrote are cleared first (lane_at_; a new map clears them all).
+    // With them, which group walks in each cell (one, or several: kMixedWalkers) and in the crowd.
+    constexpr std::uint32_t kNoLane = 0xffffffffu;
+    if (lanes_.size() != cells) {
+        lanes_.assign(cells, 0);
+        lane_group_.assign(cells, kNoWalkers);
+        lane_at_.clear();
+    }
     {
-        const std::size_t cells = static_cast<std::size_t>(cost_->width()) * cost_->height();
-        if (lane_x_.size() != cells) {
-            lane_x_.assign(cells, 0);
-            lane_y_.assign(cells, 0);
-            lane_cells_.clear();
-        }
-        for (std::uint32_t c : lane_cells_) lane_x_[c] = lane_y_[c] = 0;
-        lane_cells_.clear();
-        for (std::size_t e = 0; e < n; ++e) {
-            if (a_.hx[e] == 0 && a_.hy[e] == 0) continue;
-            const int cx = detail::clamped_int(a_.px[e], 0, W - 1), cy = detail::clamped_int(a_.py[e], 0, H - 1);
-            const std::uint32_t c = static_cast<std::uint32_t>(cy * W + cx);
-            if (lane_x_[c] == 0 && lane_y_[c] == 0) lane_cells_.push_back(c);
-            lane_x_[c] += a_.hx[e];
-            lane_y_[c] += a_.hy[e];
-        }
+        detail::LaneSum* const lanes = lanes_.data();
+        const std::uint32_t* const at = lane_at_.data();
+        auto clear = [&](std::size_t begin, std::size_t end) {
+            for (std::size_t e = begin; e < end; ++e) {
+                if (at[e] == kNoLane) continue;
+                tide::detail::relaxed_store(lanes[at[e]], std::int64_t{0});  // (others may clear the same cell)
+                tide::detail::relaxed_store(lane_group_[at[e]], kNoWalkers);
+            }
+        };
+        parallel_for(jobs, lane_at_.size(), 4096, clear);
     }
-    for (std::size_t e = 0; e < n; ++e) {
-        const auto st = static_cast<AgentState>(a_.state[e]);
-        // The pack's area: its arrived units, and with an arrival region the units queued at its
-        // edge inside the region (they are where the pack grows next).
-        bool packed = st == AgentState::arrived;
-        if (st == AgentState::queued && regions_->active(a_.group[e])) {
-            const float lift = 0.5f * static_cast<float>(group_unit_[a_.group[e]] - 1);
-            packed = regions_->allows(a_.group[e], std::clamp(floor_to_int(a_.px[e] - lift), 0, W - 1),
-                                      std::clamp(floor_to_int(a_.py[e] - lift), 0, H - 1));
+    lane_at_.resize(n);
+    std::atomic<std::size_t> arrived_total{0};
+    sole_walker_ = kNoWalkers;
+    auto mark = [&](std::size_t begin, std::size_t end) {
+        detail::LaneSum* const lanes = lanes_.data();
+        std::uint32_t* const lane_group = lane_group_.data();
+        std::uint32_t sole = kNoWalkers;  // this range's, then tagged into sole_walker_ once
+        std::size_t arrived = 0;
+        for (std::size_t e = begin; e < end; ++e) {
+            const std::int8_t hx = a_.hx[e], hy = a_.hy[e];
+            if (hx == 0 && hy == 0) {
+                lane_at_[e] = kNoLane;
+            } else {
+                const int cx = detail::clamped_int(a_.px[e], 0, W - 1), cy = detail::clamped_int(a_.py[e], 0, H - 1);
+                const std::uint32_t c = static_cast<std::uint32_t>(cy * W + cx);
+                lane_at_[e] = c;
+                tide::detail::relaxed_add(lanes[c], detail::lane_of(hx, hy));
+                const std::uint32_t g = a_.group[e];
+                tide::detail::relaxed_tag(lane_group[c], g, kNoWalkers, kMixedWalkers);
+                sole = sole == kNoWalkers || sole == g ? g : kMixedWalkers;
+            }
+            const auto st = static_cast<AgentState>(a_.state[e]);
+            // The pack's area: its arrived units, and with an arrival region the units queued at its
+            // edge inside the region (they are where the pack grows next).
+            bool packed = st == AgentState::arrived;
+            if (st == AgentState::queued && regions_->active(a_.group[e])) {
+                const float lift = 0.5f * static_cast<float>(group_unit_[a_.group[e]] - 1);
+                packed = regions_->allows(a_.group[e], std::clamp(floor_to_int(a_.px[e] - lift), 0, W - 1),
+                                          std::clamp(floor_to_int(a_.py[e] - lift), 0, H - 1));
+            }
+            if (packed) {
+                arrived_mark_[a_.slot[e]] = 1;  // (each entry its own slot)
+                ++arrived;
+            }
+            if (st == AgentState::arrived) tide::detail::relaxed_add(arrived_in_[a_.group[e]], 1u);
         }
-        if (packed) {
-            arrived_mark_[a_.slot[e]] = 1;
-            ++arrived_count;
-        }
-        if (st == AgentState::arrived) ++arrived_in_[a_.group[e]];
-    }
+        arrived_total += arrived;
+        if (sole != kNoWalkers) tide::detail::relaxed_tag(sole_walker_, sole, kNoWalkers, kMixedWalkers);
+    };
+    parallel_for(jobs, n, 2048, mark);
+    std::size_t arrived_count = arrived_total.load();
     for (std::size_t i = 0; arrived_count > 0 && i < arrived_mark_.size(); ++i) {
         if (!arrived_mark_[i]) continue;
         const std::size_t e = index_[i];
@@ -218,8 +247,9 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
                                          group_unit_.data(),
                                          settle_.data(),
                                          arrived_in_.data(),
-                                         lane_x_.data(),
-                                         lane_y_.data(),
+                                         lanes_.data(),
+                                         lane_group_.data(),
+                                         sole_walker_,
                                          nx_.data(),
                                          ny_.data(),
                                          dvx_.data(),

@@ -27,11 +27,15 @@ inline int clamped_floor(float v, int lo, int hi) noexcept {
     return clamped_int(std::floor(v), lo, hi);
 }
 
-/// std::lround(v) clamped to [lo, hi]; NaN gives lo.
+/// std::lround(v) clamped to [lo, hi]; NaN gives lo. Without the libm call (the crowd rounds two
+/// headings per agent and sub-step): v minus its truncation is exact, so halves round away from
+/// zero exactly as lround does.
 inline int clamped_round(float v, int lo, int hi) noexcept {
     if (!(v > static_cast<float>(lo))) return lo;
     if (v >= static_cast<float>(hi)) return hi;
-    return static_cast<int>(std::lround(v));
+    const int i = static_cast<int>(v);
+    const float frac = v - static_cast<float>(i);
+    return i + (frac >= 0.5f ? 1 : 0) - (frac <= -0.5f ? 1 : 0);
 }
 
 }  // namespace tide::detail

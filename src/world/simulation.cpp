@@ -340,6 +340,7 @@ Result<void> Simulation::step() {
     ++steps_done_;
     const double ms = world_->stats().step_ms;
     sum_ms_ += ms;
+    second_ms_ += ms;
     max_ms_ = std::max(max_ms_, ms);
     const Crowd& crowd = world_->crowd();
     const CostField& cost = world_->cost();
@@ -402,6 +403,9 @@ Result<void> Simulation::step() {
     if (sampled_) count_stuck_blocked();
     if (sampled_) {
         arrived_by_second_.push_back(units > 0 ? static_cast<double>(arrived) / static_cast<double>(units) : 0.0);
+        const int in_second = steps_done_ % per_second_ == 0 ? per_second_ : steps_done_ % per_second_;
+        step_ms_by_second_.push_back(second_ms_ / static_cast<double>(in_second));
+        second_ms_ = 0.0;
     }
     // Overlap ten times a simulated second (and at the end).
     if (sampled_ || steps_done_ % std::max(1, per_second_ / 10) == 0) measure_overlap();
@@ -668,6 +672,7 @@ SimulationReport Simulation::report() const {
     r.threads = jobs_->max_concurrency();
     r.arrived_fraction = arrived_by_second_.empty() ? 0.0 : arrived_by_second_.back();
     r.arrived_by_second = arrived_by_second_;
+    r.step_ms_by_second = step_ms_by_second_;
     std::size_t n_arrived = 0;
     for (double t : arrival_) {
         if (t < 0) continue;

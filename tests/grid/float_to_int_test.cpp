@@ -32,6 +32,27 @@ TEST(FloatToInt, EqualsThePlainConversionInRange) {
     EXPECT_EQ(clamped_round(-126.5f, -127, 127), -127);
 }
 
+// clamped_round rounds without libm: every half, the floats either side of it, and a wide range
+// against std::lround.
+TEST(FloatToInt, RoundEqualsLroundAtHalvesAndFarOut) {
+    for (int k = -300; k <= 300; ++k) {
+        const float half = static_cast<float>(k) + 0.5f;
+        for (const float v :
+             {half, std::nextafter(half, -1e9f), std::nextafter(half, 1e9f), static_cast<float>(k),
+              std::nextafter(static_cast<float>(k), -1e9f), std::nextafter(static_cast<float>(k), 1e9f)})
+            ASSERT_EQ(clamped_round(v, -kCellLimit, kCellLimit), static_cast<int>(std::lround(v))) << v;
+    }
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> wide(-1e9f, 1e9f);
+    std::uniform_real_distribution<float> near(-2.0f, 2.0f);
+    for (int i = 0; i < 200000; ++i) {
+        const float v = i % 2 ? wide(rng) : near(rng);
+        ASSERT_EQ(clamped_round(v, -kCellLimit, kCellLimit), static_cast<int>(std::lround(v))) << v;
+    }
+    EXPECT_EQ(clamped_round(0.49999997f, -9, 9), 0);
+    EXPECT_EQ(clamped_round(-0.5f, -9, 9), -1);
+}
+
 TEST(FloatToInt, IsDefinedForNaNInfinityAndHugeValues) {
     const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
     for (const float v : {nan, -nan}) {

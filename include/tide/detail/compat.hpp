@@ -88,6 +88,35 @@ inline void relaxed_store(std::uint8_t& object, std::uint8_t value) noexcept {
     __atomic_store_n(&object, value, __ATOMIC_RELAXED);
 }
 
+/// Stores `value` into `object` with relaxed ordering (other threads may store it too).
+inline void relaxed_store(std::int64_t& object, std::int64_t value) noexcept {
+    __atomic_store_n(&object, value, __ATOMIC_RELAXED);
+}
+
+/// Stores `value` into `object` with relaxed ordering (other threads may store it too).
+inline void relaxed_store(std::uint32_t& object, std::uint32_t value) noexcept {
+    __atomic_store_n(&object, value, __ATOMIC_RELAXED);
+}
+
+/// Adds `value` to `object` atomically with relaxed ordering, as std::atomic_ref::fetch_add would:
+/// integer sums from any number of threads end the same in any order.
+template <class T>
+requires std::is_integral_v<T>
+inline void relaxed_add(T& object, T value) noexcept {
+    __atomic_fetch_add(&object, value, __ATOMIC_RELAXED);
+}
+
+/// Marks `object` as holding `value`'s tag: from kNone to value, or to `mixed` once a different tag
+/// came (relaxed atomics). Any number of threads in any order end at the same tag: the one value
+/// all of them gave, else `mixed`.
+inline void relaxed_tag(std::uint32_t& object, std::uint32_t value, std::uint32_t none, std::uint32_t mixed) noexcept {
+    std::uint32_t seen = __atomic_load_n(&object, __ATOMIC_RELAXED);
+    if (seen == value || seen == mixed) return;
+    if (seen == none && __atomic_compare_exchange_n(&object, &seen, value, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        return;
+    if (seen != value) __atomic_store_n(&object, mixed, __ATOMIC_RELAXED);
+}
+
 /// std::from_chars for float and double (hexadecimal without "0x" when `hex`, else general), with
 /// strtod where the standard library has no floating-point from_chars (libc++ before 17; the
 /// WebAssembly build runs in the "C" locale).
