@@ -34,21 +34,6 @@ namespace detail {
 class SpatialHash;
 class ArrivalRegions;
 class Formations;
-/// Per cell: the summed headings (x 127) of the agents walking in it, as one integer (the x sum
-/// plus 2^32 times the y sum; lane_x() and lane_y() take it apart), so that one atomic add sums both.
-using LaneSum = std::int64_t;
-/// The x sum of a LaneSum (its low 32 bits: every sum stays far inside 32 bits).
-inline std::int32_t lane_x(LaneSum s) noexcept {
-    return static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(s)));
-}
-/// The y sum of a LaneSum.
-inline std::int32_t lane_y(LaneSum s) noexcept {
-    return static_cast<std::int32_t>((s - lane_x(s)) / (std::int64_t{1} << 32));
-}
-/// The LaneSum of one heading.
-inline LaneSum lane_of(int x, int y) noexcept {
-    return static_cast<std::int64_t>(x) + static_cast<std::int64_t>(y) * (std::int64_t{1} << 32);
-}
 }  // namespace detail
 
 /// Largest agent radius, cells: half the largest unit size.
@@ -496,7 +481,7 @@ private:
     std::pmr::vector<std::uint8_t> nstate_, wall_hit_;
     std::pmr::vector<std::int8_t> nhx_, nhy_;  // the sub-step's new headings
     std::vector<std::uint8_t> stuck_before_;   // Agents::stuck as the sub-step found it (neighbours read it)
-    std::vector<detail::LaneSum> lanes_;       // per cell: summed headings of moving agents (keep-right)
+    std::vector<std::int64_t> lanes_;          // per cell: summed headings of walkers (x + 2^32 y; keep-right)
     std::vector<std::uint32_t> lane_at_;       // per entry of the last sum: the cell it added to (clearing)
     std::vector<std::uint32_t> lane_group_;    // per cell: the group of all its walkers, or mixed (keep-right)
     std::uint32_t sole_walker_ = 0;            // the group of every walking agent, or none or mixed

@@ -111,10 +111,9 @@ Vec2 AgentPhases<GroupField>::keep_right(Vec2 f, float oncoming, float x, float 
         const int ax = floor_to_int(x + f.x * d), ay = floor_to_int(y + f.y * d);
         if (ax < 0 || ay < 0 || ax >= W || ay >= H) break;
         const std::size_t c = static_cast<std::size_t>(ay) * W + ax;
-        const detail::LaneSum lane = lanes_[c];
+        const LaneSum lane = lanes_[c];
         if (lane == 0) continue;
-        const float o =
-            -(static_cast<float>(detail::lane_x(lane)) * f.x + static_cast<float>(detail::lane_y(lane)) * f.y) / 127.0f;
+        const float o = -(static_cast<float>(lane_x(lane)) * f.x + static_cast<float>(lane_y(lane)) * f.y) / 127.0f;
         if (o > 0.0f && lane_group_[c] != group) oncoming += o * 0.5f;
     }
     if (oncoming > 0.0f) {

@@ -66,6 +66,19 @@ inline constexpr int kLaneLook = 5;          // cells ahead a unit looks for onc
 inline constexpr float kLaneTan = 1.5f;      // tangent of the largest keep-right turn (56 degrees)
 inline constexpr std::uint32_t kNoWalkers = 0xffffffffu;     // a cell (or crowd) nobody walks in
 inline constexpr std::uint32_t kMixedWalkers = 0xfffffffeu;  // ... where units of several groups walk
+// Per cell (Crowd::lanes_): the summed headings (x 127) of the agents walking in it, as one integer,
+// the x sum plus 2^32 times the y sum, so that one atomic add sums both; lane_x() and lane_y() take
+// it apart (exact while each sum stays inside 32 bits: 16 million units in a cell).
+using LaneSum = std::int64_t;
+inline LaneSum lane_of(int x, int y) noexcept {
+    return static_cast<std::int64_t>(x) + static_cast<std::int64_t>(y) * (std::int64_t{1} << 32);
+}
+inline std::int32_t lane_x(LaneSum s) noexcept {  // the low 32 bits, signed
+    return static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(s)));
+}
+inline std::int32_t lane_y(LaneSum s) noexcept {
+    return static_cast<std::int32_t>((s - lane_x(s)) / (std::int64_t{1} << 32));
+}
 inline constexpr float kAheadCos =
     0.3f;  // a unit within the interaction range and 72 degrees of a unit's heading holds it up
 inline constexpr std::uint64_t kRegionSubsteps = 24;  // arrival regions are made again every this many sub-steps

@@ -98,7 +98,7 @@ void Crowd::sort_agents(JobSystem& jobs) {
         lane_at_.clear();
     }
     {
-        detail::LaneSum* const lanes = lanes_.data();
+        LaneSum* const lanes = lanes_.data();
         const std::uint32_t* const at = lane_at_.data();
         auto clear = [&](std::size_t begin, std::size_t end) {
             for (std::size_t e = begin; e < end; ++e) {
@@ -113,7 +113,7 @@ void Crowd::sort_agents(JobSystem& jobs) {
     std::atomic<std::size_t> arrived_total{0};
     sole_walker_ = kNoWalkers;
     auto mark = [&](std::size_t begin, std::size_t end) {
-        detail::LaneSum* const lanes = lanes_.data();
+        LaneSum* const lanes = lanes_.data();
         std::uint32_t* const lane_group = lane_group_.data();
         std::uint32_t sole = kNoWalkers;  // this range's, then tagged into sole_walker_ once
         std::size_t arrived = 0;
@@ -125,7 +125,7 @@ void Crowd::sort_agents(JobSystem& jobs) {
                 const int cx = detail::clamped_int(a_.px[e], 0, W - 1), cy = detail::clamped_int(a_.py[e], 0, H - 1);
                 const std::uint32_t c = static_cast<std::uint32_t>(cy * W + cx);
                 lane_at_[e] = c;
-                tide::detail::relaxed_add(lanes[c], detail::lane_of(hx, hy));
+                tide::detail::relaxed_add(lanes[c], lane_of(hx, hy));
                 const std::uint32_t g = a_.group[e];
                 tide::detail::relaxed_tag(lane_group[c], g, kNoWalkers, kMixedWalkers);
                 sole = sole == kNoWalkers || sole == g ? g : kMixedWalkers;

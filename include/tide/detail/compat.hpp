@@ -106,8 +106,8 @@ inline void relaxed_add(T& object, T value) noexcept {
     __atomic_fetch_add(&object, value, __ATOMIC_RELAXED);
 }
 
-/// Marks `object` as holding `value`'s tag: from kNone to value, or to `mixed` once a different tag
-/// came (relaxed atomics). Any number of threads in any order end at the same tag: the one value
+/// Marks `object` as holding `value`'s tag: from `none` to `value`, or to `mixed` once a different
+/// tag came (relaxed atomics). Any number of threads in any order end at the same tag: the one value
 /// all of them gave, else `mixed`.
 inline void relaxed_tag(std::uint32_t& object, std::uint32_t value, std::uint32_t none, std::uint32_t mixed) noexcept {
     std::uint32_t seen = __atomic_load_n(&object, __ATOMIC_RELAXED);
