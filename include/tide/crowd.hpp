@@ -483,7 +483,6 @@ private:
     std::vector<std::uint8_t> stuck_before_;   // Agents::stuck as the sub-step found it (neighbours read it)
     std::vector<std::int64_t> lanes_;          // per cell: summed headings of walkers (x + 2^32 y; keep-right)
     std::vector<std::uint32_t> lane_at_;       // per entry of the last sum: the cell it added to (clearing)
-    std::vector<std::uint32_t> lane_group_;    // per cell: the group of all its walkers, or mixed (keep-right)
     std::uint32_t sole_walker_ = 0;            // the group of every walking agent, or none or mixed
     // Sleeping: how calm the sub-step left each entry (0 active, 2 calm),
     // and the sleepers an active agent came near this sub-step (set by other agents: they wake).

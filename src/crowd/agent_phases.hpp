@@ -130,9 +130,8 @@ struct AgentPhases {
     const std::uint8_t* group_unit_;
     const float* settle_;
     const std::uint32_t* arrived_in_;
-    const LaneSum* lanes_;             // by cell
-    const std::uint32_t* lane_group_;  // by cell: the group of all its walkers, or kMixedWalkers
-    std::uint32_t sole_walker_;        // the group of every walking agent (kNoWalkers, kMixedWalkers)
+    const LaneSum* lanes_;       // by cell
+    std::uint32_t sole_walker_;  // the group of every walking agent (kNoWalkers, kMixedWalkers)
     // What the agent loop writes besides a_, by entry.
     float* nx_;
     float* ny_;

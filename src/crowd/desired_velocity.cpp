@@ -100,21 +100,21 @@ bool AgentPhases<GroupField>::aim_by_sight(std::size_t k, const FieldSample& s, 
     return false;
 }
 
-// Keep right of oncoming units of other groups: those in its neighbourhood (`oncoming`) and the
-// headings summed in the cells ahead (lanes_). A cell nobody walks in adds nothing, nor one where
-// only the unit's own group walks (mates heading the other way meet where a group converges on its
-// goal, not in a lane); where several groups walk, the sum counts them all. When the unit's group
-// is the only one walking, no cell can add anything and none is read.
+// Keep right of oncoming units of other groups: those in its neighbourhood (`oncoming`) and, while
+// units of more than one group walk, the headings summed in the cells ahead (lanes_: all walkers,
+// the unit's mates too, since a mate walking the other way in a shared lane is as much in the way).
+// While its group alone walks there is no other group to keep right of, and no cell is read (mates
+// heading the other way meet where a group converges on its goal, not in a lane: counting them
+// there made a single group swirl round its goal).
 template <class GroupField>
 Vec2 AgentPhases<GroupField>::keep_right(Vec2 f, float oncoming, float x, float y, std::uint32_t group) const {
     for (int d = 1; d <= kLaneLook && sole_walker_ != group; ++d) {
         const int ax = floor_to_int(x + f.x * d), ay = floor_to_int(y + f.y * d);
         if (ax < 0 || ay < 0 || ax >= W || ay >= H) break;
-        const std::size_t c = static_cast<std::size_t>(ay) * W + ax;
-        const LaneSum lane = lanes_[c];
+        const LaneSum lane = lanes_[static_cast<std::size_t>(ay) * W + ax];
         if (lane == 0) continue;
         const float o = -(static_cast<float>(lane_x(lane)) * f.x + static_cast<float>(lane_y(lane)) * f.y) / 127.0f;
-        if (o > 0.0f && lane_group_[c] != group) oncoming += o * 0.5f;
+        if (o > 0.0f) oncoming += o * 0.5f;
     }
     if (oncoming > 0.0f) {
         const float s = std::min(1.0f, oncoming * kLaneGain) * kLaneTan;

@@ -64,7 +64,7 @@ inline constexpr float kSettleSlack = 1.1f;  // the settle radius over that disc
 inline constexpr float kLaneGain = 1.0f;     // keep-right turn per unit of oncoming weight (to kLaneTan)
 inline constexpr int kLaneLook = 5;          // cells ahead a unit looks for oncoming units of other groups
 inline constexpr float kLaneTan = 1.5f;      // tangent of the largest keep-right turn (56 degrees)
-inline constexpr std::uint32_t kNoWalkers = 0xffffffffu;     // a cell (or crowd) nobody walks in
+inline constexpr std::uint32_t kNoWalkers = 0xffffffffu;     // a crowd nobody walks in
 inline constexpr std::uint32_t kMixedWalkers = 0xfffffffeu;  // ... where units of several groups walk
 // Per cell (Crowd::lanes_): the summed headings (x 127) of the agents walking in it, as one integer,
 // the x sum plus 2^32 times the y sum, so that one atomic add sums both; lane_x() and lane_y() take

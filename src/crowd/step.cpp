@@ -90,11 +90,10 @@ void Crowd::sort_agents(JobSystem& jobs) {
     const std::size_t cells = static_cast<std::size_t>(W) * static_cast<std::size_t>(H);
     // The lanes: headings summed per cell, in parallel (integer sums: the same in any order).
     // The cells the last sum wrote are cleared first (lane_at_; a new map clears them all).
-    // With them, which group walks in each cell (one, or several: kMixedWalkers) and in the crowd.
+    // With them, which group walks (one, or several: kMixedWalkers).
     constexpr std::uint32_t kNoLane = 0xffffffffu;
     if (lanes_.size() != cells) {
         lanes_.assign(cells, 0);
-        lane_group_.assign(cells, kNoWalkers);
         lane_at_.clear();
     }
     {
@@ -104,7 +103,6 @@ void Crowd::sort_agents(JobSystem& jobs) {
             for (std::size_t e = begin; e < end; ++e) {
                 if (at[e] == kNoLane) continue;
                 tide::detail::relaxed_store(lanes[at[e]], std::int64_t{0});  // (others may clear the same cell)
-                tide::detail::relaxed_store(lane_group_[at[e]], kNoWalkers);
             }
         };
         parallel_for(jobs, lane_at_.size(), 4096, clear);
@@ -114,7 +112,6 @@ void Crowd::sort_agents(JobSystem& jobs) {
     sole_walker_ = kNoWalkers;
     auto mark = [&](std::size_t begin, std::size_t end) {
         LaneSum* const lanes = lanes_.data();
-        std::uint32_t* const lane_group = lane_group_.data();
         std::uint32_t sole = kNoWalkers;  // this range's, then tagged into sole_walker_ once
         std::size_t arrived = 0;
         for (std::size_t e = begin; e < end; ++e) {
@@ -127,7 +124,6 @@ void Crowd::sort_agents(JobSystem& jobs) {
                 lane_at_[e] = c;
                 tide::detail::relaxed_add(lanes[c], lane_of(hx, hy));
                 const std::uint32_t g = a_.group[e];
-                tide::detail::relaxed_tag(lane_group[c], g, kNoWalkers, kMixedWalkers);
                 sole = sole == kNoWalkers || sole == g ? g : kMixedWalkers;
             }
             const auto st = static_cast<AgentState>(a_.state[e]);
@@ -248,7 +244,6 @@ void Crowd::substep(float dt, JobSystem& jobs, bool count_stats) {
                                          settle_.data(),
                                          arrived_in_.data(),
                                          lanes_.data(),
-                                         lane_group_.data(),
                                          sole_walker_,
                                          nx_.data(),
                                          ny_.data(),

@@ -598,11 +598,10 @@ sim_wall_safety)
   # 2026-12-05: line of sight tests the cells of the swept square exactly, row by row, with the
   # same 1/16-cell margin (look_ahead.cpp, segment_clear; it sampled the segment every 1/8 cell):
   # both re-recorded. With --line-of-sight off the old and new builds agree (df450850eb92c6fd).
-  # 2026-12-05, later: keep-right reads no cell where only the unit's own group walks (and none
-  # when its group is the only one walking; desired_velocity.cpp): both re-recorded. With the old
-  # rule switched back in by hand, the new build gave the old hashes (checked on the benchmark run,
-  # 13e5728d10c1c33a): the lanes' new sums, the parallel marks and the rounding without libm change
-  # nothing else.
+  # 2026-12-05, later: keep-right reads no lane while the unit's group is the only one walking
+  # (desired_velocity.cpp): both re-recorded. With the old rule switched back in by hand, the new
+  # build gave the old hash of the benchmark run (13e5728d10c1c33a): the lanes' new sums, the
+  # parallel marks and the rounding without libm change nothing else.
   expected_hash=c82a54421ee5f20b
   expected_hash_no_pack_bound=c09095da8ba26fec
   sim5k=("$tide" sim --map @default --goal 54,18 --agents 5000 --seconds 5)

@@ -93,11 +93,6 @@ inline void relaxed_store(std::int64_t& object, std::int64_t value) noexcept {
     __atomic_store_n(&object, value, __ATOMIC_RELAXED);
 }
 
-/// Stores `value` into `object` with relaxed ordering (other threads may store it too).
-inline void relaxed_store(std::uint32_t& object, std::uint32_t value) noexcept {
-    __atomic_store_n(&object, value, __ATOMIC_RELAXED);
-}
-
 /// Adds `value` to `object` atomically with relaxed ordering, as std::atomic_ref::fetch_add would:
 /// integer sums from any number of threads end the same in any order.
 template <class T>
