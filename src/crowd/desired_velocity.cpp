@@ -108,7 +108,8 @@ bool AgentPhases<GroupField>::aim_by_sight(std::size_t k, const FieldSample& s, 
 // there made a single group swirl round its goal).
 template <class GroupField>
 Vec2 AgentPhases<GroupField>::keep_right(Vec2 f, float oncoming, float x, float y, std::uint32_t group) const {
-    for (int d = 1; d <= kLaneLook && sole_walker_ != group; ++d) {
+    const int look = sole_walker_ == group ? 0 : kLaneLook;
+    for (int d = 1; d <= look; ++d) {
         const int ax = floor_to_int(x + f.x * d), ay = floor_to_int(y + f.y * d);
         if (ax < 0 || ay < 0 || ax >= W || ay >= H) break;
         const LaneSum lane = lanes_[static_cast<std::size_t>(ay) * W + ax];

@@ -102,7 +102,7 @@ void Crowd::sort_agents(JobSystem& jobs) {
         auto clear = [&](std::size_t begin, std::size_t end) {
             for (std::size_t e = begin; e < end; ++e) {
                 if (at[e] == kNoLane) continue;
-                tide::detail::relaxed_store(lanes[at[e]], std::int64_t{0});  // (others may clear the same cell)
+                tide::detail::relaxed_store(lanes[at[e]], 0);  // (others may clear the same cell)
             }
         };
         parallel_for(jobs, lane_at_.size(), 4096, clear);
@@ -139,7 +139,7 @@ void Crowd::sort_agents(JobSystem& jobs) {
                 arrived_mark_[a_.slot[e]] = 1;  // (each entry its own slot)
                 ++arrived;
             }
-            if (st == AgentState::arrived) tide::detail::relaxed_add(arrived_in_[a_.group[e]], 1u);
+            if (st == AgentState::arrived) tide::detail::relaxed_add(arrived_in_[a_.group[e]], 1);
         }
         arrived_total += arrived;
         if (sole != kNoWalkers) tide::detail::relaxed_tag(sole_walker_, sole, kNoWalkers, kMixedWalkers);

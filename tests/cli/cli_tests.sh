@@ -534,7 +534,7 @@ sim_wall_safety)
   "$tide" gen --seed 1 --out r256.tmap || fail "gen"
   "$tide" sim --map r256.tmap --goal 128,128 --agents 10000 --seconds 60 --json sim.json --png sim.png >out.txt 2>/dev/null ||
     { cat out.txt; fail "sim failed"; }
-  for key in agents arrived_fraction arrived_by_second mean_arrival_s max_arrival_s no_path stuck wall_penetrations \
+  for key in agents arrived_fraction arrived_by_second step_ms_by_second mean_arrival_s max_arrival_s no_path stuck wall_penetrations \
     max_overlap mean_step_ms max_step_ms state_hash; do
     grep -q "\"$key\"" sim.json || fail "sim.json has no $key"
   done

@@ -54,6 +54,8 @@ TEST(Simulation, TheReportAgreesWithTheCrowdAndEveryStep) {
     EXPECT_EQ(r.agents, 150u);
     EXPECT_NEAR(r.seconds, 12.0, 1e-3);
     ASSERT_EQ(r.arrived_by_second.size(), 12u);
+    ASSERT_EQ(r.step_ms_by_second.size(), 12u);  // one mean step per simulated second
+    for (const double ms : r.step_ms_by_second) EXPECT_GT(ms, 0.0);
     EXPECT_EQ(r.arrived_fraction, r.arrived_by_second.back());
     EXPECT_EQ(r.arrived_fraction, static_cast<double>(crowd.stats().arrived) / 150.0);
     EXPECT_GT(r.arrived_fraction, 0.4);  // measured 0.50 (the farthest units need about 22 s)

@@ -83,13 +83,10 @@ requires(sizeof(To) == sizeof(From) && std::is_trivially_copyable_v<To> &&
 }
 
 /// Stores `value` into `object` with relaxed ordering, as std::atomic_ref would (which libc++ 14
-/// lacks): other threads may store the same byte concurrently.
-inline void relaxed_store(std::uint8_t& object, std::uint8_t value) noexcept {
-    __atomic_store_n(&object, value, __ATOMIC_RELAXED);
-}
-
-/// Stores `value` into `object` with relaxed ordering (other threads may store it too).
-inline void relaxed_store(std::int64_t& object, std::int64_t value) noexcept {
+/// lacks): other threads may store the same value concurrently.
+template <class T>
+requires std::is_integral_v<T>
+inline void relaxed_store(T& object, std::type_identity_t<T> value) noexcept {
     __atomic_store_n(&object, value, __ATOMIC_RELAXED);
 }
 
@@ -97,7 +94,7 @@ inline void relaxed_store(std::int64_t& object, std::int64_t value) noexcept {
 /// integer sums from any number of threads end the same in any order.
 template <class T>
 requires std::is_integral_v<T>
-inline void relaxed_add(T& object, T value) noexcept {
+inline void relaxed_add(T& object, std::type_identity_t<T> value) noexcept {
     __atomic_fetch_add(&object, value, __ATOMIC_RELAXED);
 }
 
